@@ -1,0 +1,34 @@
+/** Every duration and limit of the measurement core, named once. */
+
+/** Bumped whenever a definition in MEASUREMENT.md changes, so old and new figures never mix silently. */
+export const METHOD_VERSION = 1;
+
+/** Default probe timeouts (milliseconds). A target's config may override each. */
+export const DEFAULT_TIMEOUTS = {
+  /** fetch() must resolve (status line and headers in) within this time of t0. */
+  headersMs: 30_000,
+  /** The first token must arrive within this time of t0. */
+  firstTokenMs: 60_000,
+  /** After the first token, no gap between tokens may exceed this. */
+  idleMs: 20_000,
+  /** Hard bound on the whole probe. */
+  totalMs: 120_000,
+} as const;
+
+/** Default prompt variant: input and output sizes in tokens. */
+export const DEFAULT_PROMPT_TOKENS = 64;
+export const DEFAULT_MAX_TOKENS = 128;
+
+/** How many tiny requests the round-trip probe makes; the minimum is kept. */
+export const RTT_PROBE_COUNT = 3;
+
+/** Bytes of an error body read to build error_detail. */
+export const ERROR_BODY_LIMIT_BYTES = 4_096;
+/** Longest error_detail stored. */
+export const ERROR_DETAIL_MAX_CHARS = 200;
+
+/** The nonce line placed before each prompt so no cache can answer it. */
+export const NONCE_HEX_CHARS = 16;
+
+/** A stream larger than this is cut off as a `protocol` error (a runaway or hostile server). */
+export const MAX_STREAM_BYTES = 16 * 1024 * 1024;

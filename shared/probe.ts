@@ -1,0 +1,223 @@
+import { DEFAULT_TIMEOUTS, MAX_STREAM_BYTES, METHOD_VERSION } from './constants.ts';
+import { fillFigures } from './figures.ts';
+import { readHeaderTimings, upstreamColo, type HeaderTimings } from './header-timings.ts';
+import { httpErrorDetail, readErrorBody, safeDetail } from './error-detail.ts';
+import { buildPrompt, randomNonce } from './prompt.ts';
+import { protocolFor } from './protocols/index.ts';
+import { StreamMeter } from './stream-meter.ts';
+import { Watchdog, type Expiry } from './watchdog.ts';
+import type { Clock, ErrorClass, FetchLike, ProbeTarget, PromptVariant, Sample, Timeouts } from './types.ts';
+
+export interface ProbeOptions {
+  target: ProbeTarget;
+  prompt: PromptVariant;
+  timeouts?: Partial<Timeouts>;
+  fetch?: FetchLike;
+  /** Monotonic clock in ms (performance.now). */
+  now?: Clock;
+  /** Wall clock in epoch ms, read once just before t0. */
+  wallClock?: Clock;
+  /** A warm-up request to the same origin preceded this probe in the same invocation. */
+  warm?: boolean;
+  /** Round trip measured beforehand (measureRtt), used when the server reports no timing. */
+  rttMs?: number | null;
+  nonce?: string;
+  /** Keep the reconstructed text (tests, debugging); probes in production leave it off. */
+  collectText?: boolean;
+}
+
+export interface ProbeResult {
+  sample: Sample;
+  /** Reconstructed output, only with collectText. */
+  text?: { answer: string; reasoning: string; tool: string };
+}
+
+interface Failure {
+  error: ErrorClass;
+  detail: string;
+}
+
+/**
+ * Sends one streaming completion and returns exactly one sample, also when it fails. Never throws
+ * for anything the network or the server does, and never hangs past the total timeout.
+ */
+export async function runProbe(o: ProbeOptions): Promise<ProbeResult> {
+  const fetchFn: FetchLike = o.fetch ?? ((input, init) => fetch(input, init));
+  const now = o.now ?? (() => performance.now());
+  const wallClock = o.wallClock ?? (() => Date.now());
+  const timeouts: Timeouts = { ...DEFAULT_TIMEOUTS, ...o.timeouts };
+  const protocol = protocolFor(o.target.api);
+  const secrets = [o.target.apiKey];
+  const sample = newSample(o);
+  const request = protocol.buildRequest({
+    target: o.target,
+    prompt: buildPrompt(o.prompt.promptTokens, o.nonce ?? randomNonce()),
+    maxTokens: o.prompt.maxTokens,
+  });
+  const controller = new AbortController();
+  let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
+  const onExpire = (_: Expiry): void => {
+    controller.abort();
+    reader?.cancel().catch(() => {});
+  };
+
+  let headersAt: number | null = null;
+  let headerTimings: HeaderTimings | null = null;
+  let meter: StreamMeter | null = null;
+  let failure: Failure | null = null;
+
+  sample.started_at = wallClock();
+  const t0 = now();
+  const watchdog = new Watchdog(t0, timeouts, now, onExpire);
+  try {
+    let response: Response;
+    try {
+      response = await fetchFn(request.url, { ...request.init, signal: controller.signal });
+    } catch (e) {
+      failure = watchdog.expired ?? { error: 'network', detail: describeThrown(e) };
+      return finish();
+    }
+    headersAt = now();
+    watchdog.headersArrived();
+    sample.status = response.status;
+    sample.upstream_colo = upstreamColo(response.headers);
+    headerTimings = readHeaderTimings(response.headers, o.target.serverTimingMetrics);
+
+    if (response.status < 200 || response.status > 299) {
+      const body = await readErrorBody(response);
+      failure = {
+        error: response.status === 429 ? 'rate_limited' : response.status === 529 ? 'overloaded' : 'http',
+        detail: httpErrorDetail(response.status, body, response.headers.get('retry-after')),
+      };
+      return finish();
+    }
+    const contentType = response.headers.get('content-type');
+    if (contentType && !protocol.contentTypes.some((ct) => contentType.toLowerCase().startsWith(ct))) {
+      response.body?.cancel().catch(() => {});
+      failure = { error: 'protocol', detail: `unexpected content-type "${contentType}" for a ${protocol.api} stream` };
+      return finish();
+    }
+    if (!response.body) {
+      failure = { error: 'truncated', detail: 'response has no body' };
+      return finish();
+    }
+
+    meter = new StreamMeter(protocol, o.collectText);
+    reader = response.body.getReader();
+    let readError: unknown = null;
+    for (;;) {
+      let chunk: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        chunk = await reader.read();
+      } catch (e) {
+        readError = e;
+        break;
+      }
+      const t = now();
+      if (chunk.done) {
+        if (!watchdog.expired) meter.onClose(t);
+        break;
+      }
+      meter.onRead(chunk.value, t);
+      if (meter.state.readHasToken) watchdog.tokenArrived(t);
+      if (meter.finished) break;
+      if (meter.bytes > MAX_STREAM_BYTES) {
+        failure = { error: 'protocol', detail: `response larger than ${MAX_STREAM_BYTES} bytes` };
+        break;
+      }
+    }
+    reader.cancel().catch(() => {});
+    failure = failure ?? classifyStream(meter, watchdog.expired, readError, protocol.endMarkerRequired);
+    return finish();
+  } finally {
+    watchdog.stop();
+  }
+
+  function finish(): ProbeResult {
+    const failed = failure !== null;
+    fillFigures(sample, { t0, headersAt, meter, headerTimings, rttMs: o.rttMs ?? null, failed });
+    if (failure) {
+      sample.error = failure.error;
+      sample.error_detail = safeDetail(failure.detail, secrets);
+    }
+    const result: ProbeResult = { sample };
+    if (o.collectText && meter) {
+      const s = meter.state;
+      result.text = { answer: s.answerText, reasoning: s.reasoningText, tool: s.toolText };
+    }
+    return result;
+  }
+}
+
+function classifyStream(meter: StreamMeter, expired: Expiry | null, readError: unknown, endMarkerRequired: boolean): Failure | null {
+  const s = meter.state;
+  if (expired) return expired;
+  if (s.protocolError !== null) return { error: 'protocol', detail: s.protocolError };
+  if (s.streamError !== null) return { error: 'stream_error', detail: s.streamError };
+  if (readError !== null) {
+    return meter.bytes > 0
+      ? { error: 'truncated', detail: `stream broke: ${describeThrown(readError)}` }
+      : { error: 'network', detail: describeThrown(readError) };
+  }
+  const complete = s.endMarker || (!endMarkerRequired && s.finishReason !== null);
+  if (!complete) {
+    return { error: 'truncated', detail: endMarkerRequired ? 'stream closed before its end marker' : 'stream closed before an end marker or finish reason' };
+  }
+  return null;
+}
+
+function describeThrown(e: unknown): string {
+  if (e instanceof Error) {
+    const cause = (e as Error & { cause?: unknown }).cause;
+    const causeText = cause instanceof Error ? `: ${cause.message}` : '';
+    return `${e.name}: ${e.message}${causeText}`;
+  }
+  return String(e);
+}
+
+function newSample(o: ProbeOptions): Sample {
+  return {
+    method_version: METHOD_VERSION,
+    target: o.target.id,
+    api: o.target.api,
+    model: o.target.model,
+    prompt_variant: o.prompt.id,
+    started_at: 0,
+    region: null,
+    colo: null,
+    upstream_colo: null,
+    colo_outside_region: null,
+    warm: o.warm ?? false,
+    status: null,
+    headers_ms: null,
+    first_byte_ms: null,
+    ttft_ms: null,
+    ttfa_ms: null,
+    total_ms: null,
+    output_tokens: null,
+    tokens_exact: false,
+    prompt_tokens: o.prompt.promptTokens,
+    input_tokens: null,
+    max_tokens: o.prompt.maxTokens,
+    tpot_ms: null,
+    decode_tps: null,
+    itl_p50_ms: null,
+    itl_p90_ms: null,
+    itl_p99_ms: null,
+    itl_max_ms: null,
+    chunks: 0,
+    server_headers_ms: null,
+    server_timings: {},
+    server_ttft_ms: null,
+    server_ttft_source: null,
+    rtt_ms: null,
+    network_ms: null,
+    server_ms: null,
+    residual_ms: null,
+    split_source: null,
+    finish_reason: null,
+    error: null,
+    error_detail: null,
+    timeline: [],
+  };
+}

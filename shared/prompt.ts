@@ -1,0 +1,28 @@
+import { NONCE_HEX_CHARS } from './constants.ts';
+
+/** Short common words: about one token each in the usual tokenizers. */
+const FILLER = 'the cat sat on a mat and saw one red bird fly over it as we ran to see'.split(' ');
+const INSTRUCTION =
+  'Ignore the line of filler words above. Write a long, plain story about a lighthouse keeper. ' +
+  'Keep writing until you are stopped; do not end early.';
+/** Tokens the nonce line and the instruction take, so the filler makes up the rest. */
+const FIXED_PROMPT_TOKENS = 40;
+
+export function randomNonce(): string {
+  const bytes = new Uint8Array(NONCE_HEX_CHARS / 2);
+  crypto.getRandomValues(bytes);
+  let hex = '';
+  for (const b of bytes) hex += b.toString(16).padStart(2, '0');
+  return hex;
+}
+
+/**
+ * A prompt of a fixed size (about `promptTokens` tokens) whose first line is a fresh nonce, so that
+ * no provider can answer it from a prompt or response cache.
+ */
+export function buildPrompt(promptTokens: number, nonce: string): string {
+  const fillerCount = Math.max(0, promptTokens - FIXED_PROMPT_TOKENS);
+  const words: string[] = [];
+  for (let i = 0; i < fillerCount; i++) words.push(FILLER[i % FILLER.length]);
+  return `Request ${nonce}.\n${words.join(' ')}\n${INSTRUCTION}`;
+}

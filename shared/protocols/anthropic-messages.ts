@@ -1,0 +1,64 @@
+import { addAnswer, addReasoning, addToolArguments, markToolCall, setStreamError, num } from '../stream-state.ts';
+import { describeError, jsonRequest, parseEvent, resolveEndpoint, siblingUrl, type Protocol } from './protocol.ts';
+
+export const ANTHROPIC_VERSION = '2023-06-01';
+
+/** Anthropic Messages streaming: named SSE events from `message_start` to `message_stop`. */
+export const anthropicMessages: Protocol = {
+  api: 'anthropic-messages',
+  framing: 'sse',
+  endMarkerRequired: true,
+  contentTypes: ['text/event-stream'],
+  defaultPath: '/v1/messages',
+  buildRequest({ target, prompt, maxTokens }) {
+    const auth: Record<string, string> = { 'anthropic-version': ANTHROPIC_VERSION };
+    if (target.apiKey) auth['x-api-key'] = target.apiKey;
+    return jsonRequest(resolveEndpoint(target.url, this.defaultPath, target.model), auth, {
+      model: target.model,
+      max_tokens: maxTokens,
+      messages: [{ role: 'user', content: prompt }],
+      stream: true,
+    }, target);
+  },
+  rttUrl: (url) => siblingUrl(url, /\/messages$/, '/models'),
+  onEvent(event, data, s) {
+    if (event === 'ping' || event === 'content_block_stop') return;
+    if (event === 'message_stop') {
+      s.endMarker = true;
+      return;
+    }
+    const e = parseEvent(data, s);
+    if (!e || typeof e !== 'object') return;
+    switch (event || e.type) {
+      case 'content_block_delta': {
+        const d = e.delta;
+        if (!d) break;
+        if (d.type === 'text_delta') addAnswer(s, d.text);
+        else if (d.type === 'thinking_delta') addReasoning(s, d.thinking);
+        else if (d.type === 'input_json_delta') addToolArguments(s, d.partial_json);
+        break;
+      }
+      case 'content_block_start':
+        if (e.content_block?.type === 'text') addAnswer(s, e.content_block.text);
+        else if (e.content_block?.type === 'tool_use') markToolCall(s, e.content_block.name);
+        break;
+      case 'message_start': {
+        const usage = e.message?.usage;
+        s.inputTokens = num(usage?.input_tokens);
+        break;
+      }
+      case 'message_delta': {
+        if (e.delta?.stop_reason) s.finishReason = e.delta.stop_reason;
+        const out = num(e.usage?.output_tokens);
+        if (out !== null) s.outputTokens = out;
+        break;
+      }
+      case 'message_stop':
+        s.endMarker = true;
+        break;
+      case 'error':
+        setStreamError(s, describeError(e.error ?? e));
+        break;
+    }
+  },
+};

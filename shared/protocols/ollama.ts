@@ -1,0 +1,50 @@
+import { addAnswer, addReasoning, addToolArguments, setServerTtft, setStreamError, num } from '../stream-state.ts';
+import { jsonRequest, parseEvent, resolveEndpoint, siblingUrl, type Protocol } from './protocol.ts';
+
+const NS_PER_MS = 1e6;
+
+/** Ollama `/api/chat` (and `/api/generate`): NDJSON lines, the last with `done: true` and durations in ns. */
+export const ollama: Protocol = {
+  api: 'ollama',
+  framing: 'ndjson',
+  endMarkerRequired: true,
+  contentTypes: ['application/x-ndjson', 'application/json'],
+  defaultPath: '/api/chat',
+  buildRequest({ target, prompt, maxTokens }) {
+    const auth: Record<string, string> = target.apiKey ? { authorization: `Bearer ${target.apiKey}` } : {};
+    return jsonRequest(resolveEndpoint(target.url, this.defaultPath, target.model), auth, {
+      model: target.model,
+      messages: [{ role: 'user', content: prompt }],
+      stream: true,
+      options: { num_predict: maxTokens },
+    }, target);
+  },
+  rttUrl: (url) => siblingUrl(url, /\/api\/(chat|generate)$/, '/api/version'),
+  onEvent(_event, data, s) {
+    const line = parseEvent(data, s);
+    if (!line || typeof line !== 'object') return;
+    if (line.error) {
+      setStreamError(s, typeof line.error === 'string' ? line.error : JSON.stringify(line.error));
+      return;
+    }
+    const message = line.message;
+    if (message && typeof message === 'object') {
+      addReasoning(s, message.thinking);
+      addAnswer(s, message.content);
+      if (Array.isArray(message.tool_calls)) {
+        for (const call of message.tool_calls) addToolArguments(s, JSON.stringify(call?.function?.arguments ?? {}));
+      }
+    } else {
+      addReasoning(s, line.thinking);
+      addAnswer(s, line.response);
+    }
+    if (line.done === true) {
+      s.endMarker = true;
+      s.finishReason = line.done_reason ?? 'stop';
+      s.outputTokens = num(line.eval_count);
+      s.inputTokens = num(line.prompt_eval_count);
+      const prompt = num(line.prompt_eval_duration);
+      if (prompt !== null) setServerTtft(s, (prompt + (num(line.load_duration) ?? 0)) / NS_PER_MS, 'ollama');
+    }
+  },
+};

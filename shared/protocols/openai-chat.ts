@@ -1,0 +1,88 @@
+import { addAnswer, addReasoning, addToolArguments, markToolCall, setStreamError, num, type StreamState } from '../stream-state.ts';
+import { bearer, describeError, jsonRequest, parseEvent, resolveEndpoint, siblingUrl, type Protocol } from './protocol.ts';
+import { readChunkTimings } from './body-timings.ts';
+
+/** OpenAI-compatible `/chat/completions` streaming: SSE `data:` chunks ending with `[DONE]`. */
+export const openaiChat: Protocol = {
+  api: 'openai-chat',
+  framing: 'sse',
+  endMarkerRequired: false,
+  contentTypes: ['text/event-stream'],
+  defaultPath: '/v1/chat/completions',
+  buildRequest({ target, prompt, maxTokens }) {
+    return jsonRequest(resolveEndpoint(target.url, this.defaultPath, target.model), bearer(target.apiKey), {
+      model: target.model,
+      messages: [{ role: 'user', content: prompt }],
+      stream: true,
+      stream_options: { include_usage: true },
+      max_tokens: maxTokens,
+    }, target);
+  },
+  rttUrl: (url) => siblingUrl(url, /\/chat\/completions$/, '/models'),
+  onEvent(event, data, s) {
+    if (data === '[DONE]') {
+      s.endMarker = true;
+      return;
+    }
+    const chunk = parseEvent(data, s);
+    if (chunk === undefined || chunk === null || typeof chunk !== 'object') return;
+    if (event === 'error' || chunk.error) setStreamError(s, describeError(chunk.error ?? chunk));
+    const choices = chunk.choices;
+    if (Array.isArray(choices)) {
+      for (let i = 0; i < choices.length; i++) readChoice(choices[i], s);
+    }
+    const usage = chunk.usage;
+    if (usage && typeof usage === 'object') {
+      const out = num(usage.completion_tokens);
+      if (out !== null) s.outputTokens = out;
+      const input = num(usage.prompt_tokens);
+      if (input !== null) s.inputTokens = input;
+    } else if (chunk.x_groq?.usage && s.outputTokens === null) {
+      s.outputTokens = num(chunk.x_groq.usage.completion_tokens);
+      s.inputTokens = num(chunk.x_groq.usage.prompt_tokens);
+    }
+    readChunkTimings(chunk, s);
+  },
+};
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function readChoice(choice: any, s: StreamState): void {
+  if (!choice || typeof choice !== 'object') return;
+  const delta = choice.delta;
+  if (delta && typeof delta === 'object') {
+    readContent(delta.content, s);
+    addReasoning(s, delta.reasoning_content);
+    addReasoning(s, delta.reasoning);
+    addAnswer(s, delta.refusal);
+    const calls = delta.tool_calls;
+    if (Array.isArray(calls)) {
+      for (let i = 0; i < calls.length; i++) {
+        markToolCall(s, calls[i]?.function?.name);
+        addToolArguments(s, calls[i]?.function?.arguments);
+      }
+    }
+    addToolArguments(s, delta.function_call?.arguments);
+  } else {
+    addAnswer(s, choice.text); // legacy completions chunk
+  }
+  if (typeof choice.finish_reason === 'string' && choice.finish_reason) s.finishReason = choice.finish_reason;
+}
+
+/** `content` is a string, or (Mistral Magistral) an array of text and thinking parts. */
+function readContent(content: unknown, s: StreamState): void {
+  if (typeof content === 'string') {
+    addAnswer(s, content);
+    return;
+  }
+  if (!Array.isArray(content)) return;
+  for (const part of content) {
+    if (!part || typeof part !== 'object') continue;
+    if (part.type === 'thinking') {
+      const thinking = part.thinking;
+      if (typeof thinking === 'string') addReasoning(s, thinking);
+      else if (Array.isArray(thinking)) for (const t of thinking) addReasoning(s, t?.text);
+    } else {
+      addAnswer(s, part.text);
+    }
+  }
+}

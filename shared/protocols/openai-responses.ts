@@ -1,0 +1,82 @@
+import { addAnswer, addReasoning, addToolArguments, setStreamError, num, type StreamState } from '../stream-state.ts';
+import { bearer, describeError, jsonRequest, parseEvent, resolveEndpoint, siblingUrl, type Protocol } from './protocol.ts';
+
+/** Event types that carry nothing a probe needs; skipped without parsing their (often large) JSON. */
+const IGNORED = new Set([
+  'response.created',
+  'response.in_progress',
+  'response.queued',
+  'response.output_item.added',
+  'response.output_item.done',
+  'response.content_part.added',
+  'response.content_part.done',
+  'response.output_text.done',
+  'response.reasoning_summary_part.added',
+  'response.reasoning_summary_part.done',
+  'response.reasoning_summary_text.done',
+  'response.reasoning_text.done',
+  'response.function_call_arguments.done',
+  'response.output_text.annotation.added',
+]);
+
+/** OpenAI Responses API streaming: named SSE events ending with `response.completed`. */
+export const openaiResponses: Protocol = {
+  api: 'openai-responses',
+  framing: 'sse',
+  endMarkerRequired: true,
+  contentTypes: ['text/event-stream'],
+  defaultPath: '/v1/responses',
+  buildRequest({ target, prompt, maxTokens }) {
+    return jsonRequest(resolveEndpoint(target.url, this.defaultPath, target.model), bearer(target.apiKey), {
+      model: target.model,
+      input: prompt,
+      stream: true,
+      max_output_tokens: maxTokens,
+    }, target);
+  },
+  rttUrl: (url) => siblingUrl(url, /\/responses$/, '/models'),
+  onEvent(event, data, s) {
+    if (event !== '' && IGNORED.has(event)) return;
+    const e = parseEvent(data, s);
+    if (!e || typeof e !== 'object') return;
+    const type = typeof e.type === 'string' ? e.type : event;
+    switch (type) {
+      case 'response.output_text.delta':
+      case 'response.refusal.delta':
+        addAnswer(s, e.delta);
+        break;
+      case 'response.reasoning_summary_text.delta':
+      case 'response.reasoning_text.delta':
+        addReasoning(s, e.delta);
+        break;
+      case 'response.function_call_arguments.delta':
+      case 'response.custom_tool_call_input.delta':
+        addToolArguments(s, e.delta);
+        break;
+      case 'response.completed':
+      case 'response.incomplete':
+        s.endMarker = true;
+        readFinal(e.response, s);
+        break;
+      case 'response.failed':
+        s.endMarker = true;
+        readFinal(e.response, s);
+        setStreamError(s, describeError(e.response?.error ?? 'response.failed'));
+        break;
+      case 'error':
+        setStreamError(s, describeError(e.error ?? e));
+        break;
+    }
+  },
+};
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function readFinal(response: any, s: StreamState): void {
+  if (!response || typeof response !== 'object') return;
+  s.finishReason = response.incomplete_details?.reason ?? response.status ?? null;
+  const usage = response.usage;
+  if (usage && typeof usage === 'object') {
+    s.outputTokens = num(usage.output_tokens);
+    s.inputTokens = num(usage.input_tokens);
+  }
+}

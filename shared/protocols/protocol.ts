@@ -1,0 +1,93 @@
+import type { ApiId, ProbeTarget } from '../types.ts';
+import type { StreamState } from '../stream-state.ts';
+
+export interface BuiltRequest {
+  url: string;
+  init: RequestInit;
+}
+
+export interface RequestInput {
+  target: ProbeTarget;
+  prompt: string;
+  maxTokens: number;
+}
+
+/** One wire format: how to ask for a streamed completion, and how to read the stream. */
+export interface Protocol {
+  api: ApiId;
+  framing: 'sse' | 'ndjson';
+  /**
+   * True when the format always ends with an explicit marker, so closing without it is `truncated`.
+   * False for formats some servers end with only a finish reason (Gemini, many OpenAI-compatible).
+   */
+  endMarkerRequired: boolean;
+  /** Content types a streaming 200 may carry (prefix match); any other is a `protocol` error. */
+  contentTypes: readonly string[];
+  /** Path appended when the target URL is only an origin; `{model}` is replaced. */
+  defaultPath: string;
+  buildRequest(input: RequestInput): BuiltRequest;
+  /** A cheap URL on the same origin for the round-trip probe. */
+  rttUrl(endpointUrl: string): string;
+  /** Reads one event (an SSE event or one NDJSON line) into the state. */
+  onEvent(event: string, data: string, state: StreamState): void;
+}
+
+/** Completes a bare origin with the protocol's default path and fills in `{model}`. */
+export function resolveEndpoint(url: string, defaultPath: string, model: string): string {
+  const parsed = new URL(url);
+  if (parsed.pathname === '/' || parsed.pathname === '') {
+    const [path, query] = defaultPath.split('?');
+    parsed.pathname = path;
+    if (query && !parsed.search) parsed.search = '?' + query;
+  }
+  return parsed.toString().replace(/%7Bmodel%7D|\{model\}/g, encodeURIComponent(model));
+}
+
+/** Replaces a trailing path suffix of the endpoint, or falls back to the origin root. */
+export function siblingUrl(endpointUrl: string, suffix: RegExp, replacement: string): string {
+  const parsed = new URL(endpointUrl);
+  parsed.search = '';
+  parsed.hash = '';
+  parsed.pathname = suffix.test(parsed.pathname) ? parsed.pathname.replace(suffix, replacement) : '/';
+  return parsed.toString();
+}
+
+export function jsonRequest(url: string, headers: Record<string, string>, body: unknown, target: ProbeTarget): BuiltRequest {
+  const merged = target.extraBody ? { ...(body as object), ...target.extraBody } : body;
+  return {
+    url,
+    init: {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers, ...target.headers },
+      body: JSON.stringify(merged),
+    },
+  };
+}
+
+export function bearer(apiKey: string | undefined): Record<string, string> {
+  return apiKey ? { authorization: `Bearer ${apiKey}` } : {};
+}
+
+/** Parses one event's JSON; on failure records a protocol error and returns undefined. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function parseEvent(data: string, state: StreamState): any {
+  try {
+    return JSON.parse(data);
+  } catch {
+    if (state.protocolError === null) state.protocolError = `unparsable event: ${data.slice(0, 60)}`;
+    return undefined;
+  }
+}
+
+/** A short description of a provider error object (`{message, type, code}` or a string). */
+export function describeError(error: unknown): string {
+  if (typeof error === 'string') return error;
+  if (error && typeof error === 'object') {
+    const e = error as Record<string, unknown>;
+    const code = [e.code, e.type, e.status, e.error_type].find((v) => typeof v === 'string') ?? e.code;
+    const message = e.message ?? e.error ?? '';
+    const head = code !== undefined ? String(code) : 'error';
+    return message ? `${head}: ${typeof message === 'string' ? message : JSON.stringify(message)}` : head;
+  }
+  return 'error';
+}

@@ -1,0 +1,71 @@
+import { createLineDecoder, createSseDecoder, type Framer } from './sse-decoder.ts';
+import { createStreamState, type StreamState } from './stream-state.ts';
+import type { Protocol } from './protocols/protocol.ts';
+
+const STREAM_DECODE = { stream: true } as const;
+
+/**
+ * Times a body read by read: each read() is stamped once (events that arrive in one read share its
+ * time) and the protocol reader says whether that read carried tokens, answer, or the end.
+ */
+export class StreamMeter {
+  readonly state: StreamState;
+  firstByteAt: number | null = null;
+  firstTokenAt: number | null = null;
+  firstAnswerAt: number | null = null;
+  lastTokenAt: number | null = null;
+  endAt: number | null = null;
+  bytes = 0;
+  /** Time of every token-bearing read. */
+  readonly tokenReadTimes: number[] = [];
+  private readonly decoder = new TextDecoder();
+  private readonly framer: Framer;
+
+  constructor(protocol: Protocol, collectText = false) {
+    const state = createStreamState(collectText);
+    this.state = state;
+    const sink = (event: string, data: string): void => {
+      state.eventHasToken = false;
+      protocol.onEvent(event, data, state);
+      if (state.eventHasToken) state.tokenEvents++;
+    };
+    this.framer = protocol.framing === 'sse' ? createSseDecoder(sink) : createLineDecoder(sink);
+  }
+
+  onRead(chunk: Uint8Array, t: number): void {
+    if (this.firstByteAt === null) this.firstByteAt = t;
+    this.bytes += chunk.byteLength;
+    const s = this.state;
+    s.readHasToken = false;
+    s.readHasAnswer = false;
+    this.framer.push(this.decoder.decode(chunk, STREAM_DECODE));
+    if (s.readHasToken) {
+      if (this.firstTokenAt === null) this.firstTokenAt = t;
+      this.lastTokenAt = t;
+      this.tokenReadTimes.push(t);
+    }
+    if (s.readHasAnswer && this.firstAnswerAt === null) this.firstAnswerAt = t;
+    if (s.endMarker && this.endAt === null) this.endAt = t;
+  }
+
+  onClose(t: number): void {
+    const s = this.state;
+    s.readHasToken = false;
+    s.readHasAnswer = false;
+    this.framer.push(this.decoder.decode());
+    this.framer.end();
+    if (s.readHasToken) {
+      if (this.firstTokenAt === null) this.firstTokenAt = t;
+      this.lastTokenAt = t;
+      this.tokenReadTimes.push(t);
+    }
+    if (s.readHasAnswer && this.firstAnswerAt === null) this.firstAnswerAt = t;
+    if (this.endAt === null) this.endAt = t;
+  }
+
+  /** No more reading is needed: the end marker, an error event, or an unparsable event was seen. */
+  get finished(): boolean {
+    const s = this.state;
+    return s.endMarker || s.streamError !== null || s.protocolError !== null;
+  }
+}

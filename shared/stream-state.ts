@@ -1,0 +1,94 @@
+/**
+ * What the protocol readers learn from a stream, written in place so that reading a token
+ * allocates nothing beyond the parsed event. One state per probe.
+ */
+export interface StreamState {
+  /** Set by a reader when the current read carried any generated output; reset per read. */
+  readHasToken: boolean;
+  /** Set when the current read carried answer text or tool-call arguments (not reasoning). */
+  readHasAnswer: boolean;
+  /** Set when the current event carried generated output; the meter counts such events. */
+  eventHasToken: boolean;
+  /** Events that carried generated output (a fallback token count when no usage is reported). */
+  tokenEvents: number;
+  collectText: boolean;
+  answerText: string;
+  reasoningText: string;
+  toolText: string;
+  outputTokens: number | null;
+  inputTokens: number | null;
+  /** The protocol's explicit end marker was seen ([DONE], message_stop, response.completed, done:true). */
+  endMarker: boolean;
+  finishReason: string | null;
+  streamError: string | null;
+  protocolError: string | null;
+  serverTtftMs: number | null;
+  serverTtftSource: string | null;
+}
+
+export function createStreamState(collectText = false): StreamState {
+  return {
+    readHasToken: false,
+    readHasAnswer: false,
+    eventHasToken: false,
+    tokenEvents: 0,
+    collectText,
+    answerText: '',
+    reasoningText: '',
+    toolText: '',
+    outputTokens: null,
+    inputTokens: null,
+    endMarker: false,
+    finishReason: null,
+    streamError: null,
+    protocolError: null,
+    serverTtftMs: null,
+    serverTtftSource: null,
+  };
+}
+
+export function addAnswer(s: StreamState, text: unknown): void {
+  if (typeof text !== 'string' || text.length === 0) return;
+  s.readHasToken = true;
+  s.readHasAnswer = true;
+  s.eventHasToken = true;
+  if (s.collectText) s.answerText += text;
+}
+
+export function addReasoning(s: StreamState, text: unknown): void {
+  if (typeof text !== 'string' || text.length === 0) return;
+  s.readHasToken = true;
+  s.eventHasToken = true;
+  if (s.collectText) s.reasoningText += text;
+}
+
+export function addToolArguments(s: StreamState, text: unknown): void {
+  if (typeof text !== 'string' || text.length === 0) return;
+  s.readHasToken = true;
+  s.readHasAnswer = true;
+  s.eventHasToken = true;
+  if (s.collectText) s.toolText += text;
+}
+
+/** A tool call began (its name is generated output): answer output, though no argument text yet. */
+export function markToolCall(s: StreamState, name: unknown): void {
+  if (typeof name !== 'string' || name.length === 0) return;
+  s.readHasToken = true;
+  s.readHasAnswer = true;
+  s.eventHasToken = true;
+}
+
+/** Records a body-reported server time to first token (ms); the first report wins. */
+export function setServerTtft(s: StreamState, ms: number, source: string): void {
+  if (!Number.isFinite(ms) || ms < 0 || s.serverTtftMs !== null) return;
+  s.serverTtftMs = ms;
+  s.serverTtftSource = source;
+}
+
+export function setStreamError(s: StreamState, detail: string): void {
+  if (s.streamError === null) s.streamError = detail;
+}
+
+export function num(v: unknown): number | null {
+  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+}

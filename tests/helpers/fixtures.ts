@@ -1,0 +1,71 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { ApiId } from '../../shared/types.ts';
+
+export const FIXTURE_DIR = fileURLToPath(new URL('../fixtures/provider-streams/', import.meta.url));
+
+export interface Fixture {
+  name: string;
+  provider: string;
+  api: string;
+  request: { method: string; url: string; body: unknown };
+  response: { status: number; headers: Record<string, string>; body: string };
+}
+
+export function loadFixture(name: string): Fixture {
+  const data = JSON.parse(readFileSync(FIXTURE_DIR + name, 'utf8'));
+  return { name, ...data };
+}
+
+export function fixtureNames(): string[] {
+  return readdirSync(FIXTURE_DIR).filter((f) => f.endsWith('.json')).sort();
+}
+
+/** The probe's api id for a recording's (provider, api) pair. */
+export function apiIdOf(f: Fixture): ApiId {
+  const byApi: Record<string, ApiId> = {
+    'chat-completions': 'openai-chat',
+    responses: 'openai-responses',
+    messages: 'anthropic-messages',
+    'gemini-generate-content': 'gemini',
+    'ollama-chat': 'ollama',
+    'cohere-chat-v2': 'cohere-chat',
+    'cohere-chat-v1': 'cohere-chat-v1',
+    'tgi-generate-stream': 'tgi-generate',
+    'tgi-generate': 'tgi-generate',
+  };
+  const id = byApi[f.api];
+  if (!id) throw new Error(`no api id for fixture api "${f.api}"`);
+  return id;
+}
+
+/** Splits a body into reads: by byte size, or at every event boundary when size is 0. */
+export function splitBody(body: string, size: number): Uint8Array[] {
+  const bytes = new TextEncoder().encode(body);
+  if (size <= 0) return [bytes];
+  const parts: Uint8Array[] = [];
+  for (let i = 0; i < bytes.length; i += size) parts.push(bytes.subarray(i, i + size));
+  return parts;
+}
+
+/** A fetch that answers with the recording, delivering the body in the given reads. */
+export function replayFetch(f: Fixture, reads: Uint8Array[]) {
+  return async (_url: string, init?: RequestInit): Promise<Response> => {
+    let i = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (init?.signal?.aborted) return controller.error(new DOMException('aborted', 'AbortError'));
+        if (i < reads.length) controller.enqueue(reads[i++]);
+        else controller.close();
+      },
+    });
+    const status = f.response.status;
+    return new Response(status === 204 ? null : body, { status, headers: f.response.headers });
+  };
+}
+
+/** A clock that advances by one millisecond each time it is read. */
+export function steppingClock(step = 1): () => number {
+  let t = 1000;
+  return () => (t += step);
+}
