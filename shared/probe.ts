@@ -22,6 +22,8 @@ export interface ProbeOptions {
   /** Round trip measured beforehand (measureRtt), used when the server reports no timing. */
   rttMs?: number | null;
   nonce?: string;
+  /** Largest body read before the stream is cut off as a protocol error. */
+  maxStreamBytes?: number;
   /** Keep the reconstructed text (tests, debugging); probes in production leave it off. */
   collectText?: boolean;
 }
@@ -47,6 +49,7 @@ export async function runProbe(o: ProbeOptions): Promise<ProbeResult> {
   const wallClock = o.wallClock ?? (() => Date.now());
   const timeouts: Timeouts = { ...DEFAULT_TIMEOUTS, ...o.timeouts };
   const protocol = protocolFor(o.target.api);
+  const maxStreamBytes = o.maxStreamBytes ?? MAX_STREAM_BYTES;
   const secrets = [o.target.apiKey];
   const sample = newSample(o);
   const request = protocol.buildRequest({
@@ -121,8 +124,8 @@ export async function runProbe(o: ProbeOptions): Promise<ProbeResult> {
       meter.onRead(chunk.value, t);
       if (meter.state.readHasToken) watchdog.tokenArrived(t);
       if (meter.finished) break;
-      if (meter.bytes > MAX_STREAM_BYTES) {
-        failure = { error: 'protocol', detail: `response larger than ${MAX_STREAM_BYTES} bytes` };
+      if (meter.bytes > maxStreamBytes) {
+        failure = { error: 'protocol', detail: `response larger than ${maxStreamBytes} bytes` };
         break;
       }
     }

@@ -58,7 +58,7 @@ export function replayFetch(f: Fixture, reads: Uint8Array[]) {
         if (i < reads.length) controller.enqueue(reads[i++]);
         else controller.close();
       },
-    });
+    }, { highWaterMark: 0 });
     const status = f.response.status;
     return new Response(status === 204 ? null : body, { status, headers: f.response.headers });
   };

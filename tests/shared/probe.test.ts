@@ -1,0 +1,173 @@
+import { describe, expect, it } from 'vitest';
+import { runProbe, type ProbeOptions } from '../../shared/probe.ts';
+import { chatChunk, FakeClock, scriptedFetch, type Script } from '../helpers/scripted-fetch.ts';
+
+const target = { id: 't', api: 'openai-chat' as const, url: 'http://127.0.0.1:9/v1/chat/completions', model: 'm', apiKey: 'sk-test-SECRET-123456789' };
+const prompt = { id: 'p', promptTokens: 64, maxTokens: 16 };
+const FINISH = `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`;
+const USAGE = (n: number) => `data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 64, completion_tokens: n } })}\n\n`;
+
+function probe(script: Script, extra: Partial<ProbeOptions> = {}) {
+  return runProbe({ target, prompt, fetch: scriptedFetch(script), timeouts: { headersMs: 2000, firstTokenMs: 2000, idleMs: 2000, totalMs: 5000 }, ...extra });
+}
+
+describe('probe timing on a fake clock', () => {
+  it('stamps each read and derives every figure of the contract', async () => {
+    const clock = new FakeClock();
+    const script: Script = {
+      headersAt: 100,
+      headers: { 'content-type': 'text/event-stream', 'server-timing': 'queue;dur=20, prefill;dur=40' },
+      steps: [
+        { at: 150, data: chatChunk({ role: 'assistant', content: '' }) },
+        { at: 200, data: chatChunk({ reasoning_content: 'think' }) },
+        { at: 300, data: chatChunk({ content: 'A' }) },
+        { at: 310, data: chatChunk({ content: 'B' }) + chatChunk({ content: 'C' }) },
+        { at: 330, data: chatChunk({ content: 'D' }) },
+        { at: 360, data: chatChunk({ content: 'E' }) + FINISH },
+        { at: 380, data: USAGE(6) },
+        { at: 400, data: 'data: [DONE]\n\n' },
+      ],
+    };
+    const { sample } = await runProbe({ target, prompt, fetch: scriptedFetch(script, clock), now: clock.now, wallClock: () => 1_700_000_000_000 });
+    expect(sample).toMatchObject({
+      error: null,
+      status: 200,
+      started_at: 1_700_000_000_000,
+      headers_ms: 100,
+      first_byte_ms: 150,
+      ttft_ms: 200,
+      ttfa_ms: 300,
+      total_ms: 400,
+      output_tokens: 6,
+      tokens_exact: true,
+      input_tokens: 64,
+      chunks: 5,
+      timeline: [200, 300, 310, 330, 360],
+      itl_p50_ms: 25,
+      itl_max_ms: 100,
+      tpot_ms: 32,
+      decode_tps: 31.25,
+      server_timings: { 'server-timing': 60 },
+      server_headers_ms: 60,
+      network_ms: 40,
+      server_ms: 160,
+      split_source: 'server-timing',
+      finish_reason: 'stop',
+    });
+  });
+
+  it('counts token-bearing events when no usage is reported', async () => {
+    const clock = new FakeClock();
+    const { sample } = await runProbe({
+      target, prompt, now: clock.now, rttMs: 12,
+      fetch: scriptedFetch({ headersAt: 10, steps: [{ at: 20, data: chatChunk({ content: 'a' }) + chatChunk({ content: 'b' }) }, { at: 50, data: chatChunk({ content: 'c' }) + FINISH }] }, clock),
+    });
+    expect(sample).toMatchObject({ output_tokens: 3, tokens_exact: false, chunks: 2, tpot_ms: 15, network_ms: 12, server_ms: 8, split_source: 'rtt', total_ms: 50 });
+  });
+});
+
+describe('probe error classes', () => {
+  it('non-2xx is http with the status and a safe detail', async () => {
+    const { sample } = await probe({ status: 503, headers: { 'content-type': 'application/json' }, steps: [{ data: '{"error":{"message":"bad key sk-test-SECRET-123456789","type":"server_error"}}' }] });
+    expect(sample).toMatchObject({ error: 'http', status: 503, ttft_ms: null });
+    expect(sample.error_detail).toBe('HTTP 503 server_error: bad key [redacted]');
+  });
+
+  it('429 is rate_limited and keeps retry-after; 529 is overloaded', async () => {
+    const limited = await probe({ status: 429, headers: { 'retry-after': '7' }, steps: [{ data: 'slow down' }] });
+    expect(limited.sample).toMatchObject({ error: 'rate_limited', status: 429, error_detail: 'HTTP 429 slow down (retry-after 7)' });
+    const overloaded = await probe({ status: 529, steps: [{ data: '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}' }] });
+    expect(overloaded.sample).toMatchObject({ error: 'overloaded', status: 529, error_detail: 'HTTP 529 overloaded_error: Overloaded' });
+  });
+
+  it('a connection failure is network', async () => {
+    const { sample } = await probe({ rejectWith: new TypeError('fetch failed'), steps: [] });
+    expect(sample).toMatchObject({ error: 'network', status: null, headers_ms: null });
+  });
+
+  it('a wrong content type is protocol', async () => {
+    const { sample } = await probe({ headers: { 'content-type': 'application/json' }, steps: [{ data: '{"choices":[]}' }] });
+    expect(sample.error).toBe('protocol');
+    expect(sample.error_detail).toContain('application/json');
+  });
+
+  it('an unparsable event is protocol', async () => {
+    const { sample } = await probe({ steps: [{ data: chatChunk({ content: 'a' }) }, { data: 'data: {"choices": [tru\n\n' }] });
+    expect(sample).toMatchObject({ error: 'protocol', total_ms: null });
+    expect(sample.ttft_ms).not.toBeNull();
+  });
+
+  it('an error event inside a 200 stream is stream_error', async () => {
+    const { sample } = await probe({ steps: [{ data: chatChunk({ content: 'a' }) }, { data: 'event: error\ndata: {"error":{"message":"boom","code":"server_error"}}\n\n' }] });
+    expect(sample).toMatchObject({ error: 'stream_error', error_detail: 'server_error: boom', total_ms: null });
+  });
+
+  it('closing without end marker or finish reason is truncated', async () => {
+    const { sample } = await probe({ steps: [{ data: chatChunk({ content: 'a' }) }] });
+    expect(sample).toMatchObject({ error: 'truncated', total_ms: null, tpot_ms: null });
+  });
+
+  it('a finish reason without [DONE] is a complete stream for OpenAI-compatible servers', async () => {
+    const { sample } = await probe({ steps: [{ data: chatChunk({ content: 'a' }) + FINISH }] });
+    expect(sample.error).toBeNull();
+  });
+
+  it('Anthropic without message_stop is truncated even after a stop reason', async () => {
+    const { sample } = await runProbe({
+      target: { ...target, api: 'anthropic-messages', url: 'http://127.0.0.1:9/v1/messages' }, prompt,
+      fetch: scriptedFetch({ steps: [
+        { data: 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}\n\n' },
+        { data: 'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":1}}\n\n' },
+      ] }),
+    });
+    expect(sample.error).toBe('truncated');
+  });
+
+  it('a body that breaks mid-stream is truncated', async () => {
+    const { sample } = await probe({ steps: [{ data: chatChunk({ content: 'a' }) }, { fail: true }] });
+    expect(sample.error).toBe('truncated');
+    expect(sample.error_detail).toContain('stream broke');
+  });
+
+  it('a runaway body is cut off', async () => {
+    const big = chatChunk({ content: 'x'.repeat(1000) });
+    const { sample } = await probe({ steps: Array.from({ length: 50 }, () => ({ data: big })) }, { maxStreamBytes: 10_000 });
+    expect(sample).toMatchObject({ error: 'protocol', error_detail: 'response larger than 10000 bytes' });
+  });
+});
+
+describe('probe timeouts never hang the caller', () => {
+  const fast = { headersMs: 150, firstTokenMs: 300, idleMs: 150, totalMs: 2000 };
+
+  it('no headers: timeout_headers', async () => {
+    const t = performance.now();
+    const { sample } = await probe({ hangHeaders: true, steps: [] }, { timeouts: fast });
+    expect(sample.error).toBe('timeout_headers');
+    expect(performance.now() - t).toBeLessThan(1000);
+  });
+
+  it('headers and keep-alives but no token: timeout_first_token', async () => {
+    const t = performance.now();
+    const { sample } = await probe({ steps: [{ data: ': keep-alive\n\n' }, { delayMs: 50, data: chatChunk({ role: 'assistant', content: '' }) }, { hang: true }] }, { timeouts: fast });
+    expect(sample).toMatchObject({ error: 'timeout_first_token', ttft_ms: null });
+    expect(sample.headers_ms).not.toBeNull();
+    expect(performance.now() - t).toBeLessThan(1000);
+  });
+
+  it('tokens then silence: stall', async () => {
+    const t = performance.now();
+    const { sample } = await probe({ steps: [{ data: chatChunk({ content: 'a' }) }, { hang: true }] }, { timeouts: fast });
+    expect(sample).toMatchObject({ error: 'stall', error_detail: 'no token for 150 ms', total_ms: null });
+    expect(sample.ttft_ms).not.toBeNull();
+    expect(performance.now() - t).toBeLessThan(1000);
+  });
+
+  it('a stream still trickling at the total limit: stall at the total bound', async () => {
+    const t = performance.now();
+    const steps = Array.from({ length: 200 }, () => ({ delayMs: 20, data: chatChunk({ content: 'a' }) }));
+    const { sample } = await probe({ steps }, { timeouts: { ...fast, totalMs: 400 } });
+    expect(sample.error).toBe('stall');
+    expect(sample.error_detail).toContain('total limit');
+    expect(performance.now() - t).toBeLessThan(1500);
+  });
+});

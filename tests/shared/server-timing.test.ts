@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { parseServerTiming, serverTimingTotal } from '../../shared/server-timing.ts';
+import { readHeaderTimings, upstreamColo } from '../../shared/header-timings.ts';
+
+describe('Server-Timing parser', () => {
+  const cases: Array<[string, string | null, Array<{ name: string; dur: number | null; desc: string | null }>]> = [
+    ['single metric', 'gfet4t7; dur=379', [{ name: 'gfet4t7', dur: 379, desc: null }]],
+    ['quoted desc with comma and semicolon', 'total;dur=163.0;desc="Total, Response; Time"', [{ name: 'total', dur: 163, desc: 'Total, Response; Time' }]],
+    ['several metrics', 'queue;dur=12, prefill;dur=30.5;desc=p, cache;desc="hit"', [
+      { name: 'queue', dur: 12, desc: null },
+      { name: 'prefill', dur: 30.5, desc: 'p' },
+      { name: 'cache', dur: null, desc: 'hit' },
+    ]],
+    ['several header lines joined by Headers', 'a;dur=1, b;dur=2', [{ name: 'a', dur: 1, desc: null }, { name: 'b', dur: 2, desc: null }]],
+    ['unknown params ignored, first dur wins', 'x;foo=bar;dur=5;dur=9', [{ name: 'x', dur: 5, desc: null }]],
+    ['case-insensitive param names', 'x;DUR=4', [{ name: 'x', dur: 4, desc: null }]],
+    ['malformed entries skipped', ', ;dur=3, "quoted";dur=1, ok;dur=2, bad name;dur=1', [{ name: 'ok', dur: 2, desc: null }]],
+    ['non-numeric dur is no dur', 'x;dur=abc', [{ name: 'x', dur: null, desc: null }]],
+    ['escaped quote inside desc', 'x;desc="a \\"b\\" c";dur=1', [{ name: 'x', dur: 1, desc: 'a "b" c' }]],
+    ['absent header', null, []],
+  ];
+  for (const [name, header, expected] of cases) {
+    it(name, () => expect(parseServerTiming(header)).toEqual(expected));
+  }
+
+  it('sums all durations by default, or only the configured names', () => {
+    const metrics = parseServerTiming('queue;dur=10, prefill;dur=25, edge;dur=3');
+    expect(serverTimingTotal(metrics)).toBe(38);
+    expect(serverTimingTotal(metrics, ['queue', 'PREFILL'])).toBe(35);
+    expect(serverTimingTotal(metrics, ['absent'])).toBeNull();
+  });
+});
+
+describe('vendor header timings', () => {
+  it('stores each source and takes the largest as server_headers_ms', () => {
+    const t = readHeaderTimings(new Headers({
+      'openai-processing-ms': '249',
+      'x-envoy-upstream-service-time': '406',
+      'server-timing': 'x-originResponse;dur=300',
+      'x-kong-upstream-latency': '61',
+      'cmp-upstream-response-duration': '12',
+      'fireworks-server-time-to-first-token': '0.028',
+    }));
+    expect(t.timings).toEqual({
+      'server-timing': 300,
+      'openai-processing-ms': 249,
+      'x-envoy-upstream-service-time': 406,
+      'x-kong-upstream-latency': 61,
+      'cmp-upstream-response-duration': 12,
+    });
+    expect(t.serverHeadersMs).toBe(406);
+    expect(t.serverHeadersSource).toBe('x-envoy-upstream-service-time');
+    expect(t.serverTtftMs).toBeCloseTo(28, 6);
+  });
+
+  it('ignores garbage values and reports nothing when there is nothing', () => {
+    const t = readHeaderTimings(new Headers({ 'openai-processing-ms': 'soon', 'x-envoy-upstream-service-time': '-3' }));
+    expect(t.timings).toEqual({});
+    expect(t.serverHeadersMs).toBeNull();
+  });
+
+  it('reads the upstream colo from cf-ray, not from placeholders', () => {
+    expect(upstreamColo(new Headers({ 'cf-ray': '91445a6048e4bb26-MXP' }))).toBe('MXP');
+    expect(upstreamColo(new Headers({ 'cf-ray': 'CF-RAY-XXX' }))).toBeNull();
+    expect(upstreamColo(new Headers())).toBeNull();
+  });
+});

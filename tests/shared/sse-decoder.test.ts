@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { createLineDecoder, createSseDecoder } from '../../shared/sse-decoder.ts';
+
+function decode(pieces: string[]): Array<[string, string]> {
+  const events: Array<[string, string]> = [];
+  const d = createSseDecoder((event, data) => events.push([event, data]));
+  for (const p of pieces) d.push(p);
+  d.end();
+  return events;
+}
+
+/** Every way of cutting the text into two reads must give the same events. */
+function allSplits(text: string): Array<Array<[string, string]>> {
+  const out = [];
+  for (let i = 0; i <= text.length; i++) out.push(decode([text.slice(0, i), text.slice(i)]));
+  return out;
+}
+
+describe('SSE decoder (WHATWG event-stream rules)', () => {
+  const cases: Array<[string, string, Array<[string, string]>]> = [
+    ['LF line ends', 'data: a\n\ndata: b\n\n', [['', 'a'], ['', 'b']]],
+    ['CRLF line ends', 'data: a\r\n\r\ndata: b\r\n\r\n', [['', 'a'], ['', 'b']]],
+    ['CR line ends', 'data: a\r\rdata: b\r\r', [['', 'a'], ['', 'b']]],
+    ['mixed line ends', 'data: a\r\n\ndata: b\r\r\n', [['', 'a'], ['', 'b']]],
+    ['event names', 'event: ping\ndata: {}\n\nevent: x\ndata: 1\n\n', [['ping', '{}'], ['x', '1']]],
+    ['data before event (Bedrock order)', 'data: 1\nevent: done\n\n', [['done', '1']]],
+    ['multi-line data joined with LF', 'data: a\ndata: b\ndata\n\n', [['', 'a\nb\n']]],
+    ['no space after colon', 'data:{"a":1}\n\n', [['', '{"a":1}']]],
+    ['only one leading space stripped', 'data:  two\n\n', [['', ' two']]],
+    ['comments ignored', ': keep-alive\n: OPENROUTER PROCESSING\n\ndata: x\n\n', [['', 'x']]],
+    ['id and retry ignored', 'id: 7\nretry: 100\ndata: x\n\n', [['', 'x']]],
+    ['unknown fields ignored', 'foo: bar\ndata: x\n\n', [['', 'x']]],
+    ['blank event without data dispatches nothing', 'event: lone\n\ndata: x\n\n', [['', 'x']]],
+    ['event type resets after dispatch', 'event: a\ndata: 1\n\ndata: 2\n\n', [['a', '1'], ['', '2']]],
+    ['leading BOM stripped', '\ufeffdata: x\n\n', [['', 'x']]],
+    ['unterminated final event dropped', 'data: a\n\ndata: b\n', [['', 'a']]],
+    ['empty data value', 'data:\n\n', [['', '']]],
+    ['colon in value kept', 'data: a:b: c\n\n', [['', 'a:b: c']]],
+  ];
+  for (const [name, text, expected] of cases) {
+    it(name, () => {
+      for (const events of allSplits(text)) expect(events).toEqual(expected);
+      expect(decode(text.split(''))).toEqual(expected);
+    });
+  }
+
+  it('a CR at the end of one read and LF at the start of the next make one line end', () => {
+    expect(decode(['data: a\r', '\n\r', '\ndata: b\r\n\r\n'])).toEqual([['', 'a'], ['', 'b']]);
+  });
+
+  it('a UTF-8 character split across reads survives the streaming TextDecoder', () => {
+    const bytes = new TextEncoder().encode('data: héllo – 👋\n\n');
+    const decoder = new TextDecoder();
+    const events: string[] = [];
+    const d = createSseDecoder((_e, data) => events.push(data));
+    for (let i = 0; i < bytes.length; i++) d.push(decoder.decode(bytes.subarray(i, i + 1), { stream: true }));
+    d.end();
+    expect(events).toEqual(['héllo – 👋']);
+  });
+});
+
+describe('NDJSON line decoder', () => {
+  it('splits lines, accepts CRLF, skips blanks and completes a final line at close', () => {
+    const lines: string[] = [];
+    const d = createLineDecoder((_e, line) => lines.push(line));
+    for (const piece of ['{"a":', '1}\r\n\n{"b":2}\n{"c"', ':3}']) d.push(piece);
+    d.end();
+    expect(lines).toEqual(['{"a":1}', '{"b":2}', '{"c":3}']);
+  });
+});
