@@ -1,0 +1,115 @@
+import { parseArgs } from 'node:util';
+import { API_IDS, type ApiId, type ProbeTarget, type PromptVariant, type Timeouts } from '../shared/types.ts';
+import { DEFAULT_MAX_TOKENS, DEFAULT_PROMPT_TOKENS, DEFAULT_TIMEOUTS } from '../shared/constants.ts';
+
+export const USAGE = `usage: npm run probe -- <url> --api <api> --model <model> [options]
+
+  <url>                     endpoint URL (or just the origin: the api's default path is added)
+  --api <id>                ${API_IDS.join(' | ')}
+  --model <name>            model name sent in the request
+  --n <N>                   number of probes, one after another (default 1)
+  --max-tokens <K>          output tokens asked for (default ${DEFAULT_MAX_TOKENS})
+  --prompt-tokens <P>       approximate prompt size in tokens (default ${DEFAULT_PROMPT_TOKENS})
+  --header 'k: v'           extra request header (repeatable)
+  --api-key-env <NAME>      read the API key from this environment variable
+  --server-timing <names>   comma-separated Server-Timing metrics that count (default: all)
+  --headers-timeout-ms <T>  default ${DEFAULT_TIMEOUTS.headersMs}
+  --first-token-timeout-ms <T>  default ${DEFAULT_TIMEOUTS.firstTokenMs}
+  --idle-timeout-ms <T>     default ${DEFAULT_TIMEOUTS.idleMs}
+  --timeout-ms <T>          total bound per probe (default ${DEFAULT_TIMEOUTS.totalMs})
+  --no-rtt                  skip the round-trip probe (and its connection warm-up)
+  --json                    one JSON sample per line (MEASUREMENT.md field names)
+  --help                    this text`;
+
+export class UsageError extends Error {}
+
+export interface CliConfig {
+  target: ProbeTarget;
+  prompt: PromptVariant;
+  n: number;
+  timeouts: Timeouts;
+  rtt: boolean;
+  json: boolean;
+  help: boolean;
+}
+
+function positiveInt(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`--${name} must be a positive whole number, got "${value}"`);
+  return Number(value);
+}
+
+export function parseCliArgs(argv: string[], env: Record<string, string | undefined>): CliConfig {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        api: { type: 'string' },
+        model: { type: 'string' },
+        n: { type: 'string' },
+        'max-tokens': { type: 'string' },
+        'prompt-tokens': { type: 'string' },
+        header: { type: 'string', multiple: true },
+        'api-key-env': { type: 'string' },
+        'server-timing': { type: 'string' },
+        'headers-timeout-ms': { type: 'string' },
+        'first-token-timeout-ms': { type: 'string' },
+        'idle-timeout-ms': { type: 'string' },
+        'timeout-ms': { type: 'string' },
+        'no-rtt': { type: 'boolean' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const v = parsed.values;
+  const empty = { n: 1, rtt: false, json: false, timeouts: DEFAULT_TIMEOUTS } as const;
+  if (v.help) return { ...empty, help: true, target: { id: '', api: 'openai-chat', url: '', model: '' }, prompt: { id: '', promptTokens: 0, maxTokens: 0 } };
+
+  if (parsed.positionals.length !== 1) throw new UsageError(parsed.positionals.length === 0 ? 'missing <url>' : `expected one <url>, got ${parsed.positionals.length}`);
+  const url = parsed.positionals[0];
+  let parsedUrl: URL;
+  try {
+    parsedUrl = new URL(url);
+  } catch {
+    throw new UsageError(`not a URL: "${url}"`);
+  }
+  if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') throw new UsageError(`URL must be http or https: "${url}"`);
+  if (!v.api) throw new UsageError('missing --api');
+  if (!(API_IDS as readonly string[]).includes(v.api)) throw new UsageError(`unknown --api "${v.api}"; expected one of: ${API_IDS.join(', ')}`);
+  if (!v.model) throw new UsageError('missing --model');
+
+  const headers: Record<string, string> = {};
+  for (const h of v.header ?? []) {
+    const colon = h.indexOf(':');
+    const name = colon > 0 ? h.slice(0, colon).trim() : '';
+    if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) throw new UsageError(`--header must look like 'name: value', got "${h}"`);
+    headers[name.toLowerCase()] = h.slice(colon + 1).trim();
+  }
+  let apiKey: string | undefined;
+  if (v['api-key-env'] !== undefined) {
+    apiKey = env[v['api-key-env']];
+    if (!apiKey) throw new UsageError(`environment variable ${v['api-key-env']} (from --api-key-env) is not set`);
+  }
+  const serverTimingMetrics = v['server-timing']?.split(',').map((s) => s.trim()).filter(Boolean);
+  const promptTokens = positiveInt('prompt-tokens', v['prompt-tokens'], DEFAULT_PROMPT_TOKENS);
+  const maxTokens = positiveInt('max-tokens', v['max-tokens'], DEFAULT_MAX_TOKENS);
+  return {
+    help: false,
+    target: { id: `${v.api}:${v.model}@${parsedUrl.host}`, api: v.api as ApiId, url, model: v.model, apiKey, headers, serverTimingMetrics },
+    prompt: { id: `p${promptTokens}-o${maxTokens}`, promptTokens, maxTokens },
+    n: positiveInt('n', v.n, 1),
+    timeouts: {
+      headersMs: positiveInt('headers-timeout-ms', v['headers-timeout-ms'], DEFAULT_TIMEOUTS.headersMs),
+      firstTokenMs: positiveInt('first-token-timeout-ms', v['first-token-timeout-ms'], DEFAULT_TIMEOUTS.firstTokenMs),
+      idleMs: positiveInt('idle-timeout-ms', v['idle-timeout-ms'], DEFAULT_TIMEOUTS.idleMs),
+      totalMs: positiveInt('timeout-ms', v['timeout-ms'], DEFAULT_TIMEOUTS.totalMs),
+    },
+    rtt: !v['no-rtt'],
+    json: v.json ?? false,
+  };
+}

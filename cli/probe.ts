@@ -1,0 +1,10 @@
+#!/usr/bin/env node
+import { runProbeCli } from './probe-cli.ts';
+
+const code = await runProbeCli(process.argv.slice(2), {
+  stdout: (t) => process.stdout.write(t),
+  stderr: (t) => process.stderr.write(t),
+  env: process.env,
+  interactive: process.stderr.isTTY === true,
+});
+process.exitCode = code;

@@ -1,0 +1,90 @@
+/**
+ * A streaming server on loopback whose true send times are known: it records, for every completion,
+ * the epoch time (performance.timeOrigin + performance.now()) just before it writes the first
+ * token, and reports in Server-Timing exactly the time it spent before sending its headers.
+ */
+import { createServer, type Server } from 'node:http';
+import { createServer as createTcpServer, connect, type Server as TcpServer, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+
+export interface TruthServer {
+  url: string;
+  /** Epoch ms of each completion's first-token write, in arrival order. */
+  firstTokenAt: number[];
+  close(): Promise<void>;
+}
+
+const epochNow = () => performance.timeOrigin + performance.now();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** `x-mode: hold` holds the headers until the first token; otherwise headers go out at once. */
+export async function startTruthServer(opts: { prefillMs: number; tokens: number; tokenGapMs: number }): Promise<TruthServer> {
+  const firstTokenAt: number[] = [];
+  const server: Server = createServer(async (req, res) => {
+    const arrived = performance.now();
+    if (req.method === 'GET') {
+      res.writeHead(200, { 'content-type': 'application/json', 'server-timing': `app;dur=${(performance.now() - arrived).toFixed(3)}` });
+      res.end('{"data":[]}');
+      return;
+    }
+    for await (const _ of req) { /* drain the request body */ }
+    const hold = req.headers['x-mode'] === 'hold';
+    const chunk = (content: string) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
+    const sse = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
+    if (!hold) {
+      res.writeHead(200, { ...sse, 'server-timing': `prefill;dur=${(performance.now() - arrived).toFixed(3)}` });
+      res.flushHeaders();
+      await sleep(opts.prefillMs);
+    } else {
+      await sleep(opts.prefillMs);
+      res.writeHead(200, { ...sse, 'server-timing': `queue;dur=0, prefill;dur=${(performance.now() - arrived).toFixed(3)}` });
+    }
+    firstTokenAt.push(epochNow());
+    res.write(chunk('t0'));
+    for (let i = 1; i < opts.tokens; i++) {
+      await sleep(opts.tokenGapMs);
+      res.write(chunk(` t${i}`));
+    }
+    res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'length' }], usage: { prompt_tokens: 64, completion_tokens: opts.tokens } })}\n\n`);
+    res.end('data: [DONE]\n\n');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    firstTokenAt,
+    close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
+  };
+}
+
+export interface DelayProxy {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** A TCP proxy on loopback that delays every byte by half the added round trip in each direction. */
+export async function startDelayProxy(upstreamPort: number, addedRttMs: number): Promise<DelayProxy> {
+  const oneWay = addedRttMs / 2;
+  const sockets = new Set<Socket>();
+  const pipeDelayed = (from: Socket, to: Socket) => {
+    from.on('data', (buf) => setTimeout(() => to.writable && to.write(buf), oneWay));
+    from.on('end', () => setTimeout(() => to.end(), oneWay));
+    from.on('error', () => to.destroy());
+  };
+  const server: TcpServer = createTcpServer((client) => {
+    const upstream = connect(upstreamPort, '127.0.0.1');
+    for (const s of [client, upstream]) {
+      s.setNoDelay(true);
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+    }
+    pipeDelayed(client, upstream);
+    pipeDelayed(upstream, client);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise((r) => { for (const s of sockets) s.destroy(); server.close(() => r()); }),
+  };
+}
