@@ -24,6 +24,8 @@ export interface ProbeOptions {
   nonce?: string;
   /** Largest body read before the stream is cut off as a protocol error. */
   maxStreamBytes?: number;
+  /** false: read every event with the full JSON parse (tests check both paths agree). */
+  fastPath?: boolean;
   /** Keep the reconstructed text (tests, debugging); probes in production leave it off. */
   collectText?: boolean;
 }
@@ -105,7 +107,7 @@ export async function runProbe(o: ProbeOptions): Promise<ProbeResult> {
       return finish();
     }
 
-    meter = new StreamMeter(protocol, o.collectText);
+    meter = new StreamMeter(protocol, { collectText: o.collectText, fastPath: o.fastPath });
     reader = response.body.getReader();
     let readError: unknown = null;
     for (;;) {
@@ -138,6 +140,7 @@ export async function runProbe(o: ProbeOptions): Promise<ProbeResult> {
 
   function finish(): ProbeResult {
     const failed = failure !== null;
+    meter?.settle();
     fillFigures(sample, { t0, headersAt, meter, headerTimings, rttMs: o.rttMs ?? null, failed });
     if (failure) {
       sample.error = failure.error;

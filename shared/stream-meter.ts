@@ -20,13 +20,17 @@ export class StreamMeter {
   readonly tokenReadTimes: number[] = [];
   private readonly decoder = new TextDecoder();
   private readonly framer: Framer;
+  private readonly protocol: Protocol;
 
-  constructor(protocol: Protocol, collectText = false) {
-    const state = createStreamState(collectText);
+  /** `fastPath: false` sends every event through the full JSON parse (tests compare both). */
+  constructor(protocol: Protocol, options: { collectText?: boolean; fastPath?: boolean } = {}) {
+    const state = createStreamState(options.collectText ?? false);
     this.state = state;
+    this.protocol = protocol;
+    const fast = options.fastPath === false ? undefined : protocol.fastEvent;
     const sink = (event: string, data: string): void => {
       state.eventHasToken = false;
-      protocol.onEvent(event, data, state);
+      if (fast === undefined || !fast(event, data, state)) protocol.onEvent(event, data, state);
       if (state.eventHasToken) state.tokenEvents++;
     };
     this.framer = protocol.framing === 'sse' ? createSseDecoder(sink) : createLineDecoder(sink);
@@ -61,6 +65,11 @@ export class StreamMeter {
     }
     if (s.readHasAnswer && this.firstAnswerAt === null) this.firstAnswerAt = t;
     if (this.endAt === null) this.endAt = t;
+  }
+
+  /** Completes what the protocol's fast paths deferred; call once when reading stops. */
+  settle(): void {
+    this.protocol.settle?.(this.state);
   }
 
   /** No more reading is needed: the end marker, an error event, or an unparsable event was seen. */

@@ -24,6 +24,8 @@ export interface StreamState {
   protocolError: string | null;
   serverTtftMs: number | null;
   serverTtftSource: string | null;
+  /** The latest event whose usage a fast path skipped; read once when the stream settles. */
+  deferredUsage: string | null;
 }
 
 export function createStreamState(collectText = false): StreamState {
@@ -44,6 +46,7 @@ export function createStreamState(collectText = false): StreamState {
     protocolError: null,
     serverTtftMs: null,
     serverTtftSource: null,
+    deferredUsage: null,
   };
 }
 

@@ -1,4 +1,5 @@
 import { addAnswer, addReasoning, addToolArguments, markToolCall, setStreamError, num } from '../stream-state.ts';
+import { ANSWER, REASONING, TOOL, sliceBeforeBrace } from './fast-path.ts';
 import { describeError, jsonRequest, parseEvent, resolveEndpoint, siblingUrl, type Protocol } from './protocol.ts';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -21,6 +22,12 @@ export const anthropicMessages: Protocol = {
     }, target);
   },
   rttUrl: (url) => siblingUrl(url, /\/messages$/, '/models'),
+  fastEvent(event, data, s) {
+    if (event !== 'content_block_delta') return false;
+    return sliceBeforeBrace(data, '"delta":{"type":"text_delta","text":"', s, ANSWER)
+      || sliceBeforeBrace(data, '"delta":{"type":"thinking_delta","thinking":"', s, REASONING)
+      || sliceBeforeBrace(data, '"delta":{"type":"input_json_delta","partial_json":"', s, TOOL);
+  },
   onEvent(event, data, s) {
     if (event === 'ping' || event === 'content_block_stop') return;
     if (event === 'message_stop') {

@@ -1,4 +1,5 @@
 import { addAnswer, addReasoning, addToolArguments, markToolCall, setStreamError, num, type StreamState } from '../stream-state.ts';
+import { ANSWER, sliceBeforeBrace } from './fast-path.ts';
 import { bearer, describeError, jsonRequest, parseEvent, resolveEndpoint, siblingUrl, type Protocol } from './protocol.ts';
 
 /** Cohere v2 `/v2/chat` streaming: named SSE events `message-start` … `message-end`, then `[DONE]`. */
@@ -17,6 +18,9 @@ export const cohereChat: Protocol = {
     }, target);
   },
   rttUrl: (url) => siblingUrl(url, /\/v2\/chat$/, '/v1/models'),
+  fastEvent(event, data, s) {
+    return event === 'content-delta' && sliceBeforeBrace(data, '"content":{"text":"', s, ANSWER);
+  },
   onEvent(event, data, s) {
     if (data === '[DONE]') {
       s.endMarker = true;

@@ -1,5 +1,10 @@
 import { addAnswer, addReasoning, addToolArguments, setStreamError, num, type StreamState } from '../stream-state.ts';
+import { ANSWER, addSlice, stringEnd, RBRACE, RBRACKET } from './fast-path.ts';
 import { describeError, jsonRequest, parseEvent, resolveEndpoint, siblingUrl, type Protocol } from './protocol.ts';
+
+/** Anything but a plain text part needs the full parse. */
+const NEEDS_FULL_PARSE = /"(?:finishReason|thought|functionCall|error|promptFeedback|executableCode|codeExecutionResult|inlineData|fileData)"/;
+const SINGLE_TEXT_PART = /"parts":\s*\[\{"text":\s*"/;
 
 /**
  * Gemini `streamGenerateContent?alt=sse`: each event is a whole GenerateContentResponse; there is no
@@ -19,6 +24,24 @@ export const gemini: Protocol = {
     }, target);
   },
   rttUrl: (url) => siblingUrl(url, /:streamGenerateContent$/, ''),
+  fastEvent(_event, data, s) {
+    if (NEEDS_FULL_PARSE.test(data)) return false;
+    const match = SINGLE_TEXT_PART.exec(data);
+    if (match === null) return false;
+    const open = match.index + match[0].length - 1;
+    const close = stringEnd(data, open);
+    if (close === -1 || data.charCodeAt(close + 1) !== RBRACE || data.charCodeAt(close + 2) !== RBRACKET) return false;
+    addSlice(s, data, open, close, ANSWER);
+    // Every Gemini event repeats the running usage; only the latest counts, so keep a reference
+    // and parse it once in settle() unless a fully parsed event supersedes it.
+    if (data.indexOf('"usageMetadata"', close) !== -1) s.deferredUsage = data;
+    return true;
+  },
+  settle(s) {
+    if (s.deferredUsage === null) return;
+    readUsage(JSON.parse(s.deferredUsage).usageMetadata, s);
+    s.deferredUsage = null;
+  },
   onEvent(_event, data, s) {
     const r = parseEvent(data, s);
     if (!r || typeof r !== 'object') return;
@@ -29,16 +52,22 @@ export const gemini: Protocol = {
     const candidates = r.candidates;
     if (Array.isArray(candidates) && candidates.length > 0) readCandidate(candidates[0], s);
     else if (r.promptFeedback?.blockReason) setStreamError(s, `blocked: ${r.promptFeedback.blockReason}`);
-    const usage = r.usageMetadata;
-    if (usage && typeof usage === 'object') {
-      const out = num(usage.candidatesTokenCount);
-      const thoughts = num(usage.thoughtsTokenCount);
-      if (out !== null || thoughts !== null) s.outputTokens = (out ?? 0) + (thoughts ?? 0);
-      const input = num(usage.promptTokenCount);
-      if (input !== null) s.inputTokens = input;
+    if (r.usageMetadata) {
+      s.deferredUsage = null;
+      readUsage(r.usageMetadata, s);
     }
   },
 };
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function readUsage(usage: any, s: StreamState): void {
+  if (!usage || typeof usage !== 'object') return;
+  const out = num(usage.candidatesTokenCount);
+  const thoughts = num(usage.thoughtsTokenCount);
+  if (out !== null || thoughts !== null) s.outputTokens = (out ?? 0) + (thoughts ?? 0);
+  const input = num(usage.promptTokenCount);
+  if (input !== null) s.inputTokens = input;
+}
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 function readCandidate(candidate: any, s: StreamState): void {

@@ -1,4 +1,5 @@
 import { addAnswer, addReasoning, addToolArguments, setServerTtft, setStreamError, num } from '../stream-state.ts';
+import { ANSWER, REASONING, addSlice, stringAfter, stringEnd, RBRACE } from './fast-path.ts';
 import { jsonRequest, parseEvent, resolveEndpoint, siblingUrl, type Protocol } from './protocol.ts';
 
 const NS_PER_MS = 1e6;
@@ -20,6 +21,23 @@ export const ollama: Protocol = {
     }, target);
   },
   rttUrl: (url) => siblingUrl(url, /\/api\/(chat|generate)$/, '/api/version'),
+  fastEvent(_event, data, s) {
+    if (!data.endsWith(',"done":false}')) return false;
+    const open = stringAfter(data, '"message":{"role":"assistant","content":"');
+    const close = open === -1 ? -1 : stringEnd(data, open);
+    if (close === -1) return false;
+    if (data.charCodeAt(close + 1) === RBRACE) {
+      addSlice(s, data, open, close, ANSWER);
+      return true;
+    }
+    if (close !== open + 1) return false;
+    const thinkOpen = close + 1 + ',"thinking":"'.length - 1;
+    if (!data.startsWith(',"thinking":"', close + 1)) return false;
+    const thinkClose = stringEnd(data, thinkOpen);
+    if (thinkClose === -1 || data.charCodeAt(thinkClose + 1) !== RBRACE) return false;
+    addSlice(s, data, thinkOpen, thinkClose, REASONING);
+    return true;
+  },
   onEvent(_event, data, s) {
     const line = parseEvent(data, s);
     if (!line || typeof line !== 'object') return;

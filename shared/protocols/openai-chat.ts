@@ -1,6 +1,10 @@
 import { addAnswer, addReasoning, addToolArguments, markToolCall, setStreamError, num, type StreamState } from '../stream-state.ts';
 import { bearer, describeError, jsonRequest, parseEvent, resolveEndpoint, siblingUrl, type Protocol } from './protocol.ts';
 import { readChunkTimings } from './body-timings.ts';
+import { ANSWER, addSlice, stringAfter, stringEnd, RBRACE } from './fast-path.ts';
+
+/** Keys whose non-null presence needs the full parse: finish, usage, errors, body timings. */
+const NEEDS_FULL_PARSE = /"(?:finish_reason|usage|error|x_groq|time_info|metrics|sla_metrics|perf_metrics|timings)":(?!null)/;
 
 /** OpenAI-compatible `/chat/completions` streaming: SSE `data:` chunks ending with `[DONE]`. */
 export const openaiChat: Protocol = {
@@ -19,6 +23,16 @@ export const openaiChat: Protocol = {
     }, target);
   },
   rttUrl: (url) => siblingUrl(url, /\/chat\/completions$/, '/models'),
+  fastEvent(event, data, s) {
+    if (event !== '') return false;
+    const open = stringAfter(data, '"delta":{"content":"');
+    if (open === -1) return false;
+    const close = stringEnd(data, open);
+    if (close === -1 || data.charCodeAt(close + 1) !== RBRACE) return false;
+    if (data.indexOf('"delta":', close) !== -1 || NEEDS_FULL_PARSE.test(data)) return false;
+    addSlice(s, data, open, close, ANSWER);
+    return true;
+  },
   onEvent(event, data, s) {
     if (data === '[DONE]') {
       s.endMarker = true;

@@ -1,4 +1,5 @@
 import { addAnswer, addReasoning, addToolArguments, setStreamError, num, type StreamState } from '../stream-state.ts';
+import { ANSWER, REASONING, TOOL, addSlice, stringAfter, stringEnd, type OutputKind } from './fast-path.ts';
 import { bearer, describeError, jsonRequest, parseEvent, resolveEndpoint, siblingUrl, type Protocol } from './protocol.ts';
 
 /** Event types that carry nothing a probe needs; skipped without parsing their (often large) JSON. */
@@ -35,6 +36,19 @@ export const openaiResponses: Protocol = {
     }, target);
   },
   rttUrl: (url) => siblingUrl(url, /\/responses$/, '/models'),
+  fastEvent(event, data, s) {
+    const kind: OutputKind | -1 =
+      event === 'response.output_text.delta' ? ANSWER
+      : event === 'response.reasoning_summary_text.delta' || event === 'response.reasoning_text.delta' ? REASONING
+      : event === 'response.function_call_arguments.delta' ? TOOL
+      : -1;
+    if (kind === -1) return false;
+    const open = stringAfter(data, '"delta":"');
+    const close = open === -1 ? -1 : stringEnd(data, open);
+    if (close === -1) return false;
+    addSlice(s, data, open, close, kind);
+    return true;
+  },
   onEvent(event, data, s) {
     if (event !== '' && IGNORED.has(event)) return;
     const e = parseEvent(data, s);

@@ -30,6 +30,13 @@ export interface Protocol {
   rttUrl(endpointUrl: string): string;
   /** Reads one event (an SSE event or one NDJSON line) into the state. */
   onEvent(event: string, data: string, state: StreamState): void;
+  /**
+   * Reads the common token event without a full JSON parse; returns false (having changed nothing)
+   * for any event it does not fully recognise, which then goes to onEvent.
+   */
+  fastEvent?(event: string, data: string, state: StreamState): boolean;
+  /** Completes what fast paths deferred, once, when reading stops. */
+  settle?(state: StreamState): void;
 }
 
 /** Completes a bare origin with the protocol's default path and fills in `{model}`. */

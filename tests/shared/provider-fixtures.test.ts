@@ -135,3 +135,24 @@ describe('provider recordings', () => {
     }
   });
 });
+
+describe('fast paths agree with the full parse', () => {
+  it('every recording gives the same sample and text with and without fast paths', async () => {
+    for (const name of fixtureNames()) {
+      const f = loadFixture(name);
+      for (const collectText of [true, false]) {
+        const run = (fastPath: boolean) => runProbe({
+          target: { id: 'fixture', api: apiIdOf(f), url: 'http://127.0.0.1:9/', model: 'm' },
+          prompt: { id: 'p', promptTokens: 64, maxTokens: 32 },
+          fetch: replayFetch(f, splitBody(f.response.body, 211)),
+          now: steppingClock(),
+          wallClock: () => 0,
+          collectText,
+          fastPath,
+        });
+        const [fast, full] = [await run(true), await run(false)];
+        expect({ name, collectText, ...fast }).toEqual({ name, collectText, ...full });
+      }
+    }
+  });
+});

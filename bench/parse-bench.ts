@@ -1,0 +1,107 @@
+/**
+ * CPU time to parse and time one 1,000-token stream, per protocol: the probe's core (StreamMeter +
+ * figures) against a naive reader (eventsource-parser + JSON.parse of every event, or split lines +
+ * JSON.parse for NDJSON), measured in the same run, interleaved round by round.
+ *
+ *   npm run bench            # default rounds
+ *   npm run bench -- --rounds 30 --json
+ */
+import { createParser } from 'eventsource-parser';
+import { StreamMeter } from '../shared/stream-meter.ts';
+import { fillFigures } from '../shared/figures.ts';
+import { protocolFor } from '../shared/protocols/index.ts';
+import { percentile } from '../shared/percentile.ts';
+import { METHOD_VERSION } from '../shared/constants.ts';
+import type { Sample } from '../shared/types.ts';
+import { STREAMS, TOKENS } from './synthetic-streams.ts';
+
+const WORKER_FREE_CPU_MS = 10;
+const args = process.argv.slice(2);
+const ROUNDS = Number(args[args.indexOf('--rounds') + 1]) || 15;
+const STREAMS_PER_ROUND = 20;
+
+function cpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
+function coreOnce(api: (typeof STREAMS)[number]['api'], reads: Uint8Array[]): number {
+  const meter = new StreamMeter(protocolFor(api));
+  let t = 0;
+  for (const read of reads) meter.onRead(read, (t += 1));
+  meter.onClose((t += 1));
+  meter.settle();
+  const sample = { timeline: [], server_timings: {} } as unknown as Sample;
+  fillFigures(sample, { t0: 0, headersAt: 0.5, meter, headerTimings: null, rttMs: null, failed: false });
+  return meter.state.tokenEvents + METHOD_VERSION * 0;
+}
+
+function naiveOnce(framing: 'sse' | 'ndjson', reads: Uint8Array[]): number {
+  const decoder = new TextDecoder();
+  const stamps: number[] = [];
+  let parsed = 0;
+  let t = 0;
+  if (framing === 'sse') {
+    const parser = createParser({
+      onEvent(event) {
+        if (event.data === '[DONE]') return;
+        JSON.parse(event.data);
+        parsed++;
+      },
+    });
+    for (const read of reads) {
+      stamps.push((t += 1));
+      parser.feed(decoder.decode(read, { stream: true }));
+    }
+  } else {
+    let pending = '';
+    for (const read of reads) {
+      stamps.push((t += 1));
+      const lines = (pending + decoder.decode(read, { stream: true })).split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) if (line.trim()) { JSON.parse(line); parsed++; }
+    }
+  }
+  return parsed;
+}
+
+interface Row { api: string; events: number; bytes: number; coreMs: number; naiveMs: number; ratio: number; coreP90Ms: number }
+const rows: Row[] = [];
+for (const s of STREAMS) {
+  const encoder = new TextEncoder();
+  const reads = s.events().map((e) => encoder.encode(e));
+  const bytes = reads.reduce((n, r) => n + r.byteLength, 0);
+  const tokens = coreOnce(s.api, reads);
+  if (tokens !== TOKENS) throw new Error(`${s.api}: core read ${tokens} token events, expected ${TOKENS}`);
+  for (let i = 0; i < 20; i++) { coreOnce(s.api, reads); naiveOnce(s.framing, reads); } // warm-up
+  const core: number[] = [];
+  const naive: number[] = [];
+  const ratios: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    let t = cpuMs();
+    for (let i = 0; i < STREAMS_PER_ROUND; i++) coreOnce(s.api, reads);
+    const c = (cpuMs() - t) / STREAMS_PER_ROUND;
+    t = cpuMs();
+    for (let i = 0; i < STREAMS_PER_ROUND; i++) naiveOnce(s.framing, reads);
+    const n = (cpuMs() - t) / STREAMS_PER_ROUND;
+    core.push(c);
+    naive.push(n);
+    ratios.push(n / c);
+  }
+  rows.push({
+    api: s.api, events: reads.length, bytes,
+    coreMs: percentile(core, 0.5)!, naiveMs: percentile(naive, 0.5)!, ratio: percentile(ratios, 0.5)!, coreP90Ms: percentile(core, 0.9)!,
+  });
+}
+
+if (args.includes('--json')) {
+  console.log(JSON.stringify({ node: process.version, rounds: ROUNDS, streamsPerRound: STREAMS_PER_ROUND, rows }));
+} else {
+  console.log(`CPU ms to parse and time one ${TOKENS}-token stream (one read per event), median of ${ROUNDS} rounds x ${STREAMS_PER_ROUND} streams, node ${process.version}`);
+  console.log('api                 events   bytes   core ms  core p90   naive ms  naive/core');
+  for (const r of rows) {
+    console.log(`${r.api.padEnd(18)} ${String(r.events).padStart(7)} ${String(r.bytes).padStart(7)} ${r.coreMs.toFixed(3).padStart(9)} ${r.coreP90Ms.toFixed(3).padStart(9)} ${r.naiveMs.toFixed(3).padStart(10)} ${r.ratio.toFixed(2).padStart(10)}x`);
+  }
+  const worst = Math.max(...rows.map((r) => r.coreP90Ms));
+  console.log(`worst core p90: ${worst.toFixed(3)} ms = ${((worst / WORKER_FREE_CPU_MS) * 100).toFixed(1)} % of the Workers free-plan ${WORKER_FREE_CPU_MS} ms CPU budget`);
+}

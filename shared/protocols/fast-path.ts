@@ -1,0 +1,61 @@
+/**
+ * Fast paths for the common token event: find the one JSON string the event is about by a fixed
+ * pattern instead of building the whole object with JSON.parse. A protocol uses them only for events
+ * whose shape it has fully checked and falls back to the full parse for anything else; tests check
+ * that both paths read every recording identically.
+ *
+ * Why the patterns are sound: inside a JSON string every `"` is escaped, so a pattern with a quote
+ * right after a key name (`"delta":{"content":"`) can only match the document's own structure.
+ */
+import type { StreamState } from '../stream-state.ts';
+
+const BACKSLASH = 92;
+export const RBRACE = 125;
+export const RBRACKET = 93;
+
+/** Index of the quote that closes the JSON string whose opening quote is at `open`, or -1. */
+export function stringEnd(data: string, open: number): number {
+  let i = open;
+  for (;;) {
+    i = data.indexOf('"', i + 1);
+    if (i === -1) return -1;
+    let backslashes = 0;
+    for (let j = i - 1; data.charCodeAt(j) === BACKSLASH; j--) backslashes++;
+    if ((backslashes & 1) === 0) return i;
+  }
+}
+
+/** Index of the opening quote of the string value right after `pattern` (which ends with that quote), or -1. */
+export function stringAfter(data: string, pattern: string, from = 0): number {
+  const p = data.indexOf(pattern, from);
+  return p === -1 ? -1 : p + pattern.length - 1;
+}
+
+export const ANSWER = 0;
+export const REASONING = 1;
+export const TOOL = 2;
+export type OutputKind = 0 | 1 | 2;
+
+/** Records the JSON string data[open..close] (quotes included) as output; an empty string is no output. */
+export function addSlice(s: StreamState, data: string, open: number, close: number, kind: OutputKind): void {
+  if (close === open + 1) return;
+  s.readHasToken = true;
+  s.eventHasToken = true;
+  if (kind !== REASONING) s.readHasAnswer = true;
+  if (!s.collectText) return;
+  const backslash = data.indexOf('\\', open);
+  const text: string = backslash === -1 || backslash > close ? data.slice(open + 1, close) : JSON.parse(data.slice(open, close + 1));
+  if (kind === ANSWER) s.answerText += text;
+  else if (kind === REASONING) s.reasoningText += text;
+  else s.toolText += text;
+}
+
+/** The common case of every fast path: one string after a pattern, closed by `}`. */
+export function sliceBeforeBrace(data: string, pattern: string, s: StreamState, kind: OutputKind): boolean {
+  const open = stringAfter(data, pattern);
+  if (open === -1) return false;
+  const close = stringEnd(data, open);
+  if (close === -1 || data.charCodeAt(close + 1) !== RBRACE) return false;
+  addSlice(s, data, open, close, kind);
+  return true;
+}
