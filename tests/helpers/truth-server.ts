@@ -1,7 +1,7 @@
 /**
  * A streaming server on loopback whose true send times are known: it records, for every completion,
- * the epoch time (performance.timeOrigin + performance.now()) just before it writes the first
- * token, and reports in Server-Timing exactly the time it spent before sending its headers.
+ * the epoch time (performance.timeOrigin + performance.now()) at which its write of the first token
+ * returned, and reports in Server-Timing exactly the time it spent before sending its headers.
  */
 import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, connect, type Server as TcpServer, type Socket } from 'node:net';
@@ -39,8 +39,8 @@ export async function startTruthServer(opts: { prefillMs: number; tokens: number
       await sleep(opts.prefillMs);
       res.writeHead(200, { ...sse, 'server-timing': `queue;dur=0, prefill;dur=${(performance.now() - arrived).toFixed(3)}` });
     }
-    firstTokenAt.push(epochNow());
     res.write(chunk('t0'));
+    firstTokenAt.push(epochNow()); // after write(): the bytes are with the kernel
     for (let i = 1; i < opts.tokens; i++) {
       await sleep(opts.tokenGapMs);
       res.write(chunk(` t${i}`));

@@ -1,0 +1,69 @@
+/**
+ * The CLI against a loopback server whose true send times are known: ttft_ms within 2 ms of the
+ * truth at the median, and network_ms recovering a round trip added by a delay proxy within 5 ms,
+ * for a server that sends headers at once and for one that holds them until the first token.
+ * A timing test: it runs alone (the `timing` project), so other suites do not load the machine.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { median } from '../../shared/percentile.ts';
+import type { Sample } from '../../shared/types.ts';
+import { startDelayProxy, startTruthServer, type DelayProxy, type TruthServer } from '../helpers/truth-server.ts';
+
+const CLI = fileURLToPath(new URL('../../cli/probe.ts', import.meta.url));
+const N = 9;
+const ADDED_RTT_MS = 40;
+
+function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, ...args], { timeout: 60_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+async function probeJson(url: string, mode: string): Promise<Sample[]> {
+  const { code, stdout, stderr } = await runCli([`${url}/v1/chat/completions`, '--api', 'openai-chat', '--model', 'truth', '--n', String(N), '--json', '--header', `x-mode: ${mode}`]);
+  expect(stderr).toBe('');
+  expect(code).toBe(0);
+  return stdout.trim().split('\n').map((line) => JSON.parse(line));
+}
+
+let server: TruthServer;
+let proxy: DelayProxy;
+beforeAll(async () => {
+  server = await startTruthServer({ prefillMs: 60, tokens: 12, tokenGapMs: 8 });
+  proxy = await startDelayProxy(Number(new URL(server.url).port), ADDED_RTT_MS);
+});
+afterAll(async () => {
+  await proxy.close();
+  await server.close();
+});
+
+for (const mode of ['immediate', 'hold']) {
+  describe(`server that sends headers ${mode === 'hold' ? 'with the first token' : 'at once'}`, () => {
+    it('ttft_ms is within 2 ms of the true first-token send time at the median', async () => {
+      const before = server.firstTokenAt.length;
+      const samples = await probeJson(server.url, mode);
+      const truth = server.firstTokenAt.slice(before);
+      expect(truth).toHaveLength(N);
+      for (const s of samples) expect(s).toMatchObject({ error: null, output_tokens: 12, tokens_exact: true, split_source: 'server-timing', warm: true });
+      const errors = samples.map((s, i) => s.ttft_ms! - (truth[i] - s.started_at));
+      expect(Math.abs(median(errors)!)).toBeLessThan(2);
+      // The sample's own arithmetic holds: ttft = network + server.
+      for (const s of samples) expect(s.network_ms! + s.server_ms!).toBeCloseTo(s.ttft_ms!, 1);
+    });
+
+    it('network_ms recovers a round trip added by a delay proxy within 5 ms', async () => {
+      const direct = await probeJson(server.url, mode);
+      const delayed = await probeJson(proxy.url, mode);
+      const added = median(delayed.map((s) => s.network_ms!))! - median(direct.map((s) => s.network_ms!))!;
+      expect(Math.abs(added - ADDED_RTT_MS)).toBeLessThan(5);
+      // Server time does not move with the network.
+      const serverShift = median(delayed.map((s) => s.server_ms!))! - median(direct.map((s) => s.server_ms!))!;
+      expect(Math.abs(serverShift)).toBeLessThan(5);
+    });
+  });
+}
+

@@ -1,0 +1,53 @@
+import { tokenMatches } from './auth.ts';
+import { FaultError, selectFault } from './faults.ts';
+import { ParamError, resolveProfile } from './profiles.ts';
+import { errorResponse, estimateTokens, readJsonBody, RequestError, DEFAULT_MAX_TOKENS, type ParsedRequest } from './request.ts';
+import { serveCompletion } from './stream-engine.ts';
+import type { StreamFormat } from './formats/format.ts';
+
+export interface Limits {
+  maxTokensCap: number;
+  maxBodyBytes: number;
+  maxHoldMs: number;
+  token: string | undefined;
+}
+
+export function limitsFrom(env: Env): Limits {
+  return {
+    maxTokensCap: Number(env.MAX_TOKENS_CAP),
+    maxBodyBytes: Number(env.MAX_BODY_BYTES),
+    maxHoldMs: Number(env.MAX_HOLD_MS),
+    token: (env as { REFERENCE_TOKEN?: string }).REFERENCE_TOKEN,
+  };
+}
+
+/** Parses, checks and serves one completion request in the given wire format. */
+export async function handleCompletion(
+  request: Request,
+  limits: Limits,
+  format: StreamFormat,
+  parse: (body: Record<string, unknown>) => ParsedRequest,
+): Promise<Response> {
+  const arrived = performance.now();
+  if (!(await tokenMatches(limits.token, request))) return errorResponse(format, 401, 'missing or wrong API key');
+  try {
+    const parsed = parse(await readJsonBody(request, limits.maxBodyBytes));
+    const { model, fault } = selectFault(parsed.model, request.headers.get('x-ref-fault'));
+    const profile = resolveProfile(model, request.headers.get('x-ref-params'));
+    return await serveCompletion({
+      format,
+      model,
+      promptTokens: estimateTokens(parsed.promptText),
+      maxTokens: Math.min(parsed.maxTokens ?? DEFAULT_MAX_TOKENS, limits.maxTokensCap),
+      stream: parsed.stream,
+      includeUsage: parsed.includeUsage,
+      profile,
+      fault,
+      maxHoldMs: limits.maxHoldMs,
+    }, arrived);
+  } catch (e) {
+    if (e instanceof RequestError) return errorResponse(format, e.status, e.message);
+    if (e instanceof FaultError || e instanceof ParamError) return errorResponse(format, 400, e.message);
+    throw e;
+  }
+}

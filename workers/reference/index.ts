@@ -1,0 +1,52 @@
+/**
+ * The reference LLM endpoint: OpenAI Chat Completions, OpenAI Responses, Anthropic Messages and
+ * Gemini streaming, with a latency model whose truth is known and every failure mode on demand.
+ */
+import { Hono } from 'hono';
+import { handleCompletion, limitsFrom } from './handle-completion.ts';
+import { parseRequest } from './request.ts';
+import { openaiChatFormat } from './formats/openai-chat.ts';
+import { openaiResponsesFormat } from './formats/openai-responses.ts';
+import { anthropicFormat } from './formats/anthropic-messages.ts';
+import { geminiFormat } from './formats/gemini.ts';
+import { MODELS } from './profiles.ts';
+import { FAULTS } from './faults.ts';
+
+const app = new Hono<{ Bindings: Env }>();
+
+const describe = () => ({
+  service: 'llm-reference',
+  endpoints: ['POST /v1/chat/completions', 'POST /v1/responses', 'POST /v1/messages', 'POST /v1beta/models/{model}:streamGenerateContent?alt=sse', 'GET /v1/models'],
+  models: MODELS,
+  faults: FAULTS,
+  overrides: 'x-ref-params: name=value, … (profile fields); x-ref-fault: <fault> or model suffix ~<fault>',
+});
+
+/** A cheap round-trip target: its Server-Timing is the (tiny) time spent on it. */
+function timed(body: unknown): Response {
+  const started = performance.now();
+  const response = Response.json(body);
+  response.headers.set('server-timing', `app;dur=${(performance.now() - started).toFixed(2)}`);
+  return response;
+}
+
+app.get('/', () => timed(describe()));
+app.get('/healthz', () => timed({ ok: true }));
+app.get('/v1/models', () => timed({ object: 'list', data: Object.keys(MODELS).map((id) => ({ id, object: 'model', created: 0, owned_by: 'reference' })) }));
+app.get('/v1beta/models/:model', (c) => timed({ name: `models/${c.req.param('model')}`, supportedGenerationMethods: ['streamGenerateContent'] }));
+
+app.post('/v1/chat/completions', (c) => handleCompletion(c.req.raw, limitsFrom(c.env), openaiChatFormat, parseRequest.openaiChat));
+app.post('/v1/responses', (c) => handleCompletion(c.req.raw, limitsFrom(c.env), openaiResponsesFormat, parseRequest.openaiResponses));
+app.post('/v1/messages', (c) => handleCompletion(c.req.raw, limitsFrom(c.env), anthropicFormat, parseRequest.anthropic));
+app.post('/v1beta/models/:target', async (c) => {
+  const [model, method] = c.req.param('target').split(':');
+  if (method !== 'streamGenerateContent' && method !== 'generateContent') {
+    return Response.json({ error: { code: 404, message: `unknown method "${method}"`, status: 'NOT_FOUND' } }, { status: 404 });
+  }
+  return handleCompletion(c.req.raw, limitsFrom(c.env), geminiFormat, (body) => parseRequest.gemini(body, model, method === 'streamGenerateContent'));
+});
+
+app.notFound((c) => c.json({ error: { message: `no route for ${c.req.method} ${new URL(c.req.url).pathname}`, type: 'not_found' } }, 404));
+app.onError((_err, c) => c.json({ error: { message: 'internal error', type: 'server_error' } }, 500));
+
+export default app satisfies ExportedHandler<Env>;

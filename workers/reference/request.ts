@@ -1,0 +1,122 @@
+import type { StreamFormat } from './formats/format.ts';
+
+/** What the endpoint needs from any of the four request shapes. */
+export interface ParsedRequest {
+  model: string;
+  promptText: string;
+  maxTokens: number | null;
+  stream: boolean;
+  includeUsage: boolean;
+}
+
+export class RequestError extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
+}
+
+/** Rough tokenizer: about four characters a token, the usual rule of thumb for English text. */
+export const CHARS_PER_TOKEN = 4;
+export const DEFAULT_MAX_TOKENS = 256;
+
+export function estimateTokens(text: string): number {
+  return Math.max(1, Math.ceil(text.length / CHARS_PER_TOKEN));
+}
+
+/** Reads at most `limit` bytes of JSON; a larger body is a 413 whatever its content-length says. */
+export async function readJsonBody(request: Request, limit: number): Promise<Record<string, unknown>> {
+  const declared = Number(request.headers.get('content-length') ?? '0');
+  if (declared > limit) throw new RequestError(413, `request body larger than ${limit} bytes`);
+  if (!request.body) throw new RequestError(400, 'request body is required');
+  const reader = request.body.getReader();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw new RequestError(413, `request body larger than ${limit} bytes`);
+    }
+    parts.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const p of parts) {
+    bytes.set(p, offset);
+    offset += p.byteLength;
+  }
+  try {
+    const body = JSON.parse(new TextDecoder().decode(bytes));
+    if (!body || typeof body !== 'object' || Array.isArray(body)) throw new Error('not an object');
+    return body as Record<string, unknown>;
+  } catch {
+    throw new RequestError(400, 'request body must be a JSON object');
+  }
+}
+
+/** All text of a messages array, whatever shape each content takes. */
+function textOf(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return value.map(textOf).join('\n');
+  if (value && typeof value === 'object') {
+    const v = value as Record<string, unknown>;
+    return textOf(v.content ?? v.text ?? v.parts ?? '');
+  }
+  return '';
+}
+
+function optionalInt(body: Record<string, unknown>, ...names: string[]): number | null {
+  for (const name of names) {
+    const v = body[name];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw new RequestError(400, `${name} must be a positive integer`);
+    return v;
+  }
+  return null;
+}
+
+function requireModel(body: Record<string, unknown>): string {
+  if (typeof body.model !== 'string' || body.model === '') throw new RequestError(400, 'model is required');
+  return body.model;
+}
+
+function requireMessages(body: Record<string, unknown>): unknown[] {
+  if (!Array.isArray(body.messages) || body.messages.length === 0) throw new RequestError(400, 'messages must be a non-empty array');
+  return body.messages;
+}
+
+export const parseRequest = {
+  openaiChat(body: Record<string, unknown>): ParsedRequest {
+    const options = body.stream_options as { include_usage?: unknown } | undefined;
+    return {
+      model: requireModel(body),
+      promptText: textOf(requireMessages(body)),
+      maxTokens: optionalInt(body, 'max_completion_tokens', 'max_tokens'),
+      stream: body.stream === true,
+      includeUsage: options?.include_usage === true,
+    };
+  },
+  openaiResponses(body: Record<string, unknown>): ParsedRequest {
+    if (body.input === undefined) throw new RequestError(400, 'input is required');
+    return { model: requireModel(body), promptText: textOf(body.input), maxTokens: optionalInt(body, 'max_output_tokens'), stream: body.stream === true, includeUsage: true };
+  },
+  anthropic(body: Record<string, unknown>): ParsedRequest {
+    const maxTokens = optionalInt(body, 'max_tokens');
+    if (maxTokens === null) throw new RequestError(400, 'max_tokens is required');
+    return { model: requireModel(body), promptText: textOf(body.system ?? '') + textOf(requireMessages(body)), maxTokens, stream: body.stream === true, includeUsage: true };
+  },
+  gemini(body: Record<string, unknown>, model: string, stream: boolean): ParsedRequest {
+    if (!Array.isArray(body.contents) || body.contents.length === 0) throw new RequestError(400, 'contents must be a non-empty array');
+    const config = (body.generationConfig ?? {}) as Record<string, unknown>;
+    return { model, promptText: textOf(body.contents), maxTokens: optionalInt(config, 'maxOutputTokens'), stream, includeUsage: true };
+  },
+};
+
+/** A 4xx/5xx in the format's own error shape. */
+export function errorResponse(format: StreamFormat, status: number, message: string, headers: Record<string, string> = {}): Response {
+  return new Response(format.httpError(status, message), { status, headers: { 'content-type': 'application/json', ...headers } });
+}

@@ -1,0 +1,231 @@
+import { planSchedule, type Schedule } from './latency-model.ts';
+import { httpStatusOf, RETRY_AFTER_S, TOKENS_BEFORE_BREAK, type Fault } from './faults.ts';
+import { answerTokens, reasoningTokens } from './text.ts';
+import type { Profile } from './profiles.ts';
+import type { Metrics, StreamContext, StreamFormat, Usage } from './formats/format.ts';
+import { errorResponse } from './request.ts';
+
+export interface Completion {
+  format: StreamFormat;
+  model: string;
+  promptTokens: number;
+  maxTokens: number;
+  stream: boolean;
+  includeUsage: boolean;
+  profile: Profile;
+  fault: Fault | null;
+  /** Longest any fault may hold the connection. */
+  maxHoldMs: number;
+}
+
+/** Requests in flight on this isolate: the only state, and it lives no longer than the requests. */
+let inFlight = 0;
+
+const sleep = (ms: number) => (ms > 0 ? new Promise<void>((r) => setTimeout(r, ms)) : Promise.resolve());
+const encoder = new TextEncoder();
+const PADDING_CHUNK = 'x'.repeat(64 * 1024);
+
+/**
+ * Serves one completion on its schedule. Server-Timing states exactly the time spent before the
+ * headers: in headers-at-once mode that is only request handling (queue and prefill come later,
+ * on the open stream); in hold mode it is the real queue and prefill, measured, not planned.
+ */
+export async function serveCompletion(c: Completion, arrived: number): Promise<Response> {
+  const status = httpStatusOf(c.fault);
+  if (status !== null) {
+    const retry: Record<string, string> = status === 429 || status === 503 ? { 'retry-after': String(RETRY_AFTER_S) } : {};
+    return withTiming(errorResponse(c.format, status, faultMessage(status), retry), { app: performance.now() - arrived });
+  }
+  if (c.fault === 'slow-headers') await sleep(Math.min(c.profile.slow_headers_ms, c.maxHoldMs));
+
+  inFlight++;
+  const reasoning = Math.min(c.profile.reasoning_tokens, Math.max(0, c.maxTokens - 1));
+  const schedule = planSchedule(c.profile, c.promptTokens, c.maxTokens, inFlight);
+  const ctx: StreamContext = { id: crypto.randomUUID().replaceAll('-', ''), model: c.model, created: Math.floor(Date.now() / 1000), promptTokens: c.promptTokens, includeUsage: c.includeUsage, state: {} };
+  const usage: Usage = { promptTokens: c.promptTokens, outputTokens: c.maxTokens, reasoningTokens: reasoning };
+
+  if (!c.stream || c.fault === 'wrong-content-type') {
+    try {
+      await sleep(schedule.chunks[schedule.chunks.length - 1].at - (performance.now() - arrived));
+    } finally {
+      inFlight--;
+    }
+    const body = c.format.nonStreamed(ctx, answerTokens(0, c.maxTokens - reasoning), usage);
+    return withTiming(new Response(body, { headers: { 'content-type': 'application/json' } }), { app: performance.now() - arrived }, c);
+  }
+
+  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+  const writer = writable.getWriter();
+  const headers = { 'content-type': c.format.contentType, 'cache-control': 'no-cache' };
+  const run = new StreamRun(c, ctx, schedule, usage, reasoning, arrived, writer);
+
+  if (c.profile.headers_at_once === 1) {
+    const response = withTiming(new Response(readable, { headers }), { queue: 0, prefill: 0, app: performance.now() - arrived }, c);
+    run.produce(0).finally(() => closeQuietly(writer));
+    return response;
+  }
+  // Hold mode: queue and prefill happen before the headers, which leave together with the first chunk.
+  // One timer for both phases: each timer adds its own lateness, which the runtime's clock cannot see.
+  const handling = performance.now() - arrived;
+  await sleep(arrived + schedule.chunks[0].at - performance.now());
+  run.queueFirstChunk();
+  const spent = performance.now() - arrived;
+  const queued = Math.min(schedule.queueMs, spent - handling);
+  const response = withTiming(new Response(readable, { headers }), { queue: queued, prefill: spent - queued - handling, app: handling }, c);
+  run.produce(1).finally(() => closeQuietly(writer));
+  return response;
+}
+
+/** One stream on its schedule, with the request's fault applied once. */
+class StreamRun {
+  private sentTokens = 0;
+  private firstChunkAt = 0;
+  private struck = false;
+  private readonly c: Completion;
+  private readonly ctx: StreamContext;
+  private readonly schedule: Schedule;
+  private readonly usage: Usage;
+  private readonly reasoning: number;
+  private readonly arrived: number;
+  private readonly writer: WritableStreamDefaultWriter<Uint8Array>;
+
+  constructor(c: Completion, ctx: StreamContext, schedule: Schedule, usage: Usage, reasoning: number, arrived: number, writer: WritableStreamDefaultWriter<Uint8Array>) {
+    this.c = c;
+    this.ctx = ctx;
+    this.schedule = schedule;
+    this.usage = usage;
+    this.reasoning = reasoning;
+    this.arrived = arrived;
+    this.writer = writer;
+  }
+
+  private send(text: string): Promise<void> {
+    return text === '' ? Promise.resolve() : this.writer.write(encoder.encode(text));
+  }
+
+  /** Hold mode: the opening events and the first chunk wait in the stream for the headers. */
+  queueFirstChunk(): void {
+    this.firstChunkAt = performance.now();
+    this.send(this.c.format.open(this.ctx) + this.chunkText(0)).catch(() => {});
+  }
+
+  /** Streams chunks from index `from` on schedule, then the end; never throws. */
+  async produce(from: number): Promise<void> {
+    try {
+      if (from === 0) {
+        await this.send(this.c.format.open(this.ctx));
+        await this.keepAliveUntil(this.arrived + this.schedule.chunks[0].at);
+        this.firstChunkAt = performance.now();
+        await this.send(this.chunkText(0));
+      }
+      for (let i = 1; i < this.schedule.chunks.length; i++) {
+        if (await this.faultStrikes(false)) return;
+        await sleep(this.arrived + this.schedule.chunks[i].at - performance.now());
+        await this.send(this.chunkText(i));
+      }
+      if (await this.faultStrikes(true)) return;
+      await this.send(this.c.format.close(this.ctx, this.usage, this.metrics()));
+    } catch {
+      // the client closed the connection
+    } finally {
+      inFlight--;
+    }
+  }
+
+  /** Waits until `due`, sending the format's keep-alive every keep_alive_ms meanwhile. */
+  private async keepAliveUntil(due: number): Promise<void> {
+    const every = this.c.profile.keep_alive_ms;
+    const keepAlive = this.c.format.keepAlive(this.ctx);
+    if (every > 0 && keepAlive !== '') {
+      while (due - performance.now() > every) {
+        await sleep(every);
+        await this.send(keepAlive);
+      }
+    }
+    await sleep(due - performance.now());
+  }
+
+  private chunkText(i: number): string {
+    const tokens = this.schedule.chunks[i].tokens;
+    const f = this.c.format;
+    let text = '';
+    for (let n = this.sentTokens; n < this.sentTokens + tokens && n < this.reasoning; n++) text += f.reasoning(this.ctx, reasoningTokens(n, 1));
+    const answerFrom = Math.max(this.sentTokens, this.reasoning);
+    const answerCount = this.sentTokens + tokens - answerFrom;
+    if (answerCount > 0) {
+      const words = answerTokens(answerFrom - this.reasoning, answerCount);
+      text += this.c.fault === 'huge' ? f.padded(this.ctx, words, PADDING_CHUNK) : f.answer(this.ctx, words);
+    }
+    this.sentTokens += tokens;
+    return text;
+  }
+
+  /** Applies the stream fault once enough tokens went out; true when the stream must end now. */
+  private async faultStrikes(atEnd: boolean): Promise<boolean> {
+    const fault = this.c.fault;
+    if (fault === null || this.struck) return false;
+    const threshold = fault === 'stall' ? this.c.profile.stall_after_tokens : TOKENS_BEFORE_BREAK;
+    if (fault === 'huge' ? !atEnd : this.sentTokens < threshold && !atEnd) return false;
+    this.struck = true;
+    switch (fault) {
+      case 'stall':
+        await sleep(Math.min(this.c.profile.stall_ms, this.c.maxHoldMs));
+        return true;
+      case 'close-early':
+        return true;
+      case 'malformed':
+        await this.send(this.c.format.malformed(this.ctx));
+        return false;
+      case 'error-event':
+        await this.send(this.c.format.errorEvent(this.ctx, 'reference endpoint: injected error'));
+        return true;
+      case 'huge': {
+        const chunks = Math.ceil((this.c.profile.huge_mb * 1024 * 1024) / PADDING_CHUNK.length);
+        for (let i = 0; i < chunks; i++) await this.send(this.c.format.padded(this.ctx, '', PADDING_CHUNK));
+        return false;
+      }
+      default:
+        return false;
+    }
+  }
+
+  private metrics(): Metrics | null {
+    if (this.c.profile.vendor_timing !== 1) return null;
+    const queue = this.schedule.queueMs;
+    return {
+      queue_time_ms: round(queue),
+      time_to_first_token_ms: round(this.firstChunkAt - this.arrived - queue),
+      generation_time_ms: round(performance.now() - this.firstChunkAt),
+    };
+  }
+}
+
+function round(x: number): number {
+  return Math.round(x * 100) / 100;
+}
+
+function faultMessage(status: number): string {
+  if (status === 429) return 'Rate limit reached (reference endpoint: injected fault)';
+  if (status === 529) return 'Overloaded (reference endpoint: injected fault)';
+  if (status === 503) return 'Service unavailable (reference endpoint: injected fault)';
+  return 'Internal server error (reference endpoint: injected fault)';
+}
+
+/** Adds Server-Timing (and, with vendor timings, openai-processing-ms) for the time spent before headers. */
+function withTiming(response: Response, parts: Record<string, number>, c?: Completion): Response {
+  const value = Object.entries(parts).map(([name, ms]) => `${name};dur=${Math.max(0, ms).toFixed(2)}`).join(', ');
+  response.headers.set('server-timing', value);
+  if (c?.profile.vendor_timing === 1) {
+    const total = Object.values(parts).reduce((a, b) => a + b, 0);
+    response.headers.set('openai-processing-ms', String(Math.round(total)));
+  }
+  return response;
+}
+
+async function closeQuietly(writer: WritableStreamDefaultWriter<Uint8Array>): Promise<void> {
+  try {
+    await writer.close();
+  } catch {
+    // already errored by a departed client
+  }
+}
