@@ -1,4 +1,10 @@
+import { fileURLToPath } from 'node:url';
+import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
+import { TEST_REFERENCE_KEY } from './tests/helpers/workers-reference-setup.ts';
+
+const migrations = await readD1Migrations(fileURLToPath(new URL('./migrations', import.meta.url)));
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
 export default defineConfig({
   test: {
@@ -19,6 +25,40 @@ export default defineConfig({
           exclude: ['**/*.timing.test.ts'],
           environment: 'node',
           globalSetup: ['tests/helpers/reference-setup.ts'],
+          testTimeout: 60_000,
+        },
+      },
+      {
+        // The local scripts as a user runs them: real wrangler dev, real local D1, real HTTP.
+        test: {
+          name: 'e2e',
+          include: ['tests/e2e/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        // The observatory Worker inside workerd: cron, regional Durable Objects, local D1, read API.
+        plugins: [
+          cloudflareTest(({ inject }) => ({
+            wrangler: { configPath: './wrangler.toml' },
+            miniflare: {
+              bindings: {
+                TEST_MIGRATIONS: migrations,
+                REFERENCE_URL: inject('workersReferenceUrl'),
+                REFERENCE_KEY: TEST_REFERENCE_KEY,
+                ADMIN_TOKEN: 'test-admin-token',
+              },
+            },
+          })),
+        ],
+        resolve: { alias: [{ find: /^.*\/observatory\.config\.ts$/, replacement: here('./tests/workers/test-config.ts') }] },
+        test: {
+          name: 'workers',
+          include: ['tests/workers/**/*.test.ts'],
+          setupFiles: ['tests/workers/apply-migrations.ts'],
+          globalSetup: ['tests/helpers/workers-reference-setup.ts'],
           testTimeout: 60_000,
         },
       },

@@ -10,7 +10,7 @@ import { createParser } from 'eventsource-parser';
 import { StreamMeter } from '../shared/stream-meter.ts';
 import { fillFigures } from '../shared/figures.ts';
 import { protocolFor } from '../shared/protocols/index.ts';
-import { percentile } from '../shared/percentile.ts';
+import { percentile } from '../shared/stats/percentile.ts';
 import { METHOD_VERSION } from '../shared/constants.ts';
 import type { Sample } from '../shared/types.ts';
 import { STREAMS, TOKENS } from './synthetic-streams.ts';

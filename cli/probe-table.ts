@@ -1,4 +1,4 @@
-import { percentile } from '../shared/percentile.ts';
+import { percentile } from '../shared/stats/percentile.ts';
 import type { Sample } from '../shared/types.ts';
 
 const COLUMNS: Array<[string, (s: Sample) => string]> = [

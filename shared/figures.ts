@@ -1,4 +1,4 @@
-import { percentileSorted } from './percentile.ts';
+import { percentileSorted } from './stats/percentile.ts';
 import { splitTtft } from './ttft-split.ts';
 import type { HeaderTimings } from './header-timings.ts';
 import type { StreamMeter } from './stream-meter.ts';

@@ -4,7 +4,7 @@
  * declared server time, and Server-Timing is the time really spent before the headers (within 2 ms).
  */
 import { describe, expect, inject, it } from 'vitest';
-import { median } from '../../shared/percentile.ts';
+import { median } from '../../shared/stats/percentile.ts';
 
 const url = inject('referenceUrl');
 const ROUNDS = 9;

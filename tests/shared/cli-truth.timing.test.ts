@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { median } from '../../shared/percentile.ts';
+import { median } from '../../shared/stats/percentile.ts';
 import type { Sample } from '../../shared/types.ts';
 import { startDelayProxy, startTruthServer, type DelayProxy, type TruthServer } from '../helpers/truth-server.ts';
 

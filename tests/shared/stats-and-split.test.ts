@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { percentile } from '../../shared/percentile.ts';
+import { percentile } from '../../shared/stats/percentile.ts';
 import { splitTtft } from '../../shared/ttft-split.ts';
 
 describe('percentile (linear interpolation, numpy default)', () => {

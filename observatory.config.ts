@@ -1,0 +1,45 @@
+/**
+ * The observatory's configuration: the one file to edit. Checked at startup (and by `npm run check`);
+ * every problem is reported at once.
+ *
+ * - regions: one Durable Object per region, created near its locationHint.
+ * - targets: what to probe. API keys are Worker secrets, named here by `apiKeySecret` and set with
+ *   `npx wrangler secret put NAME --env production` (locally: a line NAME=… in .dev.vars). A key never
+ *   belongs in this file, in D1, in logs or on the site.
+ * - promptVariants: fixed input and output sizes; every probe's prompt also carries a fresh nonce.
+ *
+ * The defaults probe the bundled reference endpoint ({REFERENCE_URL}), so everything works locally
+ * without any account or key. To measure a vendor, add a target such as:
+ *
+ *   { id: 'openai-gpt-4o-mini', label: 'GPT-4o mini', provider: 'OpenAI', api: 'openai-chat',
+ *     url: 'https://api.openai.com/v1/chat/completions', model: 'gpt-4o-mini', apiKeySecret: 'OPENAI_API_KEY' },
+ */
+import type { ObservatoryConfig } from './shared/config/types.ts';
+
+const reference = (id: string, label: string, api: ObservatoryConfig['targets'][number]['api'], path: string) =>
+  ({ id: `reference-${id}`, label, provider: 'Reference endpoint', api, url: `{REFERENCE_URL}${path}`, model: `ref-${id}`, reference: true }) as const;
+
+export const config: ObservatoryConfig = {
+  // Every 5 minutes. Must equal [triggers] crons in wrangler.toml.
+  schedule: '*/5 * * * *',
+  plan: 'free',
+  regions: [
+    { code: 'weur', label: 'Western Europe', locationHint: 'weur' },
+    { code: 'enam', label: 'Eastern North America', locationHint: 'enam' },
+    { code: 'apac', label: 'Asia-Pacific', locationHint: 'apac' },
+  ],
+  targets: [
+    reference('fast-small', 'Reference · fast small model', 'openai-chat', '/v1/chat/completions'),
+    reference('slow-large', 'Reference · slow large model', 'anthropic-messages', '/v1/messages'),
+    reference('reasoning', 'Reference · reasoning model', 'openai-responses', '/v1/responses'),
+    reference('batching', 'Reference · batching server', 'gemini', '/v1beta/models/{model}:streamGenerateContent?alt=sse'),
+  ],
+  promptVariants: [
+    { id: 'chat-short', label: 'Chat: 200-token prompt, 64 tokens out', promptTokens: 200, maxTokens: 64 },
+  ],
+  timeouts: { headersMs: 30_000, firstTokenMs: 60_000, idleMs: 20_000, totalMs: 120_000 },
+  concurrency: 1,
+  rttProbes: 2,
+  retentionDays: 90,
+  probeSecondsEstimate: 4,
+};

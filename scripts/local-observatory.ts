@@ -1,0 +1,69 @@
+/**
+ * The whole observatory on this machine: the reference endpoint (workerd), local D1 with migrations
+ * applied, and `wrangler dev` running the scheduler, the regional Durable Objects and the API.
+ * Used by `npm run dev` and `npm start`.
+ */
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { startWorker, type RunningWorker } from './worker-runtime.ts';
+import { assertPortFree, runWrangler, startWrangler, stopProcess, waitForHttp } from './processes.ts';
+
+export interface LocalOptions {
+  apiPort: number;
+  referencePort: number;
+  persistTo: string;
+  /** Extra `--var NAME:value` for the observatory Worker. */
+  vars?: Record<string, string>;
+  /** Where wrangler's own output goes. */
+  log: (line: string) => void;
+  progress: (line: string) => void;
+}
+
+export interface LocalObservatory {
+  apiUrl: string;
+  referenceUrl: string;
+  adminToken: string;
+  stop(): Promise<void>;
+}
+
+const STARTUP_TIMEOUT_MS = 90_000;
+const RECENT_LINES = 20;
+
+export async function startLocalObservatory(o: LocalOptions): Promise<LocalObservatory> {
+  const persistTo = resolve(o.persistTo);
+  let reference: RunningWorker | null = null;
+  let dev: ChildProcess | null = null;
+  const recent: string[] = [];
+  const stop = async () => {
+    if (dev) await stopProcess(dev);
+    if (reference) await reference.stop();
+  };
+  try {
+    await assertPortFree(o.apiPort, '--port');
+    await assertPortFree(o.referencePort, '--reference-port');
+    o.progress(`starting the reference LLM endpoint on 127.0.0.1:${o.referencePort}`);
+    reference = await startWorker({ config: 'workers/reference/wrangler.toml', port: o.referencePort });
+    o.progress(`applying D1 migrations to the local database in ${persistTo}`);
+    await runWrangler(['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo]);
+    const adminToken = randomBytes(16).toString('hex');
+    const vars: Record<string, string> = { REFERENCE_URL: reference.url, ADMIN_TOKEN: adminToken, ...o.vars };
+    o.progress(`starting the scheduler, regional Durable Objects and API on 127.0.0.1:${o.apiPort}`);
+    dev = startWrangler([
+      'dev', '--ip', '127.0.0.1', '--port', String(o.apiPort), '--persist-to', persistTo, '--test-scheduled',
+      '--show-interactive-dev-session=false', '--log-level', 'warn',
+      ...Object.entries(vars).flatMap(([k, v]) => ['--var', `${k}:${v}`]),
+    ], (line) => {
+      recent.push(line);
+      if (recent.length > RECENT_LINES) recent.shift();
+      o.log(line);
+    });
+    const apiUrl = `http://127.0.0.1:${o.apiPort}`;
+    const died = new Promise<never>((_, reject) => dev!.once('exit', (code) => reject(new Error(`wrangler dev stopped (exit ${code}) before the API answered:\n${recent.join('\n')}`))));
+    await Promise.race([waitForHttp(`${apiUrl}/api/v1/health`, STARTUP_TIMEOUT_MS), died]);
+    return { apiUrl, referenceUrl: reference.url, adminToken, stop };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+}

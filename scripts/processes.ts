@@ -1,0 +1,100 @@
+/** Child processes for the local scripts: wrangler runs, waits for a port, and clean shutdown. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+
+/** Environment for wrangler: non-interactive, no telemetry, no lookups of Cloudflare's hosts. */
+export const WRANGLER_ENV = { ...process.env, CI: 'true', WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false', NO_COLOR: '1' };
+
+/** The wrangler CLI of this repository, run with the same Node as this script. */
+export function wranglerArgs(args: string[]): [string, string[]] {
+  return [process.execPath, [new URL('../node_modules/wrangler/bin/wrangler.js', import.meta.url).pathname, ...args]];
+}
+
+/** Runs wrangler to completion; rejects with its output when it fails. */
+export function runWrangler(args: string[]): Promise<string> {
+  const [cmd, argv] = wranglerArgs(args);
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, argv, { env: WRANGLER_ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`wrangler ${args.join(' ')} failed (exit ${code}):\n${out}`))));
+  });
+}
+
+/** Starts a long-running wrangler (dev); its output goes to `log`. */
+export function startWrangler(args: string[], log: (line: string) => void): ChildProcess {
+  const [cmd, argv] = wranglerArgs(args);
+  const child = spawn(cmd, argv, { env: WRANGLER_ENV, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const forward = (chunk: Buffer) => chunk.toString().split('\n').filter((l) => l.trim()).forEach(log);
+  child.stdout?.on('data', forward);
+  child.stderr?.on('data', forward);
+  // However this process ends (Miniflare's own signal handlers may end it first), take wrangler along.
+  const killGroup = () => {
+    try {
+      if (child.exitCode === null && child.pid !== undefined) process.kill(-child.pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+  };
+  process.once('exit', killGroup);
+  child.once('exit', () => process.off('exit', killGroup));
+  return child;
+}
+
+/** Stops a detached child and everything it started (workerd). */
+export function stopProcess(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.pid === undefined) return resolve();
+    child.once('exit', () => resolve());
+    try {
+      process.kill(-child.pid, 'SIGTERM');
+    } catch {
+      resolve();
+    }
+    setTimeout(() => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }, 5_000).unref();
+  });
+}
+
+/** Polls a URL on loopback until it answers (any status), or throws after `timeoutMs`. */
+export async function waitForHttp(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      await fetch(url, { signal: AbortSignal.timeout(2_000) });
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+}
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Throws a clear error when something already listens on 127.0.0.1:port. */
+export function assertPortFree(port: number, option: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', () => reject(new Error(`port ${port} on 127.0.0.1 is already in use; choose another with ${option}`)));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve()));
+  });
+}

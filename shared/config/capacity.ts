@@ -1,0 +1,113 @@
+/**
+ * What a configuration costs per day against a plan's limits, and how many ticks the scheduler must
+ * spread each tick's work over to stay inside them. Figures from Cloudflare's published limits
+ * (Workers, D1, Durable Objects; paid-plan monthly inclusions divided by 30).
+ */
+import type { ObservatoryConfig } from './types.ts';
+
+export interface PlanLimits {
+  /** Free: daily quotas are hard limits (operations fail past them). Paid: they are what is included before usage pricing. */
+  hardDailyLimits: boolean;
+  cpuMsPerInvocation: number;
+  subrequestsPerInvocation: number;
+  d1RowsWrittenPerDay: number;
+  d1QueriesPerInvocation: number;
+  doRequestsPerDay: number;
+  doGbSecondsPerDay: number;
+  workerRequestsPerDay: number;
+}
+
+export const PLAN_LIMITS: Record<'free' | 'paid', PlanLimits> = {
+  free: { hardDailyLimits: true, cpuMsPerInvocation: 10, subrequestsPerInvocation: 50, d1RowsWrittenPerDay: 100_000, d1QueriesPerInvocation: 50, doRequestsPerDay: 100_000, doGbSecondsPerDay: 13_000, workerRequestsPerDay: 100_000 },
+  // Paid: what the $5 plan includes before usage pricing starts (monthly inclusions / 30).
+  paid: { hardDailyLimits: false, cpuMsPerInvocation: 30_000, subrequestsPerInvocation: 10_000, d1RowsWrittenPerDay: 50_000_000 / 30, d1QueriesPerInvocation: 1_000, doRequestsPerDay: 1_000_000 / 30, doGbSecondsPerDay: 400_000 / 30, workerRequestsPerDay: 10_000_000 / 30 },
+};
+
+/** D1 rows written per stored sample: the row and its unique-key index entry, then the same again when retention deletes it. */
+export const D1_ROWS_WRITTEN_PER_SAMPLE = 4;
+/** Durable Object memory billed for duration (GB). */
+const DO_GB = 0.125;
+/** Share of a tick's interval the regional probes may take, so ticks do not pile up. */
+const TICK_BUSY_SHARE = 0.8;
+const MINUTES_PER_DAY = 1_440;
+
+export interface Capacity {
+  tickMinutes: number;
+  ticksPerDay: number;
+  /** Probes (target × variant) each region runs per tick, before spreading. */
+  probesPerRegionTick: Record<string, number>;
+  probesPerDay: number;
+  d1RowsWrittenPerDay: number;
+  doRequestsPerDay: number;
+  doGbSecondsPerDay: number;
+  subrequestsPerProbeInvocation: number;
+  /** Each tick runs 1/spread of the work list in turn; 1 means everything every tick. */
+  spread: number;
+  /** The limit that sets the spread, or null when everything fits. */
+  bindingLimit: string | null;
+}
+
+/** Minutes between ticks of a `*\/N * * * *` (or `M * * * *`, hourly) schedule; null when not of that form. */
+export function tickMinutesOf(schedule: string): number | null {
+  const parts = schedule.trim().split(/\s+/);
+  if (parts.length !== 5 || parts.slice(1).some((p) => p !== '*')) return null;
+  const every = /^\*\/(\d+)$/.exec(parts[0]);
+  if (every) {
+    const n = Number(every[1]);
+    return n >= 1 && n <= 60 && 60 % n === 0 ? n : null;
+  }
+  if (parts[0] === '*') return 1;
+  return /^\d+$/.test(parts[0]) && Number(parts[0]) < 60 ? 60 : null;
+}
+
+export function capacity(config: ObservatoryConfig): Capacity {
+  const tickMinutes = tickMinutesOf(config.schedule) ?? 5;
+  const ticksPerDay = MINUTES_PER_DAY / tickMinutes;
+  const limits = PLAN_LIMITS[config.plan];
+  const probesPerRegionTick: Record<string, number> = {};
+  for (const region of config.regions) {
+    probesPerRegionTick[region.code] = 0;
+    for (const t of config.targets) {
+      if (t.regions && !t.regions.includes(region.code)) continue;
+      probesPerRegionTick[region.code] += t.promptVariants ? t.promptVariants.length : config.promptVariants.length;
+    }
+  }
+  const perTick = Object.values(probesPerRegionTick).reduce((a, b) => a + b, 0);
+  const probesPerDay = perTick * ticksPerDay;
+  const regionTicksPerDay = config.regions.length * ticksPerDay;
+  const d1RowsWrittenPerDay = probesPerDay * D1_ROWS_WRITTEN_PER_SAMPLE;
+  // One alarm invocation per probe, plus one RPC per region and tick.
+  const doRequestsPerDay = probesPerDay + regionTicksPerDay;
+  const doGbSecondsPerDay = probesPerDay * config.probeSecondsEstimate * DO_GB;
+  const busiest = Math.max(0, ...Object.values(probesPerRegionTick));
+  const tickSeconds = (busiest * config.probeSecondsEstimate) / config.concurrency;
+
+  const ratios: Array<[string, number]> = [['tick length (a region must finish before the next tick)', tickSeconds / (tickMinutes * 60 * TICK_BUSY_SHARE)]];
+  if (limits.hardDailyLimits) {
+    ratios.push(
+      ['D1 rows written per day', d1RowsWrittenPerDay / limits.d1RowsWrittenPerDay],
+      ['Durable Object requests per day', doRequestsPerDay / limits.doRequestsPerDay],
+      ['Durable Object duration (GB-s) per day', doGbSecondsPerDay / limits.doGbSecondsPerDay],
+    );
+  }
+  ratios.sort((a, b) => b[1] - a[1]);
+  const spread = Math.max(1, Math.ceil(ratios[0][1]));
+  return {
+    tickMinutes,
+    ticksPerDay,
+    probesPerRegionTick,
+    probesPerDay,
+    d1RowsWrittenPerDay,
+    doRequestsPerDay,
+    doGbSecondsPerDay,
+    subrequestsPerProbeInvocation: config.concurrency * (1 + config.rttProbes) + 2,
+    spread,
+    bindingLimit: spread > 1 ? ratios[0][0] : null,
+  };
+}
+
+/** Most probes per day within a plan's daily quotas (free) or included usage (paid), for a given probe duration. */
+export function maxProbesPerDay(plan: 'free' | 'paid', probeSeconds: number): number {
+  const l = PLAN_LIMITS[plan];
+  return Math.floor(Math.min(l.d1RowsWrittenPerDay / D1_ROWS_WRITTEN_PER_SAMPLE, l.doRequestsPerDay, l.doGbSecondsPerDay / (probeSeconds * DO_GB)));
+}

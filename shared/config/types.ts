@@ -1,0 +1,63 @@
+/** The observatory's configuration: what a user edits in observatory.config.ts. */
+import type { ApiId, Timeouts } from '../types.ts';
+
+/** Cloudflare Durable Object location hints. */
+export const LOCATION_HINTS = ['wnam', 'enam', 'sam', 'weur', 'eeur', 'apac', 'oc', 'afr', 'me'] as const;
+export type LocationHint = (typeof LOCATION_HINTS)[number];
+
+export interface RegionConfig {
+  /** Short code used in the data (`weur`); one regional Durable Object per code. */
+  code: string;
+  label: string;
+  /** Where Cloudflare should create the region's object (honoured only when it is first created). */
+  locationHint: LocationHint;
+}
+
+export interface TargetConfig {
+  /** Stable id used in the data: change it and the history starts anew. */
+  id: string;
+  label: string;
+  provider: string;
+  api: ApiId;
+  /** Endpoint URL; `{REFERENCE_URL}` is replaced by the REFERENCE_URL variable of the Worker. */
+  url: string;
+  model: string;
+  /** Name of the Worker secret holding the API key (`wrangler secret put NAME`); never the key itself. */
+  apiKeySecret?: string;
+  headers?: Record<string, string>;
+  extraBody?: Record<string, unknown>;
+  /** Server-Timing metric names that count as server time before headers (default: all). */
+  serverTimingMetrics?: string[];
+  /** Only these regions probe it (default: all). */
+  regions?: string[];
+  /** Only these prompt variants (default: all). */
+  promptVariants?: string[];
+  /** The bundled reference endpoint: a control row, labelled as such. */
+  reference?: boolean;
+}
+
+export interface PromptVariantConfig {
+  id: string;
+  label: string;
+  promptTokens: number;
+  maxTokens: number;
+}
+
+export interface ObservatoryConfig {
+  /** Cron schedule, `*\/N * * * *`; must equal the crons in wrangler.toml. */
+  schedule: string;
+  /** Which plan's limits the scheduler stays within. */
+  plan: 'free' | 'paid';
+  regions: RegionConfig[];
+  targets: TargetConfig[];
+  promptVariants: PromptVariantConfig[];
+  timeouts: Timeouts;
+  /** Probes at once in one region (1 keeps them from distorting each other; at most 3). */
+  concurrency: number;
+  /** Round-trip GETs before each probe (0 to skip; they also warm the connection). */
+  rttProbes: number;
+  /** Raw samples older than this are deleted. */
+  retentionDays: number;
+  /** Expected wall time of one probe, for budgeting Durable Object duration and tick length. */
+  probeSecondsEstimate: number;
+}

@@ -1,0 +1,88 @@
+/** Checks a configuration at startup and lists every problem at once, in words a user can act on. */
+import { API_IDS } from '../types.ts';
+import { capacity, PLAN_LIMITS, tickMinutesOf } from './capacity.ts';
+import { LOCATION_HINTS, type ObservatoryConfig } from './types.ts';
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`invalid observatory configuration:\n  - ${problems.join('\n  - ')}`);
+    this.problems = problems;
+  }
+}
+
+const ID = /^[a-z0-9][a-z0-9._-]{0,62}$/;
+const SECRET_NAME = /^[A-Z][A-Z0-9_]{0,63}$/;
+const CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'api-key', 'x-goog-api-key', 'proxy-authorization', 'cookie'];
+
+function isInt(v: unknown, min: number, max: number): v is number {
+  return typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max;
+}
+
+function duplicates(values: string[]): string[] {
+  return values.filter((v, i) => values.indexOf(v) !== i);
+}
+
+export function validateConfig(config: ObservatoryConfig): ObservatoryConfig {
+  const p: string[] = [];
+  if (tickMinutesOf(config.schedule) === null) p.push(`schedule "${config.schedule}" must look like "*/5 * * * *" (every N minutes, N dividing 60) or "0 * * * *"`);
+  if (config.plan !== 'free' && config.plan !== 'paid') p.push(`plan must be "free" or "paid", got "${config.plan}"`);
+
+  const regionCodes = (config.regions ?? []).map((r) => r.code);
+  if (regionCodes.length === 0) p.push('regions: at least one region is needed');
+  for (const r of config.regions ?? []) {
+    if (!ID.test(r.code ?? '')) p.push(`region "${r.code}": code must be lower-case letters, digits, ".", "_" or "-"`);
+    if (!(LOCATION_HINTS as readonly string[]).includes(r.locationHint)) p.push(`region "${r.code}": locationHint "${r.locationHint}" is not one of ${LOCATION_HINTS.join(', ')}`);
+  }
+  for (const d of duplicates(regionCodes)) p.push(`region "${d}" is listed twice`);
+
+  const variantIds = (config.promptVariants ?? []).map((v) => v.id);
+  if (variantIds.length === 0) p.push('promptVariants: at least one prompt variant is needed');
+  for (const v of config.promptVariants ?? []) {
+    if (!ID.test(v.id ?? '')) p.push(`prompt variant "${v.id}": id must be lower-case letters, digits, ".", "_" or "-"`);
+    if (!isInt(v.promptTokens, 1, 200_000)) p.push(`prompt variant "${v.id}": promptTokens must be a whole number from 1 to 200000`);
+    if (!isInt(v.maxTokens, 1, 32_768)) p.push(`prompt variant "${v.id}": maxTokens must be a whole number from 1 to 32768`);
+  }
+  for (const d of duplicates(variantIds)) p.push(`prompt variant "${d}" is listed twice`);
+
+  const targetIds = (config.targets ?? []).map((t) => t.id);
+  if (targetIds.length === 0) p.push('targets: at least one target is needed');
+  for (const t of config.targets ?? []) {
+    const where = `target "${t.id}"`;
+    if (!ID.test(t.id ?? '')) p.push(`${where}: id must be lower-case letters, digits, ".", "_" or "-"`);
+    if (!(API_IDS as readonly string[]).includes(t.api)) p.push(`${where}: api "${t.api}" is not one of ${API_IDS.join(', ')}`);
+    try {
+      const url = new URL((t.url ?? '').replace('{REFERENCE_URL}', 'http://127.0.0.1:1'));
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') p.push(`${where}: url must be http or https`);
+      if (url.username || url.password || /[?&](key|api_key|token)=/i.test(url.search)) p.push(`${where}: url must not carry credentials; use apiKeySecret`);
+    } catch {
+      p.push(`${where}: url "${t.url}" is not a URL`);
+    }
+    if (!t.model) p.push(`${where}: model is required`);
+    if (t.apiKeySecret !== undefined && !SECRET_NAME.test(t.apiKeySecret)) p.push(`${where}: apiKeySecret must be a secret's NAME in upper case (like OPENAI_API_KEY), not a key`);
+    for (const name of Object.keys(t.headers ?? {})) {
+      if (CREDENTIAL_HEADERS.includes(name.toLowerCase())) p.push(`${where}: header "${name}" would put a credential in the config; use apiKeySecret`);
+    }
+    for (const r of t.regions ?? []) if (!regionCodes.includes(r)) p.push(`${where}: unknown region "${r}"`);
+    for (const v of t.promptVariants ?? []) if (!variantIds.includes(v)) p.push(`${where}: unknown prompt variant "${v}"`);
+  }
+  for (const d of duplicates(targetIds)) p.push(`target "${d}" is listed twice`);
+
+  const to = config.timeouts ?? ({} as ObservatoryConfig['timeouts']);
+  for (const key of ['headersMs', 'firstTokenMs', 'idleMs', 'totalMs'] as const) {
+    if (!isInt(to[key], 1, 600_000)) p.push(`timeouts.${key} must be a whole number of ms from 1 to 600000`);
+  }
+  if (to.headersMs > to.firstTokenMs || to.firstTokenMs > to.totalMs) p.push('timeouts must satisfy headersMs ≤ firstTokenMs ≤ totalMs');
+  if (!isInt(config.concurrency, 1, 3)) p.push('concurrency must be 1, 2 or 3 (a Worker keeps at most 6 connections waiting for headers)');
+  if (!isInt(config.rttProbes, 0, 5)) p.push('rttProbes must be a whole number from 0 to 5');
+  if (!isInt(config.retentionDays, 1, 3650)) p.push('retentionDays must be a whole number from 1 to 3650');
+  if (!(config.probeSecondsEstimate > 0 && config.probeSecondsEstimate <= 600)) p.push('probeSecondsEstimate must be a number of seconds from 0 to 600');
+
+  if (p.length === 0) {
+    const c = capacity(config);
+    const limit = PLAN_LIMITS[config.plan].subrequestsPerInvocation;
+    if (c.subrequestsPerProbeInvocation > limit) p.push(`one probe invocation would make ${c.subrequestsPerProbeInvocation} subrequests, over the ${config.plan} plan's ${limit}; lower concurrency or rttProbes`);
+  }
+  if (p.length > 0) throw new ConfigError(p);
+  return config;
+}

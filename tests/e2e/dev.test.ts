@@ -1,0 +1,52 @@
+/**
+ * `npm run dev` as a user runs it: real wrangler dev, real local D1, the reference endpoint over
+ * loopback HTTP. A tick fired through /__scheduled fills every region × target, visible in the API.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, stopProcess, waitForHttp } from '../../scripts/processes.ts';
+import { config } from '../../observatory.config.ts';
+
+let dev: ChildProcess;
+let api: string;
+let output = '';
+const state = mkdtempSync(join(tmpdir(), 'observatory-dev-'));
+
+beforeAll(async () => {
+  const [port, referencePort] = [await freePort(), await freePort()];
+  api = `http://127.0.0.1:${port}`;
+  dev = spawn(process.execPath, ['scripts/dev.ts', '--port', String(port), '--reference-port', String(referencePort), '--persist-to', state], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  dev.stdout!.on('data', (d) => (output += d));
+  dev.stderr!.on('data', (d) => (output += d));
+  await waitForHttp(`${api}/api/v1/health`, 90_000);
+  for (let i = 0; i < 100 && !output.includes('Ctrl-C stops everything'); i++) await new Promise((r) => setTimeout(r, 100));
+}, 120_000);
+
+afterAll(async () => {
+  if (dev) await stopProcess(dev);
+  rmSync(state, { recursive: true, force: true });
+});
+
+describe('npm run dev', () => {
+  it('prints where everything is', () => {
+    expect(output).toContain(`observatory API:   ${api}/api/v1/health`);
+    expect(output).toContain('/__scheduled');
+  });
+
+  it('fires a tick on /__scheduled and stores one sample per region × target', async () => {
+    expect(await (await fetch(`${api}/__scheduled?cron=${encodeURIComponent(config.schedule)}`)).text()).toContain('Ran scheduled event');
+    const expected = config.regions.length * config.targets.length * config.promptVariants.length;
+    let samples: Array<{ error: string | null; region: string; target: string }> = [];
+    for (let i = 0; i < 120 && samples.length < expected; i++) {
+      await new Promise((r) => setTimeout(r, 500));
+      samples = (await (await fetch(`${api}/api/v1/samples?limit=1000`)).json() as { samples: typeof samples }).samples;
+    }
+    expect(samples).toHaveLength(expected);
+    for (const s of samples) expect(s.error).toBeNull();
+    const health = await (await fetch(`${api}/api/v1/health`)).json();
+    expect(health).toMatchObject({ status: 'ok', db: 'ok' });
+  }, 90_000);
+});

@@ -1,0 +1,95 @@
+/** Configuration checks (every problem in words a user can act on) and plan capacity arithmetic. */
+import { describe, expect, it } from 'vitest';
+import { unstable_readConfig } from 'wrangler';
+import { config } from '../../observatory.config.ts';
+import { ConfigError, validateConfig } from '../../shared/config/validate.ts';
+import { capacity, maxProbesPerDay, tickMinutesOf } from '../../shared/config/capacity.ts';
+import { coloOutsideRegion } from '../../shared/config/colos.ts';
+import type { ObservatoryConfig } from '../../shared/config/types.ts';
+
+function problems(change: (c: ObservatoryConfig) => void): string[] {
+  const copy: ObservatoryConfig = structuredClone(config);
+  change(copy);
+  try {
+    validateConfig(copy);
+    return [];
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    return e.problems;
+  }
+}
+
+describe('observatory.config.ts', () => {
+  it('the shipped configuration is valid', () => {
+    expect(() => validateConfig(config)).not.toThrow();
+  });
+
+  it('its schedule is the cron wrangler.toml declares, in every environment', () => {
+    const local = unstable_readConfig({ config: 'wrangler.toml' }, { hideWarnings: true });
+    const production = unstable_readConfig({ config: 'wrangler.toml', env: 'production' }, { hideWarnings: true });
+    expect(local.triggers.crons).toEqual([config.schedule]);
+    expect(production.triggers.crons).toEqual([config.schedule]);
+  });
+
+  const cases: Array<[string, (c: ObservatoryConfig) => void, string]> = [
+    ['a bad schedule', (c) => { c.schedule = '*/7 * * * *'; }, 'schedule "*/7 * * * *" must look like'],
+    ['no regions', (c) => { c.regions = []; }, 'at least one region'],
+    ['a bad location hint', (c) => { c.regions[0].locationHint = 'mars' as never; }, 'locationHint "mars" is not one of'],
+    ['a duplicate region', (c) => { c.regions.push({ ...c.regions[0] }); }, 'region "weur" is listed twice'],
+    ['a key in a header', (c) => { c.targets[0].headers = { Authorization: 'Bearer sk-abc' }; }, 'header "Authorization" would put a credential in the config'],
+    ['a key in the URL', (c) => { c.targets[0].url = 'https://api.example.com/v1?key=abc'; }, 'url must not carry credentials'],
+    ['a key where the secret name goes', (c) => { c.targets[0].apiKeySecret = 'sk-live-123'; }, "apiKeySecret must be a secret's NAME"],
+    ['an unknown api', (c) => { c.targets[0].api = 'smoke-signals' as never; }, 'api "smoke-signals" is not one of'],
+    ['an unknown region on a target', (c) => { c.targets[0].regions = ['mars']; }, 'unknown region "mars"'],
+    ['a zero max_tokens', (c) => { c.promptVariants[0].maxTokens = 0; }, 'maxTokens must be a whole number from 1'],
+    ['timeouts out of order', (c) => { c.timeouts.headersMs = 90_000; }, 'headersMs ≤ firstTokenMs ≤ totalMs'],
+    ['too much concurrency', (c) => { c.concurrency = 6; }, 'concurrency must be 1, 2 or 3'],
+  ];
+  for (const [name, change, message] of cases) {
+    it(`rejects ${name}`, () => expect(problems(change).join('\n')).toContain(message));
+  }
+
+  it('reports every problem at once', () => {
+    expect(problems((c) => { c.schedule = 'hourly'; c.concurrency = 0; c.targets[0].model = ''; })).toHaveLength(3);
+  });
+});
+
+describe('capacity', () => {
+  it('reads the schedule', () => {
+    expect([tickMinutesOf('*/5 * * * *'), tickMinutesOf('* * * * *'), tickMinutesOf('0 * * * *'), tickMinutesOf('*/7 * * * *'), tickMinutesOf('0 0 * * *')]).toEqual([5, 1, 60, null, null]);
+  });
+
+  it('counts the default configuration against the free plan', () => {
+    const c = capacity(config);
+    // 3 regions × 4 targets × 1 variant × 288 ticks
+    expect(c.probesPerDay).toBe(3 * 4 * 288);
+    expect(c.d1RowsWrittenPerDay).toBe(3 * 4 * 288 * 4);
+    expect(c.spread).toBe(1);
+    expect(c.bindingLimit).toBeNull();
+  });
+
+  it('spreads a tick over several when the free plan would be exceeded', () => {
+    const big: ObservatoryConfig = structuredClone(config);
+    for (let i = 0; i < 40; i++) big.targets.push({ ...config.targets[0], id: `t${i}` });
+    const c = capacity(big);
+    // 44 targets × 3 regions × 288 × 4 rows = 152,064 rows/day > 100,000
+    expect(c.bindingLimit).toBe('D1 rows written per day');
+    expect(c.spread).toBe(2);
+    expect(capacity({ ...big, plan: 'paid' }).spread).toBe(1);
+  });
+
+  it('gives the per-day ceilings the README quotes', () => {
+    expect(maxProbesPerDay('free', 4)).toBe(25_000);
+    // Paid: what the included usage covers (Durable Object duration binds first); beyond it usage is billed.
+    expect(maxProbesPerDay('paid', 4)).toBe(26_666);
+  });
+});
+
+describe('colo flags', () => {
+  it('knows inside, outside and unknown', () => {
+    expect(coloOutsideRegion('FRA', 'weur')).toBe(false);
+    expect(coloOutsideRegion('IAD', 'weur')).toBe(true);
+    expect(coloOutsideRegion('XYZ', 'weur')).toBeNull();
+    expect(coloOutsideRegion(null, 'weur')).toBeNull();
+  });
+});

@@ -1,0 +1,8 @@
+/// <reference types="@cloudflare/vitest-plugin/types" />
+declare namespace Cloudflare {
+  interface Env {
+    TEST_MIGRATIONS: import('cloudflare:test').D1Migration[];
+    ADMIN_TOKEN: string;
+    REFERENCE_KEY: string;
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * The configuration the Workers tests run with (aliased over observatory.config.ts): the reference
+ * endpoint behind an API key held in a Worker secret, a target that always fails, and a target whose
+ * secret is missing.
+ */
+import type { ObservatoryConfig } from '../../shared/config/types.ts';
+
+const QUICK = 'decode_ms_per_token=1, prefill_base_ms=5, queue_base_ms=0';
+
+export const config: ObservatoryConfig = {
+  schedule: '*/5 * * * *',
+  plan: 'free',
+  regions: [
+    { code: 'weur', label: 'Western Europe', locationHint: 'weur' },
+    { code: 'enam', label: 'Eastern North America', locationHint: 'enam' },
+    { code: 'apac', label: 'Asia-Pacific', locationHint: 'apac' },
+  ],
+  targets: [
+    { id: 'ref-chat', label: 'Reference chat', provider: 'Reference', api: 'openai-chat', url: '{REFERENCE_URL}/v1/chat/completions', model: 'ref-fast-small', apiKeySecret: 'REFERENCE_KEY', headers: { 'x-ref-params': QUICK }, reference: true },
+    { id: 'ref-messages', label: 'Reference messages', provider: 'Reference', api: 'anthropic-messages', url: '{REFERENCE_URL}/v1/messages', model: 'ref-slow-large', apiKeySecret: 'REFERENCE_KEY', headers: { 'x-ref-params': QUICK }, reference: true },
+    { id: 'ref-broken', label: 'Always failing', provider: 'Reference', api: 'openai-chat', url: '{REFERENCE_URL}/v1/chat/completions', model: 'ref-fast-small', apiKeySecret: 'REFERENCE_KEY', headers: { 'x-ref-fault': 'http-500' }, reference: true },
+    { id: 'ref-no-key', label: 'Missing secret', provider: 'Reference', api: 'openai-chat', url: '{REFERENCE_URL}/v1/chat/completions', model: 'ref-fast-small', apiKeySecret: 'ABSENT_KEY', regions: ['weur'] },
+  ],
+  promptVariants: [{ id: 'tiny', label: 'Tiny', promptTokens: 40, maxTokens: 6 }],
+  timeouts: { headersMs: 5_000, firstTokenMs: 5_000, idleMs: 5_000, totalMs: 10_000 },
+  concurrency: 1,
+  rttProbes: 1,
+  retentionDays: 30,
+  probeSecondsEstimate: 1,
+};

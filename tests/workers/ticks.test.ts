@@ -1,0 +1,101 @@
+/**
+ * Scheduled ticks inside workerd: one sample per region × target, retried ticks without duplicates,
+ * a failing target that stops nothing, a D1 outage that loses nothing, and no secret stored.
+ */
+import { describe, expect, it } from 'vitest';
+import { createExecutionContext, createScheduledController, runDurableObjectAlarm, waitOnExecutionContext } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import worker from '../../workers/observatory/index.ts';
+import { config } from './test-config.ts';
+
+const REGIONS = config.regions.map((r) => r.code);
+const TICK = 1_767_225_600_000; // 2026-01-01T00:00:00Z, on the 5-minute grid
+
+async function fireCron(scheduledTime: number): Promise<void> {
+  const ctx = createExecutionContext();
+  await worker.scheduled(createScheduledController({ cron: config.schedule, scheduledTime }), env, ctx);
+  await waitOnExecutionContext(ctx);
+}
+
+/** Runs every region's alarms until its queue and outbox are empty (bounded). */
+async function drain(regions = REGIONS): Promise<void> {
+  for (const region of regions) {
+    const stub = env.REGION_PROBER.getByName(region);
+    for (let i = 0; i < 50; i++) {
+      const s = await stub.status();
+      if (s.queued === 0 && s.outbox === 0) break;
+      await runDurableObjectAlarm(stub);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+}
+
+async function count(where = '1 = 1', ...params: unknown[]): Promise<number> {
+  const row = await env.DB.prepare(`SELECT COUNT(*) AS n FROM samples WHERE ${where}`).bind(...params).first<{ n: number }>();
+  return row!.n;
+}
+
+describe('a scheduled tick', () => {
+  it('writes one sample per region × target × variant, stamped with region and tick', async () => {
+    await fireCron(TICK + 1_234); // a cron that fires late still belongs to its tick
+    await drain();
+    // ref-no-key is skipped (missing secret); 3 regions × 3 other targets × 1 variant
+    expect(await count()).toBe(9);
+    const rows = (await env.DB.prepare('SELECT * FROM samples ORDER BY region, target').all<Record<string, unknown>>()).results;
+    for (const r of rows) {
+      expect(r.tick_id).toBe(TICK);
+      expect(REGIONS).toContain(r.region);
+      expect(r.method_version).toBe(1);
+    }
+    const ok = rows.filter((r) => r.target !== 'ref-broken');
+    for (const r of ok) expect(r).toMatchObject({ error: null, status: 200, output_tokens: 6, tokens_exact: 1, split_source: 'server-timing', warm: 1 });
+    for (const r of ok) expect(r.ttft_ms as number).toBeGreaterThan(0);
+  });
+
+  it('a failing target is a sample with its error, and the others still run', async () => {
+    const broken = (await env.DB.prepare("SELECT region, error, status FROM samples WHERE target = 'ref-broken'").all()).results;
+    expect(broken).toHaveLength(3);
+    for (const r of broken) expect(r).toMatchObject({ error: 'http', status: 500 });
+  });
+
+  it('a target whose secret is missing is skipped and reported, not stored', async () => {
+    expect(await count("target = 'ref-no-key'")).toBe(0);
+    expect((await env.REGION_PROBER.getByName('weur').status()).missingSecrets).toEqual(['ABSENT_KEY']);
+  });
+
+  it('a retried tick or a repeated alarm writes no duplicates', async () => {
+    await fireCron(TICK + 60_000);
+    await fireCron(TICK);
+    for (const region of REGIONS) await runDurableObjectAlarm(env.REGION_PROBER.getByName(region));
+    await drain();
+    expect(await count()).toBe(9);
+    const again = await env.REGION_PROBER.getByName('weur').enqueue('weur', [{ tickId: TICK, target: 'ref-chat', variant: 'tiny', backfill: false }]);
+    expect(again).toEqual({ queued: 0, skipped: 1 });
+  });
+
+  it('no secret appears in any stored row', async () => {
+    const rows = await env.DB.prepare('SELECT * FROM samples').all();
+    expect(JSON.stringify(rows.results)).not.toContain(env.REFERENCE_KEY);
+  });
+});
+
+describe('when D1 is unavailable', () => {
+  it('keeps every sample in the regional object and writes it once D1 is back', async () => {
+    const tick = TICK + 10 * 60_000;
+    await env.DB.prepare('ALTER TABLE samples RENAME TO samples_away').run();
+    try {
+      await fireCron(tick);
+      const stub = env.REGION_PROBER.getByName('enam');
+      for (let i = 0; i < 20 && (await stub.status()).queued > 0; i++) await runDurableObjectAlarm(stub);
+      const held = await stub.status();
+      expect(held.queued).toBe(0);
+      expect(held.outbox).toBe(3);
+      expect(held.lastFlushError).toMatch(/no such table/i);
+    } finally {
+      await env.DB.prepare('ALTER TABLE samples_away RENAME TO samples').run();
+    }
+    await drain();
+    expect(await count('tick_id = ?', tick)).toBe(9);
+    expect((await env.REGION_PROBER.getByName('enam').status()).lastFlushError).toBeNull();
+  });
+});

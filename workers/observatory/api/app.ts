@@ -1,0 +1,168 @@
+/** The public read API under /api/v1 (JSON, or CSV with format=csv) and the one admin route. */
+import { Hono } from 'hono';
+import { cors } from 'hono/cors';
+import { ConfigError } from '../../../shared/config/validate.ts';
+import { getCapacity, getConfig } from '../config.ts';
+import { colosByRegion, lastSampleByTarget, latestTick, listSamples, metricValues, type SampleFilter } from '../db/samples.ts';
+import { SAMPLE_COLUMNS } from '../db/sample-row.ts';
+import { runTick, tickIdFor } from '../scheduler.ts';
+import { requireAdmin } from './admin.ts';
+import { csvResponse, toCsv } from './csv.ts';
+import { ApiError, badRequest } from './errors.ts';
+import { GROUP_COLUMNS, METRICS, percentileGroups, type GroupColumn } from './percentiles.ts';
+import { onlyKnown, parseBoolean, parseChoice, parseInt, parseList, parseWindow } from './query.ts';
+
+/** Rows a percentile query may read from D1 before it must be narrowed. */
+export const MAX_PERCENTILE_ROWS = 200_000;
+const WINDOW_PARAMS = ['window', 'from', 'to'];
+const FILTER_PARAMS = [...WINDOW_PARAMS, 'region', 'target', 'variant', 'include_backfill', 'format'];
+
+const app = new Hono<{ Bindings: Env }>();
+app.use('/api/v1/*', cors({ origin: '*', allowMethods: ['GET', 'HEAD', 'OPTIONS'] }));
+
+function filterFrom(q: URLSearchParams, now: number): SampleFilter {
+  const c = getConfig();
+  const w = parseWindow(q, now);
+  return {
+    fromTick: w.from,
+    toTick: w.to,
+    regions: parseList(q, 'region', c.regions.map((r) => r.code)),
+    targets: parseList(q, 'target', c.targets.map((t) => t.id)),
+    variants: parseList(q, 'variant', c.promptVariants.map((v) => v.id)),
+    includeBackfill: parseBoolean(q, 'include_backfill', true),
+  };
+}
+
+const windowOf = (f: SampleFilter) => ({ from: new Date(f.fromTick).toISOString(), to: new Date(f.toTick).toISOString() });
+
+app.get('/api/v1/health', async (c) => {
+  const config = getConfig();
+  const capacity = getCapacity();
+  let db: 'ok' | 'unavailable' = 'ok';
+  let last: Awaited<ReturnType<typeof latestTick>> = null;
+  try {
+    last = await latestTick(c.env.DB);
+  } catch {
+    db = 'unavailable';
+  }
+  return c.json({
+    status: db === 'ok' ? 'ok' : 'degraded',
+    db,
+    last_tick_at: last ? new Date(last.tick_id).toISOString() : null,
+    schedule: config.schedule,
+    plan: config.plan,
+    spread: capacity.spread,
+    limited_by: capacity.bindingLimit,
+    regions: config.regions.length,
+    targets: config.targets.length,
+    simulated: c.env.SIMULATED_REGIONS === '1',
+  }, db === 'ok' ? 200 : 503);
+});
+
+app.get('/api/v1/regions', async (c) => {
+  const q = new URL(c.req.url).searchParams;
+  onlyKnown(q, [...WINDOW_PARAMS, 'format']);
+  const w = parseWindow(q, Date.now());
+  const colos = await colosByRegion(c.env.DB, w.from);
+  const regions = getConfig().regions.map((r) => {
+    const seen = colos.filter((x) => x.region === r.code);
+    return {
+      code: r.code,
+      label: r.label,
+      location_hint: r.locationHint,
+      samples: seen.reduce((n, x) => n + x.samples, 0),
+      last_sample_at: seen.length ? new Date(Math.max(...seen.map((x) => x.last_started_at))).toISOString() : null,
+      colos: seen.map((x) => ({ colo: x.colo, samples: x.samples, outside_region: x.outside })),
+    };
+  });
+  if (q.get('format') === 'csv') return csvResponse(toCsv(regions.map(({ colos: list, ...r }) => ({ ...r, colos: list.map((x) => x.colo ?? 'unknown').join(' ') }))), 'regions.csv');
+  return c.json({ window: { from: new Date(w.from).toISOString(), to: new Date(w.to).toISOString() }, regions });
+});
+
+app.get('/api/v1/targets', async (c) => {
+  const q = new URL(c.req.url).searchParams;
+  onlyKnown(q, [...WINDOW_PARAMS, 'format']);
+  const w = parseWindow(q, Date.now());
+  const seen = await lastSampleByTarget(c.env.DB, w.from);
+  const targets = getConfig().targets.map((t) => {
+    const s = seen.find((x) => x.target === t.id);
+    const host = new URL(t.url.replace('{REFERENCE_URL}', c.env.REFERENCE_URL)).host;
+    return {
+      id: t.id, label: t.label, provider: t.provider, api: t.api, model: t.model, endpoint_host: host,
+      reference: t.reference === true, regions: t.regions ?? getConfig().regions.map((r) => r.code),
+      samples: s?.samples ?? 0, last_sample_at: s ? new Date(s.last_started_at).toISOString() : null,
+    };
+  });
+  if (q.get('format') === 'csv') return csvResponse(toCsv(targets), 'targets.csv');
+  return c.json({ targets });
+});
+
+app.get('/api/v1/samples', async (c) => {
+  const q = new URL(c.req.url).searchParams;
+  onlyKnown(q, [...FILTER_PARAMS, 'error', 'limit', 'cursor']);
+  const filter = filterFrom(q, Date.now());
+  const error = q.get('error');
+  if (error !== null) {
+    const allowed = ['ok', 'error', 'http', 'rate_limited', 'overloaded', 'timeout_headers', 'timeout_first_token', 'stall', 'truncated', 'protocol', 'stream_error', 'network'];
+    if (!allowed.includes(error)) throw badRequest(`error must be one of ${allowed.join(', ')}, got "${error}"`);
+    filter.error = error;
+  }
+  const limit = parseInt(q, 'limit', 100, 1, 1000);
+  const cursor = q.has('cursor') ? parseInt(q, 'cursor', 0, 1, Number.MAX_SAFE_INTEGER) : undefined;
+  const samples = await listSamples(c.env.DB, filter, limit, cursor);
+  const next = samples.length === limit ? samples[samples.length - 1].id : null;
+  if (q.get('format') === 'csv') return csvResponse(toCsv(samples as unknown as Array<Record<string, unknown>>, ['id', ...SAMPLE_COLUMNS]), 'samples.csv');
+  return c.json({ window: windowOf(filter), samples, next_cursor: next });
+});
+
+app.get('/api/v1/percentiles', async (c) => {
+  const q = new URL(c.req.url).searchParams;
+  onlyKnown(q, [...FILTER_PARAMS, 'metric', 'by']);
+  const filter = filterFrom(q, Date.now());
+  const metric = parseChoice(q, 'metric', METRICS, 'ttft_ms');
+  const by = (parseList(q, 'by', GROUP_COLUMNS) ?? ['region', 'target']) as GroupColumn[];
+  const rows = await metricValues(c.env.DB, filter, metric, MAX_PERCENTILE_ROWS + 1);
+  if (rows.length > MAX_PERCENTILE_ROWS) throw new ApiError(413, 'too_many_rows', `more than ${MAX_PERCENTILE_ROWS} samples match; narrow the window or filter by region or target`);
+  const groups = percentileGroups(rows, by);
+  if (q.get('format') === 'csv') return csvResponse(toCsv(groups), `percentiles-${metric}.csv`);
+  return c.json({
+    metric,
+    by,
+    window: windowOf(filter),
+    method: 'exact percentiles (linear interpolation between closest ranks) over successful samples; 95 % confidence intervals from order statistics (equal-tailed, distribution-free); error_rate over all samples',
+    groups,
+  });
+});
+
+app.post('/api/v1/ticks', async (c) => {
+  await requireAdmin(c.req.raw, (c.env as { ADMIN_TOKEN?: string }).ADMIN_TOKEN);
+  let body: { tick_id?: unknown; backfill?: unknown } = {};
+  const text = await c.req.text();
+  if (text.trim() !== '') {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw badRequest('body must be JSON, like {} or {"tick_id": 1767225600000, "backfill": true}');
+    }
+  }
+  const now = Date.now();
+  let tickId = now;
+  if (body.tick_id !== undefined) {
+    if (typeof body.tick_id !== 'number' || !Number.isInteger(body.tick_id) || body.tick_id > now || body.tick_id < now - 30 * 86_400_000) {
+      throw badRequest('tick_id must be epoch milliseconds within the last 30 days');
+    }
+    if (body.backfill !== true) throw badRequest('a past tick_id is only accepted with "backfill": true (its samples are flagged as such)');
+    tickId = tickIdFor(body.tick_id);
+  }
+  return c.json(await runTick(c.env, tickId, body.backfill === true), 202);
+});
+
+app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route for ${c.req.method} ${new URL(c.req.url).pathname}` } }, 404));
+app.onError((err, c) => {
+  if (err instanceof ApiError) return c.json({ error: { code: err.code, message: err.message } }, err.status);
+  if (err instanceof ConfigError) return c.json({ error: { code: 'config', message: 'the observatory configuration is invalid', problems: err.problems } }, 500);
+  console.error('unhandled API error', err);
+  return c.json({ error: { code: 'internal', message: 'internal error' } }, 500);
+});
+
+export { app };

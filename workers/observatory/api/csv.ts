@@ -1,0 +1,17 @@
+/** RFC 4180 CSV of flat records: the union of their keys as the header, objects as JSON. */
+function cell(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+export function toCsv(records: ReadonlyArray<Record<string, unknown>>, columns?: readonly string[]): string {
+  const header = columns ?? [...new Set(records.flatMap((r) => Object.keys(r)))];
+  const lines = [header.map(cell).join(',')];
+  for (const r of records) lines.push(header.map((c) => cell(r[c])).join(','));
+  return lines.join('\r\n') + '\r\n';
+}
+
+export function csvResponse(body: string, filename: string): Response {
+  return new Response(body, { headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="${filename}"` } });
+}

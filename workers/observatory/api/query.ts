@@ -1,0 +1,77 @@
+/** Query-string parsing for the read API: every bad value gets a 400 that says what was expected. */
+import { badRequest } from './errors.ts';
+
+const UNIT_MS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
+export const DEFAULT_WINDOW_MS = UNIT_MS.d;
+export const MAX_WINDOW_MS = 366 * UNIT_MS.d;
+
+export interface Window {
+  from: number;
+  to: number;
+}
+
+function parseInstant(name: string, value: string): number {
+  if (/^\d{10,16}$/.test(value)) return Number(value);
+  const t = Date.parse(value);
+  if (Number.isNaN(t)) throw badRequest(`${name} must be an ISO 8601 time or epoch milliseconds, got "${value}"`);
+  return t;
+}
+
+/** `window=24h` (m, h, d) ending now, or `from`/`to` (ISO 8601 or epoch ms); default the last 24 hours. */
+export function parseWindow(q: URLSearchParams, now: number): Window {
+  const to = q.has('to') ? parseInstant('to', q.get('to')!) : now;
+  let from: number;
+  if (q.has('from')) {
+    if (q.has('window')) throw badRequest('give either window or from, not both');
+    from = parseInstant('from', q.get('from')!);
+  } else if (q.has('window')) {
+    const m = /^(\d+)([mhd])$/.exec(q.get('window')!);
+    if (!m || Number(m[1]) === 0) throw badRequest(`window must look like 30m, 6h or 7d, got "${q.get('window')}"`);
+    from = to - Number(m[1]) * UNIT_MS[m[2]];
+  } else {
+    from = to - DEFAULT_WINDOW_MS;
+  }
+  if (from >= to) throw badRequest('from must be before to');
+  if (to - from > MAX_WINDOW_MS) throw badRequest('the window may span at most 366 days');
+  return { from, to };
+}
+
+/** A comma-separated list whose every value must be one of `known`. */
+export function parseList(q: URLSearchParams, name: string, known: readonly string[]): string[] | undefined {
+  const raw = q.get(name);
+  if (raw === null || raw === '') return undefined;
+  const values = raw.split(',').map((v) => v.trim()).filter(Boolean);
+  for (const v of values) {
+    if (!known.includes(v)) throw badRequest(`unknown ${name} "${v}"; known: ${known.join(', ')}`);
+  }
+  return values;
+}
+
+export function parseInt(q: URLSearchParams, name: string, fallback: number, min: number, max: number): number {
+  const raw = q.get(name);
+  if (raw === null) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw badRequest(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  return Number(raw);
+}
+
+export function parseChoice<T extends string>(q: URLSearchParams, name: string, choices: readonly T[], fallback: T): T {
+  const raw = q.get(name);
+  if (raw === null) return fallback;
+  if (!(choices as readonly string[]).includes(raw)) throw badRequest(`${name} must be one of ${choices.join(', ')}, got "${raw}"`);
+  return raw as T;
+}
+
+export function parseBoolean(q: URLSearchParams, name: string, fallback: boolean): boolean {
+  const raw = q.get(name);
+  if (raw === null) return fallback;
+  if (raw === '1' || raw === 'true') return true;
+  if (raw === '0' || raw === 'false') return false;
+  throw badRequest(`${name} must be true or false, got "${raw}"`);
+}
+
+/** Rejects parameters the route does not know, so a typo is not silently ignored. */
+export function onlyKnown(q: URLSearchParams, known: readonly string[]): void {
+  for (const name of q.keys()) {
+    if (!known.includes(name)) throw badRequest(`unknown parameter "${name}"; this route takes: ${known.join(', ')}`);
+  }
+}

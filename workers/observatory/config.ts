@@ -1,0 +1,51 @@
+/** The validated configuration, and the parts of it each tick and probe need. */
+import { config as userConfig } from '../../observatory.config.ts';
+import { validateConfig } from '../../shared/config/validate.ts';
+import { capacity, type Capacity } from '../../shared/config/capacity.ts';
+import type { ObservatoryConfig, PromptVariantConfig, RegionConfig, TargetConfig } from '../../shared/config/types.ts';
+
+let validated: ObservatoryConfig | null = null;
+
+/** Throws ConfigError (every problem listed) when observatory.config.ts is wrong. */
+export function getConfig(): ObservatoryConfig {
+  validated ??= validateConfig(userConfig);
+  return validated;
+}
+
+export function getCapacity(): Capacity {
+  return capacity(getConfig());
+}
+
+/** One probe a region owes for a tick. */
+export interface Job {
+  tickId: number;
+  target: string;
+  variant: string;
+  backfill: boolean;
+}
+
+/** The (target, variant) pairs a region probes, in a stable order. */
+export function workList(region: string): Array<{ target: TargetConfig; variant: PromptVariantConfig }> {
+  const c = getConfig();
+  const work: Array<{ target: TargetConfig; variant: PromptVariantConfig }> = [];
+  for (const target of c.targets) {
+    if (target.regions && !target.regions.includes(region)) continue;
+    for (const variant of c.promptVariants) {
+      if (target.promptVariants && !target.promptVariants.includes(variant.id)) continue;
+      work.push({ target, variant });
+    }
+  }
+  return work;
+}
+
+export function findRegion(code: string): RegionConfig | undefined {
+  return getConfig().regions.find((r) => r.code === code);
+}
+
+export function findTarget(id: string): TargetConfig | undefined {
+  return getConfig().targets.find((t) => t.id === id);
+}
+
+export function findVariant(id: string): PromptVariantConfig | undefined {
+  return getConfig().promptVariants.find((v) => v.id === id);
+}

@@ -1,0 +1,102 @@
+/** Every SQL statement against D1, each a named function with bound parameters. */
+import { SAMPLE_COLUMNS, fromRow, toRowValues, type StoredSample } from './sample-row.ts';
+
+const INSERT_SAMPLE = `INSERT INTO samples (${SAMPLE_COLUMNS.join(', ')}) VALUES (${SAMPLE_COLUMNS.map(() => '?').join(', ')})
+  ON CONFLICT (tick_id, region, target, prompt_variant) DO NOTHING`;
+
+/** Writes samples in one batch; a sample already stored for its tick key is left as it is. Returns rows inserted. */
+export async function insertSamples(db: D1Database, samples: StoredSample[]): Promise<number> {
+  if (samples.length === 0) return 0;
+  const statement = db.prepare(INSERT_SAMPLE);
+  const results = await db.batch(samples.map((s) => statement.bind(...toRowValues(s))));
+  return results.reduce((n, r) => n + (r.meta.changes ?? 0), 0);
+}
+
+export interface SampleFilter {
+  fromTick: number;
+  toTick: number;
+  regions?: string[];
+  targets?: string[];
+  variants?: string[];
+  /** 'ok' (no error), 'error' (any error), or one error class. */
+  error?: string;
+  includeBackfill?: boolean;
+}
+
+function where(f: SampleFilter): { sql: string; params: Array<string | number> } {
+  const clauses = ['tick_id >= ?', 'tick_id < ?'];
+  const params: Array<string | number> = [f.fromTick, f.toTick];
+  const list = (column: string, values?: string[]) => {
+    if (!values || values.length === 0) return;
+    clauses.push(`${column} IN (${values.map(() => '?').join(', ')})`);
+    params.push(...values);
+  };
+  list('region', f.regions);
+  list('target', f.targets);
+  list('prompt_variant', f.variants);
+  if (f.error === 'ok') clauses.push('error IS NULL');
+  else if (f.error === 'error') clauses.push('error IS NOT NULL');
+  else if (f.error) {
+    clauses.push('error = ?');
+    params.push(f.error);
+  }
+  if (f.includeBackfill === false) clauses.push('backfill = 0');
+  return { sql: clauses.join(' AND '), params };
+}
+
+/** A page of samples, newest first, continuing below `beforeId`. */
+export async function listSamples(db: D1Database, f: SampleFilter, limit: number, beforeId?: number): Promise<StoredSample[]> {
+  const w = where(f);
+  const cursor = beforeId === undefined ? '' : ' AND id < ?';
+  const params = beforeId === undefined ? w.params : [...w.params, beforeId];
+  const { results } = await db.prepare(`SELECT id, ${SAMPLE_COLUMNS.join(', ')} FROM samples WHERE ${w.sql}${cursor} ORDER BY id DESC LIMIT ?`)
+    .bind(...params, limit).all<Record<string, unknown>>();
+  return results.map(fromRow);
+}
+
+export interface MetricRow {
+  region: string;
+  target: string;
+  prompt_variant: string;
+  error: string | null;
+  value: number | null;
+}
+
+/** One metric column per sample, for percentiles; `metric` must come from the allow-list. */
+export async function metricValues(db: D1Database, f: SampleFilter, metric: string, maxRows: number): Promise<MetricRow[]> {
+  const w = where(f);
+  const { results } = await db.prepare(`SELECT region, target, prompt_variant, error, ${metric} AS value FROM samples WHERE ${w.sql} LIMIT ?`)
+    .bind(...w.params, maxRows).all<MetricRow>();
+  return results;
+}
+
+export interface ColoRow {
+  region: string;
+  colo: string | null;
+  samples: number;
+  outside: number;
+  last_started_at: number;
+}
+
+export async function colosByRegion(db: D1Database, fromTick: number): Promise<ColoRow[]> {
+  const { results } = await db.prepare(`SELECT region, colo, COUNT(*) AS samples, SUM(CASE WHEN colo_outside_region = 1 THEN 1 ELSE 0 END) AS outside,
+      MAX(started_at) AS last_started_at FROM samples WHERE tick_id >= ? GROUP BY region, colo ORDER BY region, samples DESC`)
+    .bind(fromTick).all<ColoRow>();
+  return results;
+}
+
+export async function lastSampleByTarget(db: D1Database, fromTick: number): Promise<Array<{ target: string; samples: number; last_started_at: number }>> {
+  const { results } = await db.prepare('SELECT target, COUNT(*) AS samples, MAX(started_at) AS last_started_at FROM samples WHERE tick_id >= ? GROUP BY target')
+    .bind(fromTick).all<{ target: string; samples: number; last_started_at: number }>();
+  return results;
+}
+
+export async function latestTick(db: D1Database): Promise<{ tick_id: number; started_at: number } | null> {
+  return db.prepare('SELECT tick_id, started_at FROM samples ORDER BY tick_id DESC LIMIT 1').first<{ tick_id: number; started_at: number }>();
+}
+
+/** Retention: deletes samples of ticks before `beforeTick`. Returns rows deleted. */
+export async function deleteSamplesBefore(db: D1Database, beforeTick: number): Promise<number> {
+  const result = await db.prepare('DELETE FROM samples WHERE tick_id < ?').bind(beforeTick).run();
+  return result.meta.changes ?? 0;
+}

@@ -1,0 +1,55 @@
+/** Runs one job with the measurement core and stamps where it was really taken. */
+import { runProbe } from '../../shared/probe.ts';
+import { measureRtt } from '../../shared/rtt.ts';
+import { coloOutsideRegion } from '../../shared/config/colos.ts';
+import type { ProbeTarget } from '../../shared/types.ts';
+import type { RegionConfig, TargetConfig, PromptVariantConfig, ObservatoryConfig } from '../../shared/config/types.ts';
+import type { StoredSample } from './db/sample-row.ts';
+import type { Job } from './config.ts';
+
+export interface ProbeEnvironment {
+  referenceUrl: string;
+  secrets: Record<string, unknown>;
+  colo: string | null;
+  simulated: boolean;
+}
+
+export class MissingSecretError extends Error {}
+
+/** The probe's target, with {REFERENCE_URL} filled in and the key read from the Worker's secrets. */
+export function resolveTarget(t: TargetConfig, env: ProbeEnvironment): ProbeTarget {
+  let apiKey: string | undefined;
+  if (t.apiKeySecret) {
+    const value = env.secrets[t.apiKeySecret];
+    if (typeof value !== 'string' || value === '') throw new MissingSecretError(`secret ${t.apiKeySecret} for target ${t.id} is not set`);
+    apiKey = value;
+  }
+  return {
+    id: t.id,
+    api: t.api,
+    url: t.url.replace('{REFERENCE_URL}', env.referenceUrl.replace(/\/$/, '')),
+    model: t.model,
+    apiKey,
+    headers: t.headers,
+    extraBody: t.extraBody,
+    serverTimingMetrics: t.serverTimingMetrics,
+  };
+}
+
+export async function runJob(job: Job, region: RegionConfig, target: TargetConfig, variant: PromptVariantConfig, config: ObservatoryConfig, env: ProbeEnvironment): Promise<StoredSample> {
+  const probeTarget = resolveTarget(target, env);
+  let rttMs: number | null = null;
+  if (config.rttProbes > 0) {
+    rttMs = (await measureRtt({ target: probeTarget, count: config.rttProbes, timeoutMs: config.timeouts.headersMs })).rttMs;
+  }
+  const { sample } = await runProbe({ target: probeTarget, prompt: { id: variant.id, promptTokens: variant.promptTokens, maxTokens: variant.maxTokens }, timeouts: config.timeouts, warm: rttMs !== null, rttMs });
+  return {
+    ...sample,
+    tick_id: job.tickId,
+    region: region.code,
+    colo: env.colo,
+    colo_outside_region: coloOutsideRegion(env.colo, region.locationHint),
+    simulated: env.simulated,
+    backfill: job.backfill,
+  };
+}

@@ -1,0 +1,53 @@
+/**
+ * The cron tick. Cron handlers run in an arbitrary data centre, so the scheduler measures nothing:
+ * it hands each region's share of the tick to that region's Durable Object, spreading work over
+ * ticks when one tick would exceed the plan's limits.
+ */
+import { getCapacity, getConfig, workList, type Job } from './config.ts';
+import { deleteSamplesBefore } from './db/samples.ts';
+import type { EnqueueResult } from './region-prober.ts';
+
+const MS_PER_MINUTE = 60_000;
+const MS_PER_DAY = 86_400_000;
+
+export interface TickReport {
+  tick_id: number;
+  spread: number;
+  slice: number;
+  backfill: boolean;
+  regions: Array<{ region: string } & (EnqueueResult | { error: string })>;
+}
+
+/** The tick a scheduled time belongs to: its start, on the schedule's grid (so a retried cron is the same tick). */
+export function tickIdFor(scheduledTime: number): number {
+  const step = getCapacity().tickMinutes * MS_PER_MINUTE;
+  return Math.floor(scheduledTime / step) * step;
+}
+
+export async function runTick(env: Env, tickId: number, backfill = false): Promise<TickReport> {
+  const config = getConfig();
+  const capacity = getCapacity();
+  const slice = Math.floor(tickId / (capacity.tickMinutes * MS_PER_MINUTE)) % capacity.spread;
+  const report: TickReport = { tick_id: tickId, spread: capacity.spread, slice, backfill, regions: [] };
+  await Promise.all(config.regions.map(async (region) => {
+    const jobs: Job[] = workList(region.code)
+      .filter((_, i) => i % capacity.spread === slice)
+      .map(({ target, variant }) => ({ tickId, target: target.id, variant: variant.id, backfill }));
+    try {
+      const stub = env.REGION_PROBER.getByName(region.code, { locationHint: region.locationHint });
+      report.regions.push({ region: region.code, ...(await stub.enqueue(region.code, jobs)) });
+    } catch (e) {
+      const error = e instanceof Error ? e.message : String(e);
+      console.error(`tick ${tickId}: region ${region.code} could not be reached: ${error}`);
+      report.regions.push({ region: region.code, error });
+    }
+  }));
+  return report;
+}
+
+/** Once a day (the first tick after midnight UTC), deletes samples older than the retention. */
+export async function applyRetention(env: Env, tickId: number): Promise<number | null> {
+  const { retentionDays } = getConfig();
+  if (tickId % MS_PER_DAY >= getCapacity().tickMinutes * MS_PER_MINUTE) return null;
+  return deleteSamplesBefore(env.DB, tickId - retentionDays * MS_PER_DAY);
+}
