@@ -111,3 +111,8 @@ export function maxProbesPerDay(plan: 'free' | 'paid', probeSeconds: number): nu
   const l = PLAN_LIMITS[plan];
   return Math.floor(Math.min(l.d1RowsWrittenPerDay / D1_ROWS_WRITTEN_PER_SAMPLE, l.doRequestsPerDay, l.doGbSecondsPerDay / (probeSeconds * DO_GB)));
 }
+
+/** Which of `spread` slices a tick runs: ticks take turns, so each slice comes round every `spread` ticks. */
+export function tickSlice(tickId: number, tickMinutes: number, spread: number): number {
+  return Math.floor(tickId / (tickMinutes * 60_000)) % spread;
+}

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { unstable_readConfig } from 'wrangler';
 import { config } from '../../observatory.config.ts';
 import { ConfigError, validateConfig } from '../../shared/config/validate.ts';
-import { capacity, maxProbesPerDay, tickMinutesOf } from '../../shared/config/capacity.ts';
+import { capacity, maxProbesPerDay, tickMinutesOf, tickSlice } from '../../shared/config/capacity.ts';
+import { parseTrace } from '../../workers/observatory/colo.ts';
 import { coloOutsideRegion } from '../../shared/config/colos.ts';
 import type { ObservatoryConfig } from '../../shared/config/types.ts';
 
@@ -78,10 +79,24 @@ describe('capacity', () => {
     expect(capacity({ ...big, plan: 'paid' }).spread).toBe(1);
   });
 
+  it('lets consecutive ticks take turns at the slices', () => {
+    const five = 300_000;
+    const t0 = 1_767_225_600_000;
+    expect([0, 1, 2, 3, 4].map((i) => tickSlice(t0 + i * five, 5, 3))).toEqual([0, 1, 2, 0, 1].map((k) => (k + (t0 / five) % 3) % 3));
+    expect(tickSlice(t0, 5, 1)).toBe(0);
+  });
+
   it('gives the per-day ceilings the README quotes', () => {
     expect(maxProbesPerDay('free', 4)).toBe(25_000);
     // Paid: what the included usage covers (Durable Object duration binds first); beyond it usage is billed.
     expect(maxProbesPerDay('paid', 4)).toBe(26_666);
+  });
+});
+
+describe('colo detection', () => {
+  it('reads the colo from a /cdn-cgi/trace body', () => {
+    expect(parseTrace('fl=28f123\nh=www.cloudflare.com\nip=192.0.2.1\nts=1767225600.1\ncolo=FRA\nhttp=http/2\n')).toBe('FRA');
+    expect(parseTrace('<html>nope</html>')).toBeNull();
   });
 });
 

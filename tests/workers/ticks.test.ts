@@ -99,3 +99,17 @@ describe('when D1 is unavailable', () => {
     expect((await env.REGION_PROBER.getByName('enam').status()).lastFlushError).toBeNull();
   });
 });
+
+describe('retention', () => {
+  it('the first tick after midnight deletes samples older than retentionDays, and only those', async () => {
+    const { applyRetention } = await import('../../workers/observatory/scheduler.ts');
+    const old = TICK - (config.retentionDays + 1) * 86_400_000;
+    await env.DB.prepare(`INSERT INTO samples (tick_id, region, target, prompt_variant, started_at, simulated, backfill, method_version, api, model, warm, tokens_exact, prompt_tokens, max_tokens, chunks, server_timings, timeline)
+      SELECT ?, region, target, prompt_variant, started_at, simulated, backfill, method_version, api, model, warm, tokens_exact, prompt_tokens, max_tokens, chunks, server_timings, timeline FROM samples WHERE tick_id = ?`).bind(old, TICK).run();
+    const before = await count();
+    expect(await applyRetention(env, TICK + 300_000)).toBeNull(); // not the first tick of the day
+    expect(await applyRetention(env, TICK)).toBe(9);
+    expect(await count()).toBe(before - 9);
+    expect(await count('tick_id = ?', old)).toBe(0);
+  });
+});

@@ -5,6 +5,7 @@
  */
 import { getCapacity, getConfig, workList, type Job } from './config.ts';
 import { deleteSamplesBefore } from './db/samples.ts';
+import { tickSlice } from '../../shared/config/capacity.ts';
 import type { EnqueueResult } from './region-prober.ts';
 
 const MS_PER_MINUTE = 60_000;
@@ -27,7 +28,7 @@ export function tickIdFor(scheduledTime: number): number {
 export async function runTick(env: Env, tickId: number, backfill = false): Promise<TickReport> {
   const config = getConfig();
   const capacity = getCapacity();
-  const slice = Math.floor(tickId / (capacity.tickMinutes * MS_PER_MINUTE)) % capacity.spread;
+  const slice = tickSlice(tickId, capacity.tickMinutes, capacity.spread);
   const report: TickReport = { tick_id: tickId, spread: capacity.spread, slice, backfill, regions: [] };
   await Promise.all(config.regions.map(async (region) => {
     const jobs: Job[] = workList(region.code)
