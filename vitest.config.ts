@@ -29,10 +29,20 @@ export default defineConfig({
         },
       },
       {
+        // The report site's data derivations and chart functions (time zone pinned for the snapshots).
+        test: {
+          name: 'site',
+          include: ['tests/site/**/*.test.ts'],
+          exclude: ['tests/site/browser.test.ts'],
+          environment: 'node',
+          env: { TZ: 'UTC' },
+        },
+      },
+      {
         // The local scripts as a user runs them: real wrangler dev, real local D1, real HTTP.
         test: {
           name: 'e2e',
-          include: ['tests/e2e/**/*.test.ts'],
+          include: ['tests/e2e/**/*.test.ts', 'tests/site/browser.test.ts'],
           environment: 'node',
           testTimeout: 120_000,
           hookTimeout: 120_000,

@@ -7,10 +7,14 @@ import { colosByRegion, lastSampleByTarget, latestTick, listSamples, metricValue
 import { SAMPLE_COLUMNS } from '../db/sample-row.ts';
 import { runTick, tickIdFor } from '../scheduler.ts';
 import { requireAdmin } from './admin.ts';
-import { csvResponse, toCsv } from './csv.ts';
+import { toCsv } from '../../../shared/csv.ts';
 import { ApiError, badRequest } from './errors.ts';
 import { GROUP_COLUMNS, METRICS, percentileGroups, type GroupColumn } from './percentiles.ts';
 import { onlyKnown, parseBoolean, parseChoice, parseInt, parseList, parseWindow } from './query.ts';
+
+function csvResponse(body: string, filename: string): Response {
+  return new Response(body, { headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="${filename}"` } });
+}
 
 /** Rows a percentile query may read from D1 before it must be narrowed. */
 export const MAX_PERCENTILE_ROWS = 200_000;

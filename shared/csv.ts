@@ -11,7 +11,3 @@ export function toCsv(records: ReadonlyArray<Record<string, unknown>>, columns?:
   for (const r of records) lines.push(header.map((c) => cell(r[c])).join(','));
   return lines.join('\r\n') + '\r\n';
 }
-
-export function csvResponse(body: string, filename: string): Response {
-  return new Response(body, { headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="${filename}"` } });
-}

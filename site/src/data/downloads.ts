@@ -1,0 +1,57 @@
+/** The downloadable files behind the pages: the whole export as JSON, and CSV of each table. */
+import { toCsv } from '../../../shared/csv.ts';
+import { targetStatus } from './status.ts';
+import { expectedTotal, rank, SCENARIOS } from './compare.ts';
+import { SITE_METRICS, type SiteData } from './types.ts';
+
+export interface Download {
+  file: string;
+  description: string;
+  type: string;
+  body: (data: SiteData) => string;
+}
+
+const csv = 'text/csv; charset=utf-8';
+
+export const DOWNLOADS: Download[] = [
+  { file: 'site-data.json', type: 'application/json', description: 'Everything this site was built from (rebuild with SITE_DATA_FILE=site-data.json npm run build)', body: (d) => JSON.stringify(d) },
+  ...SITE_METRICS.map((metric): Download => ({
+    file: `percentiles-${metric}.csv`,
+    type: csv,
+    description: `p50/p90/p95/p99 of ${metric} with 95 % intervals, n and error rate, by region and target (Overview, Target and Region pages)`,
+    body: (d) => toCsv(d.percentiles[metric] as unknown as Array<Record<string, unknown>>),
+  })),
+  {
+    file: 'samples.csv',
+    type: csv,
+    description: 'Every sample in the window behind the charts (chunk timelines are in site-data.json)',
+    body: (d) => toCsv(d.samples.map(({ timeline: _t, ...s }) => s)),
+  },
+  {
+    file: 'status.csv',
+    type: csv,
+    description: 'Status page: each target now and per day',
+    body: (d) => {
+      const now = Date.parse(d.generated_at);
+      const from = Date.parse(d.window.from);
+      return toCsv(d.targets.flatMap((t) => {
+        const s = targetStatus(d.samples.filter((x) => x.target === t.id), now, from);
+        return [{ target: t.id, period: 'last hour', ...s.now }, ...s.days.map(({ day, ...v }) => ({ target: t.id, period: day, ...v }))];
+      }));
+    },
+  },
+  {
+    file: 'compare.csv',
+    type: csv,
+    description: 'Compare page: expected totals and rankings per region and scenario',
+    body: (d) => toCsv(d.regions.flatMap((r) => SCENARIOS.flatMap((s) => {
+      const mid = Math.round((s.minTokens + s.maxTokens) / 2);
+      const entries = d.targets.map((t) => expectedTotal(
+        d.percentiles.ttft_ms.find((g) => g.region === r.code && g.target === t.id),
+        d.percentiles.tpot_ms.find((g) => g.region === r.code && g.target === t.id),
+        mid,
+      )).filter((e) => e !== null);
+      return rank(entries).map((e) => ({ region: r.code, scenario: s.id, tokens: mid, ...e }));
+    }))),
+  },
+];

@@ -1,0 +1,28 @@
+/**
+ * The site's data, loaded once per build: from a JSON export when SITE_DATA_FILE is set, otherwise
+ * from the read API at SITE_API_URL (default: the local API of `npm run dev`).
+ */
+import { readFile } from 'node:fs/promises';
+import { collectSiteData, SiteDataError } from './collect.ts';
+import type { SiteData } from './types.ts';
+
+export const DEFAULT_API_URL = 'http://127.0.0.1:8787';
+
+let loading: Promise<SiteData> | null = null;
+
+async function load(): Promise<SiteData> {
+  const file = process.env.SITE_DATA_FILE;
+  if (file) {
+    try {
+      return { ...(JSON.parse(await readFile(file, 'utf8')) as SiteData), source: file };
+    } catch (e) {
+      throw new SiteDataError(`cannot read the data export ${file}: ${(e as Error).message}`);
+    }
+  }
+  return collectSiteData(process.env.SITE_API_URL ?? DEFAULT_API_URL);
+}
+
+export function siteData(): Promise<SiteData> {
+  loading ??= load();
+  return loading;
+}

@@ -1,0 +1,25 @@
+/** Lookups over the API's percentile groups for the overview and region pages. */
+import type { PercentileGroup, SiteData, SiteMetric } from './types.ts';
+
+export function group(data: SiteData, metric: SiteMetric, region: string, target: string): PercentileGroup | undefined {
+  return data.percentiles[metric].find((g) => g.region === region && g.target === target);
+}
+
+/** The target with the lowest median TTFT in a region, and whether the runner-up's interval overlaps its own. */
+export function fastestInRegion(data: SiteData, region: string) {
+  const ranked = data.percentiles.ttft_ms
+    .filter((g) => g.region === region && g.p50 !== null)
+    .sort((a, b) => a.p50! - b.p50!);
+  if (ranked.length === 0) return null;
+  const [first, second] = ranked;
+  const separated = second !== undefined && first.p50_ci_high !== null && second.p50_ci_low !== null && first.p50_ci_high < second.p50_ci_low;
+  return { target: first.target!, p50: first.p50!, n: first.n, runnerUp: second?.target ?? null, tied: second !== undefined && !separated };
+}
+
+export function targetLabel(data: SiteData, id: string): string {
+  return data.targets.find((t) => t.id === id)?.label ?? id;
+}
+
+export function regionLabel(data: SiteData, code: string): string {
+  return data.regions.find((r) => r.code === code)?.label ?? code;
+}

@@ -1,0 +1,103 @@
+/** Per-target series for the charts, derived from samples at build time. */
+import { percentile } from '../../../shared/stats/percentile.ts';
+import type { SiteSample } from './types.ts';
+
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 86_400_000;
+/** Samples whose chunk timelines feed the ITL distribution (the newest), per target. */
+const ITL_SAMPLES = 300;
+
+const ok = (s: SiteSample) => s.error === null;
+
+/** A sample's series on a chart: its region on a target's page, its target on a region's page. */
+export type SeriesOf = (s: SiteSample) => string;
+export const byRegion: SeriesOf = (s) => s.region;
+
+/** Median network and server time per series, with the split sources seen and how many samples had no split. */
+export function splitBySeries(samples: SiteSample[], seriesOf: SeriesOf = byRegion) {
+  const names = [...new Set(samples.map(seriesOf))].sort();
+  return names.map((series) => {
+    const rows = samples.filter((s) => seriesOf(s) === series && ok(s) && s.ttft_ms !== null);
+    const split = rows.filter((s) => s.network_ms !== null && s.server_ms !== null);
+    const sources = [...new Set(split.map((s) => s.split_source))].sort().join(', ');
+    return {
+      series,
+      n: rows.length,
+      with_split: split.length,
+      network_ms: percentile(split.map((s) => s.network_ms!), 0.5),
+      server_ms: percentile(split.map((s) => s.server_ms!), 0.5),
+      ttft_ms: percentile(rows.map((s) => s.ttft_ms!), 0.5),
+      split_source: sources || null,
+    };
+  });
+}
+
+/** TTFT of every successful sample, by series (for an ECDF). */
+export function ttftValues(samples: SiteSample[], seriesOf: SeriesOf = byRegion): Array<{ series: string; ttft_ms: number }> {
+  return samples.filter((s) => ok(s) && s.ttft_ms !== null).map((s) => ({ series: seriesOf(s), ttft_ms: s.ttft_ms! }));
+}
+
+/** p50 and p95 TTFT per series and time bucket. */
+export function ttftOverTime(samples: SiteSample[], bucketMs: number, seriesOf: SeriesOf = byRegion) {
+  const groups = new Map<string, { series: string; t: number; values: number[] }>();
+  for (const s of samples) {
+    if (!ok(s) || s.ttft_ms === null) continue;
+    const t = Math.floor(s.tick_id / bucketMs) * bucketMs;
+    const series = seriesOf(s);
+    const key = `${series}|${t}`;
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { series, t, values: [] }));
+    g.values.push(s.ttft_ms);
+  }
+  return [...groups.values()]
+    .map((g) => ({ series: g.series, t: g.t, n: g.values.length, p50: percentile(g.values, 0.5)!, p95: percentile(g.values, 0.95)! }))
+    .sort((a, b) => a.t - b.t || a.series.localeCompare(b.series));
+}
+
+/** Gaps between consecutive token-bearing reads (ITL), from the newest samples' timelines. */
+export function itlGaps(samples: SiteSample[]): number[] {
+  const gaps: number[] = [];
+  const newest = samples.filter((s) => ok(s) && s.timeline.length > 1).sort((a, b) => b.started_at - a.started_at).slice(0, ITL_SAMPLES);
+  for (const s of newest) for (let i = 1; i < s.timeline.length; i++) gaps.push(Math.round((s.timeline[i] - s.timeline[i - 1]) * 10) / 10);
+  return gaps;
+}
+
+/** Output tokens per token-bearing chunk, per sample. */
+export function tokensPerChunk(samples: SiteSample[]): number[] {
+  return samples.filter((s) => ok(s) && s.chunks > 0 && s.output_tokens !== null).map((s) => Math.round((s.output_tokens! / s.chunks) * 100) / 100);
+}
+
+/** TTFT p10/p50/p90 per prompt size (the variant's input tokens) and series. */
+export function ttftByPromptSize(samples: SiteSample[], seriesOf: SeriesOf = byRegion) {
+  const groups = new Map<string, { series: string; prompt_tokens: number; values: number[] }>();
+  for (const s of samples) {
+    if (!ok(s) || s.ttft_ms === null) continue;
+    const series = seriesOf(s);
+    const key = `${series}|${s.prompt_tokens}`;
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { series, prompt_tokens: s.prompt_tokens, values: [] }));
+    g.values.push(s.ttft_ms);
+  }
+  return [...groups.values()]
+    .map((g) => ({ series: g.series, prompt_tokens: g.prompt_tokens, n: g.values.length, p10: percentile(g.values, 0.1)!, p50: percentile(g.values, 0.5)!, p90: percentile(g.values, 0.9)! }))
+    .sort((a, b) => a.prompt_tokens - b.prompt_tokens || a.series.localeCompare(b.series));
+}
+
+/** Failed samples per error class and time bucket. */
+export function errorsOverTime(samples: SiteSample[], bucketMs: number) {
+  const counts = new Map<string, { t: number; error: string; count: number }>();
+  for (const s of samples) {
+    if (s.error === null) continue;
+    const t = Math.floor(s.tick_id / bucketMs) * bucketMs;
+    const key = `${t}|${s.error}`;
+    const c = counts.get(key) ?? { t, error: s.error, count: 0 };
+    c.count++;
+    counts.set(key, c);
+  }
+  return [...counts.values()].sort((a, b) => a.t - b.t || a.error.localeCompare(b.error));
+}
+
+/** A bucket size that gives a readable number of points for the window. */
+export function bucketFor(fromMs: number, toMs: number): number {
+  return toMs - fromMs > 2 * DAY_MS ? 6 * HOUR_MS : HOUR_MS;
+}

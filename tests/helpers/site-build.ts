@@ -1,0 +1,16 @@
+/** Builds the report site into a folder, from an API or an export file, as `npm run site:build` does. */
+import { spawn } from 'node:child_process';
+
+export function buildSite(outDir: string, source: { apiUrl?: string; dataFile?: string }): Promise<string> {
+  const env: NodeJS.ProcessEnv = { ...process.env, SITE_OUT_DIR: outDir, ASTRO_TELEMETRY_DISABLED: '1' };
+  if (source.apiUrl) env.SITE_API_URL = source.apiUrl;
+  if (source.dataFile) env.SITE_DATA_FILE = source.dataFile;
+  const astro = new URL('../../node_modules/astro/bin/astro.mjs', import.meta.url).pathname;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [astro, 'build', '--root', 'site'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let log = '';
+    child.stdout.on('data', (d) => (log += d));
+    child.stderr.on('data', (d) => (log += d));
+    child.on('close', (code) => (code === 0 ? resolve(log) : reject(new Error(`site build failed (exit ${code}):\n${log.slice(-3000)}`))));
+  });
+}
