@@ -23,10 +23,11 @@ export const config: ObservatoryConfig = {
   // Every 5 minutes. Must equal [triggers] crons in wrangler.toml.
   schedule: '*/5 * * * *',
   plan: 'free',
+  // simulatedRttMs: only for the local demo (npm start), the distance each region is made to have.
   regions: [
-    { code: 'weur', label: 'Western Europe', locationHint: 'weur' },
-    { code: 'enam', label: 'Eastern North America', locationHint: 'enam' },
-    { code: 'apac', label: 'Asia-Pacific', locationHint: 'apac' },
+    { code: 'weur', label: 'Western Europe', locationHint: 'weur', simulatedRttMs: 20 },
+    { code: 'enam', label: 'Eastern North America', locationHint: 'enam', simulatedRttMs: 80 },
+    { code: 'apac', label: 'Asia-Pacific', locationHint: 'apac', simulatedRttMs: 160 },
   ],
   targets: [
     reference('fast-small', 'Reference · fast small model', 'openai-chat', '/v1/chat/completions'),

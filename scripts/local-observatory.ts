@@ -13,8 +13,8 @@ export interface LocalOptions {
   apiPort: number;
   referencePort: number;
   persistTo: string;
-  /** Extra `--var NAME:value` for the observatory Worker. */
-  vars?: Record<string, string>;
+  /** Extra `--var NAME:value` for the observatory Worker, once the reference endpoint's URL is known. */
+  vars?: (referenceUrl: string) => Promise<Record<string, string>>;
   /** Where wrangler's own output goes. */
   log: (line: string) => void;
   progress: (line: string) => void;
@@ -47,7 +47,7 @@ export async function startLocalObservatory(o: LocalOptions): Promise<LocalObser
     o.progress(`applying D1 migrations to the local database in ${persistTo}`);
     await runWrangler(['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo]);
     const adminToken = randomBytes(16).toString('hex');
-    const vars: Record<string, string> = { REFERENCE_URL: reference.url, ADMIN_TOKEN: adminToken, ...o.vars };
+    const vars: Record<string, string> = { REFERENCE_URL: reference.url, ADMIN_TOKEN: adminToken, ...(await o.vars?.(reference.url)) };
     o.progress(`starting the scheduler, regional Durable Objects and API on 127.0.0.1:${o.apiPort}`);
     dev = startWrangler([
       'dev', '--ip', '127.0.0.1', '--port', String(o.apiPort), '--persist-to', persistTo, '--test-scheduled',

@@ -11,6 +11,11 @@ export interface RegionConfig {
   label: string;
   /** Where Cloudflare should create the region's object (honoured only when it is first created). */
   locationHint: LocationHint;
+  /**
+   * Local demo only (`npm start`): the round trip (ms) a delay proxy adds between this region's object
+   * and the reference endpoint, standing in for distance. Ignored when deployed.
+   */
+  simulatedRttMs?: number;
 }
 
 export interface TargetConfig {

@@ -33,6 +33,7 @@ export function validateConfig(config: ObservatoryConfig): ObservatoryConfig {
   for (const r of config.regions ?? []) {
     if (!ID.test(r.code ?? '')) p.push(`region "${r.code}": code must be lower-case letters, digits, ".", "_" or "-"`);
     if (!(LOCATION_HINTS as readonly string[]).includes(r.locationHint)) p.push(`region "${r.code}": locationHint "${r.locationHint}" is not one of ${LOCATION_HINTS.join(', ')}`);
+    if (r.simulatedRttMs !== undefined && !isInt(r.simulatedRttMs, 0, 2_000)) p.push(`region "${r.code}": simulatedRttMs must be a whole number of ms from 0 to 2000`);
   }
   for (const d of duplicates(regionCodes)) p.push(`region "${d}" is listed twice`);
 

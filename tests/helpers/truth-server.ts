@@ -4,7 +4,6 @@
  * returned, and reports in Server-Timing exactly the time it spent before sending its headers.
  */
 import { createServer, type Server } from 'node:http';
-import { createServer as createTcpServer, connect, type Server as TcpServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 
 export interface TruthServer {
@@ -54,37 +53,5 @@ export async function startTruthServer(opts: { prefillMs: number; tokens: number
     url: `http://127.0.0.1:${port}`,
     firstTokenAt,
     close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
-  };
-}
-
-export interface DelayProxy {
-  url: string;
-  close(): Promise<void>;
-}
-
-/** A TCP proxy on loopback that delays every byte by half the added round trip in each direction. */
-export async function startDelayProxy(upstreamPort: number, addedRttMs: number): Promise<DelayProxy> {
-  const oneWay = addedRttMs / 2;
-  const sockets = new Set<Socket>();
-  const pipeDelayed = (from: Socket, to: Socket) => {
-    from.on('data', (buf) => setTimeout(() => to.writable && to.write(buf), oneWay));
-    from.on('end', () => setTimeout(() => to.end(), oneWay));
-    from.on('error', () => to.destroy());
-  };
-  const server: TcpServer = createTcpServer((client) => {
-    const upstream = connect(upstreamPort, '127.0.0.1');
-    for (const s of [client, upstream]) {
-      s.setNoDelay(true);
-      sockets.add(s);
-      s.on('close', () => sockets.delete(s));
-    }
-    pipeDelayed(client, upstream);
-    pipeDelayed(upstream, client);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () => new Promise((r) => { for (const s of sockets) s.destroy(); server.close(() => r()); }),
   };
 }

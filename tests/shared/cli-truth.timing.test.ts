@@ -9,7 +9,8 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { median } from '../../shared/stats/percentile.ts';
 import type { Sample } from '../../shared/types.ts';
-import { startDelayProxy, startTruthServer, type DelayProxy, type TruthServer } from '../helpers/truth-server.ts';
+import { startTruthServer, type TruthServer } from '../helpers/truth-server.ts';
+import { startDelayProxy, type DelayProxy } from '../../scripts/delay-proxy.ts';
 
 const CLI = fileURLToPath(new URL('../../cli/probe.ts', import.meta.url));
 const N = 9;
@@ -34,7 +35,7 @@ let server: TruthServer;
 let proxy: DelayProxy;
 beforeAll(async () => {
   server = await startTruthServer({ prefillMs: 60, tokens: 12, tokenGapMs: 8 });
-  proxy = await startDelayProxy(Number(new URL(server.url).port), ADDED_RTT_MS);
+  proxy = await startDelayProxy(new URL(server.url), ADDED_RTT_MS);
 });
 afterAll(async () => {
   await proxy.close();

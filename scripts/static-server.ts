@@ -1,4 +1,4 @@
-/** Serves a built site from a folder on 127.0.0.1 (directory URLs → index.html), for browser tests. */
+/** Serves a built site from a folder on 127.0.0.1 (directory URLs → index.html); the folder can be swapped after a rebuild. */
 import { createServer, type Server } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize } from 'node:path';
@@ -6,7 +6,13 @@ import type { AddressInfo } from 'node:net';
 
 const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.css': 'text/css', '.js': 'text/javascript', '.json': 'application/json', '.csv': 'text/csv', '.svg': 'image/svg+xml' };
 
-export async function serveStatic(root: string): Promise<{ url: string; close: () => Promise<void> }> {
+export interface StaticServer {
+  url: string;
+  setRoot(root: string): void;
+  close(): Promise<void>;
+}
+
+export async function serveStatic(root: string, port = 0): Promise<StaticServer> {
   const server: Server = createServer(async (req, res) => {
     const path = normalize(decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname));
     let file = join(root, path);
@@ -20,6 +26,13 @@ export async function serveStatic(root: string): Promise<{ url: string; close: (
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
     }
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((r) => server.close(() => r())) };
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    setRoot: (next) => (root = next),
+    close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
+  };
 }

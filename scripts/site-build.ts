@@ -5,7 +5,7 @@ export function buildSite(outDir: string, source: { apiUrl?: string; dataFile?: 
   const env: NodeJS.ProcessEnv = { ...process.env, SITE_OUT_DIR: outDir, ASTRO_TELEMETRY_DISABLED: '1' };
   if (source.apiUrl) env.SITE_API_URL = source.apiUrl;
   if (source.dataFile) env.SITE_DATA_FILE = source.dataFile;
-  const astro = new URL('../../node_modules/astro/bin/astro.mjs', import.meta.url).pathname;
+  const astro = new URL('../node_modules/astro/bin/astro.mjs', import.meta.url).pathname;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [astro, 'build', '--root', 'site'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let log = '';

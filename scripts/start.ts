@@ -1,0 +1,155 @@
+/**
+ * `npm start`: the whole observatory on this machine, on embedded defaults (no account, no key).
+ * The reference endpoint and the probing Workers in workerd with a local D1; each region reaches the
+ * reference through a delay proxy standing in for its distance (simulatedRttMs in the config), so the
+ * split shows network time differing by region while server time does not. A short backfill of past
+ * ticks (really measured now, flagged as backfill) fills the reports; then a tick on the schedule.
+ * The site is built and served, and rebuilt after every tick. Ctrl-C stops everything.
+ */
+import { parseArgs } from 'node:util';
+import { mkdirSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { config } from '../observatory.config.ts';
+import { tickMinutesOf } from '../shared/config/capacity.ts';
+import { startLocalObservatory } from './local-observatory.ts';
+import { startDelayProxy, type DelayProxy } from './delay-proxy.ts';
+import { serveStatic } from './static-server.ts';
+import { assertPortFree } from './processes.ts';
+import { buildSite } from './site-build.ts';
+
+const USAGE = 'usage: npm start -- [--port 8787] [--reference-port 8788] [--site-port 4321] [--backfill 12] [--persist-to .wrangler/demo]';
+const BACKFILL_SPACING_MS = 30 * 60_000;
+const SAMPLE_WAIT_MS = 10 * 60_000;
+
+function fail(message: string): never {
+  console.error(`start: ${message}`);
+  process.exit(2);
+}
+
+let values;
+try {
+  ({ values } = parseArgs({ options: { port: { type: 'string' }, 'reference-port': { type: 'string' }, 'site-port': { type: 'string' }, backfill: { type: 'string' }, 'persist-to': { type: 'string' } } }));
+} catch (e) {
+  fail(`${(e as Error).message}\n${USAGE}`);
+}
+const int = (name: string, value: string | undefined, fallback: number, min: number, max: number) => {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) fail(`--${name} must be a whole number from ${min} to ${max}, got "${value}"\n${USAGE}`);
+  return n;
+};
+const apiPort = int('port', values.port, 8787, 1, 65535);
+const referencePort = int('reference-port', values['reference-port'], 8788, 1, 65535);
+const sitePort = int('site-port', values['site-port'], 4321, 1, 65535);
+const backfill = int('backfill', values.backfill, 12, 0, 200);
+const persistTo = resolve(values['persist-to'] ?? '.wrangler/demo');
+const tickMs = (tickMinutesOf(config.schedule) ?? 5) * 60_000;
+const say = (line: string) => console.log(`• ${line}`);
+
+await assertPortFree(sitePort, '--site-port').catch((e) => fail(e.message));
+const proxies: DelayProxy[] = [];
+let local;
+try {
+  local = await startLocalObservatory({
+    apiPort,
+    referencePort,
+    persistTo,
+    log: (line) => { if (/error|✘/i.test(line)) console.log(`  [wrangler] ${line}`); },
+    progress: say,
+    vars: async (referenceUrl) => {
+      const urls: Record<string, string> = {};
+      for (const region of config.regions) {
+        if (region.simulatedRttMs === undefined) continue;
+        const proxy = await startDelayProxy(new URL(referenceUrl), region.simulatedRttMs);
+        proxies.push(proxy);
+        urls[region.code] = proxy.url;
+        say(`region ${region.code}: reaches the reference endpoint through a proxy adding ${region.simulatedRttMs} ms round trip`);
+      }
+      return { REGION_REFERENCE_URLS: JSON.stringify(urls), SIMULATED_REGIONS: '1' };
+    },
+  });
+} catch (e) {
+  for (const p of proxies) await p.close();
+  fail((e as Error).message);
+}
+const api = local.apiUrl;
+const admin = { authorization: `Bearer ${local.adminToken}`, 'content-type': 'application/json' };
+const perTick = config.regions.length * config.targets.length * config.promptVariants.length;
+
+async function sampleCount(): Promise<number> {
+  const health = await fetch(`${api}/api/v1/targets?window=2d`).then((r) => r.json() as Promise<{ targets: Array<{ samples: number }> }>);
+  return health.targets.reduce((n, t) => n + t.samples, 0);
+}
+
+async function waitForSamples(expected: number): Promise<number> {
+  const deadline = Date.now() + SAMPLE_WAIT_MS;
+  let n = await sampleCount();
+  let shown = -1;
+  while (n < expected && Date.now() < deadline) {
+    if (n !== shown) say(`measured ${n}/${expected} samples`);
+    shown = n;
+    await new Promise((r) => setTimeout(r, 2_000));
+    n = await sampleCount();
+  }
+  return n;
+}
+
+const start = Date.now();
+const before = await sampleCount();
+say(`tick now, and a backfill of ${backfill} past ticks every ${BACKFILL_SPACING_MS / 60_000} min (measured now, flagged as backfill)`);
+await fetch(`${api}/api/v1/ticks`, { method: 'POST', headers: admin, body: '{}' });
+for (let k = 1; k <= backfill; k++) {
+  const r = await fetch(`${api}/api/v1/ticks`, { method: 'POST', headers: admin, body: JSON.stringify({ tick_id: start - k * BACKFILL_SPACING_MS, backfill: true }) });
+  if (r.status !== 202) fail(`backfill tick ${k} refused: ${await r.text()}`);
+}
+const have = await waitForSamples(before + (backfill + 1) * perTick);
+say(`${have} samples stored`);
+
+const builds = join(persistTo, 'site');
+let generation = 0;
+async function rebuild(): Promise<string> {
+  const out = join(builds, String(++generation));
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(out, { recursive: true });
+  await buildSite(out, { apiUrl: api });
+  rmSync(join(builds, String(generation - 2)), { recursive: true, force: true });
+  return out;
+}
+say('building the site');
+const site = await serveStatic(await rebuild(), sitePort);
+console.log(`\nreport site:  ${site.url}/`);
+console.log(`read API:     ${api}/api/v1/percentiles?metric=ttft_ms&by=region,target`);
+console.log(`simulated round trips: ${config.regions.map((r) => `${r.code} ${r.simulatedRttMs ?? 0} ms`).join(', ')} (server time is the same everywhere)`);
+console.log(`next tick on the schedule (${config.schedule}); Ctrl-C stops everything.\n`);
+
+let timer: NodeJS.Timeout | undefined;
+const scheduleNext = () => {
+  const wait = tickMs - (Date.now() % tickMs) + 1_000;
+  timer = setTimeout(async () => {
+    try {
+      const count = await sampleCount();
+      await fetch(`${api}/__scheduled?cron=${encodeURIComponent(config.schedule)}`);
+      await waitForSamples(count + perTick);
+      site.setRoot(await rebuild());
+      say(`tick done, site rebuilt (${await sampleCount()} samples)`);
+    } catch (e) {
+      console.error(`start: tick failed: ${(e as Error).message}`);
+    }
+    scheduleNext();
+  }, wait);
+};
+scheduleNext();
+
+let stopping = false;
+const stop = async () => {
+  if (stopping) return;
+  stopping = true;
+  clearTimeout(timer);
+  console.log('\nstopping…');
+  await site.close();
+  await local.stop();
+  for (const p of proxies) await p.close();
+  process.exit(0);
+};
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);

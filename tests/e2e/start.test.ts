@@ -1,0 +1,88 @@
+/**
+ * `npm start` as a new user runs it: every region and target on a served site within minutes, network
+ * time differing by simulated region while server time does not, Ctrl-C stopping everything; and
+ * `npm run deploy -- --dry-run` passing every step that needs no account, against that local API.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { assertPortFree, freePort } from '../../scripts/processes.ts';
+import { config } from '../../observatory.config.ts';
+
+const work = mkdtempSync(join(tmpdir(), 'observatory-start-'));
+let start: ChildProcess;
+let output = '';
+let ports: { api: number; reference: number; site: number };
+let siteUrl: string;
+
+beforeAll(async () => {
+  ports = { api: await freePort(), reference: await freePort(), site: await freePort() };
+  start = spawn(process.execPath, ['scripts/start.ts', '--port', String(ports.api), '--reference-port', String(ports.reference), '--site-port', String(ports.site), '--backfill', '2', '--persist-to', work], { stdio: ['ignore', 'pipe', 'pipe'] });
+  start.stdout!.on('data', (d) => (output += d));
+  start.stderr!.on('data', (d) => (output += d));
+  for (let i = 0; i < 480 && !output.includes('Ctrl-C stops everything'); i++) {
+    if (start.exitCode !== null) throw new Error(`npm start exited early:\n${output}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  siteUrl = /report site:\s+(\S+)/.exec(output)?.[1] ?? '';
+}, 300_000);
+
+afterAll(async () => {
+  if (start.exitCode === null) start.kill('SIGKILL');
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('npm start', () => {
+  it('prints its progress and the site URL', () => {
+    expect(output).toContain('applying D1 migrations');
+    expect(output).toContain('adding 160 ms round trip');
+    expect(output).toMatch(/measured \d+\/\d+ samples/);
+    expect(siteUrl).toBe(`http://127.0.0.1:${ports.site}/`);
+  });
+
+  it('serves a site with data for every region and target, labelled as simulated', async () => {
+    const html = await (await fetch(siteUrl)).text();
+    expect(html).toContain('Simulated regions');
+    for (const r of config.regions) expect(html).toContain(`/regions/${r.code}/`);
+    for (const t of config.targets) expect(html).toContain(t.label);
+    const rows = html.match(/data-api="percentiles_ttft_ms\|[^|]+\|[^|]+\|n" data-value="(\d+)"/g) ?? [];
+    expect(rows).toHaveLength(config.regions.length * config.targets.length);
+    for (const row of rows) expect(Number(/data-value="(\d+)"/.exec(row)![1])).toBeGreaterThanOrEqual(3);
+  });
+
+  it('shows network time growing with the simulated distance while server time stays put', async () => {
+    const api = `http://127.0.0.1:${ports.api}/api/v1/percentiles`;
+    const network = (await (await fetch(`${api}?metric=network_ms&by=region&window=2d`)).json()) as { groups: Array<{ region: string; p50: number }> };
+    const byRegion = Object.fromEntries(network.groups.map((g) => [g.region, g.p50]));
+    const rtt = Object.fromEntries(config.regions.map((r) => [r.code, r.simulatedRttMs!]));
+    for (const r of config.regions) {
+      expect(byRegion[r.code] - rtt[r.code], r.code).toBeGreaterThanOrEqual(0);
+      expect(byRegion[r.code] - rtt[r.code], r.code).toBeLessThan(30);
+    }
+    const server = (await (await fetch(`${api}?metric=server_ms&by=region,target&target=reference-fast-small,reference-slow-large&window=2d`)).json()) as { groups: Array<{ target: string; p50: number }> };
+    for (const target of ['reference-fast-small', 'reference-slow-large']) {
+      const medians = server.groups.filter((g) => g.target === target).map((g) => g.p50);
+      expect(Math.max(...medians) - Math.min(...medians), target).toBeLessThan(25);
+    }
+  });
+
+  it('passes every deploy step that needs no account (npm run deploy -- --dry-run)', async () => {
+    const dry = spawn(process.execPath, ['scripts/deploy.ts', '--dry-run', '--api', `http://127.0.0.1:${ports.api}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let log = '';
+    dry.stdout.on('data', (d) => (log += d));
+    dry.stderr.on('data', (d) => (log += d));
+    const code = await new Promise((r) => dry.on('close', r));
+    expect(code, log).toBe(0);
+    for (const step of ['preflight', 'd1', 'migrations', 'secrets', 'reference', 'observatory', 'site', 'rebuilds']) expect(log).toContain(step);
+    expect(log).toContain('dry run complete: nothing was deployed');
+  }, 180_000);
+
+  it('stops everything on Ctrl-C', async () => {
+    start.kill('SIGINT');
+    await new Promise((r) => start.once('exit', r));
+    await new Promise((r) => setTimeout(r, 2_000));
+    for (const [name, port] of Object.entries(ports)) await expect(assertPortFree(port, name), name).resolves.toBeUndefined();
+  }, 30_000);
+});
