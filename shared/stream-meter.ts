@@ -43,13 +43,7 @@ export class StreamMeter {
     s.readHasToken = false;
     s.readHasAnswer = false;
     this.framer.push(this.decoder.decode(chunk, STREAM_DECODE));
-    if (s.readHasToken) {
-      if (this.firstTokenAt === null) this.firstTokenAt = t;
-      this.lastTokenAt = t;
-      this.tokenReadTimes.push(t);
-    }
-    if (s.readHasAnswer && this.firstAnswerAt === null) this.firstAnswerAt = t;
-    if (s.endMarker && this.endAt === null) this.endAt = t;
+    this.stamp(t);
   }
 
   onClose(t: number): void {
@@ -58,13 +52,20 @@ export class StreamMeter {
     s.readHasAnswer = false;
     this.framer.push(this.decoder.decode());
     this.framer.end();
+    this.stamp(t);
+    if (this.endAt === null) this.endAt = t;
+  }
+
+  /** Gives this read's time to whatever it revealed: first or last token, first answer, the end marker. */
+  private stamp(t: number): void {
+    const s = this.state;
     if (s.readHasToken) {
       if (this.firstTokenAt === null) this.firstTokenAt = t;
       this.lastTokenAt = t;
       this.tokenReadTimes.push(t);
     }
     if (s.readHasAnswer && this.firstAnswerAt === null) this.firstAnswerAt = t;
-    if (this.endAt === null) this.endAt = t;
+    if (s.endMarker && this.endAt === null) this.endAt = t;
   }
 
   /** Completes what the protocol's fast paths deferred; call once when reading stops. */

@@ -7,7 +7,6 @@ const MS_PER_S = 1_000;
  * vLLM `metrics` (ms), Groq `x_groq.usage` and Cerebras `time_info` (s), Fireworks `perf_metrics`
  * (s), Novita `sla_metrics.ttft_ms`, llama.cpp `timings.prompt_ms`.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function readChunkTimings(chunk: any, s: StreamState): void {
   if (s.serverTtftMs !== null) return;
   const metrics = chunk.metrics;

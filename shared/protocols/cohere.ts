@@ -91,7 +91,6 @@ export const cohereChatV1: Protocol = {
   },
 };
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 function readEnd(finishReason: unknown, usage: any, s: StreamState): void {
   if (typeof finishReason === 'string') s.finishReason = finishReason;
   if (!usage || typeof usage !== 'object') return;

@@ -59,7 +59,6 @@ export const gemini: Protocol = {
   },
 };
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 function readUsage(usage: any, s: StreamState): void {
   if (!usage || typeof usage !== 'object') return;
   const out = num(usage.candidatesTokenCount);
@@ -69,7 +68,6 @@ function readUsage(usage: any, s: StreamState): void {
   if (input !== null) s.inputTokens = input;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 function readCandidate(candidate: any, s: StreamState): void {
   const parts = candidate?.content?.parts;
   if (Array.isArray(parts)) {

@@ -59,7 +59,6 @@ export const openaiChat: Protocol = {
   },
 };
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 function readChoice(choice: any, s: StreamState): void {
   if (!choice || typeof choice !== 'object') return;
   const delta = choice.delta;

@@ -84,7 +84,6 @@ export const openaiResponses: Protocol = {
   },
 };
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 function readFinal(response: any, s: StreamState): void {
   if (!response || typeof response !== 'object') return;
   s.finishReason = response.incomplete_details?.reason ?? response.status ?? null;

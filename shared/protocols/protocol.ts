@@ -76,7 +76,6 @@ export function bearer(apiKey: string | undefined): Record<string, string> {
 }
 
 /** Parses one event's JSON; on failure records a protocol error and returns undefined. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function parseEvent(data: string, state: StreamState): any {
   try {
     return JSON.parse(data);
