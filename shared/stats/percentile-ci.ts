@@ -4,7 +4,7 @@
  * P(l ≤ B < u), equal-tailed. Exact binomial up to EXACT_MAX_N, normal approximation above. `null` bounds mean the
  * sample is too small for a 95 % interval at that percentile (say p99 from 20 samples).
  */
-import { percentileSorted } from './percentile.ts';
+import { interpolationRanks, percentileAt } from './percentile.ts';
 
 export const CONFIDENCE = 0.95;
 const Z_95 = 1.959963984540054;
@@ -69,11 +69,17 @@ function exactRanks(n: number, q: number): [number, number] | null {
 
 /** Percentile (linear interpolation) with its 95 % order-statistic interval, from ascending values. */
 export function percentileWithCi(sorted: ArrayLike<number>, q: number): PercentileWithCi {
-  const value = percentileSorted(sorted, q);
-  const ranks = ciRanks(sorted.length, q);
-  return {
-    value,
-    ci_low: ranks ? sorted[ranks[0] - 1] : null,
-    ci_high: ranks ? sorted[ranks[1] - 1] : null,
-  };
+  return percentileWithCiAt(sorted.length, q, (rank) => sorted[rank - 1]);
+}
+
+/** The same from only the order statistics it needs: `at(rank)` gives the rank-th smallest (1-based). */
+export function percentileWithCiAt(n: number, q: number, at: (rank: number) => number): PercentileWithCi {
+  const ranks = ciRanks(n, q);
+  return { value: percentileAt(n, q, at), ci_low: ranks ? at(ranks[0]) : null, ci_high: ranks ? at(ranks[1]) : null };
+}
+
+/** Every 1-based rank percentileWithCiAt reads for n samples at q. */
+export function ranksNeeded(n: number, q: number): number[] {
+  if (n === 0) return [];
+  return [...interpolationRanks(n, q), ...(ciRanks(n, q) ?? [])];
 }

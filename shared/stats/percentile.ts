@@ -3,14 +3,24 @@
  * LLMPerf report). `sorted` must be ascending; q in [0, 1].
  */
 export function percentileSorted(sorted: ArrayLike<number>, q: number): number | null {
-  const n = sorted.length;
+  return percentileAt(sorted.length, q, (rank) => sorted[rank - 1]);
+}
+
+/** The 1-based ranks whose values a percentile of n samples interpolates between. */
+export function interpolationRanks(n: number, q: number): [number, number] {
+  if (q <= 0) return [1, 1];
+  if (q >= 1) return [n, n];
+  const lo = Math.floor((n - 1) * q) + 1;
+  return [lo, Math.min(lo + 1, n)];
+}
+
+/** The same percentile from only the order statistics it needs: `at(rank)` gives the rank-th smallest (1-based). */
+export function percentileAt(n: number, q: number, at: (rank: number) => number): number | null {
   if (n === 0) return null;
-  if (q <= 0) return sorted[0];
-  if (q >= 1) return sorted[n - 1];
-  const h = (n - 1) * q;
-  const lo = Math.floor(h);
-  const hi = Math.min(lo + 1, n - 1);
-  return sorted[lo] + (h - lo) * (sorted[hi] - sorted[lo]);
+  const [lo, hi] = interpolationRanks(n, q);
+  const h = q <= 0 ? 0 : q >= 1 ? n - 1 : (n - 1) * q;
+  const vLo = at(lo);
+  return lo === hi ? vLo : vLo + (h - (lo - 1)) * (at(hi) - vLo);
 }
 
 export function percentile(values: readonly number[], q: number): number | null {

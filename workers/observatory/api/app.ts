@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import { ConfigError } from '../../../shared/config/validate.ts';
 import { getCapacity, getConfig } from '../config.ts';
-import { colosByRegion, lastSampleByTarget, latestTick, listSamples, metricValues, type SampleFilter } from '../db/samples.ts';
+import { colosByRegion, lastSampleByTarget, latestTick, listSamples, type SampleFilter } from '../db/samples.ts';
 import { SAMPLE_COLUMNS } from '../db/sample-row.ts';
 import { runTick, tickIdFor } from '../scheduler.ts';
 import { requireAdmin } from './admin.ts';
@@ -16,8 +16,6 @@ function csvResponse(body: string, filename: string): Response {
   return new Response(body, { headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="${filename}"` } });
 }
 
-/** Rows a percentile query may read from D1 before it must be narrowed. */
-export const MAX_PERCENTILE_ROWS = 200_000;
 const WINDOW_PARAMS = ['window', 'from', 'to'];
 const FILTER_PARAMS = [...WINDOW_PARAMS, 'region', 'target', 'variant', 'include_backfill', 'format'];
 
@@ -125,9 +123,7 @@ app.get('/api/v1/percentiles', async (c) => {
   const filter = filterFrom(q, Date.now());
   const metric = parseChoice(q, 'metric', METRICS, 'ttft_ms');
   const by = (parseList(q, 'by', GROUP_COLUMNS) ?? ['region', 'target']) as GroupColumn[];
-  const rows = await metricValues(c.env.DB, filter, metric, MAX_PERCENTILE_ROWS + 1);
-  if (rows.length > MAX_PERCENTILE_ROWS) throw new ApiError(413, 'too_many_rows', `more than ${MAX_PERCENTILE_ROWS} samples match; narrow the window or filter by region or target`);
-  const groups = percentileGroups(rows, by);
+  const groups = await percentileGroups(c.env.DB, filter, metric, by);
   if (q.get('format') === 'csv') return csvResponse(toCsv(groups), `percentiles-${metric}.csv`);
   return c.json({
     metric,

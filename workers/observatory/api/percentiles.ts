@@ -1,6 +1,6 @@
 /** p50/p90/p95/p99 with 95 % order-statistic intervals, sample counts and error rates, per group. */
-import { percentileWithCi } from '../../../shared/stats/percentile-ci.ts';
-import type { MetricRow } from '../db/samples.ts';
+import { percentileWithCiAt, ranksNeeded } from '../../../shared/stats/percentile-ci.ts';
+import { metricAtRanks, metricGroupCounts, type SampleFilter } from '../db/samples.ts';
 
 export const PERCENTILES = [0.5, 0.9, 0.95, 0.99] as const;
 export const GROUP_COLUMNS = ['region', 'target', 'prompt_variant'] as const;
@@ -12,34 +12,38 @@ export const METRICS = [
   'itl_p99_ms', 'itl_max_ms', 'network_ms', 'server_ms', 'residual_ms', 'server_headers_ms', 'server_ttft_ms', 'rtt_ms',
   'output_tokens', 'chunks',
 ] as const;
+export type Metric = (typeof METRICS)[number];
 
 export type GroupRecord = Record<string, string | number | null>;
 
-export function percentileGroups(rows: MetricRow[], by: readonly GroupColumn[]): GroupRecord[] {
-  const groups = new Map<string, { key: Record<string, string>; samples: number; errors: number; values: number[] }>();
-  for (const row of rows) {
-    const key: Record<string, string> = {};
-    for (const column of by) key[column] = row[column];
-    const id = by.map((c) => key[c]).join('\u0000');
-    let g = groups.get(id);
-    if (!g) groups.set(id, (g = { key, samples: 0, errors: 0, values: [] }));
-    g.samples++;
-    if (row.error !== null) g.errors++;
-    else if (row.value !== null) g.values.push(row.value);
-  }
-  const out: GroupRecord[] = [];
-  for (const g of groups.values()) {
-    const sorted = Float64Array.from(g.values).sort();
-    const record: GroupRecord = { ...g.key, n: sorted.length, samples: g.samples, errors: g.errors, error_rate: g.samples ? g.errors / g.samples : null };
+/**
+ * Exact percentiles per group in two small queries: the counts per group, then only the order
+ * statistics those percentiles and their intervals read.
+ */
+export async function percentileGroups(db: D1Database, f: SampleFilter, metric: Metric, by: readonly GroupColumn[]): Promise<GroupRecord[]> {
+  const counts = await metricGroupCounts(db, f, metric, by);
+  const ranks = new Set<number>();
+  for (const g of counts) for (const q of PERCENTILES) for (const r of ranksNeeded(g.n, q)) ranks.add(r);
+  const id = (key: Record<string, string>) => by.map((c) => key[c]).join('\u0000');
+  const values = new Map<string, number>();
+  for (const row of await metricAtRanks(db, f, metric, by, [...ranks].sort((a, b) => a - b))) values.set(`${id(row.key)}|${row.rank}`, row.value);
+
+  const out: GroupRecord[] = counts.map((g) => {
+    const at = (rank: number) => {
+      const v = values.get(`${id(g.key)}|${rank}`);
+      if (v === undefined) throw new Error(`order statistic ${rank} of ${id(g.key)} missing`);
+      return v;
+    };
+    const record: GroupRecord = { ...g.key, n: g.n, samples: g.samples, errors: g.errors, error_rate: g.samples ? g.errors / g.samples : null };
     for (const q of PERCENTILES) {
       const name = `p${Math.round(q * 100)}`;
-      const p = percentileWithCi(sorted, q);
+      const p = percentileWithCiAt(g.n, q, at);
       record[name] = p.value;
       record[`${name}_ci_low`] = p.ci_low;
       record[`${name}_ci_high`] = p.ci_high;
     }
-    out.push(record);
-  }
+    return record;
+  });
   out.sort((a, b) => by.map((c) => String(a[c]).localeCompare(String(b[c]))).find((d) => d !== 0) ?? 0);
   return out;
 }

@@ -54,20 +54,43 @@ export async function listSamples(db: D1Database, f: SampleFilter, limit: number
   return results.map(fromRow);
 }
 
-export interface MetricRow {
-  region: string;
-  target: string;
-  prompt_variant: string;
-  error: string | null;
-  value: number | null;
+/** Grouping columns and metrics are interpolated into SQL: callers pass values from the API's allow-lists only. */
+export type GroupKey = Record<string, string>;
+
+export interface MetricGroupCount {
+  key: GroupKey;
+  samples: number;
+  errors: number;
+  /** Successful samples with a value for the metric: what percentiles are taken over. */
+  n: number;
 }
 
-/** One metric column per sample, for percentiles; `metric` must come from the allow-list. */
-export async function metricValues(db: D1Database, f: SampleFilter, metric: string, maxRows: number): Promise<MetricRow[]> {
+/** Per group: all samples, failed ones, and successful ones that have the metric. */
+export async function metricGroupCounts(db: D1Database, f: SampleFilter, metric: string, by: readonly string[]): Promise<MetricGroupCount[]> {
   const w = where(f);
-  const { results } = await db.prepare(`SELECT region, target, prompt_variant, error, ${metric} AS value FROM samples WHERE ${w.sql} LIMIT ?`)
-    .bind(...w.params, maxRows).all<MetricRow>();
-  return results;
+  const cols = by.join(', ');
+  const { results } = await db.prepare(`SELECT ${cols}, COUNT(*) AS samples, SUM(CASE WHEN error IS NOT NULL THEN 1 ELSE 0 END) AS errors,
+      SUM(CASE WHEN error IS NULL AND ${metric} IS NOT NULL THEN 1 ELSE 0 END) AS n FROM samples WHERE ${w.sql} GROUP BY ${cols}`)
+    .bind(...w.params).all<Record<string, string | number>>();
+  return results.map((r) => ({ key: Object.fromEntries(by.map((c) => [c, String(r[c])])), samples: Number(r.samples), errors: Number(r.errors), n: Number(r.n) }));
+}
+
+/**
+ * The order statistics at the given 1-based ranks of the metric within each group (successful
+ * samples), ranked inside SQLite: only those few rows come back, not every sample, which keeps a
+ * long window inside a Worker's CPU budget.
+ */
+export async function metricAtRanks(db: D1Database, f: SampleFilter, metric: string, by: readonly string[], ranks: readonly number[]): Promise<Array<{ key: GroupKey; rank: number; value: number }>> {
+  if (ranks.length === 0) return [];
+  const w = where(f);
+  const cols = by.join(', ');
+  const rankList = ranks.map((r) => String(Math.trunc(r))).join(', ');
+  const { results } = await db.prepare(`SELECT ${cols}, rn, value FROM (
+      SELECT ${cols}, ${metric} AS value, ROW_NUMBER() OVER (PARTITION BY ${cols} ORDER BY ${metric}) AS rn
+      FROM samples WHERE ${w.sql} AND error IS NULL AND ${metric} IS NOT NULL
+    ) WHERE rn IN (${rankList})`)
+    .bind(...w.params).all<Record<string, string | number>>();
+  return results.map((r) => ({ key: Object.fromEntries(by.map((c) => [c, String(r[c])])), rank: Number(r.rn), value: Number(r.value) }));
 }
 
 export interface ColoRow {
