@@ -77,13 +77,13 @@ export async function runProbe(o: ProbeOptions): Promise<ProbeResult> {
   try {
     let response: Response;
     try {
-      response = await fetchFn(request.url, { ...request.init, signal: controller.signal });
+      response = await fetchFn(request.url, { ...request.init, signal: controller.signal, redirect: 'manual' });
     } catch (e) {
       failure = watchdog.expired ?? { error: 'network', detail: describeThrown(e) };
       return finish();
     }
     headersAt = now();
-    watchdog.headersArrived();
+    watchdog.headersArrived(headersAt);
     sample.status = response.status;
     sample.upstream_colo = upstreamColo(response.headers);
     headerTimings = readHeaderTimings(response.headers, o.target.serverTimingMetrics);

@@ -3,6 +3,28 @@ import { readHeaderTimings } from './header-timings.ts';
 import { protocolFor } from './protocols/index.ts';
 import type { Clock, FetchLike, ProbeTarget } from './types.ts';
 
+/** A round-trip answer larger than this is cut off (its connection then is not reused). */
+const RTT_BODY_LIMIT_BYTES = 1024 * 1024;
+
+async function drain(response: Response, limit: number): Promise<void> {
+  if (!response.body) return;
+  const reader = response.body.getReader();
+  let bytes = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      bytes += value.byteLength;
+      if (bytes > limit) {
+        await reader.cancel();
+        return;
+      }
+    }
+  } catch {
+    // a broken body still gave its timing
+  }
+}
+
 export interface RttResult {
   /** Minimum over the requests of headers_ms − server_headers_ms; null when none answered. */
   rttMs: number | null;
@@ -20,7 +42,8 @@ export interface RttOptions {
 
 /**
  * Round-trip probe (MEASUREMENT.md (3)): a few tiny GETs to a cheap URL on the target's origin,
- * each taken as headers_ms minus any server time the response reports. Also warms the connection.
+ * each taken as headers_ms minus any server time the response reports; the minimum is kept, so the
+ * first request's connection setup drops out. It also warms the connection the probe then reuses.
  */
 export async function measureRtt(o: RttOptions): Promise<RttResult> {
   const fetchFn: FetchLike = o.fetch ?? ((input, init) => fetch(input, init));
@@ -35,9 +58,11 @@ export async function measureRtt(o: RttOptions): Promise<RttResult> {
     try {
       const signal = AbortSignal.timeout(o.timeoutMs ?? DEFAULT_TIMEOUTS.headersMs);
       const t0 = now();
-      const response = await fetchFn(url, { method: 'GET', headers, signal });
+      const response = await fetchFn(url, { method: 'GET', headers, signal, redirect: 'manual' });
       const elapsed = now() - t0;
-      response.body?.cancel().catch(() => {});
+      // Read the (small) body to its end: cancelling it would close the connection, and the next
+      // request, the probe's included, would pay a new handshake inside its round trip.
+      await drain(response, RTT_BODY_LIMIT_BYTES);
       const server = readHeaderTimings(response.headers, o.target.serverTimingMetrics).serverHeadersMs ?? 0;
       samples.push(elapsed - server);
     } catch {

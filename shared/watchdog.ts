@@ -31,13 +31,24 @@ export class Watchdog {
     this.arm(Math.min(timeouts.headersMs, timeouts.totalMs));
   }
 
-  headersArrived(): void {
-    if (this.phase === 'headers') this.phase = 'first_token';
+  /** The headers are in: from now on the first-token deadline applies, so the timer moves to it. */
+  headersArrived(t: number): void {
+    if (this.phase !== 'headers') return;
+    this.phase = 'first_token';
+    this.rearm(Math.min(this.timeouts.firstTokenMs, this.timeouts.totalMs) - (t - this.t0));
   }
 
+  /** A token arrived. The first one moves the timer to the idle deadline; later ones only move the deadline, checked lazily. */
   tokenArrived(t: number): void {
-    this.phase = 'streaming';
     this.lastTokenAt = t;
+    if (this.phase === 'streaming') return;
+    this.phase = 'streaming';
+    this.rearm(Math.min(this.timeouts.idleMs, this.timeouts.totalMs - (t - this.t0)));
+  }
+
+  private rearm(ms: number): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.arm(Math.max(0, ms));
   }
 
   stop(): void {

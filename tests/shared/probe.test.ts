@@ -162,6 +162,22 @@ describe('probe timeouts never hang the caller', () => {
     expect(performance.now() - t).toBeLessThan(1000);
   });
 
+  it('a gap longer than the idle limit is a stall even when the headers limit is far off', async () => {
+    const t = performance.now();
+    const steps = [{ data: chatChunk({ content: 'a' }) }, { delayMs: 600, data: chatChunk({ content: 'b' }) + FINISH }];
+    const { sample } = await probe({ steps }, { timeouts: { headersMs: 5_000, firstTokenMs: 5_000, idleMs: 150, totalMs: 10_000 } });
+    expect(sample).toMatchObject({ error: 'stall', error_detail: 'no token for 150 ms' });
+    expect(performance.now() - t).toBeLessThan(500);
+  });
+
+  it('the first-token limit applies on its own when it is shorter than the headers limit', async () => {
+    const t = performance.now();
+    const keepAlives = Array.from({ length: 50 }, () => ({ delayMs: 40, data: ': keep-alive\n\n' }));
+    const { sample } = await probe({ steps: keepAlives }, { timeouts: { headersMs: 5_000, firstTokenMs: 200, idleMs: 5_000, totalMs: 10_000 } });
+    expect(sample).toMatchObject({ error: 'timeout_first_token', error_detail: 'no token within 200 ms' });
+    expect(performance.now() - t).toBeLessThan(600);
+  });
+
   it('a stream still trickling at the total limit: stall at the total bound', async () => {
     const t = performance.now();
     const steps = Array.from({ length: 200 }, () => ({ delayMs: 20, data: chatChunk({ content: 'a' }) }));
