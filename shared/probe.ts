@@ -132,6 +132,7 @@ export async function runProbe(o: ProbeOptions): Promise<ProbeResult> {
       }
     }
     reader.cancel().catch(() => {});
+    meter.settle();
     failure = failure ?? classifyStream(meter, watchdog.expired, readError, protocol.endMarkerRequired);
     return finish();
   } finally {
@@ -140,7 +141,6 @@ export async function runProbe(o: ProbeOptions): Promise<ProbeResult> {
 
   function finish(): ProbeResult {
     const failed = failure !== null;
-    meter?.settle();
     fillFigures(sample, { t0, headersAt, meter, headerTimings, rttMs: o.rttMs ?? null, failed });
     if (failure) {
       sample.error = failure.error;

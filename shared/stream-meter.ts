@@ -68,7 +68,7 @@ export class StreamMeter {
     if (s.endMarker && this.endAt === null) this.endAt = t;
   }
 
-  /** Completes what the protocol's fast paths deferred; call once when reading stops. */
+  /** Completes what the protocol's fast paths deferred (may record a protocol error); call when reading stops. */
   settle(): void {
     this.protocol.settle?.(this.state);
   }

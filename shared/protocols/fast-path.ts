@@ -13,6 +13,27 @@ const BACKSLASH = 92;
 export const RBRACE = 125;
 export const RBRACKET = 93;
 
+const LBRACE = 123;
+
+function count(data: string, ch: string): number {
+  let n = 0;
+  for (let i = data.indexOf(ch); i !== -1; i = data.indexOf(ch, i + 1)) n++;
+  return n;
+}
+
+/**
+ * A cheap guard that the event is one whole JSON object: it starts with `{`, ends with `}`, and its
+ * braces and brackets pair up in number (counted anywhere, with native indexOf). A cut-off event —
+ * the way servers break their JSON — fails it and goes to the full parse; so does a token whose text
+ * holds unpaired braces, which only costs that event the slower path. Not a full validator.
+ */
+export function wholeObject(data: string): boolean {
+  if (data.charCodeAt(0) !== LBRACE) return false;
+  let end = data.length - 1;
+  while (end > 0 && data.charCodeAt(end) <= 32) end--;
+  return data.charCodeAt(end) === RBRACE && count(data, '{') === count(data, '}') && count(data, '[') === count(data, ']');
+}
+
 /** Index of the quote that closes the JSON string whose opening quote is at `open`, or -1. */
 export function stringEnd(data: string, open: number): number {
   let i = open;
@@ -52,6 +73,7 @@ export function addSlice(s: StreamState, data: string, open: number, close: numb
 
 /** The common case of every fast path: one string after a pattern, closed by `}`. */
 export function sliceBeforeBrace(data: string, pattern: string, s: StreamState, kind: OutputKind): boolean {
+  if (!wholeObject(data)) return false;
   const open = stringAfter(data, pattern);
   if (open === -1) return false;
   const close = stringEnd(data, open);

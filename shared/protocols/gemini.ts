@@ -1,5 +1,5 @@
 import { addAnswer, addReasoning, addToolArguments, setStreamError, num, type StreamState } from '../stream-state.ts';
-import { ANSWER, addSlice, stringEnd, RBRACE, RBRACKET } from './fast-path.ts';
+import { ANSWER, addSlice, stringEnd, RBRACE, RBRACKET, wholeObject } from './fast-path.ts';
 import { describeError, jsonRequest, parseEvent, resolveEndpoint, siblingUrl, type Protocol } from './protocol.ts';
 
 /** Anything but a plain text part needs the full parse. */
@@ -25,7 +25,7 @@ export const gemini: Protocol = {
   },
   rttUrl: (url) => siblingUrl(url, /:streamGenerateContent$/, ''),
   fastEvent(_event, data, s) {
-    if (NEEDS_FULL_PARSE.test(data)) return false;
+    if (!wholeObject(data) || NEEDS_FULL_PARSE.test(data)) return false;
     const match = SINGLE_TEXT_PART.exec(data);
     if (match === null) return false;
     const open = match.index + match[0].length - 1;
@@ -39,8 +39,9 @@ export const gemini: Protocol = {
   },
   settle(s) {
     if (s.deferredUsage === null) return;
-    readUsage(JSON.parse(s.deferredUsage).usageMetadata, s);
+    const r = parseEvent(s.deferredUsage, s);
     s.deferredUsage = null;
+    if (r && typeof r === 'object') readUsage(r.usageMetadata, s);
   },
   onEvent(_event, data, s) {
     const r = parseEvent(data, s);

@@ -1,5 +1,5 @@
 import { addAnswer, addReasoning, addToolArguments, setServerTtft, setStreamError, num } from '../stream-state.ts';
-import { ANSWER, REASONING, addSlice, stringAfter, stringEnd, RBRACE } from './fast-path.ts';
+import { ANSWER, REASONING, addSlice, stringAfter, stringEnd, RBRACE, wholeObject } from './fast-path.ts';
 import { jsonRequest, parseEvent, resolveEndpoint, siblingUrl, type Protocol } from './protocol.ts';
 
 const NS_PER_MS = 1e6;
@@ -22,7 +22,7 @@ export const ollama: Protocol = {
   },
   rttUrl: (url) => siblingUrl(url, /\/api\/(chat|generate)$/, '/api/version'),
   fastEvent(_event, data, s) {
-    if (!data.endsWith(',"done":false}')) return false;
+    if (!data.endsWith(',"done":false}') || !wholeObject(data)) return false;
     const open = stringAfter(data, '"message":{"role":"assistant","content":"');
     const close = open === -1 ? -1 : stringEnd(data, open);
     if (close === -1) return false;

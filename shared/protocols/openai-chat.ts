@@ -1,7 +1,7 @@
 import { addAnswer, addReasoning, addToolArguments, markToolCall, setStreamError, num, type StreamState } from '../stream-state.ts';
 import { bearer, describeError, jsonRequest, parseEvent, resolveEndpoint, siblingUrl, type Protocol } from './protocol.ts';
 import { readChunkTimings } from './body-timings.ts';
-import { ANSWER, addSlice, stringAfter, stringEnd, RBRACE } from './fast-path.ts';
+import { ANSWER, addSlice, stringAfter, stringEnd, RBRACE, wholeObject } from './fast-path.ts';
 
 /** Keys whose non-null presence needs the full parse: finish, usage, errors, body timings. */
 const NEEDS_FULL_PARSE = /"(?:finish_reason|usage|error|x_groq|time_info|metrics|sla_metrics|perf_metrics|timings)":(?!null)/;
@@ -24,7 +24,7 @@ export const openaiChat: Protocol = {
   },
   rttUrl: (url) => siblingUrl(url, /\/chat\/completions$/, '/models'),
   fastEvent(event, data, s) {
-    if (event !== '') return false;
+    if (event !== '' || !wholeObject(data)) return false;
     const open = stringAfter(data, '"delta":{"content":"');
     if (open === -1) return false;
     const close = stringEnd(data, open);

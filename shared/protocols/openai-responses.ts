@@ -1,5 +1,5 @@
 import { addAnswer, addReasoning, addToolArguments, setStreamError, num, type StreamState } from '../stream-state.ts';
-import { ANSWER, REASONING, TOOL, addSlice, stringAfter, stringEnd, type OutputKind } from './fast-path.ts';
+import { ANSWER, REASONING, TOOL, addSlice, stringAfter, stringEnd, type OutputKind, wholeObject } from './fast-path.ts';
 import { bearer, describeError, jsonRequest, parseEvent, resolveEndpoint, siblingUrl, type Protocol } from './protocol.ts';
 
 /** Event types that carry nothing a probe needs; skipped without parsing their (often large) JSON. */
@@ -42,7 +42,7 @@ export const openaiResponses: Protocol = {
       : event === 'response.reasoning_summary_text.delta' || event === 'response.reasoning_text.delta' ? REASONING
       : event === 'response.function_call_arguments.delta' ? TOOL
       : -1;
-    if (kind === -1) return false;
+    if (kind === -1 || !wholeObject(data)) return false;
     const open = stringAfter(data, '"delta":"');
     const close = open === -1 ? -1 : stringEnd(data, open);
     if (close === -1) return false;

@@ -97,6 +97,25 @@ describe('probe error classes', () => {
     expect(sample.ttft_ms).not.toBeNull();
   });
 
+  it('a cut-off event is protocol on the fast path too', async () => {
+    for (const fastPath of [true, false]) {
+      const { sample } = await probe({ steps: [{ data: chatChunk({ content: 'a' }) }, { data: 'data: {"id":"x","choices":[{"index":0,"delta":{"content":"hi"}\n\n' }] }, { fastPath });
+      expect(sample.error, `fastPath ${fastPath}`).toBe('protocol');
+    }
+  });
+
+  it('a malformed Gemini event is protocol on both paths, and the probe does not throw', async () => {
+    const good = 'data: {"candidates": [{"content": {"parts": [{"text": "x"}],"role": "model"}}],"usageMetadata": {"promptTokenCount": 3}}\r\n\r\n';
+    const broken = 'data: {"candidates": [{"content": {"parts": [{"text": "y"}],"role": "model"}}],"usageMetadata": {"candidatesTokenCount": 1,,}}\r\n\r\n';
+    for (const fastPath of [true, false]) {
+      const { sample } = await runProbe({
+        target: { ...target, api: 'gemini', url: 'http://127.0.0.1:9/v1beta/models/m:streamGenerateContent?alt=sse' }, prompt, fastPath,
+        fetch: scriptedFetch({ steps: [{ data: good }, { data: broken }] }),
+      });
+      expect(sample.error, `fastPath ${fastPath}`).toBe('protocol');
+    }
+  });
+
   it('an error event inside a 200 stream is stream_error', async () => {
     const { sample } = await probe({ steps: [{ data: chatChunk({ content: 'a' }) }, { data: 'event: error\ndata: {"error":{"message":"boom","code":"server_error"}}\n\n' }] });
     expect(sample).toMatchObject({ error: 'stream_error', error_detail: 'server_error: boom', total_ms: null });
