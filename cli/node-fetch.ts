@@ -18,12 +18,17 @@ export const nodeFetch: FetchLike = (input, init = {}) =>
     if (!transport) return reject(new TypeError(`unsupported protocol ${url.protocol}`));
     const signal = init.signal ?? undefined;
     if (signal?.aborted) return reject(signal.reason ?? new DOMException('aborted', 'AbortError'));
-    const headers: Record<string, string> = {};
+    // No compression: the probe times bytes as the server sends them, and decodes none.
+    const headers: Record<string, string> = { 'accept-encoding': 'identity' };
     new Headers(init.headers).forEach((value, name) => (headers[name] = value));
     const request = transport.request(url, { method: init.method ?? 'GET', headers, agent: agents[url.protocol as 'http:' | 'https:'] }, (res) => {
       const responseHeaders = new Headers();
       for (let i = 0; i < res.rawHeaders.length; i += 2) responseHeaders.append(res.rawHeaders[i], res.rawHeaders[i + 1]);
       const status = res.statusCode ?? 0;
+      if (status < 200 || status > 599) {
+        res.destroy();
+        return reject(new TypeError(`the server answered with HTTP status ${status}, which fetch cannot represent`));
+      }
       const nullBody = status === 204 || status === 304 || init.method === 'HEAD';
       if (nullBody) res.resume();
       resolve(new Response(nullBody ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), { status, headers: responseHeaders }));

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { API_IDS, type ApiId, type ProbeTarget, type PromptVariant, type Timeouts } from '../shared/types.ts';
-import { DEFAULT_MAX_TOKENS, DEFAULT_PROMPT_TOKENS, DEFAULT_TIMEOUTS } from '../shared/constants.ts';
+import { DEFAULT_MAX_TOKENS, DEFAULT_PROMPT_TOKENS, DEFAULT_TIMEOUTS, MAX_PROBES_PER_RUN, MAX_TIMEOUT_MS } from '../shared/constants.ts';
 
 export const USAGE = `usage: npm run probe -- <url> --api <api> --model <model> [options]
 
@@ -33,9 +33,9 @@ export interface CliConfig {
   help: boolean;
 }
 
-function positiveInt(name: string, value: string | undefined, fallback: number): number {
+function positiveInt(name: string, value: string | undefined, fallback: number, max = 1_000_000): number {
   if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`--${name} must be a positive whole number, got "${value}"`);
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > max) throw new UsageError(`--${name} must be a whole number from 1 to ${max}, got "${value}"`);
   return Number(value);
 }
 
@@ -102,12 +102,12 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     help: false,
     target: { id: `${v.api}:${v.model}@${parsedUrl.host}`, api: v.api as ApiId, url, model: v.model, apiKey, headers, serverTimingMetrics },
     prompt: { id: `p${promptTokens}-o${maxTokens}`, promptTokens, maxTokens },
-    n: positiveInt('n', v.n, 1),
+    n: positiveInt('n', v.n, 1, MAX_PROBES_PER_RUN),
     timeouts: {
-      headersMs: positiveInt('headers-timeout-ms', v['headers-timeout-ms'], DEFAULT_TIMEOUTS.headersMs),
-      firstTokenMs: positiveInt('first-token-timeout-ms', v['first-token-timeout-ms'], DEFAULT_TIMEOUTS.firstTokenMs),
-      idleMs: positiveInt('idle-timeout-ms', v['idle-timeout-ms'], DEFAULT_TIMEOUTS.idleMs),
-      totalMs: positiveInt('timeout-ms', v['timeout-ms'], DEFAULT_TIMEOUTS.totalMs),
+      headersMs: positiveInt('headers-timeout-ms', v['headers-timeout-ms'], DEFAULT_TIMEOUTS.headersMs, MAX_TIMEOUT_MS),
+      firstTokenMs: positiveInt('first-token-timeout-ms', v['first-token-timeout-ms'], DEFAULT_TIMEOUTS.firstTokenMs, MAX_TIMEOUT_MS),
+      idleMs: positiveInt('idle-timeout-ms', v['idle-timeout-ms'], DEFAULT_TIMEOUTS.idleMs, MAX_TIMEOUT_MS),
+      totalMs: positiveInt('timeout-ms', v['timeout-ms'], DEFAULT_TIMEOUTS.totalMs, MAX_TIMEOUT_MS),
     },
     rtt: !v['no-rtt'],
     json: v.json ?? false,

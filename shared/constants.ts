@@ -32,3 +32,10 @@ export const NONCE_HEX_CHARS = 16;
 
 /** A stream larger than this is cut off as a `protocol` error (a runaway or hostile server). */
 export const MAX_STREAM_BYTES = 16 * 1024 * 1024;
+
+/** Header values this long are treated as possible credentials and redacted from error details. */
+export const MIN_SECRET_LENGTH = 8;
+
+/** Bounds a CLI run accepts: probes per run, and any timeout (setTimeout overflows past 2^31 ms). */
+export const MAX_PROBES_PER_RUN = 100_000;
+export const MAX_TIMEOUT_MS = 3_600_000;

@@ -52,7 +52,8 @@ export function fillFigures(sample: Sample, m: Measured): void {
     sample.itl_max_ms = round(gaps[gaps.length - 1]);
   }
   const out = sample.output_tokens;
-  if (!m.failed && out >= 2 && meter.firstTokenAt !== null && meter.lastTokenAt !== null) {
+  // With every token in one read, decode time is not observable: TPOT stays null rather than 0.
+  if (!m.failed && out >= 2 && times.length >= 2 && meter.firstTokenAt !== null && meter.lastTokenAt !== null) {
     const tpot = (meter.lastTokenAt - meter.firstTokenAt) / (out - 1);
     sample.tpot_ms = round(tpot);
     sample.decode_tps = tpot > 0 ? round(1000 / tpot) : null;

@@ -1,4 +1,4 @@
-import { DEFAULT_TIMEOUTS, MAX_STREAM_BYTES, METHOD_VERSION } from './constants.ts';
+import { DEFAULT_TIMEOUTS, MAX_STREAM_BYTES, METHOD_VERSION, MIN_SECRET_LENGTH } from './constants.ts';
 import { fillFigures } from './figures.ts';
 import { readHeaderTimings, upstreamColo, type HeaderTimings } from './header-timings.ts';
 import { httpErrorDetail, readErrorBody, safeDetail } from './error-detail.ts';
@@ -52,7 +52,8 @@ export async function runProbe(o: ProbeOptions): Promise<ProbeResult> {
   const timeouts: Timeouts = { ...DEFAULT_TIMEOUTS, ...o.timeouts };
   const protocol = protocolFor(o.target.api);
   const maxStreamBytes = o.maxStreamBytes ?? MAX_STREAM_BYTES;
-  const secrets = [o.target.apiKey];
+  // The key, and any configured header value long enough to be a credential, never reach error_detail.
+  const secrets = [o.target.apiKey, ...Object.values(o.target.headers ?? {}).filter((v) => v.length >= MIN_SECRET_LENGTH)];
   const sample = newSample(o);
   const request = protocol.buildRequest({
     target: o.target,
@@ -99,7 +100,7 @@ export async function runProbe(o: ProbeOptions): Promise<ProbeResult> {
     const contentType = response.headers.get('content-type');
     if (contentType && !protocol.contentTypes.some((ct) => contentType.toLowerCase().startsWith(ct))) {
       response.body?.cancel().catch(() => {});
-      failure = { error: 'protocol', detail: `unexpected content-type "${contentType}" for a ${protocol.api} stream` };
+      failure = { error: 'protocol', detail: `unexpected content-type "${contentType}" for an ${protocol.api} stream` };
       return finish();
     }
     if (!response.body) {

@@ -66,11 +66,26 @@ describe('probe timing on a fake clock', () => {
   });
 });
 
+describe('figures that cannot be observed stay null', () => {
+  it('TPOT is null when every token arrived in one read', async () => {
+    const { sample } = await probe({ steps: [{ data: chatChunk({ content: 'a' }) + chatChunk({ content: 'b' }) + FINISH + USAGE(2) }] });
+    expect(sample).toMatchObject({ error: null, output_tokens: 2, chunks: 1, tpot_ms: null, decode_tps: null });
+  });
+});
+
 describe('probe error classes', () => {
   it('non-2xx is http with the status and a safe detail', async () => {
     const { sample } = await probe({ status: 503, headers: { 'content-type': 'application/json' }, steps: [{ data: '{"error":{"message":"bad key sk-test-SECRET-123456789","type":"server_error"}}' }] });
     expect(sample).toMatchObject({ error: 'http', status: 503, ttft_ms: null });
     expect(sample.error_detail).toBe('HTTP 503 server_error: bad key [redacted]');
+  });
+
+  it('configured header values never reach error_detail', async () => {
+    const { sample } = await runProbe({
+      target: { ...target, headers: { 'x-custom-auth': 'hunter2-very-secret' } }, prompt,
+      fetch: scriptedFetch({ status: 500, steps: [{ data: 'bad auth header hunter2-very-secret for key sk-test-SECRET-123456789' }] }),
+    });
+    expect(sample.error_detail).toBe('HTTP 500 bad auth header [redacted] for key [redacted]');
   });
 
   it('429 is rate_limited and keeps retry-after; 529 is overloaded', async () => {

@@ -96,6 +96,15 @@ describe('GET /api/v1/*', () => {
     expect(csv.split('\r\n')[0]).toBe('region,n,samples,errors,error_rate,p50,p50_ci_low,p50_ci_high,p90,p90_ci_low,p90_ci_high,p95,p95_ci_low,p95_ci_high,p99,p99_ci_low,p99_ci_high');
   });
 
+  it('keeps figures of other method versions apart', async () => {
+    await env.DB.prepare('UPDATE samples SET method_version = 99 WHERE id = (SELECT MAX(id) FROM samples)').run();
+    const current = await (await get('/api/v1/samples?limit=1000')).json<{ samples: unknown[] }>();
+    const other = await (await get('/api/v1/samples?limit=1000&method_version=99')).json<{ samples: Array<{ method_version: number }> }>();
+    expect(current.samples).toHaveLength(17);
+    expect(other.samples.map((s) => s.method_version)).toEqual([99]);
+    await env.DB.prepare('UPDATE samples SET method_version = 1 WHERE method_version = 99').run();
+  });
+
   it('answers CORS for GET', async () => {
     const r = await get('/api/v1/health', { headers: { origin: 'https://example.org' } });
     expect(r.headers.get('access-control-allow-origin')).toBe('*');
@@ -113,6 +122,10 @@ describe('GET /api/v1/*', () => {
     ['/api/v1/percentiles?metric=speed', 'metric must be one of'],
     ['/api/v1/percentiles?by=model', 'unknown by "model"'],
     ['/api/v1/regions?window=1h&from=2026-01-01', 'either window or from'],
+    ['/api/v1/samples?from=1&to=2', 'to must be an ISO 8601 time'],
+    ['/api/v1/samples?format=xml', 'format must be one of json, csv'],
+    ['/api/v1/samples?window=1h&window=2h', 'parameter "window" is given more than once'],
+    ['/api/v1/percentiles?method_version=0', 'method_version must be a whole number from 1'],
   ];
   for (const [path, message] of bad) {
     it(`400 for ${path}`, async () => {

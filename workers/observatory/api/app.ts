@@ -2,6 +2,7 @@
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import { ConfigError } from '../../../shared/config/validate.ts';
+import { METHOD_VERSION } from '../../../shared/constants.ts';
 import { getCapacity, getConfig } from '../config.ts';
 import { colosByRegion, lastSampleByTarget, latestTick, listSamples, type SampleFilter } from '../db/samples.ts';
 import { SAMPLE_COLUMNS } from '../db/sample-row.ts';
@@ -17,7 +18,7 @@ function csvResponse(body: string, filename: string): Response {
 }
 
 const WINDOW_PARAMS = ['window', 'from', 'to'];
-const FILTER_PARAMS = [...WINDOW_PARAMS, 'region', 'target', 'variant', 'include_backfill', 'format'];
+const FILTER_PARAMS = [...WINDOW_PARAMS, 'region', 'target', 'variant', 'include_backfill', 'method_version', 'format'];
 
 const app = new Hono<{ Bindings: Env }>();
 app.use('/api/v1/*', cors({ origin: '*', allowMethods: ['GET', 'HEAD', 'OPTIONS'] }));
@@ -32,6 +33,7 @@ function filterFrom(q: URLSearchParams, now: number): SampleFilter {
     targets: parseList(q, 'target', c.targets.map((t) => t.id)),
     variants: parseList(q, 'variant', c.promptVariants.map((v) => v.id)),
     includeBackfill: parseBoolean(q, 'include_backfill', true),
+    methodVersion: parseInt(q, 'method_version', METHOD_VERSION, 1, 1_000),
   };
 }
 
@@ -129,6 +131,7 @@ app.get('/api/v1/percentiles', async (c) => {
     metric,
     by,
     window: windowOf(filter),
+    method_version: filter.methodVersion,
     method: 'exact percentiles (linear interpolation between closest ranks) over successful samples; 95 % confidence intervals from order statistics (equal-tailed, distribution-free); error_rate over all samples',
     groups,
   });

@@ -10,10 +10,12 @@ export interface Window {
   to: number;
 }
 
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?)?$/;
+
 function parseInstant(name: string, value: string): number {
   if (/^\d{10,16}$/.test(value)) return Number(value);
-  const t = Date.parse(value);
-  if (Number.isNaN(t)) throw badRequest(`${name} must be an ISO 8601 time or epoch milliseconds, got "${value}"`);
+  const t = ISO_8601.test(value) ? Date.parse(value) : NaN;
+  if (Number.isNaN(t)) throw badRequest(`${name} must be an ISO 8601 time (2026-01-31 or 2026-01-31T12:00:00Z) or epoch milliseconds, got "${value}"`);
   return t;
 }
 
@@ -69,9 +71,11 @@ export function parseBoolean(q: URLSearchParams, name: string, fallback: boolean
   throw badRequest(`${name} must be true or false, got "${raw}"`);
 }
 
-/** Rejects parameters the route does not know, so a typo is not silently ignored. */
+/** Rejects parameters the route does not know, or gives twice, so a typo is not silently ignored. */
 export function onlyKnown(q: URLSearchParams, known: readonly string[]): void {
-  for (const name of q.keys()) {
+  for (const name of new Set(q.keys())) {
     if (!known.includes(name)) throw badRequest(`unknown parameter "${name}"; this route takes: ${known.join(', ')}`);
+    if (q.getAll(name).length > 1) throw badRequest(`parameter "${name}" is given more than once`);
   }
+  parseChoice(q, 'format', ['json', 'csv'], 'json');
 }

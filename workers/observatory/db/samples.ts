@@ -21,6 +21,8 @@ export interface SampleFilter {
   /** 'ok' (no error), 'error' (any error), or one error class. */
   error?: string;
   includeBackfill?: boolean;
+  /** Only samples measured under this version of the definitions (they are never mixed silently). */
+  methodVersion?: number;
 }
 
 function where(f: SampleFilter): { sql: string; params: Array<string | number> } {
@@ -41,6 +43,10 @@ function where(f: SampleFilter): { sql: string; params: Array<string | number> }
     params.push(f.error);
   }
   if (f.includeBackfill === false) clauses.push('backfill = 0');
+  if (f.methodVersion !== undefined) {
+    clauses.push('method_version = ?');
+    params.push(f.methodVersion);
+  }
   return { sql: clauses.join(' AND '), params };
 }
 
