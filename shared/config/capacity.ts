@@ -12,19 +12,23 @@ export interface PlanLimits {
   subrequestsPerInvocation: number;
   d1RowsWrittenPerDay: number;
   d1QueriesPerInvocation: number;
+  /** SQLite-backed Durable Object storage, billed like D1 since January 2026. */
+  doRowsWrittenPerDay: number;
   doRequestsPerDay: number;
   doGbSecondsPerDay: number;
   workerRequestsPerDay: number;
 }
 
 export const PLAN_LIMITS: Record<'free' | 'paid', PlanLimits> = {
-  free: { hardDailyLimits: true, cpuMsPerInvocation: 10, subrequestsPerInvocation: 50, d1RowsWrittenPerDay: 100_000, d1QueriesPerInvocation: 50, doRequestsPerDay: 100_000, doGbSecondsPerDay: 13_000, workerRequestsPerDay: 100_000 },
+  free: { hardDailyLimits: true, cpuMsPerInvocation: 10, subrequestsPerInvocation: 50, d1RowsWrittenPerDay: 100_000, d1QueriesPerInvocation: 50, doRowsWrittenPerDay: 100_000, doRequestsPerDay: 100_000, doGbSecondsPerDay: 13_000, workerRequestsPerDay: 100_000 },
   // Paid: what the $5 plan includes before usage pricing starts (monthly inclusions / 30).
-  paid: { hardDailyLimits: false, cpuMsPerInvocation: 30_000, subrequestsPerInvocation: 10_000, d1RowsWrittenPerDay: 50_000_000 / 30, d1QueriesPerInvocation: 1_000, doRequestsPerDay: 1_000_000 / 30, doGbSecondsPerDay: 400_000 / 30, workerRequestsPerDay: 10_000_000 / 30 },
+  paid: { hardDailyLimits: false, cpuMsPerInvocation: 30_000, subrequestsPerInvocation: 10_000, d1RowsWrittenPerDay: 50_000_000 / 30, d1QueriesPerInvocation: 1_000, doRowsWrittenPerDay: 50_000_000 / 30, doRequestsPerDay: 1_000_000 / 30, doGbSecondsPerDay: 400_000 / 30, workerRequestsPerDay: 10_000_000 / 30 },
 };
 
 /** D1 rows written per stored sample: the row and its unique-key index entry, then the same again when retention deletes it. */
 export const D1_ROWS_WRITTEN_PER_SAMPLE = 4;
+/** Rows a probe writes to its regional object's storage: its job queued, then removed (more only while D1 is down). */
+export const DO_ROWS_WRITTEN_PER_PROBE = 2;
 /** Durable Object memory billed for duration (GB). */
 const DO_GB = 0.125;
 /** Share of a tick's interval the regional probes may take, so ticks do not pile up. */
@@ -38,6 +42,7 @@ export interface Capacity {
   probesPerRegionTick: Record<string, number>;
   probesPerDay: number;
   d1RowsWrittenPerDay: number;
+  doRowsWrittenPerDay: number;
   doRequestsPerDay: number;
   doGbSecondsPerDay: number;
   subrequestsPerProbeInvocation: number;
@@ -76,6 +81,7 @@ export function capacity(config: ObservatoryConfig): Capacity {
   const probesPerDay = perTick * ticksPerDay;
   const regionTicksPerDay = config.regions.length * ticksPerDay;
   const d1RowsWrittenPerDay = probesPerDay * D1_ROWS_WRITTEN_PER_SAMPLE;
+  const doRowsWrittenPerDay = probesPerDay * DO_ROWS_WRITTEN_PER_PROBE;
   // One alarm invocation per probe, plus one RPC per region and tick.
   const doRequestsPerDay = probesPerDay + regionTicksPerDay;
   const doGbSecondsPerDay = probesPerDay * config.probeSecondsEstimate * DO_GB;
@@ -86,6 +92,7 @@ export function capacity(config: ObservatoryConfig): Capacity {
   if (limits.hardDailyLimits) {
     ratios.push(
       ['D1 rows written per day', d1RowsWrittenPerDay / limits.d1RowsWrittenPerDay],
+      ['Durable Object storage rows written per day', doRowsWrittenPerDay / limits.doRowsWrittenPerDay],
       ['Durable Object requests per day', doRequestsPerDay / limits.doRequestsPerDay],
       ['Durable Object duration (GB-s) per day', doGbSecondsPerDay / limits.doGbSecondsPerDay],
     );
@@ -98,6 +105,7 @@ export function capacity(config: ObservatoryConfig): Capacity {
     probesPerRegionTick,
     probesPerDay,
     d1RowsWrittenPerDay,
+    doRowsWrittenPerDay,
     doRequestsPerDay,
     doGbSecondsPerDay,
     subrequestsPerProbeInvocation: config.concurrency * (1 + config.rttProbes) + 2,
@@ -109,7 +117,7 @@ export function capacity(config: ObservatoryConfig): Capacity {
 /** Most probes per day within a plan's daily quotas (free) or included usage (paid), for a given probe duration. */
 export function maxProbesPerDay(plan: 'free' | 'paid', probeSeconds: number): number {
   const l = PLAN_LIMITS[plan];
-  return Math.floor(Math.min(l.d1RowsWrittenPerDay / D1_ROWS_WRITTEN_PER_SAMPLE, l.doRequestsPerDay, l.doGbSecondsPerDay / (probeSeconds * DO_GB)));
+  return Math.floor(Math.min(l.d1RowsWrittenPerDay / D1_ROWS_WRITTEN_PER_SAMPLE, l.doRowsWrittenPerDay / DO_ROWS_WRITTEN_PER_PROBE, l.doRequestsPerDay, l.doGbSecondsPerDay / (probeSeconds * DO_GB)));
 }
 
 /** Which of `spread` slices a tick runs: ticks take turns, so each slice comes round every `spread` ticks. */

@@ -1,24 +1,22 @@
 /**
  * One regional Durable Object per configured region. A tick's jobs are queued in its own SQLite
  * storage; an alarm runs them one at a time (or `concurrency` at once), each alarm one small
- * invocation well inside the CPU and subrequest limits; samples wait in an outbox until D1 has them,
- * so nothing measured is lost when D1 is unavailable, and a job is never run twice.
+ * invocation well inside the CPU and subrequest limits. Each sample goes straight to D1; when D1
+ * fails it waits in the object's outbox until a later alarm writes it, so nothing measured is lost.
+ * Storage writes are a cost too: a probe normally costs two (its job queued, then removed).
  */
 import { DurableObject } from 'cloudflare:workers';
 import { findRegion, findTarget, findVariant, getConfig, type Job } from './config.ts';
 import { COLO_REFRESH_MS, fetchColo } from './colo.ts';
 import { MissingSecretError, runJob } from './probe-job.ts';
-import { insertSamples } from './db/samples.ts';
+import { insertSamples, storedKeys } from './db/samples.ts';
 import type { StoredSample } from './db/sample-row.ts';
+import type { RegionConfig } from '../../shared/config/types.ts';
 
-/** Wait before retrying a failed D1 flush. */
+/** Wait before retrying to write the outbox after D1 failed. */
 export const FLUSH_RETRY_MS = 30_000;
-/** Samples written to D1 per batch. */
+/** Samples written to D1 per batch when the outbox is flushed. */
 const FLUSH_BATCH = 50;
-/** A claimed job whose alarm died is claimable again after this long. */
-const CLAIM_TIMEOUT_MARGIN_MS = 60_000;
-/** How long finished job keys are kept to refuse a retried tick. */
-const DONE_KEEP_MS = 3 * 24 * 60 * 60 * 1000;
 
 export interface EnqueueResult {
   queued: number;
@@ -29,53 +27,58 @@ export interface ProberStatus {
   region: string | null;
   queued: number;
   outbox: number;
-  done: number;
   colo: string | null;
   lastFlushError: string | null;
   missingSecrets: string[];
 }
 
 type Row = Record<string, SqlStorageValue>;
+const keyOf = (j: { tickId: number; target: string; variant: string }) => `${j.tickId}|${j.target}|${j.variant}`;
 
 export class RegionProber extends DurableObject<Env> {
+  /** Jobs an alarm of this instance is running now (a job leaves the table only once it is done). */
+  private readonly running = new Set<string>();
+
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     ctx.blockConcurrencyWhile(async () => {
       const sql = ctx.storage.sql;
       sql.exec(`CREATE TABLE IF NOT EXISTS jobs (tick_id INTEGER NOT NULL, target TEXT NOT NULL, variant TEXT NOT NULL,
-        backfill INTEGER NOT NULL, claimed_at INTEGER, PRIMARY KEY (tick_id, target, variant))`);
-      sql.exec(`CREATE TABLE IF NOT EXISTS done (tick_id INTEGER NOT NULL, target TEXT NOT NULL, variant TEXT NOT NULL,
-        finished_at INTEGER NOT NULL, PRIMARY KEY (tick_id, target, variant))`);
+        backfill INTEGER NOT NULL, PRIMARY KEY (tick_id, target, variant)) WITHOUT ROWID`);
       sql.exec(`CREATE TABLE IF NOT EXISTS outbox (tick_id INTEGER NOT NULL, target TEXT NOT NULL, variant TEXT NOT NULL,
-        sample TEXT NOT NULL, PRIMARY KEY (tick_id, target, variant))`);
-      sql.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)');
+        sample TEXT NOT NULL, PRIMARY KEY (tick_id, target, variant)) WITHOUT ROWID`);
+      sql.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID');
     });
   }
 
-  /** Queues a tick's jobs. Idempotent: a job queued, running or done before is skipped. */
+  /**
+   * Queues a tick's jobs. Idempotent: a job already queued, or whose sample D1 already holds, is
+   * skipped (and should D1 be down, its unique key still refuses a second sample).
+   */
   async enqueue(region: string, jobs: Job[]): Promise<EnqueueResult> {
-    this.setMeta('region', region);
+    if (this.getMeta('region') !== region) this.setMeta('region', region);
+    let stored = new Set<string>();
+    try {
+      stored = await storedKeys(this.env.DB, region, [...new Set(jobs.map((j) => j.tickId))]);
+    } catch (e) {
+      console.error(`region ${region}: could not check D1 for stored samples (${e instanceof Error ? e.message : e}); queueing all`);
+    }
     let queued = 0;
     for (const job of jobs) {
-      const inserted = this.ctx.storage.sql.exec(
-        `INSERT INTO jobs (tick_id, target, variant, backfill) SELECT ?, ?, ?, ?
-         WHERE NOT EXISTS (SELECT 1 FROM done WHERE tick_id = ? AND target = ? AND variant = ?)
-         ON CONFLICT DO NOTHING`,
-        job.tickId, job.target, job.variant, job.backfill ? 1 : 0, job.tickId, job.target, job.variant,
-      ).rowsWritten;
-      if (inserted > 0) queued++;
+      if (stored.has(keyOf(job))) continue;
+      const written = this.ctx.storage.sql.exec('INSERT INTO jobs (tick_id, target, variant, backfill) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
+        job.tickId, job.target, job.variant, job.backfill ? 1 : 0).rowsWritten;
+      if (written > 0) queued++;
     }
     if (queued > 0 && (await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now());
     return { queued, skipped: jobs.length - queued };
   }
 
   async status(): Promise<ProberStatus> {
-    const count = (table: string) => Number(this.ctx.storage.sql.exec(`SELECT COUNT(*) AS n FROM ${table}`).one().n);
     return {
       region: this.getMeta('region'),
-      queued: count('jobs'),
-      outbox: count('outbox'),
-      done: count('done'),
+      queued: this.count('jobs'),
+      outbox: this.count('outbox'),
       colo: this.getMeta('colo'),
       lastFlushError: this.getMeta('last_flush_error'),
       missingSecrets: JSON.parse(this.getMeta('missing_secrets') ?? '[]'),
@@ -87,57 +90,76 @@ export class RegionProber extends DurableObject<Env> {
     const regionCode = this.getMeta('region');
     const region = regionCode ? findRegion(regionCode) : undefined;
     if (!region) return;
-    const claimed = this.claim(config.concurrency, config.timeouts.totalMs * (1 + config.rttProbes) + CLAIM_TIMEOUT_MARGIN_MS);
+    const claimed = this.claim(config.concurrency);
     if (claimed.length > 0) {
       const colo = await this.colo();
       await Promise.all(claimed.map((job) => this.runOne(job, region, colo)));
     }
-    const remaining = Number(this.ctx.storage.sql.exec('SELECT COUNT(*) AS n FROM jobs').one().n);
-    if (remaining > 0) {
+    if (this.count('jobs') > this.running.size) {
       await this.ctx.storage.setAlarm(Date.now());
-      if (this.outboxSize() < FLUSH_BATCH) return;
+      return;
     }
-    if (!(await this.flush())) await this.ctx.storage.setAlarm(Date.now() + FLUSH_RETRY_MS);
+    if (this.count('outbox') > 0 && !(await this.flush())) await this.ctx.storage.setAlarm(Date.now() + FLUSH_RETRY_MS);
   }
 
-  /** Marks up to n unclaimed (or abandoned) jobs as running, oldest tick first. */
-  private claim(n: number, claimTimeoutMs: number): Job[] {
-    const now = Date.now();
-    const rows = this.ctx.storage.sql.exec<Row>(
-      'SELECT tick_id, target, variant, backfill FROM jobs WHERE claimed_at IS NULL OR claimed_at < ? ORDER BY tick_id, target, variant LIMIT ?',
-      now - claimTimeoutMs, n,
-    ).toArray();
-    for (const r of rows) this.ctx.storage.sql.exec('UPDATE jobs SET claimed_at = ? WHERE tick_id = ? AND target = ? AND variant = ?', now, r.tick_id, r.target, r.variant);
-    return rows.map((r) => ({ tickId: Number(r.tick_id), target: String(r.target), variant: String(r.variant), backfill: r.backfill === 1 }));
+  /** Up to n queued jobs not already running here, oldest tick first. */
+  private claim(n: number): Job[] {
+    const rows = this.ctx.storage.sql.exec<Row>('SELECT tick_id, target, variant, backfill FROM jobs ORDER BY tick_id, target, variant LIMIT ?', n + this.running.size).toArray();
+    const jobs = rows
+      .map((r) => ({ tickId: Number(r.tick_id), target: String(r.target), variant: String(r.variant), backfill: r.backfill === 1 }))
+      .filter((j) => !this.running.has(keyOf(j)))
+      .slice(0, n);
+    for (const j of jobs) this.running.add(keyOf(j));
+    return jobs;
   }
 
-  private async runOne(job: Job, region: NonNullable<ReturnType<typeof findRegion>>, colo: string | null): Promise<void> {
-    const target = findTarget(job.target);
-    const variant = findVariant(job.variant);
+  private async runOne(job: Job, region: RegionConfig, colo: string | null): Promise<void> {
     let sample: StoredSample | null = null;
-    if (target && variant) {
+    try {
+      sample = await this.measure(job, region, colo);
+    } finally {
+      this.running.delete(keyOf(job));
+    }
+    let written = false;
+    if (sample) {
       try {
-        sample = await runJob(job, region, target, variant, getConfig(), {
-          referenceUrl: this.referenceUrl(region.code),
-          secrets: this.env as unknown as Record<string, unknown>,
-          colo,
-          simulated: this.env.SIMULATED_REGIONS === '1',
-        });
+        await insertSamples(this.env.DB, [sample]);
+        written = true;
       } catch (e) {
-        if (!(e instanceof MissingSecretError)) throw e;
-        this.noteMissingSecret(target.apiKeySecret ?? '');
-        console.error(`region ${region.code}: ${e.message}; target skipped`);
+        this.noteFlushError(e, 1);
       }
-    } else {
-      console.error(`region ${region.code}: job for unknown target/variant ${job.target}/${job.variant} dropped (config changed)`);
     }
     this.ctx.storage.transactionSync(() => {
       const sql = this.ctx.storage.sql;
-      if (sample) sql.exec('INSERT OR IGNORE INTO outbox (tick_id, target, variant, sample) VALUES (?, ?, ?, ?)', job.tickId, job.target, job.variant, JSON.stringify(sample));
-      sql.exec('INSERT OR IGNORE INTO done (tick_id, target, variant, finished_at) VALUES (?, ?, ?, ?)', job.tickId, job.target, job.variant, Date.now());
+      if (sample && !written) sql.exec('INSERT OR IGNORE INTO outbox (tick_id, target, variant, sample) VALUES (?, ?, ?, ?)', job.tickId, job.target, job.variant, JSON.stringify(sample));
       sql.exec('DELETE FROM jobs WHERE tick_id = ? AND target = ? AND variant = ?', job.tickId, job.target, job.variant);
-      sql.exec('DELETE FROM done WHERE finished_at < ?', Date.now() - DONE_KEEP_MS);
     });
+  }
+
+  /** One probe; null when there is nothing to store (target gone from the config, its secret missing). */
+  private async measure(job: Job, region: RegionConfig, colo: string | null): Promise<StoredSample | null> {
+    const target = findTarget(job.target);
+    const variant = findVariant(job.variant);
+    if (!target || !variant) {
+      console.error(`region ${region.code}: job for unknown target/variant ${job.target}/${job.variant} dropped (config changed)`);
+      return null;
+    }
+    try {
+      return await runJob(job, region, target, variant, getConfig(), {
+        referenceUrl: this.referenceUrl(region.code),
+        secrets: this.env as unknown as Record<string, unknown>,
+        colo,
+        simulated: this.env.SIMULATED_REGIONS === '1',
+      });
+    } catch (e) {
+      if (e instanceof MissingSecretError) {
+        this.noteMissingSecret(target.apiKeySecret ?? '');
+        console.error(`region ${region.code}: ${e.message}; target skipped`);
+      } else {
+        console.error(`region ${region.code}: probe of ${job.target} failed unexpectedly; job dropped`, e);
+      }
+      return null;
+    }
   }
 
   /** Writes the outbox to D1 in batches; false (keeping every sample) when D1 fails. */
@@ -145,15 +167,13 @@ export class RegionProber extends DurableObject<Env> {
     for (;;) {
       const rows = this.ctx.storage.sql.exec<Row>('SELECT tick_id, target, variant, sample FROM outbox ORDER BY tick_id LIMIT ?', FLUSH_BATCH).toArray();
       if (rows.length === 0) {
-        this.setMeta('last_flush_error', null);
+        if (this.getMeta('last_flush_error') !== null) this.setMeta('last_flush_error', null);
         return true;
       }
       try {
         await insertSamples(this.env.DB, rows.map((r) => JSON.parse(String(r.sample)) as StoredSample));
       } catch (e) {
-        const message = e instanceof Error ? e.message : String(e);
-        this.setMeta('last_flush_error', message.slice(0, 200));
-        console.error(`region ${this.getMeta('region')}: D1 write failed, ${this.outboxSize()} samples kept for retry: ${message}`);
+        this.noteFlushError(e, this.count('outbox'));
         return false;
       }
       this.ctx.storage.transactionSync(() => {
@@ -162,8 +182,14 @@ export class RegionProber extends DurableObject<Env> {
     }
   }
 
-  private outboxSize(): number {
-    return Number(this.ctx.storage.sql.exec('SELECT COUNT(*) AS n FROM outbox').one().n);
+  private noteFlushError(e: unknown, kept: number): void {
+    const message = e instanceof Error ? e.message : String(e);
+    this.setMeta('last_flush_error', message.slice(0, 200));
+    console.error(`region ${this.getMeta('region')}: D1 write failed, ${kept} sample(s) kept for retry: ${message}`);
+  }
+
+  private count(table: 'jobs' | 'outbox'): number {
+    return Number(this.ctx.storage.sql.exec(`SELECT COUNT(*) AS n FROM ${table}`).one().n);
   }
 
   private async colo(): Promise<string | null> {
@@ -182,6 +208,7 @@ export class RegionProber extends DurableObject<Env> {
 
   private noteMissingSecret(name: string): void {
     const missing = new Set<string>(JSON.parse(this.getMeta('missing_secrets') ?? '[]'));
+    if (missing.has(name)) return;
     missing.add(name);
     this.setMeta('missing_secrets', JSON.stringify([...missing]));
   }

@@ -12,6 +12,14 @@ export async function insertSamples(db: D1Database, samples: StoredSample[]): Pr
   return results.reduce((n, r) => n + (r.meta.changes ?? 0), 0);
 }
 
+/** Keys (`tick|target|variant`) of the samples a region already stored for these ticks. */
+export async function storedKeys(db: D1Database, region: string, tickIds: number[]): Promise<Set<string>> {
+  if (tickIds.length === 0) return new Set();
+  const { results } = await db.prepare(`SELECT tick_id, target, prompt_variant FROM samples WHERE tick_id IN (${tickIds.map(() => '?').join(', ')}) AND region = ?`)
+    .bind(...tickIds, region).all<{ tick_id: number; target: string; prompt_variant: string }>();
+  return new Set(results.map((r) => `${r.tick_id}|${r.target}|${r.prompt_variant}`));
+}
+
 export interface SampleFilter {
   fromTick: number;
   toTick: number;
