@@ -16,8 +16,8 @@
  */
 import type { ObservatoryConfig } from './shared/config/types.ts';
 
-const reference = (id: string, label: string, api: ObservatoryConfig['targets'][number]['api'], path: string) =>
-  ({ id: `reference-${id}`, label, provider: 'Reference endpoint', api, url: `{REFERENCE_URL}${path}`, model: `ref-${id}`, reference: true }) as const;
+const reference = (id: string, label: string, api: ObservatoryConfig['targets'][number]['api'], path: string, headers?: Record<string, string>) =>
+  ({ id: `reference-${id}`, label, provider: 'Reference endpoint', api, url: `{REFERENCE_URL}${path}`, model: `ref-${id}`, reference: true, headers }) as const;
 
 export const config: ObservatoryConfig = {
   // Every 5 minutes. Must equal [triggers] crons in wrangler.toml.
@@ -30,7 +30,8 @@ export const config: ObservatoryConfig = {
     { code: 'apac', label: 'Asia-Pacific', locationHint: 'apac', simulatedRttMs: 160 },
   ],
   targets: [
-    reference('fast-small', 'Reference · fast small model', 'openai-chat', '/v1/chat/completions'),
+    // vendor_timing=1: also reports a vLLM-style time to first token in the body, so residual_ms is shown.
+    reference('fast-small', 'Reference · fast small model', 'openai-chat', '/v1/chat/completions', { 'x-ref-params': 'vendor_timing=1' }),
     reference('slow-large', 'Reference · slow large model', 'anthropic-messages', '/v1/messages'),
     reference('reasoning', 'Reference · reasoning model', 'openai-responses', '/v1/responses'),
     reference('batching', 'Reference · batching server', 'gemini', '/v1beta/models/{model}:streamGenerateContent?alt=sse'),

@@ -1,6 +1,7 @@
 /**
- * Vendor comparison by scenario: expected total time = TTFT + (output tokens − 1) × TPOT, from the
- * p50s of each, with an interval from their 95 % intervals. A target is faster than another only
+ * Vendor comparison by scenario: expected total time = time to first answer token + (answer tokens − 1)
+ * × TPOT, from the p50s of each, with an interval from their 95 % intervals. (The first answer token
+ * is the first token except for reasoning models; callers pass TTFA percentiles.) A target is faster than another only
  * when the intervals do not overlap; otherwise they are tied at this sample size.
  */
 import type { PercentileGroup } from './types.ts';

@@ -47,7 +47,7 @@ export const DOWNLOADS: Download[] = [
     body: (d) => toCsv(d.regions.flatMap((r) => SCENARIOS.flatMap((s) => {
       const mid = Math.round((s.minTokens + s.maxTokens) / 2);
       const entries = d.targets.map((t) => expectedTotal(
-        d.percentiles.ttft_ms.find((g) => g.region === r.code && g.target === t.id),
+        d.percentiles.ttfa_ms.find((g) => g.region === r.code && g.target === t.id),
         d.percentiles.tpot_ms.find((g) => g.region === r.code && g.target === t.id),
         mid,
       )).filter((e) => e !== null);
