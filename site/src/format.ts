@@ -22,3 +22,8 @@ export function withCi(value: number | null, low: number | null, high: number | 
   if (value === null) return '–';
   return low === null || high === null ? ms(value) : `${ms(value)} [${ms(low)}–${ms(high)}]`;
 }
+
+/** A tail percentile, marked with * when the sample is too small for its 95 % interval. */
+export function tail(value: number | null, ciLow: number | null): string {
+  return value !== null && ciLow === null ? `${ms(value)}*` : ms(value);
+}
