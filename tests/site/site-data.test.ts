@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { judge, targetStatus } from '../../site/src/data/status.ts';
 import { crossover, expectedTotal, rank } from '../../site/src/data/compare.ts';
 import { errorsOverTime, itlGaps, splitBySeries, tokensPerChunk, ttftByPromptSize, ttftOverTime } from '../../site/src/data/series.ts';
-import type { PercentileGroup, SiteSample } from '../../site/src/data/types.ts';
+import type { PercentileGroup, SiteData, SiteSample } from '../../site/src/data/types.ts';
+import { ofVariant, variantText } from '../../site/src/data/overview.ts';
 
 const T0 = Date.UTC(2026, 0, 10);
 function sample(over: Partial<SiteSample>): SiteSample {
@@ -93,5 +94,16 @@ describe('series', () => {
   it('derives ITL gaps from timelines and tokens per chunk', () => {
     expect(itlGaps([sample({})])).toEqual([10, 20]);
     expect(tokensPerChunk([sample({ output_tokens: 12, chunks: 4 })])).toEqual([3]);
+  });
+});
+
+describe('prompt variants', () => {
+  const data = {
+    variant: { id: 'chat', label: 'Chat', prompt_tokens: 200, max_tokens: 64 },
+    variants: [{ id: 'chat', label: 'Chat', prompt_tokens: 200, max_tokens: 64 }, { id: 'long', label: 'Long', prompt_tokens: 4000, max_tokens: 64 }],
+  } as unknown as SiteData;
+  it('keeps figures to one variant and says which', () => {
+    expect(ofVariant(data, [sample({ prompt_variant: 'chat' }), sample({ prompt_variant: 'long' })]).map((s) => s.prompt_variant)).toEqual(['chat']);
+    expect(variantText(data)).toBe('prompt variant chat (200 tokens in, up to 64 out); 1 other variant only in "TTFT against prompt size"');
   });
 });

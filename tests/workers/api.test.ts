@@ -42,7 +42,7 @@ describe('GET /api/v1/*', () => {
   it('health says ok and when the last tick was', async () => {
     const r = await get('/api/v1/health');
     expect(r.status).toBe(200);
-    expect(await r.json()).toMatchObject({ status: 'ok', db: 'ok', last_tick_at: new Date(firstTick + FIVE_MIN).toISOString(), regions: 3, targets: 4, spread: 1 });
+    expect(await r.json()).toMatchObject({ status: 'ok', db: 'ok', last_tick_at: new Date(firstTick + FIVE_MIN).toISOString(), regions: 3, targets: 4, spread: 1, prompt_variants: [{ id: 'tiny', label: 'Tiny', prompt_tokens: 40, max_tokens: 6 }] });
   });
 
   it('regions lists each region with its samples and observed colos', async () => {

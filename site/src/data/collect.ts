@@ -1,5 +1,5 @@
 /** Gathers everything the site shows from the read API, for one fixed window ending at build time. */
-import { SITE_METRICS, type PercentileGroup, type Region, type SiteData, type SiteMetric, type SiteSample, type Target } from './types.ts';
+import { SITE_METRICS, type PercentileGroup, type PromptVariant, type Region, type SiteData, type SiteMetric, type SiteSample, type Target } from './types.ts';
 
 /** How far back the reports look. */
 export const REPORT_WINDOW_DAYS = 7;
@@ -33,10 +33,11 @@ export async function collectSiteData(apiBase: string, now = Date.now()): Promis
     regions: `${base}/regions?${window}`,
     targets: `${base}/targets?${window}`,
   };
-  for (const metric of SITE_METRICS) requests[`percentiles_${metric}`] = `${base}/percentiles?metric=${metric}&by=region,target&${window}`;
   requests.samples = `${base}/samples?limit=${PAGE}&${window}`;
 
-  const health = await getJson<{ simulated: boolean; schedule: string }>(requests.health);
+  const health = await getJson<{ simulated: boolean; schedule: string; prompt_variants: PromptVariant[] }>(requests.health);
+  const variant = health.prompt_variants[0];
+  for (const metric of SITE_METRICS) requests[`percentiles_${metric}`] = `${base}/percentiles?metric=${metric}&by=region,target&variant=${encodeURIComponent(variant.id)}&${window}`;
   const { regions } = await getJson<{ regions: Region[] }>(requests.regions);
   const { targets } = await getJson<{ targets: Target[] }>(requests.targets);
   const percentiles = {} as Record<SiteMetric, PercentileGroup[]>;
@@ -56,6 +57,8 @@ export async function collectSiteData(apiBase: string, now = Date.now()): Promis
     window: { from: new Date(from).toISOString(), to: new Date(now).toISOString() },
     simulated: health.simulated,
     schedule: health.schedule,
+    variant,
+    variants: health.prompt_variants,
     regions,
     targets,
     percentiles,

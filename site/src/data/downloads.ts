@@ -35,7 +35,7 @@ export const DOWNLOADS: Download[] = [
       const now = Date.parse(d.generated_at);
       const from = Date.parse(d.window.from);
       return toCsv(d.targets.flatMap((t) => {
-        const s = targetStatus(d.samples.filter((x) => x.target === t.id), now, from);
+        const s = targetStatus(d.samples.filter((x) => x.target === t.id && x.prompt_variant === d.variant.id), now, from);
         return [{ target: t.id, period: 'last hour', ...s.now }, ...s.days.map(({ day, ...v }) => ({ target: t.id, period: day, ...v }))];
       }));
     },

@@ -1,5 +1,5 @@
 /** Lookups over the API's percentile groups for the overview and region pages. */
-import type { PercentileGroup, SiteData, SiteMetric } from './types.ts';
+import type { PercentileGroup, SiteData, SiteMetric, SiteSample } from './types.ts';
 
 export function group(data: SiteData, metric: SiteMetric, region: string, target: string): PercentileGroup | undefined {
   return data.percentiles[metric].find((g) => g.region === region && g.target === target);
@@ -22,4 +22,16 @@ export function targetLabel(data: SiteData, id: string): string {
 
 export function regionLabel(data: SiteData, code: string): string {
   return data.regions.find((r) => r.code === code)?.label ?? code;
+}
+
+/** Samples of the site's prompt variant: different prompt sizes are never pooled into one figure. */
+export function ofVariant(data: SiteData, samples: SiteSample[]): SiteSample[] {
+  return samples.filter((s) => s.prompt_variant === data.variant.id);
+}
+
+/** "Chat (200 tokens in, 64 out)": what every figure on the site is about. */
+export function variantText(data: SiteData): string {
+  const v = data.variant;
+  const others = data.variants.length - 1;
+  return `prompt variant ${v.id} (${v.prompt_tokens} tokens in, up to ${v.max_tokens} out)${others > 0 ? `; ${others} other variant${others > 1 ? 's' : ''} only in "TTFT against prompt size"` : ''}`;
 }

@@ -78,6 +78,13 @@ export interface SiteSample {
 export const SITE_METRICS = ['ttft_ms', 'ttfa_ms', 'tpot_ms', 'decode_tps', 'network_ms', 'server_ms', 'total_ms'] as const;
 export type SiteMetric = (typeof SITE_METRICS)[number];
 
+export interface PromptVariant {
+  id: string;
+  label: string;
+  prompt_tokens: number;
+  max_tokens: number;
+}
+
 export interface SiteData {
   generated_at: string;
   /** Where the data came from: the API's base URL, or the export file it was read from. */
@@ -85,6 +92,9 @@ export interface SiteData {
   window: Window;
   simulated: boolean;
   schedule: string;
+  /** The prompt variant every table and chart is about (the configuration's first), so variants never mix. */
+  variant: PromptVariant;
+  variants: PromptVariant[];
   regions: Region[];
   targets: Target[];
   /** Percentiles by region and target over the window, per metric, exactly as the API returned them. */

@@ -59,6 +59,7 @@ app.get('/api/v1/health', async (c) => {
     limited_by: capacity.bindingLimit,
     regions: config.regions.length,
     targets: config.targets.length,
+    prompt_variants: config.promptVariants.map((v) => ({ id: v.id, label: v.label, prompt_tokens: v.promptTokens, max_tokens: v.maxTokens })),
     simulated: c.env.SIMULATED_REGIONS === '1',
   }, db === 'ok' ? 200 : 503);
 });
