@@ -1,4 +1,7 @@
-/** The round-trip probe keeps its connection, so its minimum excludes connection setup and the probe reuses it. */
+/**
+ * The round-trip probe keeps its connection, so its minimum excludes connection setup and the probe
+ * reuses it. A timing test: it runs alone (the `timing` project), so other suites do not load the machine.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
