@@ -59,12 +59,13 @@ describe('npm start', () => {
     const rtt = Object.fromEntries(config.regions.map((r) => [r.code, r.simulatedRttMs!]));
     for (const r of config.regions) {
       expect(byRegion[r.code] - rtt[r.code], r.code).toBeGreaterThanOrEqual(0);
-      expect(byRegion[r.code] - rtt[r.code], r.code).toBeLessThan(30);
+      expect(byRegion[r.code] - rtt[r.code], r.code).toBeLessThan(40);
     }
     const server = (await (await fetch(`${api}?metric=server_ms&by=region,target&target=reference-fast-small,reference-slow-large&window=2d`)).json()) as { groups: Array<{ target: string; p50: number }> };
     for (const target of ['reference-fast-small', 'reference-slow-large']) {
       const medians = server.groups.filter((g) => g.target === target).map((g) => g.p50);
-      expect(Math.max(...medians) - Math.min(...medians), target).toBeLessThan(25);
+      // Far below the 140 ms spread of network time between the nearest and farthest region.
+      expect(Math.max(...medians) - Math.min(...medians), target).toBeLessThan(40);
     }
   });
 

@@ -201,7 +201,7 @@ describe('probe timeouts never hang the caller', () => {
     const steps = [{ data: chatChunk({ content: 'a' }) }, { delayMs: 600, data: chatChunk({ content: 'b' }) + FINISH }];
     const { sample } = await probe({ steps }, { timeouts: { headersMs: 5_000, firstTokenMs: 5_000, idleMs: 150, totalMs: 10_000 } });
     expect(sample).toMatchObject({ error: 'stall', error_detail: 'no token for 150 ms' });
-    expect(performance.now() - t).toBeLessThan(500);
+    expect(performance.now() - t).toBeLessThan(2_000); // long before the 5 s headers limit
   });
 
   it('the first-token limit applies on its own when it is shorter than the headers limit', async () => {
@@ -209,7 +209,7 @@ describe('probe timeouts never hang the caller', () => {
     const keepAlives = Array.from({ length: 50 }, () => ({ delayMs: 40, data: ': keep-alive\n\n' }));
     const { sample } = await probe({ steps: keepAlives }, { timeouts: { headersMs: 5_000, firstTokenMs: 200, idleMs: 5_000, totalMs: 10_000 } });
     expect(sample).toMatchObject({ error: 'timeout_first_token', error_detail: 'no token within 200 ms' });
-    expect(performance.now() - t).toBeLessThan(600);
+    expect(performance.now() - t).toBeLessThan(2_000); // long before the 5 s headers limit
   });
 
   it('a stream still trickling at the total limit: stall at the total bound', async () => {
