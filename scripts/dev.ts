@@ -4,25 +4,17 @@
  */
 import { parseArgs } from 'node:util';
 import { startLocalObservatory } from './local-observatory.ts';
+import { intOption, usageError } from './options.ts';
 
 const USAGE = 'usage: npm run dev -- [--port 8787] [--reference-port 8788] [--persist-to .wrangler/state]';
 
-function port(name: string, value: string | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 65535) {
-    console.error(`dev: --${name} must be a port number, got "${value}"\n${USAGE}`);
-    process.exit(2);
-  }
-  return n;
-}
+const port = (name: string, value: string | undefined, fallback: number) => intOption('dev', USAGE, name, value, fallback, 1, 65535);
 
 let values;
 try {
   ({ values } = parseArgs({ options: { port: { type: 'string' }, 'reference-port': { type: 'string' }, 'persist-to': { type: 'string' } } }));
 } catch (e) {
-  console.error(`dev: ${(e as Error).message}\n${USAGE}`);
-  process.exit(2);
+  usageError('dev', (e as Error).message, USAGE);
 }
 let local;
 try {

@@ -15,6 +15,7 @@ import { startLocalObservatory } from './local-observatory.ts';
 import { startDelayProxy, type DelayProxy } from './delay-proxy.ts';
 import { serveStatic } from './static-server.ts';
 import { assertPortFree } from './processes.ts';
+import { intOption, usageError } from './options.ts';
 import { buildSite } from './site-build.ts';
 
 const USAGE = 'usage: npm start -- [--port 8787] [--reference-port 8788] [--site-port 4321] [--backfill 12] [--persist-to .wrangler/demo]';
@@ -30,14 +31,9 @@ let values;
 try {
   ({ values } = parseArgs({ options: { port: { type: 'string' }, 'reference-port': { type: 'string' }, 'site-port': { type: 'string' }, backfill: { type: 'string' }, 'persist-to': { type: 'string' } } }));
 } catch (e) {
-  fail(`${(e as Error).message}\n${USAGE}`);
+  usageError('start', (e as Error).message, USAGE);
 }
-const int = (name: string, value: string | undefined, fallback: number, min: number, max: number) => {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min || n > max) fail(`--${name} must be a whole number from ${min} to ${max}, got "${value}"\n${USAGE}`);
-  return n;
-};
+const int = (name: string, value: string | undefined, fallback: number, min: number, max: number) => intOption('start', USAGE, name, value, fallback, min, max);
 const apiPort = int('port', values.port, 8787, 1, 65535);
 const referencePort = int('reference-port', values['reference-port'], 8788, 1, 65535);
 const sitePort = int('site-port', values['site-port'], 4321, 1, 65535);
