@@ -34,6 +34,7 @@ const DO_GB = 0.125;
 /** Share of a tick's interval the regional probes may take, so ticks do not pile up. */
 const TICK_BUSY_SHARE = 0.8;
 const MINUTES_PER_DAY = 1_440;
+export const MS_PER_MINUTE = 60_000;
 
 export interface Capacity {
   tickMinutes: number;
@@ -122,5 +123,5 @@ export function maxProbesPerDay(plan: 'free' | 'paid', probeSeconds: number): nu
 
 /** Which of `spread` slices a tick runs: ticks take turns, so each slice comes round every `spread` ticks. */
 export function tickSlice(tickId: number, tickMinutes: number, spread: number): number {
-  return Math.floor(tickId / (tickMinutes * 60_000)) % spread;
+  return Math.floor(tickId / (tickMinutes * MS_PER_MINUTE)) % spread;
 }

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createExecutionContext, createScheduledController, runDurableObjectAlarm, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import worker from '../../workers/observatory/index.ts';
+import { drain } from './drain.ts';
 import { config } from './test-config.ts';
 
 const REGIONS = config.regions.map((r) => r.code);
@@ -17,19 +18,6 @@ async function fireCron(scheduledTime: number): Promise<void> {
   await waitOnExecutionContext(ctx);
 }
 
-/** Runs every region's alarms until its queue and outbox are empty (bounded). */
-async function drain(regions = REGIONS): Promise<void> {
-  for (const region of regions) {
-    const stub = env.REGION_PROBER.getByName(region);
-    for (let i = 0; i < 50; i++) {
-      const s = await stub.status();
-      if (s.queued === 0 && s.outbox === 0) break;
-      await runDurableObjectAlarm(stub);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
-}
-
 async function count(where = '1 = 1', ...params: unknown[]): Promise<number> {
   const row = await env.DB.prepare(`SELECT COUNT(*) AS n FROM samples WHERE ${where}`).bind(...params).first<{ n: number }>();
   return row!.n;
@@ -38,7 +26,7 @@ async function count(where = '1 = 1', ...params: unknown[]): Promise<number> {
 describe('a scheduled tick', () => {
   it('writes one sample per region × target × variant, stamped with region and tick', async () => {
     await fireCron(TICK + 1_234); // a cron that fires late still belongs to its tick
-    await drain();
+    await drain(REGIONS);
     // ref-no-key is skipped (missing secret); 3 regions × 3 other targets × 1 variant
     expect(await count()).toBe(9);
     const rows = (await env.DB.prepare('SELECT * FROM samples ORDER BY region, target').all<Record<string, unknown>>()).results;
@@ -67,7 +55,7 @@ describe('a scheduled tick', () => {
     await fireCron(TICK + 60_000);
     await fireCron(TICK);
     for (const region of REGIONS) await runDurableObjectAlarm(env.REGION_PROBER.getByName(region));
-    await drain();
+    await drain(REGIONS);
     expect(await count()).toBe(9);
     const again = await env.REGION_PROBER.getByName('weur').enqueue('weur', [{ tickId: TICK, target: 'ref-chat', variant: 'tiny', backfill: false }]);
     expect(again).toEqual({ queued: 0, skipped: 1 });
@@ -94,7 +82,7 @@ describe('when D1 is unavailable', () => {
     } finally {
       await env.DB.prepare('ALTER TABLE samples_away RENAME TO samples').run();
     }
-    await drain();
+    await drain(REGIONS);
     expect(await count('tick_id = ?', tick)).toBe(9);
     expect((await env.REGION_PROBER.getByName('enam').status()).lastFlushError).toBeNull();
   });

@@ -5,10 +5,9 @@
  */
 import { getCapacity, getConfig, workList, type Job } from './config.ts';
 import { deleteSamplesBefore } from './db/samples.ts';
-import { tickSlice } from '../../shared/config/capacity.ts';
+import { MS_PER_MINUTE, tickSlice } from '../../shared/config/capacity.ts';
 import type { EnqueueResult } from './region-prober.ts';
 
-const MS_PER_MINUTE = 60_000;
 const MS_PER_DAY = 86_400_000;
 
 export interface TickReport {
