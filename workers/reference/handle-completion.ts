@@ -41,6 +41,7 @@ export async function handleCompletion(
       maxTokens: Math.min(parsed.maxTokens ?? DEFAULT_MAX_TOKENS, limits.maxTokensCap),
       stream: parsed.stream,
       includeUsage: parsed.includeUsage,
+      reasoning: parsed.reasoning,
       profile,
       fault,
       maxHoldMs: limits.maxHoldMs,

@@ -1,6 +1,8 @@
 /**
  * The reference LLM endpoint: OpenAI Chat Completions, OpenAI Responses, Anthropic Messages and
  * Gemini streaming, with a latency model whose truth is known and every failure mode on demand.
+ * Models: profiles.ts (MODELS); faults: faults.ts (FAULTS); reasoning controls honoured from the
+ * body: reasoning-controls.ts, reasoning-tokens.ts; Server-Timing claims: timing-claims.ts.
  */
 import { Hono } from 'hono';
 import { handleCompletion, limitsFrom } from './handle-completion.ts';
@@ -11,6 +13,7 @@ import { anthropicFormat } from './formats/anthropic-messages.ts';
 import { geminiFormat } from './formats/gemini.ts';
 import { MODELS } from './profiles.ts';
 import { FAULTS } from './faults.ts';
+import { EFFORT_SHARE } from './reasoning-tokens.ts';
 
 const app = new Hono<{ Bindings: Env }>();
 
@@ -20,6 +23,10 @@ const describe = () => ({
   models: MODELS,
   faults: FAULTS,
   overrides: 'x-ref-params: name=value, … (profile fields); x-ref-fault: <fault> or model suffix ~<fault>',
+  reasoning: {
+    controls: 'Chat reasoning_effort; Responses reasoning.effort; Anthropic thinking {type, budget_tokens}; Gemini generationConfig.thinkingConfig.thinkingBudget',
+    effort_share: EFFORT_SHARE,
+  },
 });
 
 /** A cheap round-trip target: its Server-Timing is the (tiny) time spent on it. */

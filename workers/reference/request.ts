@@ -1,4 +1,9 @@
 import type { StreamFormat } from './formats/format.ts';
+import { readReasoningControl } from './reasoning-controls.ts';
+import type { ReasoningControl } from './reasoning-tokens.ts';
+import { RequestError } from './request-error.ts';
+
+export { RequestError };
 
 /** What the endpoint needs from any of the four request shapes. */
 export interface ParsedRequest {
@@ -7,14 +12,8 @@ export interface ParsedRequest {
   maxTokens: number | null;
   stream: boolean;
   includeUsage: boolean;
-}
-
-export class RequestError extends Error {
-  readonly status: number;
-  constructor(status: number, message: string) {
-    super(message);
-    this.status = status;
-  }
+  /** The request's reasoning effort or thinking budget, if it set one. */
+  reasoning: ReasoningControl;
 }
 
 /** Rough tokenizer: about four characters a token, the usual rule of thumb for English text. */
@@ -98,21 +97,28 @@ export const parseRequest = {
       maxTokens: optionalInt(body, 'max_completion_tokens', 'max_tokens'),
       stream: body.stream === true,
       includeUsage: options?.include_usage === true,
+      reasoning: readReasoningControl.openaiChat(body),
     };
   },
   openaiResponses(body: Record<string, unknown>): ParsedRequest {
     if (body.input === undefined) throw new RequestError(400, 'input is required');
-    return { model: requireModel(body), promptText: textOf(body.input), maxTokens: optionalInt(body, 'max_output_tokens'), stream: body.stream === true, includeUsage: true };
+    return {
+      model: requireModel(body), promptText: textOf(body.input), maxTokens: optionalInt(body, 'max_output_tokens'), stream: body.stream === true, includeUsage: true,
+      reasoning: readReasoningControl.openaiResponses(body),
+    };
   },
   anthropic(body: Record<string, unknown>): ParsedRequest {
     const maxTokens = optionalInt(body, 'max_tokens');
     if (maxTokens === null) throw new RequestError(400, 'max_tokens is required');
-    return { model: requireModel(body), promptText: textOf(body.system ?? '') + textOf(requireMessages(body)), maxTokens, stream: body.stream === true, includeUsage: true };
+    return {
+      model: requireModel(body), promptText: textOf(body.system ?? '') + textOf(requireMessages(body)), maxTokens, stream: body.stream === true, includeUsage: true,
+      reasoning: readReasoningControl.anthropic(body, maxTokens),
+    };
   },
   gemini(body: Record<string, unknown>, model: string, stream: boolean): ParsedRequest {
     if (!Array.isArray(body.contents) || body.contents.length === 0) throw new RequestError(400, 'contents must be a non-empty array');
     const config = (body.generationConfig ?? {}) as Record<string, unknown>;
-    return { model, promptText: textOf(body.contents), maxTokens: optionalInt(config, 'maxOutputTokens'), stream, includeUsage: true };
+    return { model, promptText: textOf(body.contents), maxTokens: optionalInt(config, 'maxOutputTokens'), stream, includeUsage: true, reasoning: readReasoningControl.gemini(config) };
   },
 };
 

@@ -4,6 +4,8 @@ import { answerTokens, reasoningTokens } from './text.ts';
 import type { Profile } from './profiles.ts';
 import type { Metrics, StreamContext, StreamFormat, Usage } from './formats/format.ts';
 import { errorResponse } from './request.ts';
+import { plannedReasoningTokens, type ReasoningControl } from './reasoning-tokens.ts';
+import { honestClaim, impossibleClaim, setTimingHeaders } from './timing-claims.ts';
 
 export interface Completion {
   format: StreamFormat;
@@ -12,6 +14,8 @@ export interface Completion {
   maxTokens: number;
   stream: boolean;
   includeUsage: boolean;
+  /** The request's reasoning effort or thinking budget. */
+  reasoning: ReasoningControl;
   profile: Profile;
   fault: Fault | null;
   /** Longest any fault may hold the connection. */
@@ -26,9 +30,11 @@ const encoder = new TextEncoder();
 const PADDING_CHUNK = 'x'.repeat(64 * 1024);
 
 /**
- * Serves one completion on its schedule. Server-Timing states exactly the time spent before the
- * headers: in headers-at-once mode that is only request handling (queue and prefill come later,
- * on the open stream); in hold mode it is the real queue and prefill, measured, not planned.
+ * Serves one completion on its schedule: max_tokens tokens, reasoning first (streamed, or hidden:
+ * decoded on schedule but not sent), then the answer, ending with the format's length finish
+ * reason. Server-Timing states exactly the time spent before the headers: in headers-at-once mode
+ * that is only request handling (queue and prefill come later, on the open stream); in hold mode
+ * it is the real queue and prefill, measured, not planned (unless the bad-server-timing fault lies).
  */
 export async function serveCompletion(c: Completion, arrived: number): Promise<Response> {
   const status = httpStatusOf(c.fault);
@@ -39,7 +45,7 @@ export async function serveCompletion(c: Completion, arrived: number): Promise<R
   if (c.fault === 'slow-headers') await sleep(Math.min(c.profile.slow_headers_ms, c.maxHoldMs));
 
   inFlight++;
-  const reasoning = Math.min(c.profile.reasoning_tokens, Math.max(0, c.maxTokens - 1));
+  const reasoning = plannedReasoningTokens(c.profile, c.reasoning, c.maxTokens, c.fault);
   const schedule = planSchedule(c.profile, c.promptTokens, c.maxTokens, inFlight);
   const ctx: StreamContext = { id: crypto.randomUUID().replaceAll('-', ''), model: c.model, created: Math.floor(Date.now() / 1000), promptTokens: c.promptTokens, includeUsage: c.includeUsage, state: {} };
   const usage: Usage = { promptTokens: c.promptTokens, outputTokens: c.maxTokens, reasoningTokens: reasoning };
@@ -78,7 +84,7 @@ export async function serveCompletion(c: Completion, arrived: number): Promise<R
 
 /** One stream on its schedule, with the request's fault applied once. */
 class StreamRun {
-  private sentTokens = 0;
+  private generatedTokens = 0;
   private firstChunkAt = 0;
   private struck = false;
   private readonly c: Completion;
@@ -145,18 +151,21 @@ class StreamRun {
     await sleep(due - performance.now());
   }
 
+  /** The chunk's tokens in the format ('' when all of them are hidden reasoning). */
   private chunkText(i: number): string {
     const tokens = this.schedule.chunks[i].tokens;
     const f = this.c.format;
     let text = '';
-    for (let n = this.sentTokens; n < this.sentTokens + tokens && n < this.reasoning; n++) text += f.reasoning(this.ctx, reasoningTokens(n, 1));
-    const answerFrom = Math.max(this.sentTokens, this.reasoning);
-    const answerCount = this.sentTokens + tokens - answerFrom;
+    if (this.c.profile.reasoning_streamed === 1) {
+      for (let n = this.generatedTokens; n < this.generatedTokens + tokens && n < this.reasoning; n++) text += f.reasoning(this.ctx, reasoningTokens(n, 1));
+    }
+    const answerFrom = Math.max(this.generatedTokens, this.reasoning);
+    const answerCount = this.generatedTokens + tokens - answerFrom;
     if (answerCount > 0) {
       const words = answerTokens(answerFrom - this.reasoning, answerCount);
       text += this.c.fault === 'huge' ? f.padded(this.ctx, words, PADDING_CHUNK) : f.answer(this.ctx, words);
     }
-    this.sentTokens += tokens;
+    this.generatedTokens += tokens;
     return text;
   }
 
@@ -165,7 +174,7 @@ class StreamRun {
     const fault = this.c.fault;
     if (fault === null || this.struck) return false;
     const threshold = fault === 'stall' ? this.c.profile.stall_after_tokens : TOKENS_BEFORE_BREAK;
-    if (fault === 'huge' ? !atEnd : this.sentTokens < threshold && !atEnd) return false;
+    if (fault === 'huge' ? !atEnd : this.generatedTokens < threshold && !atEnd) return false;
     this.struck = true;
     switch (fault) {
       case 'stall':
@@ -184,7 +193,7 @@ class StreamRun {
         for (let i = 0; i < chunks; i++) await this.send(this.c.format.padded(this.ctx, '', PADDING_CHUNK));
         return false;
       }
-      default:
+      default: // no-answer and bad-server-timing shape the request, not the stream
         return false;
     }
   }
@@ -213,12 +222,8 @@ function faultMessage(status: number): string {
 
 /** Adds Server-Timing (and, with vendor timings, openai-processing-ms) for the time spent before headers. */
 function withTiming(response: Response, parts: Record<string, number>, c?: Completion): Response {
-  const value = Object.entries(parts).map(([name, ms]) => `${name};dur=${Math.max(0, ms).toFixed(2)}`).join(', ');
-  response.headers.set('server-timing', value);
-  if (c?.profile.vendor_timing === 1) {
-    const total = Object.values(parts).reduce((a, b) => a + b, 0);
-    response.headers.set('openai-processing-ms', String(Math.round(total)));
-  }
+  const claim = c?.fault === 'bad-server-timing' ? impossibleClaim(c.profile.bad_server_timing_ms) : honestClaim(parts);
+  setTimingHeaders(response.headers, claim, c?.profile.vendor_timing === 1);
   return response;
 }
 

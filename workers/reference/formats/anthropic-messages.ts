@@ -1,6 +1,9 @@
 import { sse, type StreamContext, type StreamFormat } from './format.ts';
 
-/** Anthropic Messages streaming: message_start … content blocks … message_delta, message_stop. */
+/**
+ * Anthropic Messages streaming: message_start … content blocks … message_delta, message_stop.
+ * Anthropic has no separate reasoning count: output_tokens includes the thinking, streamed or not.
+ */
 export const anthropicFormat: StreamFormat = {
   contentType: 'text/event-stream; charset=utf-8',
   open: (c) => sse({
@@ -27,7 +30,7 @@ export const anthropicFormat: StreamFormat = {
     + sse({ type: 'content_block_delta', index: Number(c.state.index), delta: { type: 'text_delta', text }, padding }, 'content_block_delta'),
   httpError: (status, message) => JSON.stringify({ type: 'error', error: { type: anthropicErrorType(status), message } }),
   nonStreamed: (c, text, usage) => JSON.stringify({
-    id: `msg_${c.id}`, type: 'message', role: 'assistant', model: c.model, content: [{ type: 'text', text }],
+    id: `msg_${c.id}`, type: 'message', role: 'assistant', model: c.model, content: text === '' ? [] : [{ type: 'text', text }],
     stop_reason: 'max_tokens', stop_sequence: null, usage: { input_tokens: usage.promptTokens, output_tokens: usage.outputTokens },
   }),
 };

@@ -1,4 +1,4 @@
-import { sse, type StreamFormat } from './format.ts';
+import { sse, type StreamFormat, type Usage } from './format.ts';
 
 /** OpenAI Chat Completions streaming (`chat.completion.chunk` objects, `data: [DONE]`). */
 export const openaiChatFormat: StreamFormat = {
@@ -12,12 +12,7 @@ export const openaiChatFormat: StreamFormat = {
     if (c.includeUsage) {
       out += sse({
         id: c.id, object: 'chat.completion.chunk', created: c.created, model: c.model, choices: [],
-        usage: {
-          prompt_tokens: usage.promptTokens,
-          completion_tokens: usage.outputTokens,
-          total_tokens: usage.promptTokens + usage.outputTokens,
-          completion_tokens_details: { reasoning_tokens: usage.reasoningTokens },
-        },
+        usage: chatUsage(usage),
         ...(metrics ? { metrics } : {}),
       });
     }
@@ -30,9 +25,19 @@ export const openaiChatFormat: StreamFormat = {
   nonStreamed: (c, text, usage) => JSON.stringify({
     id: c.id, object: 'chat.completion', created: c.created, model: c.model,
     choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'length' }],
-    usage: { prompt_tokens: usage.promptTokens, completion_tokens: usage.outputTokens, total_tokens: usage.promptTokens + usage.outputTokens },
+    usage: chatUsage(usage),
   }),
 };
+
+/** completion_tokens counts everything generated, reasoning (streamed or hidden) included. */
+function chatUsage(usage: Usage) {
+  return {
+    prompt_tokens: usage.promptTokens,
+    completion_tokens: usage.outputTokens,
+    total_tokens: usage.promptTokens + usage.outputTokens,
+    completion_tokens_details: { reasoning_tokens: usage.reasoningTokens },
+  };
+}
 
 function chunk(c: { id: string; created: number; model: string }, delta: object, finish: string | null): string {
   return sse({ id: c.id, object: 'chat.completion.chunk', created: c.created, model: c.model, system_fingerprint: 'ref', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });

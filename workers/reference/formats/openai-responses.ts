@@ -1,6 +1,11 @@
 import { sse, type StreamContext, type StreamFormat, type Usage } from './format.ts';
+import { errorType } from './openai-chat.ts';
 
-/** OpenAI Responses API streaming: typed events with sequence numbers, ending in response.completed. */
+/**
+ * OpenAI Responses API streaming: typed events with sequence numbers. Every reference stream runs
+ * to max_output_tokens, so it ends as OpenAI ends such a response: `response.incomplete`, status
+ * "incomplete", incomplete_details.reason "max_output_tokens" (not response.completed).
+ */
 export const openaiResponsesFormat: StreamFormat = {
   contentType: 'text/event-stream; charset=utf-8',
   open(c) {
@@ -40,13 +45,16 @@ export const openaiResponsesFormat: StreamFormat = {
       out += event(c, 'response.content_part.done', { item_id: `msg_${c.id}`, output_index: index, content_index: 0, part: { type: 'output_text', text, annotations: [] } });
       out += event(c, 'response.output_item.done', { output_index: index, item: messageItem(c) });
     }
-    return out + event(c, 'response.completed', { response: response(c, 'completed', usage) });
+    return out + event(c, 'response.incomplete', { response: response(c, 'incomplete', usage) });
   },
   errorEvent: (c, message) => event(c, 'error', { code: 'server_error', message, param: null }),
   malformed: (c) => `event: response.output_text.delta\ndata: {"type":"response.output_text.delta","item_id":"msg_${c.id}","delta":"x\n\n`,
   padded: (c, text, padding) => event(c, 'response.output_text.delta', { item_id: `msg_${c.id}`, output_index: 0, content_index: 0, delta: text, logprobs: [], padding }),
-  httpError: (status, message) => JSON.stringify({ error: { message, type: status === 429 ? 'requests' : 'server_error', param: null, code: status === 429 ? 'rate_limit_exceeded' : 'server_error' } }),
-  nonStreamed: (c, text, usage) => JSON.stringify({ ...response(c, 'completed', usage), output: [{ ...messageItem(c), content: [{ type: 'output_text', text, annotations: [] }] }] }),
+  httpError: (status, message) => JSON.stringify({ error: { message, type: errorType(status), param: null, code: status === 429 ? 'rate_limit_exceeded' : status >= 500 ? 'server_error' : 'invalid_request' } }),
+  nonStreamed: (c, text, usage) => JSON.stringify({
+    ...response(c, 'incomplete', usage),
+    output: text === '' ? [] : [{ ...messageItem(c), content: [{ type: 'output_text', text, annotations: [] }] }],
+  }),
 };
 
 function event(c: StreamContext, type: string, body: object): string {
@@ -72,17 +80,18 @@ function reasoningItem(c: StreamContext) {
   return { id: `rs_${c.id}`, type: 'reasoning', summary: [{ type: 'summary_text', text: String(c.state.reasoning) }] };
 }
 
+/** The answer message, cut short by max_output_tokens like every reference response. */
 function messageItem(c: StreamContext) {
-  return { id: `msg_${c.id}`, type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: String(c.state.text ?? ''), annotations: [] }] };
+  return { id: `msg_${c.id}`, type: 'message', status: 'incomplete', role: 'assistant', content: [{ type: 'output_text', text: String(c.state.text ?? ''), annotations: [] }] };
 }
 
-function response(c: StreamContext, status: string, usage: Usage | null) {
-  const output = status === 'completed'
+function response(c: StreamContext, status: 'in_progress' | 'incomplete', usage: Usage | null) {
+  const output = status === 'incomplete'
     ? [...(c.state.reasoning ? [reasoningItem(c)] : []), ...(c.state.textOpen ? [messageItem(c)] : [])]
     : [];
   return {
     id: `resp_${c.id}`, object: 'response', created_at: c.created, status, model: c.model, output,
-    incomplete_details: null, error: null, instructions: null, parallel_tool_calls: true, tools: [], tool_choice: 'auto',
+    incomplete_details: status === 'incomplete' ? { reason: 'max_output_tokens' } : null, error: null, instructions: null, parallel_tool_calls: true, tools: [], tool_choice: 'auto',
     usage: usage && {
       input_tokens: usage.promptTokens, input_tokens_details: { cached_tokens: 0 },
       output_tokens: usage.outputTokens, output_tokens_details: { reasoning_tokens: usage.reasoningTokens },
