@@ -54,6 +54,8 @@ export default defineConfig({
           cloudflareTest(({ inject }) => ({
             wrangler: { configPath: './wrangler.toml' },
             miniflare: {
+              // A second, empty database for the migration upgrade test.
+              d1Databases: { UPGRADE_DB: 'upgrade-test' },
               bindings: {
                 TEST_MIGRATIONS: migrations,
                 REFERENCE_URL: inject('workersReferenceUrl'),

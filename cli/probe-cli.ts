@@ -29,9 +29,11 @@ export async function runProbeCli(argv: string[], io: CliIo): Promise<number> {
   }
   const wallClock = () => performance.timeOrigin + performance.now();
   let rttMs: number | null = null;
+  let rttNote: string | null = null;
   if (config.rtt) {
     const rtt = await measureRtt({ target: config.target, fetch: io.fetch, timeoutMs: config.timeouts.headersMs });
     rttMs = rtt.rttMs;
+    rttNote = rtt.note;
     if (!config.json) io.stderr(`round trip to ${rtt.url}: ${rttMs === null ? 'no answer' : rttMs.toFixed(1) + ' ms'}\n`);
   }
   const samples: Sample[] = [];
@@ -44,6 +46,7 @@ export async function runProbeCli(argv: string[], io: CliIo): Promise<number> {
       wallClock,
       warm: config.rtt || i > 0,
       rttMs,
+      rttNote,
     });
     samples.push(sample);
     if (config.json) io.stdout(JSON.stringify(sample) + '\n');

@@ -1,7 +1,13 @@
 /** Every duration and limit of the measurement core, named once. */
 
 /** Bumped whenever a definition in MEASUREMENT.md changes, so old and new figures never mix silently. */
-export const METHOD_VERSION = 1;
+export const METHOD_VERSION = 2;
+
+/**
+ * How far a server's timing claim may exceed what the client observed before it is set aside as
+ * impossible: a deployed Worker's clock has 1 ms resolution, and vendors report whole milliseconds.
+ */
+export const CLOCK_RESOLUTION_MS = 1;
 
 /** Default probe timeouts (milliseconds). A target's config may override each. */
 export const DEFAULT_TIMEOUTS = {

@@ -1,4 +1,4 @@
-import { parseServerTiming, serverTimingTotal } from './server-timing.ts';
+import { parseServerTiming, serverTimingClaims, SERVER_TIMING_PREFIX, type TimingClaim } from './server-timing.ts';
 
 /** Vendor headers that report server time (ms) spent before the headers were sent. */
 const MS_HEADERS = [
@@ -9,42 +9,34 @@ const MS_HEADERS = [
 ] as const;
 
 /** Fireworks reports its server time to first token in a header, in seconds. */
-const FIREWORKS_TTFT_HEADER = 'fireworks-server-time-to-first-token';
+export const FIREWORKS_TTFT_HEADER = 'fireworks-server-time-to-first-token';
 const MS_PER_S = 1_000;
 
 export interface HeaderTimings {
-  /** Every server timing found, by source name. */
+  /** Every server timing found, by source name: the raw claims (`server-timing.<metric>`, vendor headers). */
   timings: Record<string, number>;
-  /** The largest, measured closest to the client; null when there is none. */
-  serverHeadersMs: number | null;
-  serverHeadersSource: string | null;
+  /** The claims that may stand for the server's time before its headers (MEASUREMENT.md (1)). */
+  claims: TimingClaim[];
   /** A server TTFT reported in headers (Fireworks), ms. */
   serverTtftMs: number | null;
 }
 
 export function readHeaderTimings(headers: Headers, serverTimingMetrics?: readonly string[]): HeaderTimings {
   const timings: Record<string, number> = {};
-  const st = serverTimingTotal(parseServerTiming(headers.get('server-timing')), serverTimingMetrics);
-  if (st !== null) timings['server-timing'] = st;
+  const metrics = parseServerTiming(headers.get('server-timing'));
+  for (const m of metrics) {
+    const key = SERVER_TIMING_PREFIX + m.name;
+    if (m.dur !== null && !(key in timings)) timings[key] = m.dur;
+  }
+  const claims = serverTimingClaims(metrics, serverTimingMetrics);
   for (const name of MS_HEADERS) {
     const value = parseNonNegative(headers.get(name));
-    if (value !== null) timings[name] = value;
-  }
-  let serverHeadersMs: number | null = null;
-  let serverHeadersSource: string | null = null;
-  for (const [source, ms] of Object.entries(timings)) {
-    if (serverHeadersMs === null || ms > serverHeadersMs) {
-      serverHeadersMs = ms;
-      serverHeadersSource = source;
-    }
+    if (value === null) continue;
+    timings[name] = value;
+    claims.push({ source: name, ms: value });
   }
   const fireworks = parseNonNegative(headers.get(FIREWORKS_TTFT_HEADER));
-  return {
-    timings,
-    serverHeadersMs,
-    serverHeadersSource,
-    serverTtftMs: fireworks === null ? null : fireworks * MS_PER_S,
-  };
+  return { timings, claims, serverTtftMs: fireworks === null ? null : fireworks * MS_PER_S };
 }
 
 function parseNonNegative(value: string | null): number | null {

@@ -5,6 +5,7 @@ import { httpErrorDetail, readErrorBody, safeDetail } from './error-detail.ts';
 import { buildPrompt, randomNonce } from './prompt.ts';
 import { protocolFor } from './protocols/index.ts';
 import { StreamMeter } from './stream-meter.ts';
+import { emptySample } from './sample-fields.ts';
 import { Watchdog, type Expiry } from './watchdog.ts';
 import type { Clock, ErrorClass, FetchLike, ProbeTarget, PromptVariant, Sample, Timeouts } from './types.ts';
 
@@ -21,6 +22,8 @@ export interface ProbeOptions {
   warm?: boolean;
   /** Round trip measured beforehand (measureRtt), used when the server reports no timing. */
   rttMs?: number | null;
+  /** Why the round trip set any of its own server claims aside (measureRtt's note). */
+  rttNote?: string | null;
   nonce?: string;
   /** Largest body read before the stream is cut off as a protocol error. */
   maxStreamBytes?: number;
@@ -134,15 +137,16 @@ export async function runProbe(o: ProbeOptions): Promise<ProbeResult> {
     }
     reader.cancel().catch(() => {});
     meter.settle();
-    failure = failure ?? classifyStream(meter, watchdog.expired, readError, protocol.endMarkerRequired);
+    failure = failure ?? classifyStream(meter, watchdog.expired, readError, protocol.endMarkerRequired) ?? noAnswer(meter);
     return finish();
   } finally {
     watchdog.stop();
   }
 
   function finish(): ProbeResult {
-    const failed = failure !== null;
-    fillFigures(sample, { t0, headersAt, meter, headerTimings, rttMs: o.rttMs ?? null, failed });
+    // A stream that ended without an answer failed at its end: its figures up to the end stand.
+    const failed = failure !== null && failure.error !== 'no_answer';
+    fillFigures(sample, { t0, headersAt, meter, headerTimings, rttMs: o.rttMs ?? null, rttNote: o.rttNote, failed });
     if (failure) {
       sample.error = failure.error;
       sample.error_detail = safeDetail(failure.detail, secrets);
@@ -173,6 +177,15 @@ function classifyStream(meter: StreamMeter, expired: Expiry | null, readError: u
   return null;
 }
 
+/** A complete stream without one answer token (MEASUREMENT.md `no_answer`): e.g. a whole budget spent reasoning. */
+function noAnswer(meter: StreamMeter): Failure | null {
+  if (meter.firstAnswerAt !== null) return null;
+  const s = meter.state;
+  const reasoning = s.reasoningTokens !== null ? `${s.reasoningTokens} reasoning tokens` : s.reasoningStreamed ? 'reasoning streamed, its tokens not reported' : 'no reasoning reported';
+  const output = s.outputTokens !== null ? `, ${s.outputTokens} output tokens` : '';
+  return { error: 'no_answer', detail: `stream ended without an answer token: finish_reason ${s.finishReason ?? 'none'}, ${reasoning}${output}` };
+}
+
 function describeThrown(e: unknown): string {
   if (e instanceof Error) {
     const cause = (e as Error & { cause?: unknown }).cause;
@@ -183,48 +196,14 @@ function describeThrown(e: unknown): string {
 }
 
 function newSample(o: ProbeOptions): Sample {
-  return {
+  return Object.assign(emptySample(), {
     method_version: METHOD_VERSION,
     target: o.target.id,
     api: o.target.api,
     model: o.target.model,
     prompt_variant: o.prompt.id,
-    started_at: 0,
-    region: null,
-    colo: null,
-    upstream_colo: null,
-    colo_outside_region: null,
     warm: o.warm ?? false,
-    status: null,
-    headers_ms: null,
-    first_byte_ms: null,
-    ttft_ms: null,
-    ttfa_ms: null,
-    total_ms: null,
-    output_tokens: null,
-    tokens_exact: false,
     prompt_tokens: o.prompt.promptTokens,
-    input_tokens: null,
     max_tokens: o.prompt.maxTokens,
-    tpot_ms: null,
-    decode_tps: null,
-    itl_p50_ms: null,
-    itl_p90_ms: null,
-    itl_p99_ms: null,
-    itl_max_ms: null,
-    chunks: 0,
-    server_headers_ms: null,
-    server_timings: {},
-    server_ttft_ms: null,
-    server_ttft_source: null,
-    rtt_ms: null,
-    network_ms: null,
-    server_ms: null,
-    residual_ms: null,
-    split_source: null,
-    finish_reason: null,
-    error: null,
-    error_detail: null,
-    timeline: [],
-  };
+  });
 }

@@ -1,5 +1,6 @@
 import { RTT_PROBE_COUNT, DEFAULT_TIMEOUTS } from './constants.ts';
 import { readHeaderTimings } from './header-timings.ts';
+import { largestPlausible } from './ttft-split.ts';
 import { protocolFor } from './protocols/index.ts';
 import type { Clock, FetchLike, ProbeTarget } from './types.ts';
 
@@ -30,6 +31,8 @@ export interface RttResult {
   rttMs: number | null;
   url: string;
   samples: number[];
+  /** Server claims of the round-trip requests that exceeded their own round trip and were set aside. */
+  note: string | null;
 }
 
 export interface RttOptions {
@@ -54,6 +57,7 @@ export async function measureRtt(o: RttOptions): Promise<RttResult> {
   const headers = new Headers(built.init.headers);
   headers.delete('content-type');
   const samples: number[] = [];
+  const notes: string[] = [];
   for (let i = 0; i < (o.count ?? RTT_PROBE_COUNT); i++) {
     try {
       const signal = AbortSignal.timeout(o.timeoutMs ?? DEFAULT_TIMEOUTS.headersMs);
@@ -63,11 +67,13 @@ export async function measureRtt(o: RttOptions): Promise<RttResult> {
       // Read the (small) body to its end: cancelling it would close the connection, and the next
       // request, the probe's included, would pay a new handshake inside its round trip.
       await drain(response, RTT_BODY_LIMIT_BYTES);
-      const server = readHeaderTimings(response.headers, o.target.serverTimingMetrics).serverHeadersMs ?? 0;
-      samples.push(elapsed - server);
+      // An impossible claim (more server time than the whole round trip) is set aside, as in the split.
+      const claim = largestPlausible(readHeaderTimings(response.headers, o.target.serverTimingMetrics).claims, elapsed, 'its round trip', notes);
+      samples.push(elapsed - (claim?.ms ?? 0));
     } catch {
       // an origin that does not answer leaves the split to the other sources
     }
   }
-  return { rttMs: samples.length > 0 ? Math.min(...samples) : null, url, samples };
+  const note = notes.length > 0 ? `round trip: ${[...new Set(notes)].join('; ')}` : null;
+  return { rttMs: samples.length > 0 ? Math.min(...samples) : null, url, samples, note };
 }

@@ -68,13 +68,43 @@ export function parseServerTiming(header: string | null): ServerTimingMetric[] {
   return metrics;
 }
 
-/** Sum of `dur` over the counted metric names (all when `names` is absent); null when none has a dur. */
-export function serverTimingTotal(metrics: ServerTimingMetric[], names?: readonly string[]): number | null {
-  let total: number | null = null;
+export interface TimingClaim {
+  /** Where the claim came from, e.g. `server-timing.total` or `openai-processing-ms`. */
+  source: string;
+  ms: number;
+}
+
+export const SERVER_TIMING_PREFIX = 'server-timing.';
+
+/**
+ * The Server-Timing metrics that may stand for the server's time before its headers. Nested metrics
+ * (a `total` around its parts, Cloudflare's `cfOrigin` around the origin's own) must never be summed,
+ * so without configuration every single metric with a `dur` is a candidate, and the largest plausible
+ * one wins. A configured entry is a metric name, or names joined by `+` for sequential parts that the
+ * server reports separately; only configured entries that are present are candidates.
+ */
+export function serverTimingClaims(metrics: ServerTimingMetric[], configured?: readonly string[]): TimingClaim[] {
+  const durs = new Map<string, number>();
   for (const m of metrics) {
-    if (m.dur === null) continue;
-    if (names && !names.some((n) => n.toLowerCase() === m.name.toLowerCase())) continue;
-    total = (total ?? 0) + m.dur;
+    const key = m.name.toLowerCase();
+    if (m.dur !== null && !durs.has(key)) durs.set(key, m.dur);
   }
-  return total;
+  if (!configured || configured.length === 0) {
+    const claims: TimingClaim[] = [];
+    const seen = new Set<string>();
+    for (const m of metrics) {
+      const key = m.name.toLowerCase();
+      if (m.dur === null || seen.has(key)) continue;
+      seen.add(key);
+      claims.push({ source: SERVER_TIMING_PREFIX + m.name, ms: m.dur });
+    }
+    return claims;
+  }
+  const claims: TimingClaim[] = [];
+  for (const entry of configured) {
+    const parts = entry.split('+').map((p) => p.trim().toLowerCase());
+    if (parts.some((p) => !durs.has(p))) continue;
+    claims.push({ source: SERVER_TIMING_PREFIX + entry.replace(/\s+/g, ''), ms: parts.reduce((sum, p) => sum + durs.get(p)!, 0) });
+  }
+  return claims;
 }

@@ -16,6 +16,10 @@ export interface StreamState {
   reasoningText: string;
   toolText: string;
   outputTokens: number | null;
+  /** Reasoning tokens the provider reported in usage (part of outputTokens); null when not reported. */
+  reasoningTokens: number | null;
+  /** Some reasoning text arrived in the stream. */
+  reasoningStreamed: boolean;
   inputTokens: number | null;
   /** The protocol's explicit end marker was seen ([DONE], message_stop, response.completed, done:true). */
   endMarker: boolean;
@@ -39,6 +43,8 @@ export function createStreamState(collectText = false): StreamState {
     reasoningText: '',
     toolText: '',
     outputTokens: null,
+    reasoningTokens: null,
+    reasoningStreamed: false,
     inputTokens: null,
     endMarker: false,
     finishReason: null,
@@ -62,6 +68,7 @@ export function addReasoning(s: StreamState, text: unknown): void {
   if (typeof text !== 'string' || text.length === 0) return;
   s.readHasToken = true;
   s.eventHasToken = true;
+  s.reasoningStreamed = true;
   if (s.collectText) s.reasoningText += text;
 }
 
@@ -86,6 +93,12 @@ export function setServerTtft(s: StreamState, ms: number, source: string): void 
   if (!Number.isFinite(ms) || ms < 0 || s.serverTtftMs !== null) return;
   s.serverTtftMs = ms;
   s.serverTtftSource = source;
+}
+
+/** Records the reasoning tokens a provider's usage reports (ignored when absent or not a count). */
+export function setReasoningTokens(s: StreamState, value: unknown): void {
+  const n = num(value);
+  if (n !== null && n >= 0) s.reasoningTokens = n;
 }
 
 export function setStreamError(s: StreamState, detail: string): void {

@@ -63,6 +63,7 @@ export function addSlice(s: StreamState, data: string, open: number, close: numb
   s.readHasToken = true;
   s.eventHasToken = true;
   if (kind !== REASONING) s.readHasAnswer = true;
+  else s.reasoningStreamed = true;
   if (!s.collectText) return;
   const backslash = data.indexOf('\\', open);
   const text: string = backslash === -1 || backslash > close ? data.slice(open + 1, close) : JSON.parse(data.slice(open, close + 1));

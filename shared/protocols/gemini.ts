@@ -1,4 +1,4 @@
-import { addAnswer, addReasoning, addToolArguments, setStreamError, num, type StreamState } from '../stream-state.ts';
+import { addAnswer, addReasoning, addToolArguments, setReasoningTokens, setStreamError, num, type StreamState } from '../stream-state.ts';
 import { ANSWER, addSlice, stringEnd, RBRACE, RBRACKET, wholeObject } from './fast-path.ts';
 import { describeError, jsonRequest, parseEvent, resolveEndpoint, siblingUrl, type Protocol } from './protocol.ts';
 
@@ -65,6 +65,7 @@ function readUsage(usage: any, s: StreamState): void {
   const out = num(usage.candidatesTokenCount);
   const thoughts = num(usage.thoughtsTokenCount);
   if (out !== null || thoughts !== null) s.outputTokens = (out ?? 0) + (thoughts ?? 0);
+  setReasoningTokens(s, thoughts);
   const input = num(usage.promptTokenCount);
   if (input !== null) s.inputTokens = input;
 }

@@ -1,4 +1,4 @@
-import { addAnswer, addReasoning, addToolArguments, markToolCall, setStreamError, num, type StreamState } from '../stream-state.ts';
+import { addAnswer, addReasoning, addToolArguments, markToolCall, setReasoningTokens, setStreamError, num, type StreamState } from '../stream-state.ts';
 import { bearer, describeError, jsonRequest, parseEvent, resolveEndpoint, siblingUrl, type Protocol } from './protocol.ts';
 import { readChunkTimings } from './body-timings.ts';
 import { ANSWER, addSlice, stringAfter, stringEnd, RBRACE, wholeObject } from './fast-path.ts';
@@ -46,18 +46,20 @@ export const openaiChat: Protocol = {
       for (let i = 0; i < choices.length; i++) readChoice(choices[i], s);
     }
     const usage = chunk.usage;
-    if (usage && typeof usage === 'object') {
-      const out = num(usage.completion_tokens);
-      if (out !== null) s.outputTokens = out;
-      const input = num(usage.prompt_tokens);
-      if (input !== null) s.inputTokens = input;
-    } else if (chunk.x_groq?.usage && s.outputTokens === null) {
-      s.outputTokens = num(chunk.x_groq.usage.completion_tokens);
-      s.inputTokens = num(chunk.x_groq.usage.prompt_tokens);
-    }
+    if (usage && typeof usage === 'object') readUsage(usage, s);
+    else if (chunk.x_groq?.usage && s.outputTokens === null) readUsage(chunk.x_groq.usage, s);
     readChunkTimings(chunk, s);
   },
 };
+
+/** `completion_tokens` counts everything generated; `completion_tokens_details.reasoning_tokens` the hidden or streamed reasoning in it. */
+function readUsage(usage: any, s: StreamState): void {
+  const out = num(usage.completion_tokens);
+  if (out !== null) s.outputTokens = out;
+  const input = num(usage.prompt_tokens);
+  if (input !== null) s.inputTokens = input;
+  setReasoningTokens(s, usage.completion_tokens_details?.reasoning_tokens);
+}
 
 function readChoice(choice: any, s: StreamState): void {
   if (!choice || typeof choice !== 'object') return;

@@ -1,4 +1,4 @@
-import { addAnswer, addReasoning, addToolArguments, setStreamError, num, type StreamState } from '../stream-state.ts';
+import { addAnswer, addReasoning, addToolArguments, markToolCall, setReasoningTokens, setStreamError, num, type StreamState } from '../stream-state.ts';
 import { ANSWER, REASONING, TOOL, addSlice, stringAfter, stringEnd, type OutputKind, wholeObject } from './fast-path.ts';
 import { bearer, describeError, jsonRequest, parseEvent, resolveEndpoint, siblingUrl, type Protocol } from './protocol.ts';
 
@@ -7,7 +7,6 @@ const IGNORED = new Set([
   'response.created',
   'response.in_progress',
   'response.queued',
-  'response.output_item.added',
   'response.output_item.done',
   'response.content_part.added',
   'response.content_part.done',
@@ -67,6 +66,10 @@ export const openaiResponses: Protocol = {
       case 'response.custom_tool_call_input.delta':
         addToolArguments(s, e.delta);
         break;
+      case 'response.output_item.added':
+        // A function call begins with its name, as in Chat Completions and Anthropic: answer output from here.
+        if (e.item?.type === 'function_call' || e.item?.type === 'custom_tool_call') markToolCall(s, e.item.name);
+        break;
       case 'response.completed':
       case 'response.incomplete':
         s.endMarker = true;
@@ -91,5 +94,6 @@ function readFinal(response: any, s: StreamState): void {
   if (usage && typeof usage === 'object') {
     s.outputTokens = num(usage.output_tokens);
     s.inputTokens = num(usage.input_tokens);
+    setReasoningTokens(s, usage.output_tokens_details?.reasoning_tokens);
   }
 }

@@ -48,8 +48,15 @@ export function splitBody(body: string, size: number): Uint8Array[] {
   return parts;
 }
 
-/** A fetch that answers with the recording, delivering the body in the given reads. */
-export function replayFetch(f: Fixture, reads: Uint8Array[]) {
+/** A test clock: advances by `step` ms each time it is read, and by more when the fake wire says so. */
+export type SteppingClock = (() => number) & { advance(ms: number): void };
+
+/**
+ * A fetch that answers with the recording, delivering the body in the given reads. With a clock,
+ * the headers "arrive" `headersAfterMs` after the request, so the recording's own server-timing
+ * claims (up to seconds) are plausible against the observed time to headers.
+ */
+export function replayFetch(f: Fixture, reads: Uint8Array[], clock?: SteppingClock, headersAfterMs = 0) {
   return async (_url: string, init?: RequestInit): Promise<Response> => {
     let i = 0;
     const body = new ReadableStream<Uint8Array>({
@@ -60,12 +67,17 @@ export function replayFetch(f: Fixture, reads: Uint8Array[]) {
       },
     }, { highWaterMark: 0 });
     const status = f.response.status;
+    clock?.advance(headersAfterMs);
     return new Response(status === 204 ? null : body, { status, headers: f.response.headers });
   };
 }
 
-/** A clock that advances by one millisecond each time it is read. */
-export function steppingClock(step = 1): () => number {
+/** A clock that advances by one millisecond (or `step`) each time it is read. */
+export function steppingClock(step = 1): SteppingClock {
   let t = 1000;
-  return () => (t += step);
+  const clock = (() => (t += step)) as SteppingClock;
+  clock.advance = (ms) => {
+    t += ms;
+  };
+  return clock;
 }

@@ -49,7 +49,7 @@ for (const mode of ['immediate', 'hold']) {
       const samples = await probeJson(server.url, mode);
       const truth = server.firstTokenAt.slice(before);
       expect(truth).toHaveLength(N);
-      for (const s of samples) expect(s).toMatchObject({ error: null, output_tokens: 12, tokens_exact: true, split_source: 'server-timing', warm: true });
+      for (const s of samples) expect(s).toMatchObject({ error: null, output_tokens: 12, tokens_exact: true, split_source: 'server-timing.prefill', warm: true });
       const errors = samples.map((s, i) => s.ttft_ms! - (truth[i] - s.started_at));
       expect(Math.abs(median(errors)!)).toBeLessThan(2);
       // The sample's own arithmetic holds: ttft = network + server.

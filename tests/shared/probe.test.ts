@@ -16,7 +16,7 @@ describe('probe timing on a fake clock', () => {
     const clock = new FakeClock();
     const script: Script = {
       headersAt: 100,
-      headers: { 'content-type': 'text/event-stream', 'server-timing': 'queue;dur=20, prefill;dur=40' },
+      headers: { 'content-type': 'text/event-stream', 'server-timing': 'queue;dur=20, prefill;dur=40, total;dur=60' },
       steps: [
         { at: 150, data: chatChunk({ role: 'assistant', content: '' }) },
         { at: 200, data: chatChunk({ reasoning_content: 'think' }) },
@@ -47,11 +47,11 @@ describe('probe timing on a fake clock', () => {
       itl_max_ms: 100,
       tpot_ms: 32,
       decode_tps: 31.25,
-      server_timings: { 'server-timing': 60 },
+      server_timings: { 'server-timing.queue': 20, 'server-timing.prefill': 40, 'server-timing.total': 60 },
       server_headers_ms: 60,
       network_ms: 40,
       server_ms: 160,
-      split_source: 'server-timing',
+      split_source: 'server-timing.total',
       finish_reason: 'stop',
     });
   });

@@ -8,6 +8,9 @@ import { runProbe } from '../../shared/probe.ts';
 import type { ErrorClass } from '../../shared/types.ts';
 import { apiIdOf, fixtureNames, loadFixture, replayFetch, splitBody, steppingClock, type Fixture } from '../helpers/fixtures.ts';
 
+/** Longer than any recorded server-timing claim (6.6 s), so every recorded claim is plausible. */
+const HEADERS_AFTER_MS = 10_000;
+
 interface Expected {
   error?: ErrorClass;
   detail?: string;
@@ -27,6 +30,8 @@ interface Expected {
   /** Answer (or tool call) starts after reasoning. */
   answerAfterReasoning?: boolean;
   upstreamColo?: string | null;
+  /** Reasoning tokens the provider reported in usage (null: none reported). */
+  reasoning?: number | null;
 }
 
 const EXPECTED: Record<string, Expected> = {
@@ -34,50 +39,51 @@ const EXPECTED: Record<string, Expected> = {
   'anthropic-messages-text-ping.json': { finish: 'end_turn', out: 10, input: 17, answer: '- Captain\n- Scoop', serverHeadersMs: 943, split: 'x-envoy-upstream-service-time', upstreamColo: 'SJC' },
   'anthropic-messages-text-then-tool-use.json': { finish: 'tool_use', out: 85, input: 351, answerLength: 140, toolLength: 25, serverHeadersMs: 690 },
   'anthropic-messages-thinking-tool-use.json': { finish: 'tool_use', out: 92, input: 598, answerLength: 0, reasoningLength: 180, toolLength: 0, answerAfterReasoning: true, split: null },
-  'anthropic-messages-thinking.json': { finish: 'end_turn', out: 84, input: 46, answer: '- Captain\n- Scoop', reasoningLength: 218, answerAfterReasoning: true, serverHeadersMs: 889 },
+  'anthropic-messages-thinking.json': { finish: 'end_turn', out: 84, reasoning: null, input: 46, answer: '- Captain\n- Scoop', reasoningLength: 218, answerAfterReasoning: true, serverHeadersMs: 889 },
   'bedrock-responses-mantle-function-call.json': { finish: 'completed', out: 14, input: 88, answerLength: 0, toolLength: 2 },
   'cerebras-chat-completions-time-info-no-done.json': { finish: 'length', out: 20, input: 46, answerLength: 100, serverTtftMs: 2.42, serverTtftSource: 'time_info', split: 'time_info' },
   'cohere-chat-v1-stream-json.json': { finish: 'COMPLETE', out: 116, input: 69, answerLength: 414, serverHeadersMs: 79 },
   'cohere-chat-v2-text.json': { finish: 'COMPLETE', out: 110, input: 69, answerLength: 383, serverHeadersMs: 70 },
   'cohere-chat-v2-tool-calls.json': { finish: 'TOOL_CALL', out: 83, input: 968, reasoningLength: 56, toolLength: 54, answerAfterReasoning: true, serverHeadersMs: 270 },
-  'deepseek-chat-completions-reasoning-content.json': { finish: 'stop', out: 47, input: 17, answerLength: 32, reasoningLength: 105, answerAfterReasoning: true, split: null },
-  'fireworks-chat-completions-text.json': { finish: 'length', out: 20, input: 46, answerLength: 128, serverHeadersMs: 163, timings: { 'server-timing': 163, 'x-envoy-upstream-service-time': 31 }, serverTtftMs: 28, serverTtftSource: 'fireworks-server-time-to-first-token', split: 'server-timing', upstreamColo: 'IAD' },
+  'deepseek-chat-completions-reasoning-content.json': { finish: 'stop', out: 47, reasoning: 34, input: 17, answerLength: 32, reasoningLength: 105, answerAfterReasoning: true, split: null },
+  'fireworks-chat-completions-text.json': { finish: 'length', out: 20, input: 46, answerLength: 128, serverHeadersMs: 163, timings: { 'server-timing.total': 163, 'x-envoy-upstream-service-time': 31 }, serverTtftMs: 28, serverTtftSource: 'fireworks-server-time-to-first-token', split: 'server-timing.total', upstreamColo: 'IAD' },
   'google-gemini-generate-content-error-400-on-stream-endpoint.json': { error: 'http', detail: 'HTTP 400 INVALID_ARGUMENT: API key not valid. Please pass a valid API key.', serverHeadersMs: 32 },
   'google-gemini-generate-content-error-429-resource-exhausted.json': { error: 'rate_limited', serverHeadersMs: 6576 },
-  'google-gemini-generate-content-function-call-single-event.json': { finish: 'STOP', out: 8, input: 36, answerLength: 0, toolLength: 24, serverHeadersMs: 583, split: 'server-timing' },
-  'google-gemini-generate-content-function-call-thought-signature.json': { finish: 'STOP', out: 212, input: 29, toolLength: 2, serverHeadersMs: 4148 },
+  'google-gemini-generate-content-function-call-single-event.json': { finish: 'STOP', out: 8, input: 36, answerLength: 0, toolLength: 24, serverHeadersMs: 583, split: 'server-timing.gfet4t7', reasoning: null },
+  'google-gemini-generate-content-function-call-thought-signature.json': { finish: 'STOP', out: 212, reasoning: 202, input: 29, toolLength: 2, serverHeadersMs: 4148 },
   'google-gemini-generate-content-text.json': { finish: 'STOP', out: 8, input: 13, answer: 'The capital of France is Paris.\n', serverHeadersMs: 379 },
-  'google-gemini-generate-content-thinking.json': { finish: 'STOP', out: 469 + 787, input: 34, answerLength: 1938, reasoningLength: 1575, answerAfterReasoning: true, serverHeadersMs: 2666 },
+  'google-gemini-generate-content-thinking.json': { finish: 'STOP', out: 469 + 787, reasoning: 787, input: 34, answerLength: 1938, reasoningLength: 1575, answerAfterReasoning: true, serverHeadersMs: 2666 },
   'groq-chat-completions-reasoning-midstream-error.json': { error: 'stream_error', detail: 'tool_use_failed: Tool call validation failed', reasoningLength: 412, exact: false },
   'groq-chat-completions-text-x-groq-usage.json': { finish: 'stop', out: 73, input: 18, answerLength: 277, serverTtftMs: 285.15, serverTtftSource: 'x_groq.usage', split: 'x_groq.usage', upstreamColo: 'MXP' },
   'huggingface-chat-completions-tgi.json': { finish: 'length', out: 20, exact: false, input: null, answerLength: 104 },
   'huggingface-tgi-error-422-validation.json': { error: 'http', detail: 'HTTP 422 validation: Input validation error' },
   'huggingface-tgi-generate-stream-details.json': { finish: 'length', out: 1, answer: ' ' },
-  'mistral-chat-completions-magistral-thinking.json': { finish: 'stop', out: 232, input: 10, answerLength: 607, reasoningLength: 421, answerAfterReasoning: true },
+  'mistral-chat-completions-magistral-thinking.json': { finish: 'stop', out: 232, reasoning: null, input: 10, answerLength: 607, reasoningLength: 421, answerAfterReasoning: true },
   'mistral-chat-completions-text-kong-latency.json': { finish: 'stop', out: 80, input: 11, answerLength: 297, timings: { 'x-envoy-upstream-service-time': 61, 'x-kong-upstream-latency': 61 }, serverHeadersMs: 61, upstreamColo: 'VIE' },
   'mistral-chat-completions-tool-call.json': { finish: 'tool_calls', out: 23, input: 96, toolLength: 25, serverHeadersMs: 58, split: 'x-kong-upstream-latency' },
   'novita-chat-completions-sla-metrics.json': { finish: 'stop', out: 2, input: 40, answer: 'Paris', serverTtftMs: 274, serverTtftSource: 'sla_metrics' },
   'ollama-chat-ndjson-text.json': { finish: 'stop', out: 50, input: 17, answerLength: 212, serverTtftMs: 315.19, serverTtftSource: 'ollama' },
-  'ollama-chat-ndjson-thinking.json': { finish: 'stop', out: 889, input: 21, answer: '1\n2\n3\n4\n5', reasoningLength: 3064, answerAfterReasoning: true, serverTtftMs: 202.15 },
+  'ollama-chat-ndjson-thinking.json': { finish: 'stop', out: 889, reasoning: null, input: 21, answer: '1\n2\n3\n4\n5', reasoningLength: 3064, answerAfterReasoning: true, serverTtftMs: 202.15 },
   'openai-chat-completions-error-404-model-not-found.json': { error: 'http', detail: 'HTTP 404 model_not_found: The model `non-existent-model` does not exist', serverHeadersMs: 48 },
-  'openai-chat-completions-gpt5-reasoning-moderation.json': { finish: 'stop', out: 11, input: 13, answer: 'Paris.', serverHeadersMs: 584 },
+  'openai-chat-completions-gpt5-reasoning-moderation.json': { finish: 'stop', out: 11, reasoning: 0, input: 13, answer: 'Paris.', serverHeadersMs: 584 },
   'openai-chat-completions-text-include-usage.json': { finish: 'stop', out: 5, input: 12, answer: '"This is a test."', serverHeadersMs: 207, split: 'openai-processing-ms', upstreamColo: 'SIN' },
   'openai-chat-completions-text-obfuscation-envoy-time.json': { finish: 'stop', out: 4, input: 10, answer: 'Hello, world!', timings: { 'openai-processing-ms': 249, 'x-envoy-upstream-service-time': 406 }, serverHeadersMs: 406, split: 'x-envoy-upstream-service-time', upstreamColo: null },
   'openai-chat-completions-tool-calls-parallel.json': { finish: 'tool_calls', out: 51, input: 75, answerLength: 0, toolLength: 60, serverHeadersMs: 1399 },
-  'openai-responses-reasoning-encrypted-function-call.json': { finish: 'completed', out: 469, input: 53, reasoningLength: 0, toolLength: 15, serverHeadersMs: 255 },
-  'openai-responses-reasoning-summary.json': { finish: 'completed', out: 518, input: 36, answerLength: 91, reasoningLength: 761, answerAfterReasoning: true, serverHeadersMs: 307 },
+  'openai-responses-reasoning-encrypted-function-call.json': { finish: 'completed', out: 469, reasoning: 448, input: 53, reasoningLength: 0, toolLength: 15, serverHeadersMs: 255 },
+  'openai-responses-reasoning-summary.json': { finish: 'completed', out: 518, reasoning: 448, input: 36, answerLength: 91, reasoningLength: 761, answerAfterReasoning: true, serverHeadersMs: 307 },
   'openai-responses-text.json': { finish: 'completed', out: 6, input: 22, answer: 'This is a test.', serverHeadersMs: 38 },
   'openrouter-chat-completions-midstream-error.json': { error: 'stream_error', detail: '400: Token limit reached', reasoningLength: 42 },
-  'openrouter-chat-completions-reasoning-processing-comments.json': { finish: 'stop', out: 36, input: 43, answer: '2 + 2 = 4', reasoningLength: 51, answerAfterReasoning: true },
+  'openrouter-chat-completions-reasoning-processing-comments.json': { finish: 'stop', out: 36, reasoning: 13, input: 43, answer: '2 + 2 = 4', reasoningLength: 51, answerAfterReasoning: true },
   'together-chat-completions-text.json': { finish: 'stop', out: 15, input: 41, answer: '1, 2, 3, 4, 5.' },
 };
 
-async function probeFixture(f: Fixture, readSize: number) {
+async function probeFixture(f: Fixture, readSize: number, headersAfterMs = HEADERS_AFTER_MS) {
+  const clock = steppingClock();
   return runProbe({
     target: { id: 'fixture', api: apiIdOf(f), url: 'http://127.0.0.1:9/', model: 'm' },
     prompt: { id: 'p', promptTokens: 64, maxTokens: 32 },
-    fetch: replayFetch(f, splitBody(f.response.body, readSize)),
-    now: steppingClock(),
+    fetch: replayFetch(f, splitBody(f.response.body, readSize), clock, headersAfterMs),
+    now: clock,
     collectText: true,
   });
 }
@@ -109,6 +115,12 @@ describe('provider recordings', () => {
       if (want.serverTtftSource !== undefined) expect(sample.server_ttft_source).toBe(want.serverTtftSource);
       if (want.split !== undefined) expect(sample.split_source).toBe(want.split);
       if (want.upstreamColo !== undefined) expect(sample.upstream_colo).toBe(want.upstreamColo);
+      if (want.reasoning !== undefined) {
+        expect(sample.reasoning_tokens).toBe(want.reasoning);
+        expect(sample.answer_tokens).toBe(want.reasoning === null ? sample.output_tokens : sample.output_tokens! - want.reasoning);
+      }
+      if (want.reasoningLength !== undefined) expect(sample.reasoning_streamed).toBe(want.reasoningLength > 0);
+      expect(sample.split_note).toBeNull();
       if (!want.error) {
         expect(sample.ttft_ms).not.toBeNull();
         expect(sample.total_ms).not.toBeNull();

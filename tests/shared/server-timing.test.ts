@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseServerTiming, serverTimingTotal } from '../../shared/server-timing.ts';
+import { parseServerTiming, serverTimingClaims } from '../../shared/server-timing.ts';
 import { readHeaderTimings, upstreamColo } from '../../shared/header-timings.ts';
 
 describe('Server-Timing parser', () => {
@@ -23,16 +23,27 @@ describe('Server-Timing parser', () => {
     it(name, () => expect(parseServerTiming(header)).toEqual(expected));
   }
 
-  it('sums all durations by default, or only the configured names', () => {
+  it('never sums by default: every single metric is a claim (nested metrics cannot inflate)', () => {
+    const metrics = parseServerTiming('cfOrigin;dur=300, total;dur=280, cfL4;desc="?rtt=1", queue;dur=10');
+    expect(serverTimingClaims(metrics)).toEqual([
+      { source: 'server-timing.cfOrigin', ms: 300 },
+      { source: 'server-timing.total', ms: 280 },
+      { source: 'server-timing.queue', ms: 10 },
+    ]);
+  });
+
+  it('takes configured names, summing only parts joined by +', () => {
     const metrics = parseServerTiming('queue;dur=10, prefill;dur=25, edge;dur=3');
-    expect(serverTimingTotal(metrics)).toBe(38);
-    expect(serverTimingTotal(metrics, ['queue', 'PREFILL'])).toBe(35);
-    expect(serverTimingTotal(metrics, ['absent'])).toBeNull();
+    expect(serverTimingClaims(metrics, ['queue + PREFILL', 'edge'])).toEqual([
+      { source: 'server-timing.queue+PREFILL', ms: 35 },
+      { source: 'server-timing.edge', ms: 3 },
+    ]);
+    expect(serverTimingClaims(metrics, ['absent', 'queue+absent'])).toEqual([]);
   });
 });
 
 describe('vendor header timings', () => {
-  it('stores each source and takes the largest as server_headers_ms', () => {
+  it('stores each raw claim and offers each as a candidate for server_headers_ms', () => {
     const t = readHeaderTimings(new Headers({
       'openai-processing-ms': '249',
       'x-envoy-upstream-service-time': '406',
@@ -42,21 +53,20 @@ describe('vendor header timings', () => {
       'fireworks-server-time-to-first-token': '0.028',
     }));
     expect(t.timings).toEqual({
-      'server-timing': 300,
+      'server-timing.x-originResponse': 300,
       'openai-processing-ms': 249,
       'x-envoy-upstream-service-time': 406,
       'x-kong-upstream-latency': 61,
       'cmp-upstream-response-duration': 12,
     });
-    expect(t.serverHeadersMs).toBe(406);
-    expect(t.serverHeadersSource).toBe('x-envoy-upstream-service-time');
+    expect(t.claims.map((c) => c.source).sort()).toEqual(Object.keys(t.timings).sort());
     expect(t.serverTtftMs).toBeCloseTo(28, 6);
   });
 
   it('ignores garbage values and reports nothing when there is nothing', () => {
     const t = readHeaderTimings(new Headers({ 'openai-processing-ms': 'soon', 'x-envoy-upstream-service-time': '-3' }));
     expect(t.timings).toEqual({});
-    expect(t.serverHeadersMs).toBeNull();
+    expect(t.claims).toEqual([]);
   });
 
   it('reads the upstream colo from cf-ray, not from placeholders', () => {

@@ -5,6 +5,8 @@ import { env } from 'cloudflare:workers';
 import worker from '../../workers/observatory/index.ts';
 import { drain } from './drain.ts';
 import { config } from './test-config.ts';
+import { SAMPLE_COLUMNS } from '../../workers/observatory/db/sample-row.ts';
+import { METHOD_VERSION } from '../../shared/constants.ts';
 
 const BASE = 'https://observatory.test';
 const FIVE_MIN = 300_000;
@@ -67,7 +69,7 @@ describe('GET /api/v1/*', () => {
     const r = await get('/api/v1/samples?format=csv&target=ref-chat');
     expect(r.headers.get('content-type')).toContain('text/csv');
     const lines = (await r.text()).trim().split('\r\n');
-    expect(lines[0].startsWith('id,tick_id,region,target,prompt_variant,started_at')).toBe(true);
+    expect(lines[0]).toBe(['id', ...SAMPLE_COLUMNS].join(','));
     expect(lines).toHaveLength(1 + 6);
   });
 
@@ -92,7 +94,7 @@ describe('GET /api/v1/*', () => {
     const other = await (await get('/api/v1/samples?limit=1000&method_version=99')).json<{ samples: Array<{ method_version: number }> }>();
     expect(current.samples).toHaveLength(17);
     expect(other.samples.map((s) => s.method_version)).toEqual([99]);
-    await env.DB.prepare('UPDATE samples SET method_version = 1 WHERE method_version = 99').run();
+    await env.DB.prepare('UPDATE samples SET method_version = ? WHERE method_version = 99').bind(METHOD_VERSION).run();
   });
 
   it('answers CORS for GET', async () => {

@@ -2,6 +2,7 @@
 declare namespace Cloudflare {
   interface Env {
     TEST_MIGRATIONS: import('cloudflare:test').D1Migration[];
+    UPGRADE_DB: D1Database;
     ADMIN_TOKEN: string;
     REFERENCE_KEY: string;
   }

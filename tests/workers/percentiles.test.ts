@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { SELF } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { percentileWithCi } from '../../shared/stats/percentile-ci.ts';
+import { METHOD_VERSION } from '../../shared/constants.ts';
 
 const TICK = 1_767_225_600_000;
 const GROUPS: Array<{ region: string; target: string; ok: number; failed: number; missing: number }> = [
@@ -29,7 +30,7 @@ describe('percentiles ranked in D1', () => {
     const expected = new Map<string, number[]>();
     let tick = TICK;
     const insert = env.DB.prepare(`INSERT INTO samples (tick_id, region, target, prompt_variant, started_at, simulated, backfill, method_version, api, model, warm,
-      tokens_exact, prompt_tokens, max_tokens, chunks, server_timings, timeline, ttft_ms, error) VALUES (?, ?, ?, 'tiny', ?, 0, 0, 1, 'openai-chat', 'm', 1, 1, 40, 6, 1, '{}', '', ?, ?)`);
+      tokens_exact, prompt_tokens, max_tokens, chunks, server_timings, timeline, ttft_ms, error) VALUES (?, ?, ?, 'tiny', ?, 0, 0, ${METHOD_VERSION}, 'openai-chat', 'm', 1, 1, 40, 6, 1, '{}', '', ?, ?)`);
     for (const [i, g] of GROUPS.entries()) {
       const gen = values(i + 7);
       const kept: number[] = [];

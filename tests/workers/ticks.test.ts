@@ -8,6 +8,7 @@ import { env } from 'cloudflare:workers';
 import worker from '../../workers/observatory/index.ts';
 import { drain } from './drain.ts';
 import { config } from './test-config.ts';
+import { METHOD_VERSION } from '../../shared/constants.ts';
 
 const REGIONS = config.regions.map((r) => r.code);
 const TICK = 1_767_225_600_000; // 2026-01-01T00:00:00Z, on the 5-minute grid
@@ -33,10 +34,10 @@ describe('a scheduled tick', () => {
     for (const r of rows) {
       expect(r.tick_id).toBe(TICK);
       expect(REGIONS).toContain(r.region);
-      expect(r.method_version).toBe(1);
+      expect(r.method_version).toBe(METHOD_VERSION);
     }
     const ok = rows.filter((r) => r.target !== 'ref-broken');
-    for (const r of ok) expect(r).toMatchObject({ error: null, status: 200, output_tokens: 6, tokens_exact: 1, split_source: 'server-timing', warm: 1 });
+    for (const r of ok) expect(r).toMatchObject({ error: null, status: 200, output_tokens: 6, tokens_exact: 1, split_source: 'server-timing.total', split_note: null, warm: 1 });
     for (const r of ok) expect(r.ttft_ms as number).toBeGreaterThan(0);
   });
 

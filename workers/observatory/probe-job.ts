@@ -38,11 +38,9 @@ export function resolveTarget(t: TargetConfig, env: ProbeEnvironment): ProbeTarg
 
 export async function runJob(job: Job, region: RegionConfig, target: TargetConfig, variant: PromptVariantConfig, config: ObservatoryConfig, env: ProbeEnvironment): Promise<StoredSample> {
   const probeTarget = resolveTarget(target, env);
-  let rttMs: number | null = null;
-  if (config.rttProbes > 0) {
-    rttMs = (await measureRtt({ target: probeTarget, count: config.rttProbes, timeoutMs: config.timeouts.headersMs })).rttMs;
-  }
-  const { sample } = await runProbe({ target: probeTarget, prompt: { id: variant.id, promptTokens: variant.promptTokens, maxTokens: variant.maxTokens }, timeouts: config.timeouts, warm: rttMs !== null, rttMs });
+  const rtt = config.rttProbes > 0 ? await measureRtt({ target: probeTarget, count: config.rttProbes, timeoutMs: config.timeouts.headersMs }) : null;
+  const rttMs = rtt?.rttMs ?? null;
+  const { sample } = await runProbe({ target: probeTarget, prompt: { id: variant.id, promptTokens: variant.promptTokens, maxTokens: variant.maxTokens }, timeouts: config.timeouts, warm: rttMs !== null, rttMs, rttNote: rtt?.note });
   return {
     ...sample,
     tick_id: job.tickId,

@@ -10,7 +10,8 @@ import { runTick, tickIdFor } from '../scheduler.ts';
 import { requireAdmin } from './admin.ts';
 import { toCsv } from '../../../shared/csv.ts';
 import { ApiError, badRequest } from './errors.ts';
-import { GROUP_COLUMNS, METRICS, percentileGroups, type GroupColumn } from './percentiles.ts';
+import { GROUP_COLUMNS, METRICS, groupingFor, percentileGroups, type GroupColumn } from './percentiles.ts';
+import { ERROR_CLASSES } from '../../../shared/ids.ts';
 import { onlyKnown, parseBoolean, parseChoice, parseInt, parseList, parseWindow } from './query.ts';
 
 function csvResponse(body: string, filename: string): Response {
@@ -18,7 +19,7 @@ function csvResponse(body: string, filename: string): Response {
 }
 
 const WINDOW_PARAMS = ['window', 'from', 'to'];
-const FILTER_PARAMS = [...WINDOW_PARAMS, 'region', 'target', 'variant', 'include_backfill', 'method_version', 'format'];
+const FILTER_PARAMS = [...WINDOW_PARAMS, 'region', 'target', 'variant', 'split_source', 'include_backfill', 'method_version', 'format'];
 
 const app = new Hono<{ Bindings: Env }>();
 app.use('/api/v1/*', cors({ origin: '*', allowMethods: ['GET', 'HEAD', 'OPTIONS'] }));
@@ -32,9 +33,19 @@ function filterFrom(q: URLSearchParams, now: number): SampleFilter {
     regions: parseList(q, 'region', c.regions.map((r) => r.code)),
     targets: parseList(q, 'target', c.targets.map((t) => t.id)),
     variants: parseList(q, 'variant', c.promptVariants.map((v) => v.id)),
+    splitSources: parseSplitSources(q),
     includeBackfill: parseBoolean(q, 'include_backfill', true),
     methodVersion: parseInt(q, 'method_version', METHOD_VERSION, 1, 1_000),
   };
+}
+
+/** `split_source=rtt,server-timing.total` (free-form names: sources are whatever servers report), or `none`. */
+function parseSplitSources(q: URLSearchParams): string[] | undefined {
+  const raw = q.get('split_source');
+  if (raw === null || raw === '') return undefined;
+  const values = raw.split(',').map((v) => v.trim()).filter(Boolean);
+  for (const v of values) if (!/^[\w.+:-]{1,100}$/.test(v)) throw badRequest(`split_source must be source names like rtt or server-timing.total, got "${v}"`);
+  return values;
 }
 
 const windowOf = (f: SampleFilter) => ({ from: new Date(f.fromTick).toISOString(), to: new Date(f.toTick).toISOString() });
@@ -108,7 +119,7 @@ app.get('/api/v1/samples', async (c) => {
   const filter = filterFrom(q, Date.now());
   const error = q.get('error');
   if (error !== null) {
-    const allowed = ['ok', 'error', 'http', 'rate_limited', 'overloaded', 'timeout_headers', 'timeout_first_token', 'stall', 'truncated', 'protocol', 'stream_error', 'network'];
+    const allowed = ['ok', 'error', ...ERROR_CLASSES];
     if (!allowed.includes(error)) throw badRequest(`error must be one of ${allowed.join(', ')}, got "${error}"`);
     filter.error = error;
   }
@@ -125,7 +136,7 @@ app.get('/api/v1/percentiles', async (c) => {
   onlyKnown(q, [...FILTER_PARAMS, 'metric', 'by']);
   const filter = filterFrom(q, Date.now());
   const metric = parseChoice(q, 'metric', METRICS, 'ttft_ms');
-  const by = (parseList(q, 'by', GROUP_COLUMNS) ?? ['region', 'target']) as GroupColumn[];
+  const by = groupingFor(metric, (parseList(q, 'by', GROUP_COLUMNS) ?? ['region', 'target']) as GroupColumn[]);
   const groups = await percentileGroups(c.env.DB, filter, metric, by);
   if (q.get('format') === 'csv') return csvResponse(toCsv(groups), `percentiles-${metric}.csv`);
   return c.json({

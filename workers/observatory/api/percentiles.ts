@@ -1,18 +1,23 @@
 /** p50/p90/p95/p99 with 95 % order-statistic intervals, sample counts and error rates, per group. */
 import { percentileWithCiAt, ranksNeeded } from '../../../shared/stats/percentile-ci.ts';
 import { metricAtRanks, metricGroupCounts, type SampleFilter } from '../db/samples.ts';
+import { METRIC_FIELDS, type MetricField } from '../../../shared/sample-fields.ts';
 
 export const PERCENTILES = [0.5, 0.9, 0.95, 0.99] as const;
-export const GROUP_COLUMNS = ['region', 'target', 'prompt_variant'] as const;
+export const GROUP_COLUMNS = ['region', 'target', 'prompt_variant', 'split_source'] as const;
 export type GroupColumn = (typeof GROUP_COLUMNS)[number];
 
 /** Figures of MEASUREMENT.md that percentiles can be taken of (also the SQL column allow-list). */
-export const METRICS = [
-  'headers_ms', 'first_byte_ms', 'ttft_ms', 'ttfa_ms', 'total_ms', 'tpot_ms', 'decode_tps', 'itl_p50_ms', 'itl_p90_ms',
-  'itl_p99_ms', 'itl_max_ms', 'network_ms', 'server_ms', 'residual_ms', 'server_headers_ms', 'server_ttft_ms', 'rtt_ms',
-  'output_tokens', 'chunks',
-] as const;
-export type Metric = (typeof METRICS)[number];
+export const METRICS = METRIC_FIELDS;
+export type Metric = MetricField;
+
+/** Parts of the TTFT split: from different sources they are different measurements, so never pooled. */
+export const SPLIT_METRICS: readonly Metric[] = ['network_ms', 'server_ms', 'residual_ms'];
+
+/** The grouping a metric is reported by: the split's parts always per split_source. */
+export function groupingFor(metric: Metric, by: readonly GroupColumn[]): GroupColumn[] {
+  return SPLIT_METRICS.includes(metric) && !by.includes('split_source') ? [...by, 'split_source'] : [...by];
+}
 
 export type GroupRecord = Record<string, string | number | null>;
 
@@ -24,7 +29,7 @@ export async function percentileGroups(db: D1Database, f: SampleFilter, metric: 
   const counts = await metricGroupCounts(db, f, metric, by);
   const ranks = new Set<number>();
   for (const g of counts) for (const q of PERCENTILES) for (const r of ranksNeeded(g.n, q)) ranks.add(r);
-  const id = (key: Record<string, string>) => by.map((c) => key[c]).join('\u0000');
+  const id = (key: Record<string, string | null>) => by.map((c) => key[c] ?? '').join('\u0000');
   const values = new Map<string, number>();
   for (const row of await metricAtRanks(db, f, metric, by, [...ranks].sort((a, b) => a - b))) values.set(`${id(row.key)}|${row.rank}`, row.value);
 
@@ -44,6 +49,6 @@ export async function percentileGroups(db: D1Database, f: SampleFilter, metric: 
     }
     return record;
   });
-  out.sort((a, b) => by.map((c) => String(a[c]).localeCompare(String(b[c]))).find((d) => d !== 0) ?? 0);
+  out.sort((a, b) => by.map((c) => String(a[c] ?? '').localeCompare(String(b[c] ?? ''))).find((d) => d !== 0) ?? 0);
   return out;
 }

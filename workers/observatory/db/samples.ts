@@ -26,6 +26,8 @@ export interface SampleFilter {
   regions?: string[];
   targets?: string[];
   variants?: string[];
+  /** Only samples whose split came from these sources (`none`: samples without a split). */
+  splitSources?: string[];
   /** 'ok' (no error), 'error' (any error), or one error class. */
   error?: string;
   includeBackfill?: boolean;
@@ -44,6 +46,13 @@ function where(f: SampleFilter): { sql: string; params: Array<string | number> }
   list('region', f.regions);
   list('target', f.targets);
   list('prompt_variant', f.variants);
+  if (f.splitSources && f.splitSources.length > 0) {
+    const named = f.splitSources.filter((v) => v !== 'none');
+    const alternatives = named.length > 0 ? [`split_source IN (${named.map(() => '?').join(', ')})`] : [];
+    if (named.length < f.splitSources.length) alternatives.push('split_source IS NULL');
+    clauses.push(`(${alternatives.join(' OR ')})`);
+    params.push(...named);
+  }
   if (f.error === 'ok') clauses.push('error IS NULL');
   else if (f.error === 'error') clauses.push('error IS NOT NULL');
   else if (f.error) {
@@ -69,7 +78,11 @@ export async function listSamples(db: D1Database, f: SampleFilter, limit: number
 }
 
 /** Grouping columns and metrics are interpolated into SQL: callers pass values from the API's allow-lists only. */
-export type GroupKey = Record<string, string>;
+export type GroupKey = Record<string, string | null>;
+
+function groupKey(row: Record<string, string | number | null>, by: readonly string[]): GroupKey {
+  return Object.fromEntries(by.map((c) => [c, row[c] === null || row[c] === undefined ? null : String(row[c])]));
+}
 
 export interface MetricGroupCount {
   key: GroupKey;
@@ -85,8 +98,8 @@ export async function metricGroupCounts(db: D1Database, f: SampleFilter, metric:
   const cols = by.join(', ');
   const { results } = await db.prepare(`SELECT ${cols}, COUNT(*) AS samples, SUM(CASE WHEN error IS NOT NULL THEN 1 ELSE 0 END) AS errors,
       SUM(CASE WHEN error IS NULL AND ${metric} IS NOT NULL THEN 1 ELSE 0 END) AS n FROM samples WHERE ${w.sql} GROUP BY ${cols}`)
-    .bind(...w.params).all<Record<string, string | number>>();
-  return results.map((r) => ({ key: Object.fromEntries(by.map((c) => [c, String(r[c])])), samples: Number(r.samples), errors: Number(r.errors), n: Number(r.n) }));
+    .bind(...w.params).all<Record<string, string | number | null>>();
+  return results.map((r) => ({ key: groupKey(r, by), samples: Number(r.samples), errors: Number(r.errors), n: Number(r.n) }));
 }
 
 /**
@@ -103,8 +116,8 @@ export async function metricAtRanks(db: D1Database, f: SampleFilter, metric: str
       SELECT ${cols}, ${metric} AS value, ROW_NUMBER() OVER (PARTITION BY ${cols} ORDER BY ${metric}) AS rn
       FROM samples WHERE ${w.sql} AND error IS NULL AND ${metric} IS NOT NULL
     ) WHERE rn IN (${rankList})`)
-    .bind(...w.params).all<Record<string, string | number>>();
-  return results.map((r) => ({ key: Object.fromEntries(by.map((c) => [c, String(r[c])])), rank: Number(r.rn), value: Number(r.value) }));
+    .bind(...w.params).all<Record<string, string | number | null>>();
+  return results.map((r) => ({ key: groupKey(r, by), rank: Number(r.rn), value: Number(r.value) }));
 }
 
 export interface ColoRow {

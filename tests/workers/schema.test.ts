@@ -1,0 +1,85 @@
+/**
+ * One sample schema: the D1 table that the numbered migrations build is exactly the field list in
+ * shared/sample-fields.ts (names, SQL types, NOT NULL), a sample survives the round trip through a
+ * row unchanged, and a database holding rows of the first schema upgrades without losing any.
+ */
+import { describe, expect, it } from 'vitest';
+import { applyD1Migrations, env } from 'cloudflare:test';
+import { SQL_TYPES, STORED_FIELDS, emptySample } from '../../shared/sample-fields.ts';
+import { fromRow, toRowValues, type StoredSample } from '../../workers/observatory/db/sample-row.ts';
+import { insertSamples, listSamples } from '../../workers/observatory/db/samples.ts';
+
+interface ColumnInfo {
+  name: string;
+  type: string;
+  notnull: number;
+}
+
+async function columns(db: D1Database): Promise<ColumnInfo[]> {
+  return (await db.prepare('PRAGMA table_info(samples)').all<ColumnInfo>()).results;
+}
+
+function fullSample(tick: number): StoredSample {
+  return {
+    ...emptySample(),
+    method_version: 2, target: 'ref-chat', api: 'openai-responses', model: 'm', prompt_variant: 'tiny', started_at: tick + 0.25,
+    region: 'weur', colo: 'AMS', upstream_colo: 'FRA', colo_outside_region: false, warm: true, status: 200,
+    headers_ms: 10.5, first_byte_ms: 11, ttft_ms: 60, ttfa_ms: 400, total_ms: 700, output_tokens: 320, tokens_exact: true,
+    reasoning_tokens: 300, reasoning_streamed: false, answer_tokens: 20, prompt_tokens: 40, input_tokens: 41, max_tokens: 400,
+    tpot_ms: 10, decode_tps: 100, itl_p50_ms: 10, itl_p90_ms: 11, itl_p99_ms: 12, itl_max_ms: 13, chunks: 3,
+    server_headers_ms: 4, server_timings: { 'server-timing.total': 4, 'openai-processing-ms': 5000 }, server_ttft_ms: 50,
+    server_ttft_source: 'metrics', rtt_ms: 6, network_ms: 6.5, server_ms: 53.5, residual_ms: 3.5, split_source: 'server-timing.total',
+    split_note: 'openai-processing-ms 5000 ms > headers_ms 10.5 ms, set aside', finish_reason: 'stop', error: null, error_detail: null,
+    timeline: [60, 400.1, 700], tick_id: tick, simulated: true, backfill: false,
+  };
+}
+
+describe('the sample schema', () => {
+  it('the migrated samples table has exactly the fields of shared/sample-fields.ts', async () => {
+    const actual = (await columns(env.DB)).filter((c) => c.name !== 'id').map((c) => ({ name: c.name, type: c.type, notNull: c.notnull === 1 }));
+    const expected = STORED_FIELDS.map((f) => ({ name: f.name, type: SQL_TYPES[f.type], notNull: !f.nullable || f.storedNotNull === true }));
+    const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
+    expect(actual.sort(byName)).toEqual(expected.sort(byName));
+  });
+
+  it('a sample with every field set comes back from D1 unchanged', async () => {
+    const sample = fullSample(1_000_000_000_000);
+    expect(await insertSamples(env.DB, [sample])).toBe(1);
+    const [back] = await listSamples(env.DB, { fromTick: sample.tick_id, toTick: sample.tick_id + 1, methodVersion: 2 }, 10);
+    const { id, ...rest } = back;
+    expect(id).toBeTypeOf('number');
+    expect(rest).toEqual(sample);
+    expect(fromRow({ id, ...Object.fromEntries(STORED_FIELDS.map((f, i) => [f.name, toRowValues(sample)[i]])) })).toEqual(back);
+  });
+
+  it('a database with rows of the first schema upgrades without losing any, and takes new samples', async () => {
+    const db = env.UPGRADE_DB;
+    const [first, ...later] = env.TEST_MIGRATIONS;
+    expect(later.length).toBeGreaterThan(0);
+    await applyD1Migrations(db, [first]);
+    const oldColumns = (await columns(db)).map((c) => c.name).filter((c) => c !== 'id');
+    const v1 = fullSample(1_100_000_000_000) as unknown as Record<string, unknown>;
+    const v1Row = Object.fromEntries(oldColumns.map((c) => [c, c === 'method_version' ? 1 : toRowValues(fullSample(1_100_000_000_000))[STORED_FIELDS.findIndex((f) => f.name === c)]]));
+    const ticks = [0, 1, 2].map((i) => (v1.tick_id as number) + i * 300_000);
+    for (const tick of ticks) {
+      await db.prepare(`INSERT INTO samples (${oldColumns.join(', ')}) VALUES (${oldColumns.map(() => '?').join(', ')})`)
+        .bind(...oldColumns.map((c) => (c === 'tick_id' ? tick : v1Row[c]))).run();
+    }
+    const before = (await db.prepare('SELECT * FROM samples ORDER BY id').all()).results;
+
+    await applyD1Migrations(db, env.TEST_MIGRATIONS);
+    const after = (await db.prepare('SELECT * FROM samples ORDER BY id').all<Record<string, unknown>>()).results;
+    expect(after).toHaveLength(3);
+    for (let i = 0; i < after.length; i++) {
+      // Every old column keeps its value; every new one is NULL (not recorded under method version 1).
+      expect(Object.fromEntries(oldColumns.map((c) => [c, after[i][c]]))).toEqual(Object.fromEntries(oldColumns.map((c) => [c, before[i][c]])));
+      for (const f of STORED_FIELDS.filter((x) => !oldColumns.includes(x.name))) expect(after[i][f.name]).toBeNull();
+    }
+    const old = await listSamples(db, { fromTick: ticks[0], toTick: ticks[2] + 1, methodVersion: 1 }, 10);
+    expect(old.map((s) => s.reasoning_streamed)).toEqual([null, null, null]);
+    const fresh = fullSample(ticks[2] + 300_000);
+    expect(await insertSamples(db, [fresh])).toBe(1);
+    const [back] = await listSamples(db, { fromTick: fresh.tick_id, toTick: fresh.tick_id + 1, methodVersion: 2 }, 1);
+    expect({ ...back, id: undefined }).toEqual({ ...fresh, id: undefined });
+  });
+});
