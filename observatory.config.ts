@@ -16,8 +16,9 @@
  */
 import type { ObservatoryConfig } from './shared/config/types.ts';
 
-const reference = (id: string, label: string, api: ObservatoryConfig['targets'][number]['api'], path: string, headers?: Record<string, string>) =>
-  ({ id: `reference-${id}`, label, provider: 'Reference endpoint', api, url: `{REFERENCE_URL}${path}`, model: `ref-${id}`, reference: true, headers }) as const;
+type Target = ObservatoryConfig['targets'][number];
+const reference = (id: string, label: string, api: Target['api'], path: string, extra: Partial<Target> = {}): Target =>
+  ({ id: `reference-${id}`, label, provider: 'Reference endpoint', api, url: `{REFERENCE_URL}${path}`, model: `ref-${id}`, reference: true, ...extra });
 
 export const config: ObservatoryConfig = {
   // Every 5 minutes. Must equal [triggers] crons in wrangler.toml.
@@ -31,10 +32,14 @@ export const config: ObservatoryConfig = {
   ],
   targets: [
     // vendor_timing=1: also reports a vLLM-style time to first token in the body, so residual_ms is shown.
-    reference('fast-small', 'Reference · fast small model', 'openai-chat', '/v1/chat/completions', { 'x-ref-params': 'vendor_timing=1' }),
+    reference('fast-small', 'Reference · fast small model', 'openai-chat', '/v1/chat/completions', { headers: { 'x-ref-params': 'vendor_timing=1' } }),
     reference('slow-large', 'Reference · slow large model', 'anthropic-messages', '/v1/messages'),
-    reference('reasoning', 'Reference · reasoning model', 'openai-responses', '/v1/responses'),
+    // Streams its reasoning (summaries) before the answer; a low effort keeps it inside the 64-token budget.
+    reference('reasoning', 'Reference · reasoning model', 'openai-responses', '/v1/responses', { reasoning: true, extraBody: { reasoning: { effort: 'low' } } }),
     reference('batching', 'Reference · batching server', 'gemini', '/v1beta/models/{model}:streamGenerateContent?alt=sse'),
+    // Thinks without streaming it (counted in usage only), like OpenAI's reasoning models on Chat Completions.
+    // Its 300 reasoning tokens would use up the 64-token budget (no answer): a minimal effort leaves 30 for thinking.
+    reference('hidden-reasoning', 'Reference · hidden reasoning model', 'openai-chat', '/v1/chat/completions', { reasoning: true, extraBody: { reasoning_effort: 'minimal' } }),
   ],
   promptVariants: [
     { id: 'chat-short', label: 'Chat: 200-token prompt, 64 tokens out', promptTokens: 200, maxTokens: 64 },

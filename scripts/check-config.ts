@@ -2,6 +2,7 @@
 import { config } from '../observatory.config.ts';
 import { ConfigError, validateConfig } from '../shared/config/validate.ts';
 import { capacity, PLAN_LIMITS } from '../shared/config/capacity.ts';
+import { reasoningBudgetWarnings } from '../shared/config/reasoning-budget.ts';
 
 try {
   validateConfig(config);
@@ -23,3 +24,4 @@ console.log(`  Durable Object requests:    ${pct(c.doRequestsPerDay / c.spread, 
 console.log(`  Durable Object GB-s:        ${pct(c.doGbSecondsPerDay / c.spread, l.doGbSecondsPerDay)} ${allowance}`);
 console.log(`  subrequests per invocation: ${c.subrequestsPerProbeInvocation} of ${l.subrequestsPerInvocation}`);
 console.log(c.spread > 1 ? `  each tick runs 1/${c.spread} of the work, limited by ${c.bindingLimit}` : '  every tick runs all of its work');
+for (const w of reasoningBudgetWarnings(config)) console.warn(`warning: ${w.message}`);

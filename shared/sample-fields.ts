@@ -120,6 +120,8 @@ type RowOf<Fs extends readonly FieldDef[]> = {
 export type Sample = RowOf<typeof SAMPLE_FIELDS>;
 export type SampleField = keyof Sample;
 export type StoredOnly = RowOf<typeof STORED_ONLY_FIELDS>;
+/** A stored row: the sample, its tick and how it was taken; every stored sample has its region. */
+export type StoredRow = Omit<Sample, 'region'> & StoredOnly & { region: string };
 
 /** Fields the read API can take percentiles of (also its SQL column allow-list). */
 export const METRIC_FIELDS = SAMPLE_FIELDS.filter((f) => 'metric' in f && f.metric).map((f) => f.name) as Array<

@@ -39,6 +39,11 @@ export interface TargetConfig {
   promptVariants?: string[];
   /** The bundled reference endpoint: a control row, labelled as such. */
   reference?: boolean;
+  /**
+   * The model reasons before it answers (streamed or hidden). Default: guessed from the model name.
+   * `npm run capacity` warns when such a target's budget makes `no_answer` likely.
+   */
+  reasoning?: boolean;
 }
 
 export interface PromptVariantConfig {

@@ -6,7 +6,8 @@ import { ConfigError, validateConfig } from '../../shared/config/validate.ts';
 import { capacity, maxProbesPerDay, tickMinutesOf, tickSlice } from '../../shared/config/capacity.ts';
 import { parseTrace } from '../../workers/observatory/colo.ts';
 import { coloOutsideRegion } from '../../shared/config/colos.ts';
-import type { ObservatoryConfig } from '../../shared/config/types.ts';
+import type { ObservatoryConfig, TargetConfig } from '../../shared/config/types.ts';
+import { reasoningBudgetWarnings } from '../../shared/config/reasoning-budget.ts';
 
 function problems(change: (c: ObservatoryConfig) => void): string[] {
   const copy: ObservatoryConfig = structuredClone(config);
@@ -62,9 +63,9 @@ describe('capacity', () => {
 
   it('counts the default configuration against the free plan', () => {
     const c = capacity(config);
-    // 3 regions × 4 targets × 1 variant × 288 ticks
-    expect(c.probesPerDay).toBe(3 * 4 * 288);
-    expect(c.d1RowsWrittenPerDay).toBe(3 * 4 * 288 * 4);
+    // 3 regions × 5 targets × 1 variant × 288 ticks
+    expect(c.probesPerDay).toBe(3 * 5 * 288);
+    expect(c.d1RowsWrittenPerDay).toBe(3 * 5 * 288 * 4);
     expect(c.spread).toBe(1);
     expect(c.bindingLimit).toBeNull();
   });
@@ -73,7 +74,7 @@ describe('capacity', () => {
     const big: ObservatoryConfig = structuredClone(config);
     for (let i = 0; i < 40; i++) big.targets.push({ ...config.targets[0], id: `t${i}` });
     const c = capacity(big);
-    // 44 targets × 3 regions × 288 × 4 rows = 152,064 rows/day > 100,000
+    // 45 targets × 3 regions × 288 × 4 rows = 155,520 rows/day > 100,000
     expect(c.bindingLimit).toBe('D1 rows written per day');
     expect(c.spread).toBe(2);
     expect(capacity({ ...big, plan: 'paid' }).spread).toBe(1);
@@ -106,5 +107,31 @@ describe('colo flags', () => {
     expect(coloOutsideRegion('IAD', 'weur')).toBe(true);
     expect(coloOutsideRegion('XYZ', 'weur')).toBeNull();
     expect(coloOutsideRegion(null, 'weur')).toBeNull();
+  });
+});
+
+describe('reasoning budget warnings (npm run capacity)', () => {
+  const base = { ...config, promptVariants: [{ id: 'short', label: 'Short', promptTokens: 100, maxTokens: 64 }, { id: 'long', label: 'Long', promptTokens: 100, maxTokens: 4_096 }] };
+  const target = (over: Partial<TargetConfig>): TargetConfig => ({ id: 't', label: 'T', provider: 'P', api: 'openai-chat', url: 'https://example.test/v1/chat/completions', model: 'gpt-4o-mini', ...over });
+  const warned = (t: TargetConfig) => reasoningBudgetWarnings({ ...base, targets: [t] }).map((w) => w.variant);
+
+  it('warns for a reasoning model with a small budget and nothing bounding its reasoning', () => {
+    expect(warned(target({ model: 'o4-mini' }))).toEqual(['short']);
+    expect(warned(target({ model: 'gemini-2.5-flash', api: 'gemini' }))).toEqual(['short']);
+    expect(warned(target({ model: 'my-model', reasoning: true }))).toEqual(['short']);
+    expect(reasoningBudgetWarnings({ ...base, targets: [target({ model: 'o3' })] })[0].message).toContain('no_answer');
+  });
+  it('is quiet for a bounded effort or budget, a large budget, or a model that does not reason', () => {
+    expect(warned(target({ model: 'o4-mini', extraBody: { reasoning_effort: 'low' } }))).toEqual([]);
+    expect(warned(target({ model: 'o4-mini', api: 'openai-responses', extraBody: { reasoning: { effort: 'minimal' } } }))).toEqual([]);
+    expect(warned(target({ model: 'claude-sonnet-4-5', api: 'anthropic-messages', extraBody: { thinking: { type: 'enabled', budget_tokens: 32 } } }))).toEqual([]);
+    expect(warned(target({ model: 'gemini-2.5-flash', api: 'gemini', extraBody: { generationConfig: { maxOutputTokens: 64, thinkingConfig: { thinkingBudget: 0 } } } }))).toEqual([]);
+    expect(warned(target({ model: 'o4-mini', extraBody: { reasoning_effort: 'high' } }))).toEqual(['short']);
+    expect(warned(target({ model: 'gpt-4o-mini' }))).toEqual([]);
+    expect(warned(target({ model: 'o4-mini', reasoning: false }))).toEqual([]);
+    expect(warned(target({ model: 'o4-mini', promptVariants: ['long'] }))).toEqual([]);
+  });
+  it('the demo configuration probes its reasoning models with bounded reasoning', () => {
+    expect(reasoningBudgetWarnings(config)).toEqual([]);
   });
 });

@@ -104,9 +104,10 @@ describe('the built site in Chromium', () => {
       const cells = await page.$$eval('[data-api]', (els) => els.map((e) => ({ key: e.getAttribute('data-api')!, value: e.getAttribute('data-value')!, text: e.textContent!.trim() })));
       await page.close();
       for (const cell of cells) {
-        const [request, region, target, field] = cell.key.split('|');
+        const [request, region, target, field, source] = cell.key.split('|');
         if (!answers.has(request)) answers.set(request, ((await (await fetch(data.api_requests[request])).json()) as { groups: Array<Record<string, number | string | null>> }).groups);
-        const group = answers.get(request)!.find((g) => g.region === region && g.target === target)!;
+        // The split's parts come per split_source: the key names the one shown.
+        const group = answers.get(request)!.find((g) => g.region === region && g.target === target && (source === undefined || (g.split_source ?? '') === source))!;
         const expected = group[field] as number | null;
         expect(cell.value === '' ? null : Number(cell.value), cell.key).toBe(expected);
         const shown = field === 'error_rate' ? rate(expected) : field === 'n' ? String(expected) : request.includes('decode_tps') ? num(expected) : ms(expected);

@@ -10,8 +10,8 @@ const T0 = Date.UTC(2026, 0, 10);
 function sample(over: Partial<SiteSample>): SiteSample {
   return {
     id: 1, tick_id: T0, started_at: T0, region: 'weur', target: 'a', prompt_variant: 'p', prompt_tokens: 200, colo: null, simulated: false, backfill: false,
-    error: null, status: 200, ttft_ms: 100, network_ms: 20, server_ms: 80, split_source: 'server-timing', tpot_ms: 10, decode_tps: 100, total_ms: 500,
-    output_tokens: 10, chunks: 5, timeline: [100, 110, 130], ...over,
+    error: null, status: 200, ttft_ms: 100, ttfa_ms: 100, network_ms: 20, server_ms: 80, residual_ms: null, split_source: 'server-timing', split_note: null,
+    tpot_ms: 10, decode_tps: 100, total_ms: 500, output_tokens: 10, reasoning_tokens: null, answer_tokens: 10, chunks: 5, timeline: [100, 110, 130], ...over,
   };
 }
 const many = (n: number, over: Partial<SiteSample>) => Array.from({ length: n }, (_, i) => sample({ id: i, ...over }));
@@ -69,11 +69,15 @@ describe('compare', () => {
 
 describe('series', () => {
   it('splits by series with medians and split sources, noting samples without a split', () => {
-    const rows = splitBySeries([...many(3, { network_ms: 10, server_ms: 90 }), sample({ region: 'apac', network_ms: null, server_ms: null, split_source: null })]);
+    const rows = splitBySeries([...many(3, { network_ms: 10, server_ms: 90, residual_ms: 4 }), sample({ region: 'apac', network_ms: null, server_ms: null, split_source: null })]);
     expect(rows).toEqual([
-      { series: 'apac', n: 1, with_split: 0, network_ms: null, server_ms: null, ttft_ms: 100, split_source: null },
-      { series: 'weur', n: 3, with_split: 3, network_ms: 10, server_ms: 90, ttft_ms: 100, split_source: 'server-timing' },
+      { series: 'apac', n: 1, with_split: 0, network_ms: null, server_ms: null, residual_ms: null, ttft_ms: 100, split_source: null, other_sources: [] },
+      { series: 'weur', n: 3, with_split: 3, network_ms: 10, server_ms: 90, residual_ms: 4, ttft_ms: 100, split_source: 'server-timing', other_sources: [] },
     ]);
+  });
+  it('never pools split sources: the medians come from the source most samples had', () => {
+    const rows = splitBySeries([...many(3, { network_ms: 10, server_ms: 90 }), ...many(2, { network_ms: 60, server_ms: 40, split_source: 'rtt' })]);
+    expect(rows).toEqual([{ series: 'weur', n: 5, with_split: 3, network_ms: 10, server_ms: 90, residual_ms: null, ttft_ms: 100, split_source: 'server-timing', other_sources: ['rtt'] }]);
   });
   it('buckets TTFT over time and errors by class', () => {
     const samples = [sample({ ttft_ms: 100 }), sample({ ttft_ms: 300 }), sample({ tick_id: T0 + 3_600_000, ttft_ms: 50 }), sample({ error: 'stall' })];

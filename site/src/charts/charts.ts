@@ -7,8 +7,8 @@ const MS = 'ms';
 /** TTFT split into network and server time per region (stacked horizontal bars). */
 export function ttftSplitChart(rows: Array<{ series: string; network_ms: number | null; server_ms: number | null }>): string {
   const parts = rows.flatMap((r) => r.network_ms === null || r.server_ms === null ? [] : [
-    { series: r.series, part: 'network', ms: Math.max(0, r.network_ms) },
-    { series: r.series, part: 'server', ms: Math.max(0, r.server_ms) },
+    { series: r.series, part: 'network', ms: r.network_ms },
+    { series: r.series, part: 'server', ms: r.server_ms },
   ]);
   return renderPlot({
     height: 60 + 36 * rows.length,

@@ -1,15 +1,11 @@
 /** Gathers everything the site shows from the read API, for one fixed window ending at build time. */
-import { SITE_METRICS, type PercentileGroup, type PromptVariant, type Region, type SiteData, type SiteMetric, type SiteSample, type Target } from './types.ts';
+import { SITE_METRICS, SITE_SAMPLE_FIELDS, type PercentileGroup, type PromptVariant, type Region, type SiteData, type SiteMetric, type SiteSample, type Target } from './types.ts';
 
 /** How far back the reports look. */
 export const REPORT_WINDOW_DAYS = 7;
 /** Samples fetched per page, and at most in all (the newest first). */
 const PAGE = 1_000;
 export const MAX_SAMPLES = 50_000;
-const SAMPLE_FIELDS: Array<keyof SiteSample> = [
-  'id', 'tick_id', 'started_at', 'region', 'target', 'prompt_variant', 'prompt_tokens', 'colo', 'simulated', 'backfill', 'error', 'status',
-  'ttft_ms', 'network_ms', 'server_ms', 'split_source', 'tpot_ms', 'decode_tps', 'total_ms', 'output_tokens', 'chunks', 'timeline',
-];
 
 export class SiteDataError extends Error {}
 
@@ -47,7 +43,7 @@ export async function collectSiteData(apiBase: string, now = Date.now()): Promis
   let cursor: number | null = null;
   do {
     const page: { samples: Array<Record<string, unknown>>; next_cursor: number | null } = await getJson(requests.samples + (cursor ? `&cursor=${cursor}` : ''));
-    for (const s of page.samples) samples.push(Object.fromEntries(SAMPLE_FIELDS.map((f) => [f, s[f]])) as unknown as SiteSample);
+    for (const s of page.samples) samples.push(Object.fromEntries(SITE_SAMPLE_FIELDS.map((f) => [f, s[f]])) as unknown as SiteSample);
     cursor = page.next_cursor;
   } while (cursor !== null && samples.length < MAX_SAMPLES);
 

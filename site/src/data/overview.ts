@@ -1,13 +1,28 @@
 /** Lookups over the API's percentile groups for the overview and region pages. */
 import type { PercentileGroup, SiteData, SiteMetric, SiteSample } from './types.ts';
 
+/**
+ * The percentiles of one region × target. The split's parts come per split_source, never pooled
+ * (a header claim and a round trip are different measurements): the source most samples had.
+ */
 export function group(data: SiteData, metric: SiteMetric, region: string, target: string): PercentileGroup | undefined {
-  return data.percentiles[metric].find((g) => g.region === region && g.target === target);
+  const groups = data.percentiles[metric].filter((g) => g.region === region && g.target === target);
+  return groups.length <= 1 ? groups[0] : groups.reduce((a, b) => (b.n > a.n ? b : a));
 }
 
-/** The target with the lowest median TTFT in a region, and whether the runner-up's interval overlaps its own. */
+/** The `data-api` key of a shown figure: request, region, target, field, and the split source where there is one. */
+export function apiKey(metric: SiteMetric, g: PercentileGroup | undefined, region: string, target: string, field: string): string {
+  const source = g?.split_source !== undefined ? `|${g.split_source ?? ''}` : '';
+  return `percentiles_${metric}|${region}|${target}|${field}${source}`;
+}
+
+/**
+ * The target with the lowest median time to the first *answer* token in a region (the first token
+ * for most models; for a reasoning model, after its thinking), and whether the runner-up's interval
+ * overlaps its own. The compare page ranks by the same figure.
+ */
 export function fastestInRegion(data: SiteData, region: string) {
-  const ranked = data.percentiles.ttft_ms
+  const ranked = data.percentiles.ttfa_ms
     .filter((g) => g.region === region && g.p50 !== null)
     .sort((a, b) => a.p50! - b.p50!);
   if (ranked.length === 0) return null;

@@ -13,21 +13,32 @@ const ok = (s: SiteSample) => s.error === null;
 export type SeriesOf = (s: SiteSample) => string;
 export const byRegion: SeriesOf = (s) => s.region;
 
-/** Median network and server time per series, with the split sources seen and how many samples had no split. */
+/**
+ * Median network and server time per series, over the samples of the split source most of them had
+ * (sources are never pooled: a header claim and a round trip are different measurements), with how
+ * many samples that is and which sources were left out.
+ */
 export function splitBySeries(samples: SiteSample[], seriesOf: SeriesOf = byRegion) {
   const names = [...new Set(samples.map(seriesOf))].sort();
   return names.map((series) => {
     const rows = samples.filter((s) => seriesOf(s) === series && ok(s) && s.ttft_ms !== null);
-    const split = rows.filter((s) => s.network_ms !== null && s.server_ms !== null);
-    const sources = [...new Set(split.map((s) => s.split_source))].sort().join(', ');
+    const bySource = new Map<string, SiteSample[]>();
+    for (const s of rows) {
+      if (s.network_ms === null || s.server_ms === null || s.split_source === null) continue;
+      bySource.set(s.split_source, [...(bySource.get(s.split_source) ?? []), s]);
+    }
+    const [source, split] = [...bySource.entries()].sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0]))[0] ?? [null, []];
+    const residuals = split.filter((s) => s.residual_ms !== null).map((s) => s.residual_ms!);
     return {
       series,
       n: rows.length,
       with_split: split.length,
       network_ms: percentile(split.map((s) => s.network_ms!), 0.5),
       server_ms: percentile(split.map((s) => s.server_ms!), 0.5),
+      residual_ms: percentile(residuals, 0.5),
       ttft_ms: percentile(rows.map((s) => s.ttft_ms!), 0.5),
-      split_source: sources || null,
+      split_source: source,
+      other_sources: [...bySource.keys()].filter((k) => k !== source).sort(),
     };
   });
 }

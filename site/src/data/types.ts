@@ -1,3 +1,4 @@
+import type { StoredRow } from '../../../shared/sample-fields.ts';
 /** What the site is built from: everything fetched from the read API (or a JSON export) at build time. */
 export interface Window {
   from: string;
@@ -31,6 +32,8 @@ export interface PercentileGroup {
   region?: string;
   target?: string;
   prompt_variant?: string;
+  /** Present for the split's parts, which the API never pools across sources. */
+  split_source?: string | null;
   n: number;
   samples: number;
   errors: number;
@@ -49,31 +52,14 @@ export interface PercentileGroup {
   p99_ci_high: number | null;
 }
 
-/** The columns of a stored sample the site uses (the API's sample, trimmed). */
-export interface SiteSample {
-  id: number;
-  tick_id: number;
-  started_at: number;
-  region: string;
-  target: string;
-  prompt_variant: string;
-  prompt_tokens: number;
-  colo: string | null;
-  simulated: boolean;
-  backfill: boolean;
-  error: string | null;
-  status: number | null;
-  ttft_ms: number | null;
-  network_ms: number | null;
-  server_ms: number | null;
-  split_source: string | null;
-  tpot_ms: number | null;
-  decode_tps: number | null;
-  total_ms: number | null;
-  output_tokens: number | null;
-  chunks: number;
-  timeline: number[];
-}
+/** The columns of a stored sample the site uses (the API's sample, trimmed): names checked against the one schema. */
+export const SITE_SAMPLE_FIELDS = [
+  'id', 'tick_id', 'started_at', 'region', 'target', 'prompt_variant', 'prompt_tokens', 'colo', 'simulated', 'backfill', 'error', 'status',
+  'ttft_ms', 'ttfa_ms', 'network_ms', 'server_ms', 'residual_ms', 'split_source', 'split_note', 'tpot_ms', 'decode_tps', 'total_ms',
+  'output_tokens', 'reasoning_tokens', 'answer_tokens', 'chunks', 'timeline',
+] as const satisfies ReadonlyArray<keyof StoredRow | 'id'>;
+
+export type SiteSample = Pick<StoredRow, Exclude<(typeof SITE_SAMPLE_FIELDS)[number], 'id'>> & { id: number };
 
 export const SITE_METRICS = ['ttft_ms', 'ttfa_ms', 'tpot_ms', 'decode_tps', 'network_ms', 'server_ms', 'total_ms'] as const;
 export type SiteMetric = (typeof SITE_METRICS)[number];
