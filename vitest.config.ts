@@ -69,7 +69,7 @@ export default defineConfig({
         test: {
           name: 'workers',
           include: ['tests/workers/**/*.test.ts'],
-          setupFiles: ['tests/workers/apply-migrations.ts'],
+          setupFiles: ['tests/workers/apply-migrations.ts', 'tests/workers/console-errors.ts'],
           globalSetup: ['tests/helpers/workers-reference-setup.ts'],
           testTimeout: 60_000,
         },

@@ -1,13 +1,54 @@
 /**
- * A FetchLike on node:http/https for the CLI: the probe's timestamps are taken when the runtime hands
- * over headers and body bytes, and undici's fetch adds about half a millisecond of its own machinery
- * on loopback (measured side by side). Keep-alive connections, no redirects (a redirect is a finding,
- * reported as an `http` sample), abort through the signal.
+ * A FetchLike on node:http/https for the CLI. The probe's timestamps are taken where Node hands over
+ * the headers and each body chunk (the `response` and `data` events, see `arrivalOf`), not when an
+ * `await` on the web stream resumes later; undici's fetch adds about half a millisecond of its own
+ * machinery on loopback (measured side by side). Keep-alive connections, no redirects (a redirect is
+ * a finding, reported as an `http` sample), abort through the signal.
  */
-import http from 'node:http';
+import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import { Readable } from 'node:stream';
 import type { FetchLike } from '../shared/types.ts';
+
+/** performance.now() at which Node handed over a response's headers or a body chunk. */
+const arrivals = new WeakMap<object, number>();
+
+/** When Node handed over this response (its headers) or body chunk; for ProbeOptions.arrivalOf. */
+export const arrivalOf = (received: Response | Uint8Array): number | undefined => arrivals.get(received);
+
+/** The body as a web stream whose chunks are the very buffers Node emitted, each stamped on arrival. */
+function stampedBody(res: IncomingMessage): ReadableStream<Uint8Array> {
+  let settled = false;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      res.on('data', (chunk: Buffer) => {
+        arrivals.set(chunk, performance.now());
+        controller.enqueue(chunk);
+        if ((controller.desiredSize ?? 1) <= 0) res.pause();
+      });
+      res.on('end', () => {
+        if (settled) return;
+        settled = true;
+        controller.close();
+      });
+      const fail = (e: Error) => {
+        if (settled) return;
+        settled = true;
+        controller.error(e);
+      };
+      res.on('error', fail);
+      res.on('close', () => fail(new TypeError('terminated: other side closed')));
+    },
+    pull() {
+      res.resume();
+    },
+    cancel() {
+      settled = true;
+      // A response already read to its end keeps its keep-alive connection for the next request.
+      if (res.complete) res.resume();
+      else res.destroy();
+    },
+  }, { highWaterMark: 1 });
+}
 
 const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
 
@@ -22,6 +63,7 @@ export const nodeFetch: FetchLike = (input, init = {}) =>
     const headers: Record<string, string> = { 'accept-encoding': 'identity' };
     new Headers(init.headers).forEach((value, name) => (headers[name] = value));
     const request = transport.request(url, { method: init.method ?? 'GET', headers, agent: agents[url.protocol as 'http:' | 'https:'] }, (res) => {
+      const headersAt = performance.now();
       const responseHeaders = new Headers();
       for (let i = 0; i < res.rawHeaders.length; i += 2) responseHeaders.append(res.rawHeaders[i], res.rawHeaders[i + 1]);
       const status = res.statusCode ?? 0;
@@ -31,7 +73,9 @@ export const nodeFetch: FetchLike = (input, init = {}) =>
       }
       const nullBody = status === 204 || status === 304 || init.method === 'HEAD';
       if (nullBody) res.resume();
-      resolve(new Response(nullBody ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), { status, headers: responseHeaders }));
+      const response = new Response(nullBody ? null : stampedBody(res), { status, headers: responseHeaders });
+      arrivals.set(response, headersAt);
+      resolve(response);
     });
     const onAbort = () => request.destroy(signal?.reason instanceof Error ? signal.reason : new DOMException('The operation was aborted.', 'AbortError'));
     signal?.addEventListener('abort', onAbort, { once: true });

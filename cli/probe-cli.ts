@@ -9,6 +9,8 @@ export interface CliIo {
   stderr: (text: string) => void;
   env: Record<string, string | undefined>;
   fetch?: FetchLike;
+  /** When the fetch handed over headers or a chunk (the node:http fetch knows; see ProbeOptions.arrivalOf). */
+  arrivalOf?: (received: Response | Uint8Array) => number | undefined;
   /** The progress line may redraw in place. */
   interactive?: boolean;
 }
@@ -43,6 +45,7 @@ export async function runProbeCli(argv: string[], io: CliIo): Promise<number> {
       prompt: config.prompt,
       timeouts: config.timeouts,
       fetch: io.fetch,
+      arrivalOf: io.arrivalOf,
       wallClock,
       warm: config.rtt || i > 0,
       rttMs,

@@ -6,6 +6,7 @@ import { buildPrompt, randomNonce } from './prompt.ts';
 import { protocolFor } from './protocols/index.ts';
 import { StreamMeter } from './stream-meter.ts';
 import { emptySample } from './sample-fields.ts';
+import { warmUp } from './warm-up.ts';
 import { Watchdog, type Expiry } from './watchdog.ts';
 import type { Clock, ErrorClass, FetchLike, ProbeTarget, PromptVariant, Sample, Timeouts } from './types.ts';
 
@@ -31,6 +32,17 @@ export interface ProbeOptions {
   fastPath?: boolean;
   /** Keep the reconstructed text (tests, debugging); probes in production leave it off. */
   collectText?: boolean;
+  /**
+   * When the runtime really handed over the response's headers or a body chunk (`now()` time), where
+   * the fetch knows it better than the moment `await` resumes (the CLI's node:http fetch stamps its
+   * socket events); undefined falls back to `now()` after the await.
+   */
+  arrivalOf?: (received: Response | Uint8Array) => number | undefined;
+  /**
+   * Awaited just before t0, after all preparation. In a Worker the clock only advances on I/O, so a
+   * zero timer here makes t0 the time of the fetch, not of the last I/O before the preparation.
+   */
+  beforeT0?: () => Promise<void>;
 }
 
 export interface ProbeResult {
@@ -75,6 +87,9 @@ export async function runProbe(o: ProbeOptions): Promise<ProbeResult> {
   let meter: StreamMeter | null = null;
   let failure: Failure | null = null;
 
+  // Nothing the timed path runs between t0 and the first token is run for the first time.
+  await warmUp(protocol, timeouts);
+  await o.beforeT0?.();
   sample.started_at = wallClock();
   const t0 = now();
   const watchdog = new Watchdog(t0, timeouts, now, onExpire);
@@ -86,7 +101,7 @@ export async function runProbe(o: ProbeOptions): Promise<ProbeResult> {
       failure = watchdog.expired ?? { error: 'network', detail: describeThrown(e) };
       return finish();
     }
-    headersAt = now();
+    headersAt = o.arrivalOf?.(response) ?? now();
     watchdog.headersArrived(headersAt);
     sample.status = response.status;
     sample.upstream_colo = upstreamColo(response.headers);
@@ -122,7 +137,7 @@ export async function runProbe(o: ProbeOptions): Promise<ProbeResult> {
         readError = e;
         break;
       }
-      const t = now();
+      const t = (chunk.value && o.arrivalOf?.(chunk.value)) ?? now();
       if (chunk.done) {
         if (!watchdog.expired) meter.onClose(t);
         break;

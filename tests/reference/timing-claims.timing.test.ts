@@ -1,7 +1,8 @@
 /**
  * The reference endpoint's timing claims, checked on loopback by an independent client (plain
  * fetch, its own line reading; not the probe's parser): first content never arrives before the
- * declared server time, and Server-Timing is the time really spent before the headers (within 2 ms).
+ * declared server time, and Server-Timing is the time really spent before the headers. Bounds are what
+ * a wrong claim breaks (leaving out the 30 ms queue or the 120 ms prefill), not what a busy machine does.
  * The declared time is the largest single Server-Timing metric (`total`, which the parts nest in),
  * as the measurement contract reads it: nested metrics are never summed.
  */
@@ -62,7 +63,7 @@ async function paired(a: [string, string], b: [string, string]): Promise<[Observ
 }
 
 describe('timing claims on loopback', () => {
-  it('holds headers for the real queue + prefill and says so in Server-Timing, within 2 ms', async () => {
+  it('holds headers for the real queue + prefill and says so in Server-Timing', async () => {
     // The same hold-mode response path with no time spent, and with 150 ms spent before the headers.
     const [idle, held] = await paired(
       ['ref-slow-large', 'queue_base_ms=0, prefill_base_ms=0, prefill_ms_per_token=0, decode_ms_per_token=2'],
@@ -75,12 +76,13 @@ describe('timing claims on loopback', () => {
     // What the client sees beyond the declared server time is the same loopback overhead either way.
     const idleOverhead = median(idle.map((o) => o.headersMs - o.serverTimingMs))!;
     const heldOverhead = median(held.map((o) => o.headersMs - o.serverTimingMs))!;
-    expect(Math.abs(heldOverhead - idleOverhead)).toBeLessThan(2);
+    // (A claim without the 30 ms queue would leave 30 ms more here.)
+    expect(Math.abs(heldOverhead - idleOverhead)).toBeLessThan(15);
   });
 
   it('sends headers at once when the profile says so, declaring only the handling time', async () => {
     for (const o of await rounds('ref-fast-small', 'queue_base_ms=30, prefill_base_ms=120, decode_ms_per_token=2')) {
-      expect(o.serverTimingMs).toBeLessThan(10);
+      expect(o.serverTimingMs).toBeLessThan(50);
       expect(o.headersMs).toBeLessThan(o.firstContentMs - 100);
     }
   });
@@ -93,7 +95,8 @@ describe('timing claims on loopback', () => {
       const declared = o.metrics!.queue_time_ms + o.metrics!.time_to_first_token_ms;
       expect(declared).toBeGreaterThanOrEqual(70 - 1);
       expect(o.firstContentMs).toBeGreaterThanOrEqual(declared);
-      expect(o.firstContentMs - declared).toBeLessThan(20);
+      // Not far below it either: leaving out the 60 ms prefill would be.
+      expect(o.firstContentMs - declared).toBeLessThan(50);
     }
   });
 

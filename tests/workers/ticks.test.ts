@@ -7,6 +7,7 @@ import { createExecutionContext, createScheduledController, runDurableObjectAlar
 import { env } from 'cloudflare:workers';
 import worker from '../../workers/observatory/index.ts';
 import { drain } from './drain.ts';
+import { expectConsoleErrors } from './console-errors.ts';
 import { config } from './test-config.ts';
 import { METHOD_VERSION } from '../../shared/constants.ts';
 
@@ -71,6 +72,7 @@ describe('a scheduled tick', () => {
 describe('when D1 is unavailable', () => {
   it('keeps every sample in the regional object and writes it once D1 is back', async () => {
     const tick = TICK + 10 * 60_000;
+    const logged = expectConsoleErrors(/could not check D1 for stored samples/, /D1 write failed, \d+ sample\(s\) kept for retry/);
     await env.DB.prepare('ALTER TABLE samples RENAME TO samples_away').run();
     try {
       await fireCron(tick);
@@ -80,6 +82,8 @@ describe('when D1 is unavailable', () => {
       expect(held.queued).toBe(0);
       expect(held.outbox).toBe(3);
       expect(held.lastFlushError).toMatch(/no such table/i);
+      // Every region said what happened, and how many samples it kept.
+      expect(logged.filter((l) => l.includes('kept for retry')).length).toBeGreaterThanOrEqual(3);
     } finally {
       await env.DB.prepare('ALTER TABLE samples_away RENAME TO samples').run();
     }

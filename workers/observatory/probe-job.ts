@@ -16,6 +16,13 @@ export interface ProbeEnvironment {
 
 export class MissingSecretError extends Error {}
 
+/**
+ * A deployed Worker's clock stands still while code runs and moves on only at I/O: without a fresh
+ * I/O boundary, t0 would read the time of the last I/O, before the probe's preparation (and, on the
+ * first probe of an isolate, its warm-up). A zero timer is such a boundary.
+ */
+const clockAdvance = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
+
 /** The probe's target, with {REFERENCE_URL} filled in and the key read from the Worker's secrets. */
 export function resolveTarget(t: TargetConfig, env: ProbeEnvironment): ProbeTarget {
   let apiKey: string | undefined;
@@ -40,7 +47,15 @@ export async function runJob(job: Job, region: RegionConfig, target: TargetConfi
   const probeTarget = resolveTarget(target, env);
   const rtt = config.rttProbes > 0 ? await measureRtt({ target: probeTarget, count: config.rttProbes, timeoutMs: config.timeouts.headersMs }) : null;
   const rttMs = rtt?.rttMs ?? null;
-  const { sample } = await runProbe({ target: probeTarget, prompt: { id: variant.id, promptTokens: variant.promptTokens, maxTokens: variant.maxTokens }, timeouts: config.timeouts, warm: rttMs !== null, rttMs, rttNote: rtt?.note });
+  const { sample } = await runProbe({
+    target: probeTarget,
+    prompt: { id: variant.id, promptTokens: variant.promptTokens, maxTokens: variant.maxTokens },
+    timeouts: config.timeouts,
+    warm: rttMs !== null,
+    rttMs,
+    rttNote: rtt?.note,
+    beforeT0: clockAdvance,
+  });
   return {
     ...sample,
     tick_id: job.tickId,

@@ -1,9 +1,8 @@
 /** A stored sample: the probe's Sample plus where and when it was taken, and its D1 row form. */
-import { STORED_FIELDS, type FieldDef, type Sample, type StoredOnly } from '../../../shared/sample-fields.ts';
+import { STORED_FIELDS, type FieldDef, type StoredRow } from '../../../shared/sample-fields.ts';
 
-export interface StoredSample extends Sample, StoredOnly {
+export interface StoredSample extends StoredRow {
   id?: number;
-  region: string;
 }
 
 /** Columns written, in order: every stored field (shared/sample-fields.ts). */
