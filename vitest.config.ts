@@ -15,6 +15,8 @@ export default defineConfig({
           include: ['tests/shared/**/*.test.ts'],
           exclude: ['**/*.timing.test.ts'],
           environment: 'node',
+          // The CLI is also checked against the reference endpoint, as a user would try it.
+          globalSetup: ['tests/helpers/reference-setup.ts'],
           testTimeout: 60_000,
         },
       },

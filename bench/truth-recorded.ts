@@ -1,7 +1,8 @@
 /**
  * The probe CLI, single-shot (`npm run probe -- … --n 1`, a fresh process each time, round trip on as
  * by default), against every recorded provider stream replayed on loopback by a server that knows
- * when it really sent the first token. Returns each recording's ttft_ms errors (ms, client − truth).
+ * when it really sent the first token. Returns each recording's ttft_ms errors (ms, client − truth),
+ * per CLI when several are compared: their runs alternate, so a drifting machine load hits all alike.
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -9,12 +10,14 @@ import { apiIdOf, fixtureNames, loadFixture, type Fixture } from '../tests/helpe
 import { firstTokenEvent, recordedEvents, startReplayTruthServer } from '../tests/helpers/replay-truth-server.ts';
 import type { Sample } from '../shared/types.ts';
 
-const CLI = fileURLToPath(new URL('../cli/probe.ts', import.meta.url));
+/** This checkout's probe CLI. */
+export const CLI = fileURLToPath(new URL('../cli/probe.ts', import.meta.url));
 
 export interface RecordedTruth {
   name: string;
   api: string;
-  errors: number[];
+  /** Errors per CLI label, in run order. */
+  errors: Record<string, number[]>;
 }
 
 /** Recordings of a 200 stream with at least one token: what a first-token error can be measured on. */
@@ -22,9 +25,9 @@ export function timedRecordings(): Fixture[] {
   return fixtureNames().map(loadFixture).filter((f) => f.response.status === 200 && firstTokenEvent(f, recordedEvents(f)) !== -1);
 }
 
-function probeOnce(url: string, f: Fixture): Promise<Sample> {
+function probeOnce(cli: string, url: string, f: Fixture): Promise<Sample> {
   const model = (f.request.body as { model?: string } | null)?.model ?? 'm';
-  return new Promise((resolve, reject) => execFile(process.execPath, [CLI, url, '--api', apiIdOf(f), '--model', model, '--n', '1', '--json'], { timeout: 60_000 },
+  return new Promise((resolve, reject) => execFile(process.execPath, [cli, url, '--api', apiIdOf(f), '--model', model, '--n', '1', '--json'], { timeout: 60_000 },
     (_error, stdout, stderr) => {
       try {
         resolve(JSON.parse(stdout.trim().split('\n')[0]));
@@ -34,7 +37,7 @@ function probeOnce(url: string, f: Fixture): Promise<Sample> {
     }));
 }
 
-export async function cliOnRecordings(runs: number, recordings = timedRecordings(), pacing = { prefillMs: 30, gapMs: 3 }): Promise<RecordedTruth[]> {
+export async function cliOnRecordings(runs: number, recordings = timedRecordings(), pacing = { prefillMs: 30, gapMs: 3 }, clis: Record<string, string> = { cli: CLI }): Promise<RecordedTruth[]> {
   const byKey = new Map(recordings.map((f) => [f.name.replace(/\.json$/, ''), f]));
   const server = await startReplayTruthServer((path) => {
     const key = path.split('/')[1];
@@ -46,12 +49,14 @@ export async function cliOnRecordings(runs: number, recordings = timedRecordings
     for (const [key, f] of byKey) {
       const recorded = new URL(f.request.url);
       const url = `${server.url}/${key}${recorded.pathname}${recorded.search}`;
-      const errors: number[] = [];
+      const errors: Record<string, number[]> = Object.fromEntries(Object.keys(clis).map((label) => [label, []]));
       for (let r = 0; r < runs; r++) {
-        const sample = await probeOnce(url, f);
-        const record = server.records.filter((x) => x.key === key).at(-1);
-        if (!record?.firstTokenAt || sample.ttft_ms === null) throw new Error(`${key}: no first token measured (${sample.error}: ${sample.error_detail})`);
-        errors.push(sample.ttft_ms - (record.firstTokenAt - sample.started_at));
+        for (const [label, cli] of Object.entries(clis)) {
+          const sample = await probeOnce(cli, url, f);
+          const record = server.records.filter((x) => x.key === key).at(-1);
+          if (!record?.firstTokenAt || sample.ttft_ms === null) throw new Error(`${key}: no first token measured (${sample.error}: ${sample.error_detail})`);
+          errors[label].push(sample.ttft_ms - (record.firstTokenAt - sample.started_at));
+        }
       }
       results.push({ name: key, api: apiIdOf(f), errors });
     }

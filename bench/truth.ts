@@ -9,14 +9,19 @@
  *    each regional object and later ones.
  * Goals (issue: every probe as accurate as the best one): median error ≤ 1.5 ms for (2) on every
  * recording, ≤ 2 ms for (3), first probes included. The tests assert looser bounds that only a
- * definition error breaks; the tight figures are these.
+ * definition error breaks; the tight figures are these. Run it on a quiet machine.
+ *
+ * `npm run bench:truth -- --against <checkout>` also runs (2) with another checkout's CLI (its
+ * `cli/probe.ts`), alternating with this one's run by run, and prints both side by side.
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { median } from '../shared/stats/percentile.ts';
 import { startTruthServer } from '../tests/helpers/truth-server.ts';
 import { startDelayProxy } from '../scripts/delay-proxy.ts';
-import { cliOnRecordings } from './truth-recorded.ts';
+import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
+import { CLI as THIS_CLI, cliOnRecordings } from './truth-recorded.ts';
 import { workersOnRecordings } from './truth-workers.ts';
 import type { Sample } from '../shared/types.ts';
 
@@ -33,6 +38,10 @@ function probe(url: string, mode: string): Promise<Sample[]> {
   return new Promise((resolve, reject) => execFile(process.execPath, [CLI, `${url}/v1/chat/completions`, '--api', 'openai-chat', '--model', 'truth', '--n', String(N), '--json', '--header', `x-mode: ${mode}`],
     (error, stdout) => (error ? reject(error) : resolve(stdout.trim().split('\n').map((l) => JSON.parse(l))))));
 }
+
+const { values } = parseArgs({ options: { against: { type: 'string' } } });
+const clis: Record<string, string> = { cli: THIS_CLI };
+if (values.against) clis.against = resolve(values.against, 'cli/probe.ts');
 
 console.log(`node ${process.version}; errors are ttft_ms − true first-token send time, in ms\n`);
 
@@ -54,15 +63,20 @@ for (const mode of ['immediate', 'hold']) {
 await proxy.close();
 await server.close();
 
-console.log(`\n2. CLI single-shot on every recorded stream: ${RECORDED_RUNS} fresh processes per recording (round trip on, as by default)`);
-const recorded = await cliOnRecordings(RECORDED_RUNS);
-const byApi = new Map<string, number[]>();
-for (const r of recorded) byApi.set(r.api, [...(byApi.get(r.api) ?? []), median(r.errors)!]);
-for (const [api, medians] of byApi) console.log(`   ${api.padEnd(20)} ${medians.length} recordings, median error ${f2(median(medians)!)}, worst recording ${f2(Math.max(...medians))}`);
-const worst = recorded.reduce((a, b) => (median(b.errors)! > median(a.errors)! ? b : a));
-const all = recorded.flatMap((r) => r.errors);
-console.log(`   all ${recorded.length} recordings: median ${f2(median(all)!)}, worst recording median ${f2(median(worst.errors)!)} (${worst.name}),`
-  + ` largest single error ${f2(Math.max(...all))}; goal ≤ ${CLI_GOAL_MS} per recording: ${median(worst.errors)! <= CLI_GOAL_MS ? 'met' : 'NOT met'}`);
+console.log(`\n2. CLI single-shot on every recorded stream: ${RECORDED_RUNS} fresh processes per recording (round trip on, as by default)`
+  + (values.against ? `; alternating run by run with ${clis.against}` : ''));
+const recorded = await cliOnRecordings(RECORDED_RUNS, undefined, undefined, clis);
+for (const label of Object.keys(clis)) {
+  const perRecording = recorded.map((r) => ({ name: r.name, api: r.api, median: median(r.errors[label])! }));
+  if (values.against) console.log(`   ${label === 'cli' ? 'this checkout' : values.against}:`);
+  const byApi = new Map<string, number[]>();
+  for (const r of perRecording) byApi.set(r.api, [...(byApi.get(r.api) ?? []), r.median]);
+  for (const [api, medians] of byApi) console.log(`   ${api.padEnd(20)} ${medians.length} recording${medians.length > 1 ? 's' : ''}, median error ${f2(median(medians)!)}, worst recording ${f2(Math.max(...medians))}`);
+  const worst = perRecording.reduce((a, b) => (b.median > a.median ? b : a));
+  const all = recorded.flatMap((r) => r.errors[label]);
+  console.log(`   all ${recorded.length} recordings: median ${f2(median(all)!)}, worst recording median ${f2(worst.median)} (${worst.name}),`
+    + ` largest single error ${f2(Math.max(...all))}; goal ≤ ${CLI_GOAL_MS} per recording: ${worst.median <= CLI_GOAL_MS ? 'met' : 'NOT met'}`);
+}
 
 console.log(`\n3. Workers path (wrangler dev), ${WORKERS_TICKS} ticks of the demo configuration against recorded streams`);
 const workers = await workersOnRecordings(WORKERS_TICKS);

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { API_IDS, type ApiId, type ProbeTarget, type PromptVariant, type Timeouts } from '../shared/types.ts';
+import { API_IDS, MAX_TOKENS_PARAMS, type ApiId, type MaxTokensParam, type ProbeTarget, type PromptVariant, type Timeouts } from '../shared/types.ts';
 import { DEFAULT_MAX_TOKENS, DEFAULT_PROMPT_TOKENS, DEFAULT_TIMEOUTS, MAX_PROBES_PER_RUN, MAX_TIMEOUT_MS } from '../shared/constants.ts';
 
 export const USAGE = `usage: npm run probe -- <url> --api <api> --model <model> [options]
@@ -12,7 +12,10 @@ export const USAGE = `usage: npm run probe -- <url> --api <api> --model <model> 
   --prompt-tokens <P>       approximate prompt size in tokens (default ${DEFAULT_PROMPT_TOKENS})
   --header 'k: v'           extra request header (repeatable)
   --api-key-env <NAME>      read the API key from this environment variable
-  --server-timing <names>   comma-separated Server-Timing metrics that count (default: all)
+  --server-timing <names>   comma-separated Server-Timing metrics that may count, a+b for parts that add up
+                            (default: the largest single metric; nested metrics are never summed)
+  --body '<json>'           JSON object merged into the request body, e.g. '{"reasoning_effort":"low"}'
+  --max-tokens-param <name> openai-chat only: max_tokens (default) or max_completion_tokens (OpenAI reasoning models)
   --headers-timeout-ms <T>  default ${DEFAULT_TIMEOUTS.headersMs}
   --first-token-timeout-ms <T>  default ${DEFAULT_TIMEOUTS.firstTokenMs}
   --idle-timeout-ms <T>     default ${DEFAULT_TIMEOUTS.idleMs}
@@ -54,6 +57,8 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
         header: { type: 'string', multiple: true },
         'api-key-env': { type: 'string' },
         'server-timing': { type: 'string' },
+        body: { type: 'string' },
+        'max-tokens-param': { type: 'string' },
         'headers-timeout-ms': { type: 'string' },
         'first-token-timeout-ms': { type: 'string' },
         'idle-timeout-ms': { type: 'string' },
@@ -96,11 +101,23 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     if (!apiKey) throw new UsageError(`environment variable ${v['api-key-env']} (from --api-key-env) is not set`);
   }
   const serverTimingMetrics = v['server-timing']?.split(',').map((s) => s.trim()).filter(Boolean);
+  let extraBody: Record<string, unknown> | undefined;
+  if (v.body !== undefined) {
+    try {
+      extraBody = JSON.parse(v.body);
+    } catch {
+      throw new UsageError(`--body must be a JSON object, got "${v.body}"`);
+    }
+    if (typeof extraBody !== 'object' || extraBody === null || Array.isArray(extraBody)) throw new UsageError(`--body must be a JSON object, got "${v.body}"`);
+  }
+  const maxTokensParam = v['max-tokens-param'];
+  if (maxTokensParam !== undefined && !(MAX_TOKENS_PARAMS as readonly string[]).includes(maxTokensParam)) throw new UsageError(`--max-tokens-param must be one of ${MAX_TOKENS_PARAMS.join(', ')}, got "${maxTokensParam}"`);
+  if (maxTokensParam !== undefined && v.api !== 'openai-chat') throw new UsageError('--max-tokens-param applies to --api openai-chat only');
   const promptTokens = positiveInt('prompt-tokens', v['prompt-tokens'], DEFAULT_PROMPT_TOKENS);
   const maxTokens = positiveInt('max-tokens', v['max-tokens'], DEFAULT_MAX_TOKENS);
   return {
     help: false,
-    target: { id: `${v.api}:${v.model}@${parsedUrl.host}`, api: v.api as ApiId, url, model: v.model, apiKey, headers, serverTimingMetrics },
+    target: { id: `${v.api}:${v.model}@${parsedUrl.host}`, api: v.api as ApiId, url, model: v.model, apiKey, headers, serverTimingMetrics, extraBody, maxTokensParam: maxTokensParam as MaxTokensParam | undefined },
     prompt: { id: `p${promptTokens}-o${maxTokens}`, promptTokens, maxTokens },
     n: positiveInt('n', v.n, 1, MAX_PROBES_PER_RUN),
     timeouts: {

@@ -4,6 +4,10 @@ export { API_IDS, ERROR_CLASSES, type ApiId, type ErrorClass } from './ids.ts';
 export type { Sample, SampleField } from './sample-fields.ts';
 import type { ApiId } from './ids.ts';
 
+/** Names of the output budget in an OpenAI-compatible chat request. */
+export const MAX_TOKENS_PARAMS = ['max_tokens', 'max_completion_tokens'] as const;
+export type MaxTokensParam = (typeof MAX_TOKENS_PARAMS)[number];
+
 /** Where the TTFT split came from: a header timing name, a body timing name, or `rtt`. */
 export type SplitSource = string;
 
@@ -17,8 +21,10 @@ export interface ProbeTarget {
   /** Secret value, never stored; the caller resolves it from an env var or Worker secret. */
   apiKey?: string;
   headers?: Record<string, string>;
-  /** Extra JSON merged into the request body (e.g. reasoning effort). */
+  /** Extra JSON merged into the request body, object by object (e.g. a reasoning effort or thinking budget). */
   extraBody?: Record<string, unknown>;
+  /** openai-chat: the field the output budget goes in (OpenAI's reasoning models take only max_completion_tokens). */
+  maxTokensParam?: MaxTokensParam;
   /**
    * Which Server-Timing metrics count as server time before headers: each entry a metric name, or
    * names joined by `+` for sequential parts that add up; the largest entry present wins. Default:

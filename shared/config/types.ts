@@ -1,5 +1,5 @@
 /** The observatory's configuration: what a user edits in observatory.config.ts. */
-import type { ApiId, Timeouts } from '../types.ts';
+import type { ApiId, MaxTokensParam, Timeouts } from '../types.ts';
 
 /** Cloudflare Durable Object location hints. */
 export const LOCATION_HINTS = ['wnam', 'enam', 'sam', 'weur', 'eeur', 'apac', 'oc', 'afr', 'me'] as const;
@@ -30,7 +30,10 @@ export interface TargetConfig {
   /** Name of the Worker secret holding the API key (`wrangler secret put NAME`); never the key itself. */
   apiKeySecret?: string;
   headers?: Record<string, string>;
+  /** JSON merged into the request body, object by object (a reasoning effort, a thinking budget …). */
   extraBody?: Record<string, unknown>;
+  /** openai-chat only: `max_completion_tokens` for OpenAI's reasoning models, which refuse `max_tokens` (default). */
+  maxTokensParam?: MaxTokensParam;
   /** Server-Timing metric names that count as server time before headers (default: all). */
   serverTimingMetrics?: string[];
   /** Only these regions probe it (default: all). */

@@ -1,5 +1,5 @@
 /** Checks a configuration at startup and lists every problem at once, in words a user can act on. */
-import { API_IDS } from '../types.ts';
+import { API_IDS, MAX_TOKENS_PARAMS } from '../types.ts';
 import { capacity, PLAN_LIMITS, tickMinutesOf } from './capacity.ts';
 import { LOCATION_HINTS, type ObservatoryConfig } from './types.ts';
 
@@ -63,6 +63,10 @@ export function validateConfig(config: ObservatoryConfig): ObservatoryConfig {
     if (t.apiKeySecret !== undefined && !SECRET_NAME.test(t.apiKeySecret)) p.push(`${where}: apiKeySecret must be a secret's NAME in upper case (like OPENAI_API_KEY), not a key`);
     for (const name of Object.keys(t.headers ?? {})) {
       if (CREDENTIAL_HEADERS.includes(name.toLowerCase())) p.push(`${where}: header "${name}" would put a credential in the config; use apiKeySecret`);
+    }
+    if (t.maxTokensParam !== undefined) {
+      if (!(MAX_TOKENS_PARAMS as readonly string[]).includes(t.maxTokensParam)) p.push(`${where}: maxTokensParam must be one of ${MAX_TOKENS_PARAMS.join(', ')}`);
+      else if (t.api !== 'openai-chat') p.push(`${where}: maxTokensParam applies to api openai-chat only`);
     }
     for (const r of t.regions ?? []) if (!regionCodes.includes(r)) p.push(`${where}: unknown region "${r}"`);
     for (const v of t.promptVariants ?? []) if (!variantIds.includes(v)) p.push(`${where}: unknown prompt variant "${v}"`);

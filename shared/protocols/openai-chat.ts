@@ -19,7 +19,7 @@ export const openaiChat: Protocol = {
       messages: [{ role: 'user', content: prompt }],
       stream: true,
       stream_options: { include_usage: true },
-      max_tokens: maxTokens,
+      [target.maxTokensParam ?? 'max_tokens']: maxTokens,
     }, target);
   },
   rttUrl: (url) => siblingUrl(url, /\/chat\/completions$/, '/models'),

@@ -59,13 +59,24 @@ export function siblingUrl(endpointUrl: string, suffix: RegExp, replacement: str
   return parsed.toString();
 }
 
-export function jsonRequest(url: string, headers: Record<string, string>, body: unknown, target: ProbeTarget): BuiltRequest {
-  const merged = target.extraBody ? { ...(body as object), ...target.extraBody } : body;
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** `extra` merged into `base`: objects key by key (so Gemini's thinkingConfig joins generationConfig), anything else replaced. */
+export function mergeBody(base: Record<string, unknown>, extra: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(extra)) out[key] = isPlainObject(value) && isPlainObject(out[key]) ? mergeBody(out[key], value) : value;
+  return out;
+}
+
+export function jsonRequest(url: string, headers: Record<string, string>, body: Record<string, unknown>, target: ProbeTarget): BuiltRequest {
+  const merged = target.extraBody ? mergeBody(body, target.extraBody) : body;
   return {
     url,
     init: {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers, ...target.headers },
+      // No compression, in every runtime: the probe times bytes as the server sends them (the CLI and a
+      // Worker time the same bytes), and a compressed stream would arrive in the compressor's chunks.
+      headers: { 'content-type': 'application/json', 'accept-encoding': 'identity', ...headers, ...target.headers },
       body: JSON.stringify(merged),
     },
   };

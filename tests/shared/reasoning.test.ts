@@ -204,3 +204,28 @@ describe('no_answer: a stream that ends without one answer token is a failed sam
     expect(s.error).toBe('truncated');
   });
 });
+
+describe('reasoning controls in extraBody', () => {
+  it('merge into the request object by object: a thinking budget joins the variant\'s output limit', async () => {
+    const { protocolFor } = await import('../../shared/protocols/index.ts');
+    const built = protocolFor('gemini').buildRequest({
+      target: { id: 't', api: 'gemini', url: 'http://127.0.0.1:9/', model: 'gemini-2.5-flash', extraBody: { generationConfig: { thinkingConfig: { thinkingBudget: 0 } } } },
+      prompt: 'hi',
+      maxTokens: 64,
+    });
+    expect(JSON.parse(String(built.init.body)).generationConfig).toEqual({ maxOutputTokens: 64, thinkingConfig: { thinkingBudget: 0 } });
+    const chat = protocolFor('openai-chat').buildRequest({ target: { id: 't', api: 'openai-chat', url: 'http://127.0.0.1:9/', model: 'o4-mini', extraBody: { reasoning_effort: 'low', max_tokens: null } }, prompt: 'hi', maxTokens: 64 });
+    expect(JSON.parse(String(chat.init.body))).toMatchObject({ reasoning_effort: 'low', max_tokens: null, stream: true });
+  });
+});
+
+describe('every wire format asks for the same encoding in every runtime', () => {
+  it('sends accept-encoding: identity, so the CLI and a Worker time the same uncompressed bytes', async () => {
+    const { protocolFor } = await import('../../shared/protocols/index.ts');
+    const { API_IDS } = await import('../../shared/ids.ts');
+    for (const api of API_IDS) {
+      const built = protocolFor(api).buildRequest({ target: { id: 't', api, url: 'http://127.0.0.1:9/', model: 'm' }, prompt: 'hi', maxTokens: 4 });
+      expect(new Headers(built.init.headers).get('accept-encoding'), api).toBe('identity');
+    }
+  });
+});

@@ -88,6 +88,23 @@ describe('GET /api/v1/*', () => {
     expect(csv.split('\r\n')[0]).toBe('region,n,samples,errors,error_rate,p50,p50_ci_low,p50_ci_high,p90,p90_ci_low,p90_ci_high,p95,p95_ci_low,p95_ci_high,p99,p99_ci_low,p99_ci_high');
   });
 
+  it('never pools the split across sources: its parts come per split_source, which can be filtered', async () => {
+    const body = await (await get('/api/v1/percentiles?metric=network_ms')).json<{ by: string[]; groups: Array<Record<string, number | string | null>> }>();
+    expect(body.by).toEqual(['region', 'target', 'split_source']);
+    const chat = body.groups.filter((g) => g.region === 'weur' && g.target === 'ref-chat');
+    expect(chat.map((g) => g.split_source)).toEqual(['server-timing.total']);
+    expect(chat[0].n).toBe(2);
+    // The always-failing target has no split: its group says so with a null source.
+    expect(body.groups.find((g) => g.target === 'ref-broken')).toMatchObject({ split_source: null, n: 0 });
+    const rttOnly = await (await get('/api/v1/samples?limit=1000&split_source=rtt')).json<{ samples: unknown[] }>();
+    expect(rttOnly.samples).toHaveLength(0);
+    const none = await (await get('/api/v1/samples?limit=1000&split_source=none')).json<{ samples: Array<{ split_source: string | null; target: string }> }>();
+    expect(none.samples.length).toBeGreaterThan(0);
+    expect(none.samples.every((x) => x.split_source === null)).toBe(true);
+    const ttft = await (await get('/api/v1/percentiles?metric=ttft_ms&by=split_source')).json<{ groups: Array<{ split_source: string | null }> }>();
+    expect(ttft.groups.map((g) => g.split_source).sort()).toEqual([null, 'server-timing.total'].sort());
+  });
+
   it('keeps figures of other method versions apart', async () => {
     await env.DB.prepare('UPDATE samples SET method_version = 99 WHERE id = (SELECT MAX(id) FROM samples)').run();
     const current = await (await get('/api/v1/samples?limit=1000')).json<{ samples: unknown[] }>();
@@ -113,6 +130,7 @@ describe('GET /api/v1/*', () => {
     ['/api/v1/samples?colour=red', 'unknown parameter "colour"'],
     ['/api/v1/percentiles?metric=speed', 'metric must be one of'],
     ['/api/v1/percentiles?by=model', 'unknown by "model"'],
+    ['/api/v1/samples?split_source=no%20such', 'split_source must be source names'],
     ['/api/v1/regions?window=1h&from=2026-01-01', 'either window or from'],
     ['/api/v1/samples?from=1&to=2', 'to must be an ISO 8601 time'],
     ['/api/v1/samples?format=xml', 'format must be one of json, csv'],

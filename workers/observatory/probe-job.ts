@@ -39,6 +39,7 @@ export function resolveTarget(t: TargetConfig, env: ProbeEnvironment): ProbeTarg
     apiKey,
     headers: t.headers,
     extraBody: t.extraBody,
+    maxTokensParam: t.maxTokensParam,
     serverTimingMetrics: t.serverTimingMetrics,
   };
 }
