@@ -26,6 +26,12 @@ export interface Split {
   split_note: string | null;
 }
 
+/**
+ * A negative residual this large (a share of TTFT, and beyond two clock readings' rounding) means the
+ * body's server time and the other source disagree: the sample notes it. Smaller ones are jitter.
+ */
+export const LARGE_RESIDUAL_SHARE = 0.1;
+
 const fmt = (ms: number): string => String(Math.round(ms * 10) / 10);
 
 /**
@@ -57,7 +63,7 @@ export function splitTtft(i: SplitInput): Split {
       split.split_source = source;
       if (serverTtft !== null) {
         split.residual_ms = ttft - split.network_ms - serverTtft;
-        if (split.residual_ms < -CLOCK_RESOLUTION_MS) {
+        if (split.residual_ms < -Math.max(2 * CLOCK_RESOLUTION_MS, LARGE_RESIDUAL_SHARE * ttft)) {
           notes.push(`residual ${fmt(split.residual_ms)} ms: ${source} and ${i.serverTtftSource} disagree`);
         }
       }

@@ -32,8 +32,10 @@ describe('TTFT split', () => {
   });
   it('keeps a signed residual when the body reports server TTFT too, and notes a negative one', () => {
     expect(splitTtft({ ...base, headerClaims: [claim('openai-processing-ms', 260)], serverTtftMs: 480, serverTtftSource: 'metrics' }))
-      .toEqual({ server_headers_ms: 260, network_ms: 40, server_ms: 460, residual_ms: -20, split_source: 'openai-processing-ms',
-        split_note: 'residual -20 ms: openai-processing-ms and metrics disagree' });
+      .toEqual({ server_headers_ms: 260, network_ms: 40, server_ms: 460, residual_ms: -20, split_source: 'openai-processing-ms', split_note: null });
+    // Beyond 10 % of TTFT, the two sources disagree, and the sample says so.
+    expect(splitTtft({ ...base, headerClaims: [claim('openai-processing-ms', 200)], serverTtftMs: 499, serverTtftSource: 'metrics' }))
+      .toMatchObject({ network_ms: 100, residual_ms: -99, split_note: 'residual -99 ms: openai-processing-ms and metrics disagree' });
     expect(splitTtft({ ...base, rttMs: 20, serverTtftMs: 450, serverTtftSource: 'metrics' }).residual_ms).toBe(30);
   });
   it('uses the body report alone when nothing else exists', () => {

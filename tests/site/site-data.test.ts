@@ -11,7 +11,7 @@ function sample(over: Partial<SiteSample>): SiteSample {
   return {
     id: 1, tick_id: T0, started_at: T0, region: 'weur', target: 'a', prompt_variant: 'p', prompt_tokens: 200, colo: null, simulated: false, backfill: false,
     error: null, status: 200, ttft_ms: 100, ttfa_ms: 100, network_ms: 20, server_ms: 80, residual_ms: null, split_source: 'server-timing', split_note: null,
-    tpot_ms: 10, decode_tps: 100, total_ms: 500, output_tokens: 10, reasoning_tokens: null, answer_tokens: 10, chunks: 5, timeline: [100, 110, 130], ...over,
+    tpot_ms: 10, decode_tps: 100, total_ms: 500, output_tokens: 10, reasoning_tokens: null, reasoning_streamed: false, answer_tokens: 10, chunks: 5, timeline: [100, 110, 130], ...over,
   };
 }
 const many = (n: number, over: Partial<SiteSample>) => Array.from({ length: n }, (_, i) => sample({ id: i, ...over }));
@@ -98,6 +98,9 @@ describe('series', () => {
   it('derives ITL gaps from timelines and tokens per chunk', () => {
     expect(itlGaps([sample({})])).toEqual([10, 20]);
     expect(tokensPerChunk([sample({ output_tokens: 12, chunks: 4 })])).toEqual([3]);
+    // Hidden reasoning (counted, never streamed) is not in any chunk: only the answer's tokens are.
+    expect(tokensPerChunk([sample({ output_tokens: 64, reasoning_tokens: 30, reasoning_streamed: false, answer_tokens: 34, chunks: 34 })])).toEqual([1]);
+    expect(tokensPerChunk([sample({ output_tokens: 64, reasoning_tokens: 30, reasoning_streamed: true, answer_tokens: 34, chunks: 32 })])).toEqual([2]);
   });
 });
 

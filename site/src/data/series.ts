@@ -73,9 +73,17 @@ export function itlGaps(samples: SiteSample[]): number[] {
   return gaps;
 }
 
-/** Output tokens per token-bearing chunk, per sample. */
+/** Tokens that came through the stream: the answer alone when the reasoning was counted but not streamed. */
+export function streamedTokens(s: SiteSample): number | null {
+  return s.reasoning_tokens !== null && s.reasoning_streamed === false ? s.answer_tokens : s.output_tokens;
+}
+
+/** Streamed tokens per token-bearing chunk, per sample. */
 export function tokensPerChunk(samples: SiteSample[]): number[] {
-  return samples.filter((s) => ok(s) && s.chunks > 0 && s.output_tokens !== null).map((s) => Math.round((s.output_tokens! / s.chunks) * 100) / 100);
+  return samples.flatMap((s) => {
+    const tokens = streamedTokens(s);
+    return ok(s) && s.chunks > 0 && tokens !== null ? [Math.round((tokens / s.chunks) * 100) / 100] : [];
+  });
 }
 
 /** TTFT p10/p50/p90 per prompt size (the variant's input tokens) and series. */

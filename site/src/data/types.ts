@@ -56,7 +56,7 @@ export interface PercentileGroup {
 export const SITE_SAMPLE_FIELDS = [
   'id', 'tick_id', 'started_at', 'region', 'target', 'prompt_variant', 'prompt_tokens', 'colo', 'simulated', 'backfill', 'error', 'status',
   'ttft_ms', 'ttfa_ms', 'network_ms', 'server_ms', 'residual_ms', 'split_source', 'split_note', 'tpot_ms', 'decode_tps', 'total_ms',
-  'output_tokens', 'reasoning_tokens', 'answer_tokens', 'chunks', 'timeline',
+  'output_tokens', 'reasoning_tokens', 'reasoning_streamed', 'answer_tokens', 'chunks', 'timeline',
 ] as const satisfies ReadonlyArray<keyof StoredRow | 'id'>;
 
 export type SiteSample = Pick<StoredRow, Exclude<(typeof SITE_SAMPLE_FIELDS)[number], 'id'>> & { id: number };
