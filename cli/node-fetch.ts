@@ -9,6 +9,12 @@ import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { FetchLike } from '../shared/types.ts';
 
+/**
+ * Chunks queued before the socket is paused: a probe busy with one chunk must not delay the next
+ * one's arrival stamp (a paused socket is only read, and stamped, when the probe asks again).
+ */
+const STAMPED_CHUNKS_QUEUED = 64;
+
 /** performance.now() at which Node handed over a response's headers or a body chunk. */
 const arrivals = new WeakMap<object, number>();
 
@@ -47,7 +53,7 @@ function stampedBody(res: IncomingMessage): ReadableStream<Uint8Array> {
       if (res.complete) res.resume();
       else res.destroy();
     },
-  }, { highWaterMark: 1 });
+  }, { highWaterMark: STAMPED_CHUNKS_QUEUED });
 }
 
 const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };

@@ -148,6 +148,30 @@ describe('provider recordings', () => {
   });
 });
 
+describe('recorded server claims against a client that saw less time', () => {
+  it('sets every impossible recorded claim aside, says so, and never stores a negative or oversized part', async () => {
+    let withClaims = 0;
+    for (const name of fixtureNames()) {
+      const f = loadFixture(name);
+      // Headers "arrive" 1 ms after the request: every recorded claim of 2 ms or more is impossible here.
+      const { sample } = await probeFixture(f, 97, 0);
+      const claims = Object.entries(sample.server_timings).filter(([, ms]) => ms > (sample.headers_ms ?? 0) + 1);
+      if (claims.length > 0) {
+        withClaims++;
+        for (const [source] of claims) expect(sample.split_note, name).toContain(`${source} `);
+        expect(sample.split_source === null || !claims.some(([source]) => source === sample.split_source), name).toBe(true);
+      }
+      if (sample.server_headers_ms !== null) expect(sample.server_headers_ms).toBeLessThanOrEqual(sample.headers_ms!);
+      for (const part of [sample.network_ms, sample.server_ms]) {
+        if (part === null) continue;
+        expect(part, name).toBeGreaterThanOrEqual(0);
+        expect(part, name).toBeLessThanOrEqual(sample.ttft_ms!);
+      }
+    }
+    expect(withClaims).toBeGreaterThanOrEqual(20);
+  });
+});
+
 describe('fast paths agree with the full parse', () => {
   it('every recording gives the same sample and text with and without fast paths', async () => {
     for (const name of fixtureNames()) {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { percentile } from '../../shared/stats/percentile.ts';
 import { splitTtft } from '../../shared/ttft-split.ts';
+import { measureRtt } from '../../shared/rtt.ts';
+import { FakeClock, scriptedFetch } from '../helpers/scripted-fetch.ts';
 
 describe('percentile (linear interpolation, numpy default)', () => {
   // Reference values from numpy.percentile(x, q) with the default method.
@@ -90,5 +92,16 @@ describe('plausibility of server claims (never a negative or oversized part)', (
       }
       if (split.network_ms !== null) expect(split.network_ms + split.server_ms!).toBeCloseTo(250, 9);
     }
+  });
+});
+
+describe('round-trip probe: its own server claims are held to the same rule', () => {
+  it('sets aside a claim longer than the request it came with, instead of going negative', async () => {
+    const clock = new FakeClock();
+    const fetch = scriptedFetch({ headersAt: 12, headers: { 'content-type': 'application/json', 'openai-processing-ms': '5000', 'server-timing': 'app;dur=2' }, steps: [{ data: '{}' }] }, clock);
+    const rtt = await measureRtt({ target: { id: 't', api: 'openai-chat', url: 'http://127.0.0.1:9/v1/chat/completions', model: 'm' }, fetch, now: clock.now, count: 1 });
+    // 12 ms observed; the 5000 ms claim is impossible, the next one (2 ms of handling) is used.
+    expect(rtt.rttMs).toBe(10);
+    expect(rtt.note).toBe('round trip: openai-processing-ms 5000 ms > its round trip 12 ms, set aside');
   });
 });
