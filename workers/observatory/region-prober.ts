@@ -10,6 +10,8 @@ import { findRegion, findTarget, findVariant, getConfig, type Job } from './conf
 import { COLO_REFRESH_MS, fetchColo } from './colo.ts';
 import { MissingSecretError, runJob } from './probe-job.ts';
 import { insertSamples, storedKeys } from './db/samples.ts';
+import { samplesOfHour, upsertRollups } from './db/rollups.ts';
+import { hourOf, rollUp } from '../../shared/rollup.ts';
 import type { StoredSample } from './db/sample-row.ts';
 import type { RegionConfig } from '../../shared/config/types.ts';
 
@@ -27,6 +29,8 @@ export interface ProberStatus {
   region: string | null;
   queued: number;
   outbox: number;
+  /** Ended hours whose rollup is still to be written. */
+  pendingRollups: number;
   colo: string | null;
   lastFlushError: string | null;
   missingSecrets: string[];
@@ -48,6 +52,8 @@ export class RegionProber extends DurableObject<Env> {
       sql.exec(`CREATE TABLE IF NOT EXISTS outbox (tick_id INTEGER NOT NULL, target TEXT NOT NULL, variant TEXT NOT NULL,
         sample TEXT NOT NULL, PRIMARY KEY (tick_id, target, variant)) WITHOUT ROWID`);
       sql.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID');
+      // Hours whose samples changed in D1 since their rollup was written (shared/rollup.ts).
+      sql.exec('CREATE TABLE IF NOT EXISTS dirty_hours (hour INTEGER PRIMARY KEY) WITHOUT ROWID');
     });
   }
 
@@ -79,6 +85,7 @@ export class RegionProber extends DurableObject<Env> {
       region: this.getMeta('region'),
       queued: this.count('jobs'),
       outbox: this.count('outbox'),
+      pendingRollups: this.count('dirty_hours'),
       colo: this.getMeta('colo'),
       lastFlushError: this.getMeta('last_flush_error'),
       missingSecrets: JSON.parse(this.getMeta('missing_secrets') ?? '[]'),
@@ -99,7 +106,37 @@ export class RegionProber extends DurableObject<Env> {
       await this.ctx.storage.setAlarm(Date.now());
       return;
     }
-    if (this.count('outbox') > 0 && !(await this.flush())) await this.ctx.storage.setAlarm(Date.now() + FLUSH_RETRY_MS);
+    if (this.count('outbox') > 0 && !(await this.flush())) {
+      await this.ctx.storage.setAlarm(Date.now() + FLUSH_RETRY_MS);
+      return;
+    }
+    if (!(await this.rollUpDirtyHours(regionCode!))) await this.ctx.storage.setAlarm(Date.now() + FLUSH_RETRY_MS);
+  }
+
+  /**
+   * Writes the rollup of every ended hour whose samples changed (new, or late after a D1 outage),
+   * from the hour's samples in D1: the same samples give the same rows, so a retried tick or a second
+   * rollup never counts twice. False (the hours stay dirty) when D1 fails.
+   */
+  private async rollUpDirtyHours(region: string): Promise<boolean> {
+    const ended = hourOf(Date.now());
+    const hours = this.ctx.storage.sql.exec<Row>('SELECT hour FROM dirty_hours WHERE hour < ? ORDER BY hour', ended).toArray().map((r) => Number(r.hour));
+    for (const hour of hours) {
+      try {
+        await upsertRollups(this.env.DB, rollUp(await samplesOfHour(this.env.DB, region, hour)));
+      } catch (e) {
+        const message = e instanceof Error ? e.message : String(e);
+        this.setMeta('last_flush_error', message.slice(0, 200));
+        console.error(`region ${region}: rollup of hour ${new Date(hour).toISOString()} failed, kept for retry: ${message}`);
+        return false;
+      }
+      this.ctx.storage.sql.exec('DELETE FROM dirty_hours WHERE hour = ?', hour);
+    }
+    return true;
+  }
+
+  private markDirty(tickIds: number[]): void {
+    for (const hour of new Set(tickIds.map(hourOf))) this.ctx.storage.sql.exec('INSERT OR IGNORE INTO dirty_hours (hour) VALUES (?)', hour);
   }
 
   /** Up to n queued jobs not already running here, oldest tick first. */
@@ -125,6 +162,7 @@ export class RegionProber extends DurableObject<Env> {
       try {
         await insertSamples(this.env.DB, [sample]);
         written = true;
+        this.markDirty([sample.tick_id]);
       } catch (e) {
         this.noteFlushError(e, 1);
       }
@@ -172,6 +210,7 @@ export class RegionProber extends DurableObject<Env> {
       }
       try {
         await insertSamples(this.env.DB, rows.map((r) => JSON.parse(String(r.sample)) as StoredSample));
+        this.markDirty(rows.map((r) => Number(r.tick_id)));
       } catch (e) {
         this.noteFlushError(e, this.count('outbox'));
         return false;
@@ -188,7 +227,7 @@ export class RegionProber extends DurableObject<Env> {
     console.error(`region ${this.getMeta('region')}: D1 write failed, ${kept} sample(s) kept for retry: ${message}`);
   }
 
-  private count(table: 'jobs' | 'outbox'): number {
+  private count(table: 'jobs' | 'outbox' | 'dirty_hours'): number {
     return Number(this.ctx.storage.sql.exec(`SELECT COUNT(*) AS n FROM ${table}`).one().n);
   }
 

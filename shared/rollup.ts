@@ -1,0 +1,157 @@
+/**
+ * Hourly rollups: for one hour × region × target × prompt variant × method version, the probe and
+ * error counts and one mergeable histogram per latency figure, so any window of whole hours is
+ * answered by merging a few small rows instead of reading every sample. The split's parts are kept
+ * per split_source (never pooled). Rolling up the same samples always gives the same rows, so
+ * writing a rollup again (a retried tick, a late sample) replaces it with the right one.
+ */
+import { ERROR_CLASSES, type ErrorClass } from './ids.ts';
+import { decodeHistogram, emptyHistogram, encodeHistogram, merge, record, type ExpHistogram } from './stats/exp-histogram.ts';
+import type { StoredRow } from './sample-fields.ts';
+
+export const HOUR_MS = 3_600_000;
+
+/** The figures rolled up for every successful sample (MEASUREMENT.md names). */
+export const ROLLUP_METRICS = ['ttft_ms', 'ttfa_ms', 'tpot_ms', 'itl_p99_ms', 'total_ms', 'decode_tps'] as const;
+export type RollupMetric = (typeof ROLLUP_METRICS)[number];
+/** The split's parts, rolled up per split_source. */
+export const SPLIT_METRICS = ['network_ms', 'server_ms'] as const;
+export type SplitMetric = (typeof SPLIT_METRICS)[number];
+
+export interface RollupKey {
+  hour: number;
+  region: string;
+  target: string;
+  prompt_variant: string;
+  method_version: number;
+}
+
+export interface Rollup extends RollupKey {
+  probes: number;
+  successes: number;
+  errors: Partial<Record<ErrorClass, number>>;
+  histograms: Record<RollupMetric, ExpHistogram>;
+  /** split_source → its network and server histograms. */
+  split: Map<string, Record<SplitMetric, ExpHistogram>>;
+}
+
+/** What a rollup reads of a sample. */
+export type RollupSample = Pick<StoredRow, 'tick_id' | 'region' | 'target' | 'prompt_variant' | 'method_version' | 'error' | 'split_source' | RollupMetric | SplitMetric>;
+
+export const hourOf = (t: number): number => Math.floor(t / HOUR_MS) * HOUR_MS;
+const keyString = (k: RollupKey): string => `${k.hour}|${k.region}|${k.target}|${k.prompt_variant}|${k.method_version}`;
+
+function emptyRollup(k: RollupKey): Rollup {
+  return {
+    hour: k.hour, region: k.region, target: k.target, prompt_variant: k.prompt_variant, method_version: k.method_version,
+    probes: 0, successes: 0, errors: {},
+    histograms: Object.fromEntries(ROLLUP_METRICS.map((m) => [m, emptyHistogram()])) as Record<RollupMetric, ExpHistogram>,
+    split: new Map(),
+  };
+}
+
+/** Rolls samples up by their tick's hour; the rows come out in key order. */
+export function rollUp(samples: Iterable<RollupSample>): Rollup[] {
+  const rollups = new Map<string, Rollup>();
+  for (const s of samples) {
+    const key = { hour: hourOf(s.tick_id), region: s.region, target: s.target, prompt_variant: s.prompt_variant, method_version: s.method_version };
+    const id = keyString(key);
+    let r = rollups.get(id);
+    if (!r) rollups.set(id, (r = emptyRollup(key)));
+    r.probes++;
+    if (s.error !== null) {
+      r.errors[s.error] = (r.errors[s.error] ?? 0) + 1;
+      continue;
+    }
+    r.successes++;
+    for (const m of ROLLUP_METRICS) if (s[m] !== null) record(r.histograms[m], s[m]);
+    if (s.split_source !== null && s.network_ms !== null && s.server_ms !== null) {
+      let parts = r.split.get(s.split_source);
+      if (!parts) r.split.set(s.split_source, (parts = { network_ms: emptyHistogram(), server_ms: emptyHistogram() }));
+      record(parts.network_ms, s.network_ms);
+      record(parts.server_ms, s.server_ms);
+    }
+  }
+  return [...rollups.values()].sort((a, b) => keyString(a).localeCompare(keyString(b)));
+}
+
+/** a + b: counts added, histograms merged; the key is a's (callers merge rows of one group). */
+export function mergeRollups(a: Rollup, b: Rollup): Rollup {
+  const errors: Partial<Record<ErrorClass, number>> = { ...a.errors };
+  for (const [c, n] of Object.entries(b.errors) as Array<[ErrorClass, number]>) errors[c] = (errors[c] ?? 0) + n;
+  const split = new Map(a.split);
+  for (const [source, parts] of b.split) {
+    const mine = split.get(source);
+    split.set(source, mine ? { network_ms: merge(mine.network_ms, parts.network_ms), server_ms: merge(mine.server_ms, parts.server_ms) } : parts);
+  }
+  return {
+    ...a,
+    probes: a.probes + b.probes,
+    successes: a.successes + b.successes,
+    errors,
+    histograms: Object.fromEntries(ROLLUP_METRICS.map((m) => [m, merge(a.histograms[m], b.histograms[m])])) as Record<RollupMetric, ExpHistogram>,
+    split,
+  };
+}
+
+/** Error counts as stored: every class, in the contract's order, so equal rollups give equal text. */
+export function encodeErrors(errors: Partial<Record<ErrorClass, number>>): string {
+  return JSON.stringify(Object.fromEntries(ERROR_CLASSES.filter((c) => errors[c]).map((c) => [c, errors[c]])));
+}
+
+function writeVarint(out: number[], n: number): void {
+  let v = n;
+  while (v >= 0x80) {
+    out.push((v % 0x80) | 0x80);
+    v = Math.floor(v / 0x80);
+  }
+  out.push(v);
+}
+
+/** The per-source split as one canonical BLOB: sources in name order, each its name and two histograms. */
+export function encodeSplit(split: Map<string, Record<SplitMetric, ExpHistogram>>): Uint8Array {
+  const out: number[] = [];
+  const sources = [...split.keys()].sort();
+  writeVarint(out, sources.length);
+  for (const source of sources) {
+    const name = new TextEncoder().encode(source);
+    writeVarint(out, name.length);
+    out.push(...name);
+    for (const m of SPLIT_METRICS) {
+      const bytes = encodeHistogram(split.get(source)![m]);
+      writeVarint(out, bytes.length);
+      out.push(...bytes);
+    }
+  }
+  return new Uint8Array(out);
+}
+
+export function decodeSplit(bytes: Uint8Array): Map<string, Record<SplitMetric, ExpHistogram>> {
+  let p = 0;
+  const varint = (): number => {
+    let n = 0;
+    let mult = 1;
+    for (;;) {
+      if (p >= bytes.length) throw new Error('split bytes end early');
+      const b = bytes[p++];
+      n += (b & 0x7f) * mult;
+      if (b < 0x80) return n;
+      mult *= 0x80;
+    }
+  };
+  const take = (n: number): Uint8Array => {
+    if (p + n > bytes.length) throw new Error('split bytes end early');
+    const slice = bytes.subarray(p, p + n);
+    p += n;
+    return slice;
+  };
+  const split = new Map<string, Record<SplitMetric, ExpHistogram>>();
+  const n = varint();
+  for (let k = 0; k < n; k++) {
+    const source = new TextDecoder().decode(take(varint()));
+    const network_ms = decodeHistogram(take(varint()));
+    const server_ms = decodeHistogram(take(varint()));
+    split.set(source, { network_ms, server_ms });
+  }
+  return split;
+}
