@@ -47,6 +47,8 @@ export const config: ObservatoryConfig = {
   timeouts: { headersMs: 30_000, firstTokenMs: 60_000, idleMs: 20_000, totalMs: 120_000 },
   concurrency: 1,
   rttProbes: 2,
-  retentionDays: 90,
+  // Raw samples for 14 days (exact percentiles, timelines); hourly rollups for 400 (long windows, at constant cost).
+  retentionDays: 14,
+  rollupRetentionDays: 400,
   probeSecondsEstimate: 4,
 };

@@ -35,6 +35,7 @@ const DO_GB = 0.125;
 const TICK_BUSY_SHARE = 0.8;
 const MINUTES_PER_DAY = 1_440;
 export const MS_PER_MINUTE = 60_000;
+export const MS_PER_DAY = 86_400_000;
 
 export interface Capacity {
   tickMinutes: number;

@@ -69,8 +69,10 @@ export interface ObservatoryConfig {
   concurrency: number;
   /** Round-trip GETs before each probe (0 to skip; they also warm the connection). */
   rttProbes: number;
-  /** Raw samples older than this are deleted. */
+  /** Raw samples older than this are deleted (exact percentiles and timelines need them). */
   retentionDays: number;
+  /** Hourly rollups older than this are deleted (long windows are answered from them). */
+  rollupRetentionDays: number;
   /** Expected wall time of one probe, for budgeting Durable Object duration and tick length. */
   probeSecondsEstimate: number;
 }

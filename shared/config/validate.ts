@@ -81,6 +81,8 @@ export function validateConfig(config: ObservatoryConfig): ObservatoryConfig {
   if (!isInt(config.concurrency, 1, 3)) p.push('concurrency must be 1, 2 or 3 (a Worker keeps at most 6 connections waiting for headers)');
   if (!isInt(config.rttProbes, 0, 5)) p.push('rttProbes must be a whole number from 0 to 5');
   if (!isInt(config.retentionDays, 1, 3650)) p.push('retentionDays must be a whole number from 1 to 3650');
+  if (!isInt(config.rollupRetentionDays, 1, 3650)) p.push('rollupRetentionDays must be a whole number from 1 to 3650');
+  else if (config.rollupRetentionDays < config.retentionDays) p.push('rollupRetentionDays must be at least retentionDays (rollups are what remains of old samples)');
   if (!(config.probeSecondsEstimate > 0 && config.probeSecondsEstimate <= 600)) p.push('probeSecondsEstimate must be a number of seconds from 0 to 600');
 
   if (p.length === 0) {

@@ -45,7 +45,7 @@ describe('percentiles ranked in D1', () => {
       for (let k = 0; k < rows.length; k += 100) await env.DB.batch(rows.slice(k, k + 100));
       expected.set(`${g.region}|${g.target}`, kept.sort((a, b) => a - b));
     }
-    const response = await SELF.fetch(`https://observatory.test/api/v1/percentiles?metric=ttft_ms&from=${TICK}&to=${tick + 1}`);
+    const response = await SELF.fetch(`https://observatory.test/api/v1/percentiles?metric=ttft_ms&source=raw&from=${TICK}&to=${tick + 1}`);
     expect(response.status).toBe(200);
     const { groups } = await response.json<{ groups: Array<Record<string, number | string | null>> }>();
     expect(groups).toHaveLength(GROUPS.length);

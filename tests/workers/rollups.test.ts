@@ -5,7 +5,7 @@
  * samples directly gives, their percentiles within the histogram's relative error of exact ones.
  */
 import { describe, expect, it } from 'vitest';
-import { createExecutionContext, createScheduledController, runDurableObjectAlarm, waitOnExecutionContext } from 'cloudflare:test';
+import { createExecutionContext, createScheduledController, runDurableObjectAlarm, SELF, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import worker from '../../workers/observatory/index.ts';
 import { drain } from './drain.ts';
@@ -85,5 +85,44 @@ describe('hourly rollups', () => {
     for (let i = 0; i < 5 && ((await stub.status()).outbox > 0 || (await stub.status()).pendingRollups > 0); i++) await runDurableObjectAlarm(stub);
     expect(await stub.status()).toMatchObject({ outbox: 0, pendingRollups: 0 });
     expect((await rollupsOfHour(hour)).filter((r) => r.region === 'enam').map((r) => r.probes)).toEqual([2, 2, 2]);
+  });
+});
+
+describe('percentiles from the rollups', () => {
+  const get = async (path: string) => SELF.fetch(`https://observatory.test${path}`);
+  const window = `from=${HOUR}&to=${HOUR + HOUR_MS}`;
+
+  it('answer whole hours, say so, and stay within the stated error of the exact percentiles', async () => {
+    const r = await get(`/api/v1/percentiles?metric=ttft_ms&source=rollups&${window}`);
+    expect(r.status).toBe(200);
+    const body = await r.json<{ source: string; relative_error: number; window: { from: string; to: string }; groups: Array<Record<string, number | string | null>> }>();
+    expect(body).toMatchObject({ source: 'rollups', relative_error: HISTOGRAM_RELATIVE_ERROR, window: { from: new Date(HOUR).toISOString(), to: new Date(HOUR + HOUR_MS).toISOString() } });
+    const raw = await (await get(`/api/v1/percentiles?metric=ttft_ms&source=raw&${window}`)).json<{ source: string; groups: Array<Record<string, number | string | null>> }>();
+    expect(raw.source).toBe('raw');
+    expect(body.groups.map((g) => [g.region, g.target, g.n, g.samples, g.errors])).toEqual(raw.groups.map((g) => [g.region, g.target, g.n, g.samples, g.errors]));
+    for (const [i, g] of body.groups.entries()) {
+      for (const p of ['p50', 'p90', 'p99']) {
+        const exact = raw.groups[i][p] as number | null;
+        if (exact === null) expect(g[p]).toBeNull();
+        else expect(Math.abs((g[p] as number) - exact) / exact).toBeLessThanOrEqual(HISTOGRAM_RELATIVE_ERROR);
+      }
+      expect(g.p50_ci_low).toBeNull();
+    }
+  });
+
+  it('keep the split per source, and refuse what they do not hold', async () => {
+    const split = await (await get(`/api/v1/percentiles?metric=network_ms&source=rollups&${window}`)).json<{ by: string[]; groups: Array<{ target: string; split_source: string | null; n: number }> }>();
+    expect(split.by).toEqual(['region', 'target', 'split_source']);
+    expect(split.groups.filter((g) => g.target === 'ref-chat').map((g) => g.split_source)).toEqual(['server-timing.total', 'server-timing.total', 'server-timing.total']);
+    for (const [path, message] of [
+      [`/api/v1/percentiles?metric=headers_ms&source=rollups&${window}`, 'the hourly rollups hold'],
+      [`/api/v1/percentiles?metric=ttft_ms&by=split_source&source=rollups&${window}`, 'split sources for network_ms and server_ms only'],
+      [`/api/v1/percentiles?metric=ttft_ms&source=rollups&from=${HOUR + 60_000}&to=${HOUR + HOUR_MS}`, 'the window holds none'],
+      ['/api/v1/percentiles?source=cache', 'source must be one of raw, rollups'],
+    ]) {
+      const r = await get(path);
+      expect(r.status, path).toBe(400);
+      expect(await r.text()).toContain(message);
+    }
   });
 });

@@ -26,5 +26,6 @@ export const config: ObservatoryConfig = {
   concurrency: 1,
   rttProbes: 1,
   retentionDays: 30,
+  rollupRetentionDays: 400,
   probeSecondsEstimate: 1,
 };

@@ -94,14 +94,22 @@ describe('when D1 is unavailable', () => {
 });
 
 describe('retention', () => {
-  it('the first tick after midnight deletes samples older than retentionDays, and only those', async () => {
+  it('the first tick after midnight deletes samples older than retentionDays and rollups older than rollupRetentionDays, and only those', async () => {
     const { applyRetention } = await import('../../workers/observatory/scheduler.ts');
+    const { upsertRollups, rollupsIn } = await import('../../workers/observatory/db/rollups.ts');
+    const { rollUp } = await import('../../shared/rollup.ts');
+    const day = 86_400_000;
+    const keep = TICK - (config.rollupRetentionDays - 1) * day;
+    const drop = TICK - (config.rollupRetentionDays + 1) * day;
+    const [template] = rollUp([{ tick_id: keep, region: 'weur', target: 'ref-chat', prompt_variant: 'tiny', method_version: METHOD_VERSION, error: null, split_source: null, ttft_ms: 100, ttfa_ms: 100, tpot_ms: 5, itl_p99_ms: 6, total_ms: 200, decode_tps: 200, network_ms: null, server_ms: null }]);
+    await upsertRollups(env.DB, [template, { ...template, hour: drop }]);
     const old = TICK - (config.retentionDays + 1) * 86_400_000;
     await env.DB.prepare(`INSERT INTO samples (tick_id, region, target, prompt_variant, started_at, simulated, backfill, method_version, api, model, warm, tokens_exact, prompt_tokens, max_tokens, chunks, server_timings, timeline)
       SELECT ?, region, target, prompt_variant, started_at, simulated, backfill, method_version, api, model, warm, tokens_exact, prompt_tokens, max_tokens, chunks, server_timings, timeline FROM samples WHERE tick_id = ?`).bind(old, TICK).run();
     const before = await count();
     expect(await applyRetention(env, TICK + 300_000)).toBeNull(); // not the first tick of the day
-    expect(await applyRetention(env, TICK)).toBe(9);
+    expect(await applyRetention(env, TICK)).toEqual({ samples: 9, rollups: 1 });
+    expect((await rollupsIn(env.DB, { fromHour: drop - day, toHour: TICK, methodVersion: METHOD_VERSION })).map((r) => r.hour)).toEqual([keep]);
     expect(await count()).toBe(before - 9);
     expect(await count('tick_id = ?', old)).toBe(0);
   });

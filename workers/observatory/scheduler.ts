@@ -5,10 +5,10 @@
  */
 import { getCapacity, getConfig, workList, type Job } from './config.ts';
 import { deleteSamplesBefore } from './db/samples.ts';
-import { MS_PER_MINUTE, tickSlice } from '../../shared/config/capacity.ts';
+import { deleteRollupsBefore } from './db/rollups.ts';
+import { MS_PER_DAY, MS_PER_MINUTE, tickSlice } from '../../shared/config/capacity.ts';
 import type { EnqueueResult } from './region-prober.ts';
 
-const MS_PER_DAY = 86_400_000;
 
 export interface TickReport {
   tick_id: number;
@@ -45,9 +45,12 @@ export async function runTick(env: Env, tickId: number, backfill = false): Promi
   return report;
 }
 
-/** Once a day (the first tick after midnight UTC), deletes samples older than the retention. */
-export async function applyRetention(env: Env, tickId: number): Promise<number | null> {
-  const { retentionDays } = getConfig();
+/** Once a day (the first tick after midnight UTC), deletes samples and rollups older than their retention. */
+export async function applyRetention(env: Env, tickId: number): Promise<{ samples: number; rollups: number } | null> {
+  const { retentionDays, rollupRetentionDays } = getConfig();
   if (tickId % MS_PER_DAY >= getCapacity().tickMinutes * MS_PER_MINUTE) return null;
-  return deleteSamplesBefore(env.DB, tickId - retentionDays * MS_PER_DAY);
+  return {
+    samples: await deleteSamplesBefore(env.DB, tickId - retentionDays * MS_PER_DAY),
+    rollups: await deleteRollupsBefore(env.DB, tickId - rollupRetentionDays * MS_PER_DAY),
+  };
 }

@@ -1,5 +1,5 @@
 /** The public read API under /api/v1 (JSON, or CSV with format=csv) and the one admin route. */
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { cors } from 'hono/cors';
 import { ConfigError } from '../../../shared/config/validate.ts';
 import { METHOD_VERSION } from '../../../shared/constants.ts';
@@ -10,7 +10,10 @@ import { runTick, tickIdFor } from '../scheduler.ts';
 import { requireAdmin } from './admin.ts';
 import { toCsv } from '../../../shared/csv.ts';
 import { ApiError, badRequest } from './errors.ts';
-import { GROUP_COLUMNS, METRICS, groupingFor, percentileGroups, type GroupColumn } from './percentiles.ts';
+import { GROUP_COLUMNS, METRICS, ROLLUP_FIGURES, SPLIT_METRICS, groupingFor, percentileGroups, percentileGroupsFromRollups, type GroupColumn, type Metric } from './percentiles.ts';
+import { HOUR_MS } from '../../../shared/rollup.ts';
+import { MS_PER_DAY } from '../../../shared/config/capacity.ts';
+import { HISTOGRAM_RELATIVE_ERROR, HISTOGRAM_SCALE } from '../../../shared/stats/exp-histogram.ts';
 import { ERROR_CLASSES } from '../../../shared/ids.ts';
 import { onlyKnown, parseBoolean, parseChoice, parseInt, parseList, parseWindow } from './query.ts';
 
@@ -133,21 +136,49 @@ app.get('/api/v1/samples', async (c) => {
 
 app.get('/api/v1/percentiles', async (c) => {
   const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, [...FILTER_PARAMS, 'metric', 'by']);
-  const filter = filterFrom(q, Date.now());
+  onlyKnown(q, [...FILTER_PARAMS, 'metric', 'by', 'source']);
+  const now = Date.now();
+  const filter = filterFrom(q, now);
   const metric = parseChoice(q, 'metric', METRICS, 'ttft_ms');
   const by = groupingFor(metric, (parseList(q, 'by', GROUP_COLUMNS) ?? ['region', 'target']) as GroupColumn[]);
+  // Raw samples while the window lies within their retention (exact, with intervals); hourly rollups beyond it.
+  const rawFrom = now - getConfig().retentionDays * MS_PER_DAY;
+  const source = parseChoice(q, 'source', ['raw', 'rollups'] as const, filter.fromTick >= rawFrom ? 'raw' : 'rollups');
+  if (source === 'rollups') return rollupPercentiles(c, q, filter, metric, by);
   const groups = await percentileGroups(c.env.DB, filter, metric, by);
   if (q.get('format') === 'csv') return csvResponse(toCsv(groups), `percentiles-${metric}.csv`);
   return c.json({
     metric,
     by,
+    source,
     window: windowOf(filter),
     method_version: filter.methodVersion,
     method: 'exact percentiles (linear interpolation between closest ranks) over successful samples; 95 % confidence intervals from order statistics (equal-tailed, distribution-free); error_rate over all samples',
     groups,
   });
 });
+
+async function rollupPercentiles(c: Context<{ Bindings: Env }>, q: URLSearchParams, filter: SampleFilter, metric: Metric, by: GroupColumn[]): Promise<Response> {
+  if (!ROLLUP_FIGURES.includes(metric)) throw badRequest(`the hourly rollups hold ${ROLLUP_FIGURES.join(', ')}; ${metric} needs source=raw within the raw retention`);
+  if (by.includes('split_source') && !SPLIT_METRICS.includes(metric)) throw badRequest('the hourly rollups keep split sources for network_ms and server_ms only; use source=raw');
+  if (filter.splitSources || filter.error || filter.includeBackfill === false) throw badRequest('split_source, error and include_backfill filters need source=raw');
+  const fromHour = Math.ceil(filter.fromTick / HOUR_MS) * HOUR_MS;
+  const toHour = Math.floor(filter.toTick / HOUR_MS) * HOUR_MS;
+  if (fromHour >= toHour) throw badRequest('the hourly rollups answer whole hours: the window holds none; use source=raw');
+  const groups = await percentileGroupsFromRollups(c.env.DB, { fromHour, toHour, methodVersion: filter.methodVersion!, regions: filter.regions, targets: filter.targets, variants: filter.variants }, metric, by);
+  if (q.get('format') === 'csv') return csvResponse(toCsv(groups), `percentiles-${metric}.csv`);
+  return c.json({
+    metric,
+    by,
+    source: 'rollups',
+    // The whole hours inside the asked window; the current hour is rolled up once it has ended.
+    window: { from: new Date(fromHour).toISOString(), to: new Date(toHour).toISOString() },
+    method_version: filter.methodVersion,
+    method: `percentiles merged from hourly base-2 exponential histograms (scale ${HISTOGRAM_SCALE}), each within ${(HISTOGRAM_RELATIVE_ERROR * 100).toFixed(2)} % of the exact value over the same samples; no intervals; error_rate over all samples`,
+    relative_error: HISTOGRAM_RELATIVE_ERROR,
+    groups,
+  });
+}
 
 app.post('/api/v1/ticks', async (c) => {
   await requireAdmin(c.req.raw, (c.env as { ADMIN_TOKEN?: string }).ADMIN_TOKEN);

@@ -2,6 +2,9 @@
 import { percentileWithCiAt, ranksNeeded } from '../../../shared/stats/percentile-ci.ts';
 import { metricAtRanks, metricGroupCounts, type SampleFilter } from '../db/samples.ts';
 import { METRIC_FIELDS, type MetricField } from '../../../shared/sample-fields.ts';
+import { mergeRollups, ROLLUP_METRICS, SPLIT_METRICS as ROLLED_SPLIT, type Rollup } from '../../../shared/rollup.ts';
+import { emptyHistogram, quantile, type ExpHistogram } from '../../../shared/stats/exp-histogram.ts';
+import { rollupsIn, type RollupFilter } from '../db/rollups.ts';
 
 export const PERCENTILES = [0.5, 0.9, 0.95, 0.99] as const;
 export const GROUP_COLUMNS = ['region', 'target', 'prompt_variant', 'split_source'] as const;
@@ -49,6 +52,47 @@ export async function percentileGroups(db: D1Database, f: SampleFilter, metric: 
     }
     return record;
   });
+  out.sort((a, b) => by.map((c) => String(a[c] ?? '').localeCompare(String(b[c] ?? ''))).find((d) => d !== 0) ?? 0);
+  return out;
+}
+
+/** Figures the hourly rollups hold a histogram of. */
+export const ROLLUP_FIGURES: readonly Metric[] = [...ROLLUP_METRICS, ...ROLLED_SPLIT];
+
+/**
+ * Percentiles per group from the hourly rollups of whole hours: the groups' rows merged, each
+ * percentile estimated from the merged histogram (within HISTOGRAM_RELATIVE_ERROR of the exact value
+ * over the same samples). No order-statistic intervals: the `_ci_` fields are null.
+ */
+export async function percentileGroupsFromRollups(db: D1Database, f: RollupFilter, metric: Metric, by: readonly GroupColumn[]): Promise<GroupRecord[]> {
+  const rows = await rollupsIn(db, f);
+  const rollupBy = by.filter((c): c is Exclude<GroupColumn, 'split_source'> => c !== 'split_source');
+  const groups = new Map<string, Rollup>();
+  for (const r of rows) {
+    const id = rollupBy.map((c) => r[c]).join('\u0000');
+    const g = groups.get(id);
+    groups.set(id, g ? mergeRollups(g, r) : r);
+  }
+  const out: GroupRecord[] = [];
+  for (const g of groups.values()) {
+    const key = Object.fromEntries(rollupBy.map((c) => [c, g[c]]));
+    const errors = g.probes - g.successes;
+    const base = { samples: g.probes, errors, error_rate: g.probes ? errors / g.probes : null };
+    const histograms: Array<[string | null, ExpHistogram]> = (ROLLED_SPLIT as readonly string[]).includes(metric)
+      ? [...g.split.entries()].map(([source, parts]) => [source, parts[metric as (typeof ROLLED_SPLIT)[number]]])
+      : [[null, g.histograms[metric as (typeof ROLLUP_METRICS)[number]] ?? emptyHistogram()]];
+    if (by.includes('split_source') && histograms.length === 0) histograms.push([null, emptyHistogram()]);
+    for (const [source, h] of histograms) {
+      const record: GroupRecord = { ...key, ...(by.includes('split_source') ? { split_source: source } : {}), n: h.count, ...base };
+      for (const q of PERCENTILES) {
+        const name = `p${Math.round(q * 100)}`;
+        record[name] = quantile(h, q);
+        record[`${name}_ci_low`] = null;
+        record[`${name}_ci_high`] = null;
+      }
+      out.push(record);
+    }
+  }
   out.sort((a, b) => by.map((c) => String(a[c] ?? '').localeCompare(String(b[c] ?? ''))).find((d) => d !== 0) ?? 0);
   return out;
 }
