@@ -19,6 +19,7 @@ console.log(`observatory.config.ts is valid: ${config.regions.length} regions, $
 console.log(`  probes per region and tick: ${Object.entries(c.probesPerRegionTick).map(([r, n]) => `${r} ${n}`).join(', ')}`);
 console.log(`  probes per day:             ${Math.round(c.probesPerDay / c.spread).toLocaleString('en')}`);
 console.log(`  D1 rows written per day:    ${pct(c.d1RowsWrittenPerDay / c.spread, l.d1RowsWrittenPerDay)} ${allowance}`);
+console.log(`  D1 rows read per day:       ${pct(c.d1RowsReadPerDay / c.spread, l.d1RowsReadPerDay)} ${allowance} (rollups; site builds and API reads come on top)`);
 console.log(`  DO storage rows written:    ${pct(c.doRowsWrittenPerDay / c.spread, l.doRowsWrittenPerDay)} ${allowance}`);
 console.log(`  Durable Object requests:    ${pct(c.doRequestsPerDay / c.spread, l.doRequestsPerDay)} ${allowance}`);
 console.log(`  Durable Object GB-s:        ${pct(c.doGbSecondsPerDay / c.spread, l.doGbSecondsPerDay)} ${allowance}`);

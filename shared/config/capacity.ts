@@ -11,6 +11,7 @@ export interface PlanLimits {
   cpuMsPerInvocation: number;
   subrequestsPerInvocation: number;
   d1RowsWrittenPerDay: number;
+  d1RowsReadPerDay: number;
   d1QueriesPerInvocation: number;
   /** SQLite-backed Durable Object storage, billed like D1 since January 2026. */
   doRowsWrittenPerDay: number;
@@ -20,15 +21,22 @@ export interface PlanLimits {
 }
 
 export const PLAN_LIMITS: Record<'free' | 'paid', PlanLimits> = {
-  free: { hardDailyLimits: true, cpuMsPerInvocation: 10, subrequestsPerInvocation: 50, d1RowsWrittenPerDay: 100_000, d1QueriesPerInvocation: 50, doRowsWrittenPerDay: 100_000, doRequestsPerDay: 100_000, doGbSecondsPerDay: 13_000, workerRequestsPerDay: 100_000 },
+  free: { hardDailyLimits: true, cpuMsPerInvocation: 10, subrequestsPerInvocation: 50, d1RowsWrittenPerDay: 100_000, d1RowsReadPerDay: 5_000_000, d1QueriesPerInvocation: 50, doRowsWrittenPerDay: 100_000, doRequestsPerDay: 100_000, doGbSecondsPerDay: 13_000, workerRequestsPerDay: 100_000 },
   // Paid: what the $5 plan includes before usage pricing starts (monthly inclusions / 30).
-  paid: { hardDailyLimits: false, cpuMsPerInvocation: 30_000, subrequestsPerInvocation: 10_000, d1RowsWrittenPerDay: 50_000_000 / 30, d1QueriesPerInvocation: 1_000, doRowsWrittenPerDay: 50_000_000 / 30, doRequestsPerDay: 1_000_000 / 30, doGbSecondsPerDay: 400_000 / 30, workerRequestsPerDay: 10_000_000 / 30 },
+  paid: { hardDailyLimits: false, cpuMsPerInvocation: 30_000, subrequestsPerInvocation: 10_000, d1RowsWrittenPerDay: 50_000_000 / 30, d1RowsReadPerDay: 25_000_000_000 / 30, d1QueriesPerInvocation: 1_000, doRowsWrittenPerDay: 50_000_000 / 30, doRequestsPerDay: 1_000_000 / 30, doGbSecondsPerDay: 400_000 / 30, workerRequestsPerDay: 10_000_000 / 30 },
 };
 
 /** D1 rows written per stored sample: the row and its unique-key index entry, then the same again when retention deletes it. */
 export const D1_ROWS_WRITTEN_PER_SAMPLE = 4;
 /** Rows a probe writes to its regional object's storage: its job queued, then removed (more only while D1 is down). */
 export const DO_ROWS_WRITTEN_PER_PROBE = 2;
+/** D1 rows written per hourly rollup row: the upsert (the key is the table, no index), then its retention delete. */
+export const D1_ROWS_WRITTEN_PER_ROLLUP = 2;
+/** Rolling up a region's hour reads every sample of that hour once (all regions': the key leads with tick_id). */
+export const ROLLUP_ROWS_READ_PER_SAMPLE_IN_HOUR = 1;
+/** Rows a regional object writes per hour for its rollup bookkeeping: the hour marked dirty, then cleared. */
+export const DO_ROWS_WRITTEN_PER_REGION_HOUR = 2;
+const HOURS_PER_DAY = 24;
 /** Durable Object memory billed for duration (GB). */
 const DO_GB = 0.125;
 /** Share of a tick's interval the regional probes may take, so ticks do not pile up. */
@@ -43,7 +51,10 @@ export interface Capacity {
   /** Probes (target × variant) each region runs per tick, before spreading. */
   probesPerRegionTick: Record<string, number>;
   probesPerDay: number;
+  /** Samples, their index entries and hourly rollups, each written once and deleted once. */
   d1RowsWrittenPerDay: number;
+  /** What probing itself reads (the hourly rollups); site builds and API reads come on top. */
+  d1RowsReadPerDay: number;
   doRowsWrittenPerDay: number;
   doRequestsPerDay: number;
   doGbSecondsPerDay: number;
@@ -82,8 +93,11 @@ export function capacity(config: ObservatoryConfig): Capacity {
   const perTick = Object.values(probesPerRegionTick).reduce((a, b) => a + b, 0);
   const probesPerDay = perTick * ticksPerDay;
   const regionTicksPerDay = config.regions.length * ticksPerDay;
-  const d1RowsWrittenPerDay = probesPerDay * D1_ROWS_WRITTEN_PER_SAMPLE;
-  const doRowsWrittenPerDay = probesPerDay * DO_ROWS_WRITTEN_PER_PROBE;
+  // One rollup row per hour for each region × target × variant probed; each region's rollup reads the hour's samples of all regions.
+  const rollupRowsPerDay = perTick * HOURS_PER_DAY;
+  const d1RowsWrittenPerDay = probesPerDay * D1_ROWS_WRITTEN_PER_SAMPLE + rollupRowsPerDay * D1_ROWS_WRITTEN_PER_ROLLUP;
+  const d1RowsReadPerDay = config.regions.length * probesPerDay * ROLLUP_ROWS_READ_PER_SAMPLE_IN_HOUR;
+  const doRowsWrittenPerDay = probesPerDay * DO_ROWS_WRITTEN_PER_PROBE + config.regions.length * HOURS_PER_DAY * DO_ROWS_WRITTEN_PER_REGION_HOUR;
   // One alarm invocation per probe, plus one RPC per region and tick.
   const doRequestsPerDay = probesPerDay + regionTicksPerDay;
   const doGbSecondsPerDay = probesPerDay * config.probeSecondsEstimate * DO_GB;
@@ -94,6 +108,7 @@ export function capacity(config: ObservatoryConfig): Capacity {
   if (limits.hardDailyLimits) {
     ratios.push(
       ['D1 rows written per day', d1RowsWrittenPerDay / limits.d1RowsWrittenPerDay],
+      ['D1 rows read per day', d1RowsReadPerDay / limits.d1RowsReadPerDay],
       ['Durable Object storage rows written per day', doRowsWrittenPerDay / limits.doRowsWrittenPerDay],
       ['Durable Object requests per day', doRequestsPerDay / limits.doRequestsPerDay],
       ['Durable Object duration (GB-s) per day', doGbSecondsPerDay / limits.doGbSecondsPerDay],
@@ -107,6 +122,7 @@ export function capacity(config: ObservatoryConfig): Capacity {
     probesPerRegionTick,
     probesPerDay,
     d1RowsWrittenPerDay,
+    d1RowsReadPerDay,
     doRowsWrittenPerDay,
     doRequestsPerDay,
     doGbSecondsPerDay,

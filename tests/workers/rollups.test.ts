@@ -13,7 +13,9 @@ import { expectConsoleErrors } from './console-errors.ts';
 import { config } from './test-config.ts';
 import { METHOD_VERSION } from '../../shared/constants.ts';
 import { HOUR_MS, rollUp } from '../../shared/rollup.ts';
-import { rollupsIn, samplesOfHour } from '../../workers/observatory/db/rollups.ts';
+import { deleteRollupsBefore, rollupsIn, samplesOfHour, upsertRollups } from '../../workers/observatory/db/rollups.ts';
+import { D1_ROWS_WRITTEN_PER_ROLLUP, ROLLUP_ROWS_READ_PER_SAMPLE_IN_HOUR } from '../../shared/config/capacity.ts';
+import { meterD1 } from './d1-meter.ts';
 import { HISTOGRAM_RELATIVE_ERROR, encodeHistogram, quantile } from '../../shared/stats/exp-histogram.ts';
 import { percentile } from '../../shared/stats/percentile.ts';
 
@@ -124,5 +126,29 @@ describe('percentiles from the rollups', () => {
       expect(r.status, path).toBe(400);
       expect(await r.text()).toContain(message);
     }
+  });
+});
+
+describe('what a rollup costs (the capacity model counts these)', () => {
+  it('reads the hour\'s samples of every region once and writes one row per region × target × variant', async () => {
+    const hour = HOUR + 4 * HOUR_MS;
+    for (const t of [hour, hour + FIVE_MIN]) {
+      await fireCron(t);
+      await drain(REGIONS);
+    }
+    const meter = meterD1(env.DB);
+    const rollups = rollUp(await samplesOfHour(meter.db, 'weur', hour));
+    const inHour = await env.DB.prepare('SELECT COUNT(*) AS n FROM samples WHERE tick_id >= ? AND tick_id < ?').bind(hour, hour + HOUR_MS).first<{ n: number }>();
+    // The unique key leads with tick_id: the hour's rows of every region are scanned, the region filtered after.
+    expect(meter.rowsRead).toBe(inHour!.n * ROLLUP_ROWS_READ_PER_SAMPLE_IN_HOUR);
+    meter.reset();
+    await upsertRollups(meter.db, rollups);
+    expect(rollups).toHaveLength(3);
+    expect(meter.rowsWritten).toBe(rollups.length * (D1_ROWS_WRITTEN_PER_ROLLUP - 1));
+    // Retention deletes each row once: the other row written per rollup.
+    meter.reset();
+    const deleted = await deleteRollupsBefore(meter.db, hour + HOUR_MS);
+    expect(deleted).toBeGreaterThanOrEqual(9);
+    expect(meter.rowsWritten).toBe(deleted);
   });
 });
