@@ -1,0 +1,70 @@
+/**
+ * The local site server answers whatever a client sends (raw bytes on a socket, not a browser's tidy
+ * URLs): a malformed path is a 400, a missing one the built 404 page, nothing escapes the folder, and
+ * it keeps answering afterwards. One request used to take the whole demo down.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serveStatic, type StaticServer } from '../../scripts/static-server.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'static-'));
+let server: StaticServer;
+
+/** Sends one raw HTTP request line and returns the status code. */
+function raw(requestLine: string): Promise<number> {
+  const { port } = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1', () => socket.write(`${requestLine}\r\nhost: 127.0.0.1\r\nconnection: close\r\n\r\n`));
+    let data = '';
+    socket.on('data', (d) => (data += d));
+    socket.on('end', () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(data)?.[1] ?? 0)));
+    socket.on('error', reject);
+  });
+}
+
+beforeAll(async () => {
+  mkdirSync(join(root, 'site', 'data'), { recursive: true });
+  writeFileSync(join(root, 'site', 'index.html'), '<h1>home</h1>');
+  writeFileSync(join(root, 'site', '404.html'), '<h1>no such page</h1>');
+  writeFileSync(join(root, 'site', 'data', 'index.html'), '<h1>data</h1>');
+  writeFileSync(join(root, 'secret.txt'), 'outside the site');
+  server = await serveStatic(join(root, 'site'));
+});
+afterAll(async () => {
+  await server.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('the local site server', () => {
+  const cases: Array<[string, number]> = [
+    ['GET / HTTP/1.1', 200],
+    ['GET /data/ HTTP/1.1', 200],
+    ['GET /data HTTP/1.1', 200],
+    ['GET // HTTP/1.1', 200],
+    ['GET /%zz HTTP/1.1', 400],
+    ['GET /%00 HTTP/1.1', 400],
+    ['GET /../secret.txt HTTP/1.1', 404],
+    ['GET /..%2f..%2fsecret.txt HTTP/1.1', 404],
+    ['GET /%2e%2e/secret.txt HTTP/1.1', 404],
+    ['GET http://evil.example/ HTTP/1.1', 400],
+    ['GET * HTTP/1.1', 400],
+    ['GET /nope/ HTTP/1.1', 404],
+    ['POST / HTTP/1.1', 405],
+    ['GARBAGE', 400],
+  ];
+  for (const [line, status] of cases) {
+    it(`answers ${JSON.stringify(line)} with ${status}, and keeps answering`, async () => {
+      expect(await raw(line)).toBe(status);
+      expect(await raw('GET / HTTP/1.1')).toBe(200);
+    });
+  }
+
+  it('serves the built 404 page for an unknown path', async () => {
+    const r = await fetch(`${server.url}/no/such/page/`);
+    expect(r.status).toBe(404);
+    expect(await r.text()).toContain('no such page');
+  });
+});
