@@ -56,6 +56,15 @@ const warmed = new Set<ApiId>();
 export async function warmUp(protocol: Protocol, timeouts: Timeouts): Promise<boolean> {
   if (warmed.has(protocol.api)) return false;
   warmed.add(protocol.api);
+  try {
+    await runOnce(protocol, timeouts);
+  } catch {
+    // Best effort: a warm-up that fails leaves the first probe as it was, never fails it.
+  }
+  return true;
+}
+
+async function runOnce(protocol: Protocol, timeouts: Timeouts): Promise<void> {
   // Its own clock: a probe's injected clock (a test's fake one) is never read here.
   const now: Clock = () => performance.now();
   const response = new Response(WARM_UP_STREAMS[protocol.api], { headers: WARM_UP_HEADERS });
@@ -78,5 +87,4 @@ export async function warmUp(protocol: Protocol, timeouts: Timeouts): Promise<bo
   watchdog.stop();
   meter.settle();
   fillFigures(emptySample(), { t0, headersAt: t0, meter, headerTimings, rttMs: null, failed: false });
-  return true;
 }
