@@ -16,7 +16,7 @@ const sse = (data: unknown, event?: string): string => `${event ? `event: ${even
 const line = (data: unknown): string => JSON.stringify(data) + '\n';
 
 /** One short stream per wire format: an opening event, a common token event (the fast path), a full-parse event, the end. */
-const WARM_UP_STREAMS: Record<ApiId, string> = {
+export const WARM_UP_STREAMS: Record<ApiId, string> = {
   'openai-chat': sse({ choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] })
     + sse({ id: 'w', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: 'a' }, finish_reason: null }] })
     + sse({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1 } })

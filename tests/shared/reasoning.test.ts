@@ -229,3 +229,25 @@ describe('every wire format asks for the same encoding in every runtime', () => 
     }
   });
 });
+
+describe('the first-probe warm-up', () => {
+  it('runs a clean stream of every wire format through both parse paths, once per process', async () => {
+    const { WARM_UP_STREAMS, warmUp } = await import('../../shared/warm-up.ts');
+    const { protocolFor } = await import('../../shared/protocols/index.ts');
+    const { StreamMeter } = await import('../../shared/stream-meter.ts');
+    const { API_IDS } = await import('../../shared/ids.ts');
+    const { DEFAULT_TIMEOUTS } = await import('../../shared/constants.ts');
+    for (const api of API_IDS) {
+      for (const fastPath of [true, false]) {
+        const meter = new StreamMeter(protocolFor(api), { fastPath });
+        meter.onRead(new TextEncoder().encode(WARM_UP_STREAMS[api]), 1);
+        meter.onClose(2);
+        meter.settle();
+        expect({ api, fastPath, protocolError: meter.state.protocolError, streamError: meter.state.streamError, answer: meter.firstAnswerAt !== null, complete: meter.state.endMarker || meter.state.finishReason !== null })
+          .toEqual({ api, fastPath, protocolError: null, streamError: null, answer: true, complete: true });
+      }
+      await warmUp(protocolFor(api), DEFAULT_TIMEOUTS);
+      expect(await warmUp(protocolFor(api), DEFAULT_TIMEOUTS)).toBe(false);
+    }
+  });
+});
