@@ -6,7 +6,7 @@
  * writing a rollup again (a retried tick, a late sample) replaces it with the right one.
  */
 import { ERROR_CLASSES, type ErrorClass } from './ids.ts';
-import { decodeHistogram, emptyHistogram, encodeHistogram, merge, record, type ExpHistogram } from './stats/exp-histogram.ts';
+import { decodeHistogram, emptyHistogram, encodeHistogram, merge, record, subtract, type ExpHistogram } from './stats/exp-histogram.ts';
 import type { StoredRow } from './sample-fields.ts';
 
 export const HOUR_MS = 3_600_000;
@@ -92,6 +92,56 @@ export function mergeRollups(a: Rollup, b: Rollup): Rollup {
     histograms: Object.fromEntries(ROLLUP_METRICS.map((m) => [m, merge(a.histograms[m], b.histograms[m])])) as Record<RollupMetric, ExpHistogram>,
     split,
   };
+}
+
+/** a − b, for b a part of a: counts and histograms taken out, never below zero (a's key kept). */
+export function subtractRollup(a: Rollup, b: Rollup): Rollup {
+  const errors: Partial<Record<ErrorClass, number>> = { ...a.errors };
+  for (const [c, n] of Object.entries(b.errors) as Array<[ErrorClass, number]>) {
+    const left = (errors[c] ?? 0) - n;
+    if (left > 0) errors[c] = left;
+    else delete errors[c];
+  }
+  const split = new Map(a.split);
+  for (const [source, parts] of b.split) {
+    const mine = split.get(source);
+    if (!mine) continue;
+    const left = { network_ms: subtract(mine.network_ms, parts.network_ms), server_ms: subtract(mine.server_ms, parts.server_ms) };
+    if (left.network_ms.count === 0 && left.server_ms.count === 0) split.delete(source);
+    else split.set(source, left);
+  }
+  return {
+    ...a,
+    probes: Math.max(a.probes - b.probes, 0),
+    successes: Math.max(a.successes - b.successes, 0),
+    errors,
+    histograms: Object.fromEntries(ROLLUP_METRICS.map((m) => [m, subtract(a.histograms[m], b.histograms[m])])) as Record<RollupMetric, ExpHistogram>,
+    split,
+  };
+}
+
+/** The running total of a region × target × variant × method version: a rollup whose hour is 0. */
+export const TOTAL_HOUR = 0;
+const totalKey = (r: RollupKey): string => `${r.region}|${r.target}|${r.prompt_variant}|${r.method_version}`;
+
+/**
+ * Running totals after an hour's rollup is rewritten: each total loses what the hour's previous rows
+ * counted and gains what its fresh rows count, so rewriting an hour (a retried tick, late samples)
+ * never counts twice. Returns the totals that changed.
+ */
+export function applyToTotals(totals: Rollup[], previous: Rollup[], fresh: Rollup[]): Rollup[] {
+  const byKey = new Map(totals.map((t) => [totalKey(t), t]));
+  const changed = new Set<string>();
+  const start = (r: Rollup): Rollup => byKey.get(totalKey(r)) ?? { ...emptyRollup(r), hour: TOTAL_HOUR };
+  for (const p of previous) {
+    byKey.set(totalKey(p), subtractRollup(start(p), p));
+    changed.add(totalKey(p));
+  }
+  for (const f of fresh) {
+    byKey.set(totalKey(f), mergeRollups(start(f), f));
+    changed.add(totalKey(f));
+  }
+  return [...changed].sort().map((k) => ({ ...byKey.get(k)!, hour: TOTAL_HOUR }));
 }
 
 /** Error counts as stored: every class, in the contract's order, so equal rollups give equal text. */

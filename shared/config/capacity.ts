@@ -30,10 +30,14 @@ export const PLAN_LIMITS: Record<'free' | 'paid', PlanLimits> = {
 export const D1_ROWS_WRITTEN_PER_SAMPLE = 4;
 /** Rows a probe writes to its regional object's storage: its job queued, then removed (more only while D1 is down). */
 export const DO_ROWS_WRITTEN_PER_PROBE = 2;
-/** D1 rows written per hourly rollup row: the upsert (the key is the table, no index), then its retention delete. */
-export const D1_ROWS_WRITTEN_PER_ROLLUP = 2;
+/** Rolling up a region's hour writes, per target × variant, its hourly row and its running total (each key is its table: no index). */
+export const ROLLUP_ROWS_WRITTEN_PER_PAIR = 2;
+/** Retention deletes each hourly rollup row once. */
+const ROLLUP_ROWS_DELETED_PER_PAIR = 1;
 /** Rolling up a region's hour reads every sample of that hour once (all regions': the key leads with tick_id). */
 export const ROLLUP_ROWS_READ_PER_SAMPLE_IN_HOUR = 1;
+/** … and, per target × variant, the hour's previous row and the running total. */
+export const ROLLUP_ROWS_READ_PER_PAIR = 2;
 /** Rows a regional object writes per hour for its rollup bookkeeping: the hour marked dirty, then cleared. */
 export const DO_ROWS_WRITTEN_PER_REGION_HOUR = 2;
 const HOURS_PER_DAY = 24;
@@ -95,8 +99,8 @@ export function capacity(config: ObservatoryConfig): Capacity {
   const regionTicksPerDay = config.regions.length * ticksPerDay;
   // One rollup row per hour for each region × target × variant probed; each region's rollup reads the hour's samples of all regions.
   const rollupRowsPerDay = perTick * HOURS_PER_DAY;
-  const d1RowsWrittenPerDay = probesPerDay * D1_ROWS_WRITTEN_PER_SAMPLE + rollupRowsPerDay * D1_ROWS_WRITTEN_PER_ROLLUP;
-  const d1RowsReadPerDay = config.regions.length * probesPerDay * ROLLUP_ROWS_READ_PER_SAMPLE_IN_HOUR;
+  const d1RowsWrittenPerDay = probesPerDay * D1_ROWS_WRITTEN_PER_SAMPLE + rollupRowsPerDay * (ROLLUP_ROWS_WRITTEN_PER_PAIR + ROLLUP_ROWS_DELETED_PER_PAIR);
+  const d1RowsReadPerDay = config.regions.length * probesPerDay * ROLLUP_ROWS_READ_PER_SAMPLE_IN_HOUR + rollupRowsPerDay * ROLLUP_ROWS_READ_PER_PAIR;
   const doRowsWrittenPerDay = probesPerDay * DO_ROWS_WRITTEN_PER_PROBE + config.regions.length * HOURS_PER_DAY * DO_ROWS_WRITTEN_PER_REGION_HOUR;
   // One alarm invocation per probe, plus one RPC per region and tick.
   const doRequestsPerDay = probesPerDay + regionTicksPerDay;

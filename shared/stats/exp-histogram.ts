@@ -85,6 +85,34 @@ export function merge(a: ExpHistogram, b: ExpHistogram): ExpHistogram {
   };
 }
 
+/**
+ * a − b, bucket by bucket, for b a part of a (an hour's old rollup taken out of a running total);
+ * never below zero (a part counted before the total began is not there to take out). min and max
+ * cannot be taken out: a's stay. Empty buckets are dropped, so the result is canonical.
+ */
+export function subtract(a: ExpHistogram, b: ExpHistogram): ExpHistogram {
+  const buckets = new Map(a.buckets);
+  let taken = 0;
+  for (const [i, n] of b.buckets) {
+    const have = buckets.get(i) ?? 0;
+    const left = Math.max(have - n, 0);
+    taken += have - left;
+    if (left === 0) buckets.delete(i);
+    else buckets.set(i, left);
+  }
+  const zeroCount = Math.max(a.zeroCount - b.zeroCount, 0);
+  taken += a.zeroCount - zeroCount;
+  const count = a.count - taken;
+  return { ...a, count, zeroCount, sumUnits: Math.max(a.sumUnits - b.sumUnits, 0), min: count === 0 ? Infinity : a.min, max: count === 0 ? -Infinity : a.max, buckets };
+}
+
+/** How many values are at most `bound`, counting a bucket by its upper bound (off by at most the one bucket that straddles it). */
+export function countAtMost(h: ExpHistogram, bound: number): number {
+  let n = bound >= 0 ? h.zeroCount : 0;
+  for (const [i, c] of h.buckets) if (lowerBound(i + 1) <= bound) n += c;
+  return n;
+}
+
 export function sumOf(h: ExpHistogram): number {
   return h.sumUnits * SUM_UNIT_MS;
 }

@@ -65,10 +65,10 @@ describe('capacity', () => {
     const c = capacity(config);
     // 3 regions × 5 targets × 1 variant × 288 ticks
     expect(c.probesPerDay).toBe(3 * 5 * 288);
-    // 4 rows per sample, and 2 per hourly rollup row (3 × 5 a hour).
-    expect(c.d1RowsWrittenPerDay).toBe(3 * 5 * 288 * 4 + 3 * 5 * 24 * 2);
-    // Each region's hourly rollup reads the hour's samples of all 3 regions.
-    expect(c.d1RowsReadPerDay).toBe(3 * 3 * 5 * 288);
+    // 4 rows per sample; per hourly rollup (3 × 5 a hour) its row and its running total, then the row's retention delete.
+    expect(c.d1RowsWrittenPerDay).toBe(3 * 5 * 288 * 4 + 3 * 5 * 24 * 3);
+    // Each region's hourly rollup reads the hour's samples of all 3 regions, and per pair its previous row and total.
+    expect(c.d1RowsReadPerDay).toBe(3 * 3 * 5 * 288 + 3 * 5 * 24 * 2);
     expect(c.doRowsWrittenPerDay).toBe(3 * 5 * 288 * 2 + 3 * 24 * 2);
     expect(c.spread).toBe(1);
     expect(c.bindingLimit).toBeNull();

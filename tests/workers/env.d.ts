@@ -7,3 +7,8 @@ declare namespace Cloudflare {
     REFERENCE_KEY: string;
   }
 }
+
+/** The Prometheus text parser the /metrics test reads the output with (it ships no types). */
+declare module 'parse-prometheus-text-format' {
+  export default function parsePrometheusTextFormat(text: string): unknown[];
+}

@@ -13,10 +13,12 @@ import { expectConsoleErrors } from './console-errors.ts';
 import { config } from './test-config.ts';
 import { METHOD_VERSION } from '../../shared/constants.ts';
 import { HOUR_MS, rollUp } from '../../shared/rollup.ts';
-import { deleteRollupsBefore, rollupsIn, samplesOfHour, upsertRollups } from '../../workers/observatory/db/rollups.ts';
-import { D1_ROWS_WRITTEN_PER_ROLLUP, ROLLUP_ROWS_READ_PER_SAMPLE_IN_HOUR } from '../../shared/config/capacity.ts';
+import { deleteRollupsBefore, rollupsIn, rollupTotals, samplesOfHour } from '../../workers/observatory/db/rollups.ts';
+import { rollUpHour } from '../../workers/observatory/rollup-hour.ts';
+import { ROLLUP_ROWS_READ_PER_PAIR, ROLLUP_ROWS_READ_PER_SAMPLE_IN_HOUR, ROLLUP_ROWS_WRITTEN_PER_PAIR } from '../../shared/config/capacity.ts';
 import { meterD1 } from './d1-meter.ts';
-import { HISTOGRAM_RELATIVE_ERROR, encodeHistogram, quantile } from '../../shared/stats/exp-histogram.ts';
+import { HISTOGRAM_RELATIVE_ERROR, encodeHistogram, quantile, sumOf } from '../../shared/stats/exp-histogram.ts';
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { percentile } from '../../shared/stats/percentile.ts';
 
 const REGIONS = config.regions.map((r) => r.code);
@@ -130,25 +132,78 @@ describe('percentiles from the rollups', () => {
 });
 
 describe('what a rollup costs (the capacity model counts these)', () => {
-  it('reads the hour\'s samples of every region once and writes one row per region × target × variant', async () => {
+  it('reads the hour\'s samples of every region, the hour\'s previous rows and the region\'s totals; writes a row and a total per region × target × variant', async () => {
     const hour = HOUR + 4 * HOUR_MS;
     for (const t of [hour, hour + FIVE_MIN]) {
       await fireCron(t);
       await drain(REGIONS);
     }
+    const inHour = (await env.DB.prepare('SELECT COUNT(*) AS n FROM samples WHERE tick_id >= ? AND tick_id < ?').bind(hour, hour + HOUR_MS).first<{ n: number }>())!.n;
+    const pairs = (await rollupTotals(env.DB, { regions: ['weur'] })).length;
+    expect(pairs).toBe(3);
     const meter = meterD1(env.DB);
-    const rollups = rollUp(await samplesOfHour(meter.db, 'weur', hour));
-    const inHour = await env.DB.prepare('SELECT COUNT(*) AS n FROM samples WHERE tick_id >= ? AND tick_id < ?').bind(hour, hour + HOUR_MS).first<{ n: number }>();
+    await rollUpHour(meter.db, 'weur', hour);
     // The unique key leads with tick_id: the hour's rows of every region are scanned, the region filtered after.
-    expect(meter.rowsRead).toBe(inHour!.n * ROLLUP_ROWS_READ_PER_SAMPLE_IN_HOUR);
-    meter.reset();
-    await upsertRollups(meter.db, rollups);
-    expect(rollups).toHaveLength(3);
-    expect(meter.rowsWritten).toBe(rollups.length * (D1_ROWS_WRITTEN_PER_ROLLUP - 1));
-    // Retention deletes each row once: the other row written per rollup.
+    expect(meter.rowsRead).toBe(inHour * ROLLUP_ROWS_READ_PER_SAMPLE_IN_HOUR + pairs * ROLLUP_ROWS_READ_PER_PAIR);
+    expect(meter.rowsWritten).toBe(pairs * ROLLUP_ROWS_WRITTEN_PER_PAIR);
+    // Retention deletes each hourly row once.
     meter.reset();
     const deleted = await deleteRollupsBefore(meter.db, hour + HOUR_MS);
     expect(deleted).toBeGreaterThanOrEqual(9);
     expect(meter.rowsWritten).toBe(deleted);
+  });
+});
+
+describe('running totals', () => {
+  it('equal the sum of every hourly row, whatever was rewritten', async () => {
+    const hourly = await rollupsIn(env.DB, { fromHour: 0, toHour: HOUR + 100 * HOUR_MS });
+    const totals = await rollupTotals(env.DB);
+    // The cost test above deleted some hours' rows after counting them: compare the hours still there.
+    for (const t of totals) {
+      const rows = hourly.filter((r) => r.region === t.region && r.target === t.target && r.prompt_variant === t.prompt_variant && r.method_version === t.method_version);
+      expect(t.probes).toBeGreaterThanOrEqual(rows.reduce((n, r) => n + r.probes, 0));
+    }
+    const enamChat = totals.find((t) => t.region === 'enam' && t.target === 'ref-chat')!;
+    // enam ref-chat: 3 probes at 12:00, 2 at 14:00 (one late), 2 at 16:00; the 12:00 retry counted once.
+    expect(enamChat.probes).toBe(7);
+    expect(enamChat.histograms.ttft_ms.count).toBe(7);
+  });
+});
+
+describe('GET /metrics', () => {
+  type Family = { name: string; type: string; metrics: Array<{ labels?: Record<string, string>; value?: string; buckets?: Record<string, string>; count?: string; sum?: string }> };
+  /** One labelled histogram series alone (the parser flattens only unlabelled histograms): its lines, with its labels but `le` taken off. */
+  function series(text: string, name: string, labels: Record<string, string>): Family['metrics'][number] {
+    const selector = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+    const lines = text.split('\n').filter((l) => l.startsWith(name) && selector.every((s) => l.includes(s)))
+      .map((l) => l.replace(/\{([^}]*)\}/, (_m, inner: string) => { const le = /le="[^"]*"/.exec(inner); return le ? `{${le[0]}}` : ''; }));
+    const [family] = parsePrometheusTextFormat(`# TYPE ${name} histogram\n${lines.join('\n')}\n`) as Family[];
+    return family.metrics[0];
+  }
+
+  it('is Prometheus text a real parser reads: counters and histograms in seconds that match the totals', async () => {
+    const r = await SELF.fetch('https://observatory.test/metrics');
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+    const text = await r.text();
+    const families = parsePrometheusTextFormat(text) as Family[];
+    const family = (name: string) => families.find((f) => f.name === name)!;
+    expect(families.map((f) => [f.name, f.type])).toEqual(expect.arrayContaining([['llm_probes_total', 'COUNTER'], ['llm_probe_failures_total', 'COUNTER'], ['llm_ttft_seconds', 'HISTOGRAM'], ['llm_ttft_network_seconds', 'HISTOGRAM'], ['llm_decode_tokens_per_second', 'HISTOGRAM']]));
+    const totals = await rollupTotals(env.DB, { methodVersion: METHOD_VERSION });
+    expect(totals.length).toBeGreaterThan(0);
+    for (const t of totals) {
+      const labels = { region: t.region, target: t.target, prompt_variant: t.prompt_variant };
+      expect(family('llm_probes_total').metrics.find((m) => JSON.stringify(m.labels) === JSON.stringify(labels))!.value).toBe(String(t.probes));
+      const failures = family('llm_probe_failures_total').metrics.filter((m) => m.labels!.region === t.region && m.labels!.target === t.target);
+      expect(failures.reduce((n, m) => n + Number(m.value), 0)).toBe(t.probes - t.successes);
+      const ttft = series(text, 'llm_ttft_seconds', labels);
+      expect(Number(ttft.count)).toBe(t.histograms.ttft_ms.count);
+      // Cumulative buckets: never decreasing, ending at the count.
+      const counts = Object.entries(ttft.buckets!).sort((a, b) => (a[0] === '+Inf' ? 1 : b[0] === '+Inf' ? -1 : Number(a[0]) - Number(b[0]))).map(([, v]) => Number(v));
+      expect(counts).toEqual([...counts].sort((a, b) => a - b));
+      expect(counts.at(-1)).toBe(t.histograms.ttft_ms.count);
+      expect(Number(ttft.sum)).toBeCloseTo(sumOf(t.histograms.ttft_ms) / 1000, 6);
+    }
+    expect(text).toMatch(/llm_ttft_network_seconds_count\{region="weur",target="ref-chat",prompt_variant="tiny",split_source="server-timing.total"\} \d+/);
   });
 });

@@ -10,8 +10,9 @@ import { findRegion, findTarget, findVariant, getConfig, type Job } from './conf
 import { COLO_REFRESH_MS, fetchColo } from './colo.ts';
 import { MissingSecretError, runJob } from './probe-job.ts';
 import { insertSamples, storedKeys } from './db/samples.ts';
-import { samplesOfHour, upsertRollups } from './db/rollups.ts';
-import { hourOf, rollUp } from '../../shared/rollup.ts';
+import { rollUpHour } from './rollup-hour.ts';
+import { hourOf } from '../../shared/rollup.ts';
+import { MS_PER_DAY } from '../../shared/config/capacity.ts';
 import type { StoredSample } from './db/sample-row.ts';
 import type { RegionConfig } from '../../shared/config/types.ts';
 
@@ -120,15 +121,19 @@ export class RegionProber extends DurableObject<Env> {
    */
   private async rollUpDirtyHours(region: string): Promise<boolean> {
     const ended = hourOf(Date.now());
+    const rawFrom = Date.now() - getConfig().retentionDays * MS_PER_DAY;
     const hours = this.ctx.storage.sql.exec<Row>('SELECT hour FROM dirty_hours WHERE hour < ? ORDER BY hour', ended).toArray().map((r) => Number(r.hour));
     for (const hour of hours) {
-      try {
-        await upsertRollups(this.env.DB, rollUp(await samplesOfHour(this.env.DB, region, hour)));
-      } catch (e) {
-        const message = e instanceof Error ? e.message : String(e);
-        this.setMeta('last_flush_error', message.slice(0, 200));
-        console.error(`region ${region}: rollup of hour ${new Date(hour).toISOString()} failed, kept for retry: ${message}`);
-        return false;
+      // An hour whose samples retention has deleted cannot be rolled up again: its rows stay as they are.
+      if (hour >= rawFrom) {
+        try {
+          await rollUpHour(this.env.DB, region, hour);
+        } catch (e) {
+          const message = e instanceof Error ? e.message : String(e);
+          this.setMeta('last_flush_error', message.slice(0, 200));
+          console.error(`region ${region}: rollup of hour ${new Date(hour).toISOString()} failed, kept for retry: ${message}`);
+          return false;
+        }
       }
       this.ctx.storage.sql.exec('DELETE FROM dirty_hours WHERE hour = ?', hour);
     }

@@ -15,6 +15,8 @@ import { HOUR_MS } from '../../../shared/rollup.ts';
 import { MS_PER_DAY } from '../../../shared/config/capacity.ts';
 import { HISTOGRAM_RELATIVE_ERROR, HISTOGRAM_SCALE } from '../../../shared/stats/exp-histogram.ts';
 import { ERROR_CLASSES } from '../../../shared/ids.ts';
+import { rollupTotals } from '../db/rollups.ts';
+import { PROMETHEUS_CONTENT_TYPE, prometheusText } from './prometheus.ts';
 import { onlyKnown, parseBoolean, parseChoice, parseInt, parseList, parseWindow } from './query.ts';
 
 function csvResponse(body: string, filename: string): Response {
@@ -201,6 +203,11 @@ app.post('/api/v1/ticks', async (c) => {
     tickId = tickIdFor(body.tick_id);
   }
   return c.json(await runTick(c.env, tickId, body.backfill === true), 202);
+});
+
+app.get('/metrics', async (c) => {
+  const totals = await rollupTotals(c.env.DB, { methodVersion: METHOD_VERSION });
+  return new Response(prometheusText(totals), { headers: { 'content-type': PROMETHEUS_CONTENT_TYPE } });
 });
 
 app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route for ${c.req.method} ${new URL(c.req.url).pathname}` } }, 404));

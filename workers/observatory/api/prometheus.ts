@@ -1,0 +1,69 @@
+/**
+ * `GET /metrics`: the running totals of the hourly rollups in the Prometheus text exposition format
+ * (version 0.0.4), so users can keep their own dashboards and alerts. Per region × target × prompt
+ * variant: probe and failure counters, and a classic histogram per figure in seconds (decode speed in
+ * tokens per second), the split's parts per split_source. A classic bucket counts an exponential
+ * bucket by its upper bound: a count is off by at most the one bucket (1.1 % wide) that straddles it.
+ * Counters only grow: an hour rolled up again replaces its share of the totals, never adds it twice.
+ */
+import { ERROR_CLASSES } from '../../../shared/ids.ts';
+import { SPLIT_METRICS, type Rollup, type RollupMetric } from '../../../shared/rollup.ts';
+import { countAtMost, sumOf, type ExpHistogram } from '../../../shared/stats/exp-histogram.ts';
+
+export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
+/** Bucket bounds in seconds for latencies, and in tokens per second for decode speed. */
+const SECONDS_BOUNDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+const TPS_BOUNDS = [5, 10, 20, 50, 100, 200, 500, 1000];
+const MS_PER_S = 1000;
+
+interface Family {
+  name: string;
+  help: string;
+  /** Value scale from the histogram's unit (ms) to the metric's. */
+  perUnit: number;
+  bounds: number[];
+}
+
+const HISTOGRAMS: Array<[RollupMetric, Family]> = [
+  ['ttft_ms', { name: 'llm_ttft_seconds', help: 'Time to first token (any output, reasoning included), successful probes.', perUnit: 1 / MS_PER_S, bounds: SECONDS_BOUNDS }],
+  ['ttfa_ms', { name: 'llm_ttfa_seconds', help: 'Time to the first answer token (after streamed reasoning), successful probes.', perUnit: 1 / MS_PER_S, bounds: SECONDS_BOUNDS }],
+  ['tpot_ms', { name: 'llm_tpot_seconds', help: 'Time per output token of the answer, per probe.', perUnit: 1 / MS_PER_S, bounds: SECONDS_BOUNDS }],
+  ['itl_p99_ms', { name: 'llm_itl_p99_seconds', help: 'Per-probe p99 of the gaps between token-bearing chunks.', perUnit: 1 / MS_PER_S, bounds: SECONDS_BOUNDS }],
+  ['total_ms', { name: 'llm_total_seconds', help: 'End-to-end latency of a streamed completion.', perUnit: 1 / MS_PER_S, bounds: SECONDS_BOUNDS }],
+  ['decode_tps', { name: 'llm_decode_tokens_per_second', help: 'Decode speed after the first answer token (1000 / TPOT).', perUnit: 1, bounds: TPS_BOUNDS }],
+];
+const SPLIT_FAMILIES: Record<(typeof SPLIT_METRICS)[number], Family> = {
+  network_ms: { name: 'llm_ttft_network_seconds', help: 'Network part of TTFT, per split source.', perUnit: 1 / MS_PER_S, bounds: SECONDS_BOUNDS },
+  server_ms: { name: 'llm_ttft_server_seconds', help: 'Server part of TTFT, per split source.', perUnit: 1 / MS_PER_S, bounds: SECONDS_BOUNDS },
+};
+
+const escape = (v: string): string => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+const labels = (pairs: Record<string, string>): string => `{${Object.entries(pairs).map(([k, v]) => `${k}="${escape(v)}"`).join(',')}}`;
+const number = (x: number): string => (Number.isInteger(x) ? String(x) : String(Math.round(x * 1e9) / 1e9));
+
+function histogramLines(out: string[], f: Family, base: Record<string, string>, h: ExpHistogram): void {
+  for (const bound of f.bounds) out.push(`${f.name}_bucket${labels({ ...base, le: String(bound) })} ${countAtMost(h, bound / f.perUnit)}`);
+  out.push(`${f.name}_bucket${labels({ ...base, le: '+Inf' })} ${h.count}`);
+  out.push(`${f.name}_sum${labels(base)} ${number(sumOf(h) * f.perUnit)}`);
+  out.push(`${f.name}_count${labels(base)} ${h.count}`);
+}
+
+export function prometheusText(totals: Rollup[]): string {
+  const out: string[] = [];
+  const base = (t: Rollup) => ({ region: t.region, target: t.target, prompt_variant: t.prompt_variant });
+  out.push('# HELP llm_probes_total Probes run (each one streamed completion).', '# TYPE llm_probes_total counter');
+  for (const t of totals) out.push(`llm_probes_total${labels(base(t))} ${t.probes}`);
+  out.push('# HELP llm_probe_failures_total Failed probes by error class (MEASUREMENT.md).', '# TYPE llm_probe_failures_total counter');
+  for (const t of totals) for (const c of ERROR_CLASSES) out.push(`llm_probe_failures_total${labels({ ...base(t), error: c })} ${t.errors[c] ?? 0}`);
+  for (const [metric, f] of HISTOGRAMS) {
+    out.push(`# HELP ${f.name} ${f.help}`, `# TYPE ${f.name} histogram`);
+    for (const t of totals) histogramLines(out, f, base(t), t.histograms[metric]);
+  }
+  for (const m of SPLIT_METRICS) {
+    const f = SPLIT_FAMILIES[m];
+    out.push(`# HELP ${f.name} ${f.help}`, `# TYPE ${f.name} histogram`);
+    for (const t of totals) for (const [source, parts] of [...t.split.entries()].sort((a, b) => a[0].localeCompare(b[0]))) histogramLines(out, f, { ...base(t), split_source: source }, parts[m]);
+  }
+  return out.join('\n') + '\n';
+}
