@@ -16,8 +16,10 @@ export const CLI = fileURLToPath(new URL('../cli/probe.ts', import.meta.url));
 export interface RecordedTruth {
   name: string;
   api: string;
-  /** Errors per CLI label, in run order. */
+  /** Errors per CLI label, in run order: ttft_ms − the time the first token's write returned. */
   errors: Record<string, number[]>;
+  /** ttft_ms − the time that write began, per CLI label: never negative unless the probe stamps too early. */
+  afterWriteStart: Record<string, number[]>;
 }
 
 /** Recordings of a 200 stream with at least one token: what a first-token error can be measured on. */
@@ -50,15 +52,17 @@ export async function cliOnRecordings(runs: number, recordings = timedRecordings
       const recorded = new URL(f.request.url);
       const url = `${server.url}/${key}${recorded.pathname}${recorded.search}`;
       const errors: Record<string, number[]> = Object.fromEntries(Object.keys(clis).map((label) => [label, []]));
+      const afterWriteStart: Record<string, number[]> = Object.fromEntries(Object.keys(clis).map((label) => [label, []]));
       for (let r = 0; r < runs; r++) {
         for (const [label, cli] of Object.entries(clis)) {
           const sample = await probeOnce(cli, url, f);
           const record = server.records.filter((x) => x.key === key).at(-1);
           if (!record?.firstTokenAt || sample.ttft_ms === null) throw new Error(`${key}: no first token measured (${sample.error}: ${sample.error_detail})`);
           errors[label].push(sample.ttft_ms - (record.firstTokenAt - sample.started_at));
+          afterWriteStart[label].push(sample.ttft_ms - (record.firstTokenWriteStartAt! - sample.started_at));
         }
       }
-      results.push({ name: key, api: apiIdOf(f), errors });
+      results.push({ name: key, api: apiIdOf(f), errors, afterWriteStart });
     }
   } finally {
     await server.close();

@@ -17,6 +17,9 @@ export interface ReplayRecord {
   arrivedAt: number;
   /** Epoch ms when the write of the first token's event returned; null for a stream without one. */
   firstTokenAt: number | null;
+  /** Epoch ms just before that write began: no client can have the token earlier (on a busy machine the
+   * server may be descheduled after the write, so only this bound holds from below). */
+  firstTokenWriteStartAt: number | null;
 }
 
 export interface ReplayTruthServer {
@@ -78,7 +81,7 @@ export async function startReplayTruthServer(route: ReplayRoute, opts: { prefill
       return;
     }
     const { events, first, headers } = prepare(found.fixture);
-    const record: ReplayRecord = { key: found.key, arrivedAt, firstTokenAt: null };
+    const record: ReplayRecord = { key: found.key, arrivedAt, firstTokenAt: null, firstTokenWriteStartAt: null };
     records.push(record);
     res.writeHead(found.fixture.response.status, headers);
     res.flushHeaders();
@@ -89,6 +92,7 @@ export async function startReplayTruthServer(route: ReplayRoute, opts: { prefill
       return;
     }
     await sleep(opts.prefillMs);
+    record.firstTokenWriteStartAt = epochNow();
     res.write(events[first]);
     record.firstTokenAt = epochNow(); // after write(): the bytes are with the kernel
     for (let i = first + 1; i < events.length; i++) {

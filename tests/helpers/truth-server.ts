@@ -8,8 +8,10 @@ import type { AddressInfo } from 'node:net';
 
 export interface TruthServer {
   url: string;
-  /** Epoch ms of each completion's first-token write, in arrival order. */
+  /** Epoch ms of each completion's first-token write (when it returned), in arrival order. */
   firstTokenAt: number[];
+  /** Epoch ms just before each first-token write began: the bound that holds from below on a busy machine. */
+  firstTokenWriteStartAt: number[];
   close(): Promise<void>;
 }
 
@@ -19,6 +21,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** `x-mode: hold` holds the headers until the first token; otherwise headers go out at once. */
 export async function startTruthServer(opts: { prefillMs: number; tokens: number; tokenGapMs: number }): Promise<TruthServer> {
   const firstTokenAt: number[] = [];
+  const firstTokenWriteStartAt: number[] = [];
   const server: Server = createServer(async (req, res) => {
     const arrived = performance.now();
     if (req.method === 'GET') {
@@ -38,6 +41,7 @@ export async function startTruthServer(opts: { prefillMs: number; tokens: number
       await sleep(opts.prefillMs);
       res.writeHead(200, { ...sse, 'server-timing': `queue;dur=0, prefill;dur=${(performance.now() - arrived).toFixed(3)}` });
     }
+    firstTokenWriteStartAt.push(epochNow());
     res.write(chunk('t0'));
     firstTokenAt.push(epochNow()); // after write(): the bytes are with the kernel
     for (let i = 1; i < opts.tokens; i++) {
@@ -52,6 +56,7 @@ export async function startTruthServer(opts: { prefillMs: number; tokens: number
   return {
     url: `http://127.0.0.1:${port}`,
     firstTokenAt,
+    firstTokenWriteStartAt,
     close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
   };
 }

@@ -54,10 +54,12 @@ for (const mode of ['immediate', 'hold']) {
       const before = server.firstTokenAt.length;
       const samples = await probeJson(server.url, mode);
       const truth = server.firstTokenAt.slice(before);
+      const writeStart = server.firstTokenWriteStartAt.slice(before);
       expect(truth).toHaveLength(N);
       for (const s of samples) expect(s).toMatchObject({ error: null, output_tokens: TOKENS, tokens_exact: true, split_source: 'server-timing.prefill', split_note: null, warm: true });
       const errors = samples.map((s, i) => s.ttft_ms! - (truth[i] - s.started_at));
-      for (const e of errors) expect(e).toBeGreaterThan(-CLOCK_SLACK_MS);
+      // Never before the server began to write the token (its stamp after the write can lag on a busy machine).
+      for (const [i, s] of samples.entries()) expect(s.ttft_ms! - (writeStart[i] - s.started_at)).toBeGreaterThan(-CLOCK_SLACK_MS);
       expect(median(errors)!).toBeLessThan(TOKEN_GAP_MS / 2);
       // The sample's own arithmetic holds: ttft = network + server, neither negative.
       for (const s of samples) {
