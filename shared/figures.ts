@@ -27,6 +27,8 @@ export function fillFigures(sample: Sample, m: Measured): void {
   const ht = m.headerTimings;
   if (ht) sample.server_timings = ht.timings;
   sample.rtt_ms = rounded(m.rttMs);
+  // Known for every probe of this method version: no stream, no reasoning streamed.
+  sample.reasoning_streamed = false;
   if (meter) fillStreamFigures(sample, meter, t0, m.failed);
 
   const s = meter?.state;
@@ -94,8 +96,9 @@ function fillStreamFigures(sample: Sample, meter: StreamMeter, t0: number, faile
 function decodeTpot(meter: StreamMeter, outputTokens: number, answerTokens: number | null): number | null {
   const from = answerTokens === null ? meter.firstTokenAt! : meter.firstAnswerAt!;
   const tokens = answerTokens ?? outputTokens;
-  let reads = 0;
-  for (const t of meter.tokenReadTimes) if (t >= from) reads++;
-  if (tokens < 2 || reads < 2) return null;
+  // Reads counted by position, not by time: on a 1 ms clock a reasoning read can share the first answer read's time.
+  const reads = meter.tokenReadTimes.length - (answerTokens === null ? 0 : meter.firstAnswerRead!);
+  // A zero span across reads is not observable decode time either (reads within one clock tick).
+  if (tokens < 2 || reads < 2 || meter.lastTokenAt! === from) return null;
   return (meter.lastTokenAt! - from) / (tokens - 1);
 }

@@ -13,6 +13,8 @@ export class StreamMeter {
   firstByteAt: number | null = null;
   firstTokenAt: number | null = null;
   firstAnswerAt: number | null = null;
+  /** Index in tokenReadTimes of the first read that carried answer output. */
+  firstAnswerRead: number | null = null;
   lastTokenAt: number | null = null;
   endAt: number | null = null;
   bytes = 0;
@@ -64,7 +66,10 @@ export class StreamMeter {
       this.lastTokenAt = t;
       this.tokenReadTimes.push(t);
     }
-    if (s.readHasAnswer && this.firstAnswerAt === null) this.firstAnswerAt = t;
+    if (s.readHasAnswer && this.firstAnswerAt === null) {
+      this.firstAnswerAt = t;
+      this.firstAnswerRead = this.tokenReadTimes.length - 1;
+    }
     if (s.endMarker && this.endAt === null) this.endAt = t;
   }
 

@@ -45,8 +45,8 @@ export const WARM_UP_STREAMS: Record<ApiId, string> = {
 
 const WARM_UP_HEADERS = { 'content-type': 'text/event-stream', 'server-timing': 'total;dur=1, app;dur=0.5', 'openai-processing-ms': '1' };
 
-/** Wire formats already warmed in this process or isolate. */
-const warmed = new Set<ApiId>();
+/** The warm-up of each wire format in this process or isolate: begun once, awaited by every probe. */
+const warming = new Map<ApiId, Promise<void>>();
 
 /**
  * Warms the timed path for one wire format, once per process or isolate: the runtime's Response and
@@ -54,13 +54,17 @@ const warmed = new Set<ApiId>();
  * watchdog and the figures. Returns false when it was warm already.
  */
 export async function warmUp(protocol: Protocol, timeouts: Timeouts): Promise<boolean> {
-  if (warmed.has(protocol.api)) return false;
-  warmed.add(protocol.api);
-  try {
-    await runOnce(protocol, timeouts);
-  } catch {
-    // Best effort: a warm-up that fails leaves the first probe as it was, never fails it.
+  const running = warming.get(protocol.api);
+  if (running) {
+    // Probes run side by side: the second waits for the first one's warm-up instead of starting cold.
+    await running;
+    return false;
   }
+  const done = runOnce(protocol, timeouts).catch(() => {
+    // Best effort: a warm-up that fails leaves the first probe as it was, never fails it.
+  });
+  warming.set(protocol.api, done);
+  await done;
   return true;
 }
 

@@ -88,7 +88,8 @@ export function merge(a: ExpHistogram, b: ExpHistogram): ExpHistogram {
 /**
  * a − b, bucket by bucket, for b a part of a (an hour's old rollup taken out of a running total);
  * never below zero (a part counted before the total began is not there to take out). min and max
- * cannot be taken out: a's stay. Empty buckets are dropped, so the result is canonical.
+ * cannot be taken out: a's stay, so the result's counts, buckets and sum are exact but its extremes
+ * may be stale: take no quantile of it (the running totals only feed counters and classic buckets).
  */
 export function subtract(a: ExpHistogram, b: ExpHistogram): ExpHistogram {
   const buckets = new Map(a.buckets);

@@ -156,6 +156,32 @@ describe('reasoning reported in usage: TPOT is the decode of the answer', () => 
     });
   }
 
+  it('TPOT is null when a reasoning read and the whole answer share one clock tick (a 1 ms Worker clock)', async () => {
+    const w = WIRES['openai-chat'];
+    const s = await probe('openai-chat', [
+      { at: 100, data: w.reasoning('r') },
+      { at: 100, data: w.answer('a ') + w.answer('b ') },
+      { at: 101, data: w.close('stop', 52, 50) },
+    ]);
+    expect(s).toMatchObject({ error: null, answer_tokens: 2, reasoning_streamed: true, tpot_ms: null, decode_tps: null });
+    const sameTick = await probe('openai-chat', [
+      { at: 100, data: w.open },
+      { at: 200, data: w.answer('a ') },
+      { at: 200, data: w.answer('b ') },
+      { at: 201, data: w.close('stop', 2, null) },
+    ]);
+    expect(sameTick).toMatchObject({ error: null, chunks: 2, tpot_ms: null });
+  });
+
+  it('a probe that failed before any stream says no reasoning was streamed (not unknown)', async () => {
+    const clock = new FakeClock();
+    const { sample } = await runProbe({
+      target: { id: 't', api: 'openai-chat', url: 'http://127.0.0.1:9/', model: 'm' }, prompt: { id: 'p', promptTokens: 10, maxTokens: 8 }, now: clock.now,
+      fetch: scriptedFetch({ status: 429, headers: { 'content-type': 'application/json' }, steps: [{ data: '{"error":{"message":"slow down"}}' }] }, clock),
+    });
+    expect(sample).toMatchObject({ error: 'rate_limited', reasoning_streamed: false, reasoning_tokens: null });
+  });
+
   it('TPOT is null when the answer arrives in a single read, even with many tokens', async () => {
     const w = WIRES['openai-chat'];
     const s = await probe('openai-chat', [

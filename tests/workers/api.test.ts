@@ -82,8 +82,10 @@ describe('GET /api/v1/*', () => {
     expect(chat.p50 as number).toBeGreaterThan(0);
     const broken = body.groups.find((g) => g.target === 'ref-broken')!;
     expect(broken).toMatchObject({ n: 0, samples: 2, errors: 2, error_rate: 1, p50: null });
-    const byTarget = await (await get('/api/v1/percentiles?metric=tpot_ms&by=target&target=ref-chat,ref-messages')).json<{ groups: Array<{ target: string; n: number }> }>();
-    expect(byTarget.groups.map((g) => [g.target, g.n])).toEqual([['ref-chat', 6], ['ref-messages', 6]]);
+    const byTarget = await (await get('/api/v1/percentiles?metric=tpot_ms&by=target&target=ref-chat,ref-messages')).json<{ groups: Array<{ target: string; n: number; samples: number }> }>();
+    expect(byTarget.groups.map((g) => [g.target, g.samples])).toEqual([['ref-chat', 6], ['ref-messages', 6]]);
+    // TPOT is null for a probe whose 1 ms-apart answer reads fell within one clock tick, so n may be below samples.
+    for (const g of byTarget.groups) expect(g.n).toBeLessThanOrEqual(g.samples);
     const csv = await (await get('/api/v1/percentiles?by=region&format=csv')).text();
     expect(csv.split('\r\n')[0]).toBe('region,n,samples,errors,error_rate,p50,p50_ci_low,p50_ci_high,p90,p90_ci_low,p90_ci_high,p95,p95_ci_low,p95_ci_high,p99,p99_ci_low,p99_ci_high');
   });
