@@ -8,6 +8,7 @@
 import { ERROR_CLASSES, type ErrorClass } from './ids.ts';
 import { decodeHistogram, emptyHistogram, encodeHistogram, merge, record, subtract, type ExpHistogram } from './stats/exp-histogram.ts';
 import type { StoredRow } from './sample-fields.ts';
+import { ByteReader, writeVarint } from './stats/varint.ts';
 
 export const HOUR_MS = 3_600_000;
 
@@ -149,15 +150,6 @@ export function encodeErrors(errors: Partial<Record<ErrorClass, number>>): strin
   return JSON.stringify(Object.fromEntries(ERROR_CLASSES.filter((c) => errors[c]).map((c) => [c, errors[c]])));
 }
 
-function writeVarint(out: number[], n: number): void {
-  let v = n;
-  while (v >= 0x80) {
-    out.push((v % 0x80) | 0x80);
-    v = Math.floor(v / 0x80);
-  }
-  out.push(v);
-}
-
 /** The per-source split as one canonical BLOB: sources in name order, each its name and two histograms. */
 export function encodeSplit(split: Map<string, Record<SplitMetric, ExpHistogram>>): Uint8Array {
   const out: number[] = [];
@@ -177,30 +169,13 @@ export function encodeSplit(split: Map<string, Record<SplitMetric, ExpHistogram>
 }
 
 export function decodeSplit(bytes: Uint8Array): Map<string, Record<SplitMetric, ExpHistogram>> {
-  let p = 0;
-  const varint = (): number => {
-    let n = 0;
-    let mult = 1;
-    for (;;) {
-      if (p >= bytes.length) throw new Error('split bytes end early');
-      const b = bytes[p++];
-      n += (b & 0x7f) * mult;
-      if (b < 0x80) return n;
-      mult *= 0x80;
-    }
-  };
-  const take = (n: number): Uint8Array => {
-    if (p + n > bytes.length) throw new Error('split bytes end early');
-    const slice = bytes.subarray(p, p + n);
-    p += n;
-    return slice;
-  };
+  const r = new ByteReader(bytes, () => new Error('split bytes end early'));
   const split = new Map<string, Record<SplitMetric, ExpHistogram>>();
-  const n = varint();
+  const n = r.varint();
   for (let k = 0; k < n; k++) {
-    const source = new TextDecoder().decode(take(varint()));
-    const network_ms = decodeHistogram(take(varint()));
-    const server_ms = decodeHistogram(take(varint()));
+    const source = new TextDecoder().decode(r.take(r.varint()));
+    const network_ms = decodeHistogram(r.take(r.varint()));
+    const server_ms = decodeHistogram(r.take(r.varint()));
     split.set(source, { network_ms, server_ms });
   }
   return split;

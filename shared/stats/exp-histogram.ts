@@ -9,6 +9,8 @@
  * encoding is canonical (sorted buckets, the sum in integer microseconds), so the same bytes.
  */
 
+import { ByteReader, writeVarint } from './varint.ts';
+
 /** Scale 6: base 2^(1/64) ≈ 1.0109, relative error ≤ 0.54 % (MEASUREMENT.md asks ≤ 1 %). */
 export const HISTOGRAM_SCALE = 6;
 const BASE = 2 ** (2 ** -HISTOGRAM_SCALE);
@@ -151,15 +153,6 @@ export function quantile(h: ExpHistogram, q: number): number | null {
   return a + (rank - lo) * (b - a);
 }
 
-function writeVarint(out: number[], n: number): void {
-  let v = n;
-  while (v >= 0x80) {
-    out.push((v % 0x80) | 0x80);
-    v = Math.floor(v / 0x80);
-  }
-  out.push(v);
-}
-
 const zigzag = (n: number): number => (n >= 0 ? n * 2 : -n * 2 - 1);
 const unzigzag = (n: number): number => (n % 2 === 0 ? n / 2 : -(n + 1) / 2);
 
@@ -193,42 +186,27 @@ export function encodeHistogram(h: ExpHistogram): Uint8Array {
 export class HistogramFormatError extends Error {}
 
 export function decodeHistogram(bytes: Uint8Array): ExpHistogram {
-  let p = 0;
-  const byte = (): number => {
-    if (p >= bytes.length) throw new HistogramFormatError('histogram bytes end early');
-    return bytes[p++];
-  };
-  const varint = (): number => {
-    let n = 0;
-    let mult = 1;
-    for (;;) {
-      const b = byte();
-      n += (b & 0x7f) * mult;
-      if (b < 0x80) return n;
-      mult *= 0x80;
-    }
-  };
-  const version = byte();
+  const r = new ByteReader(bytes, () => new HistogramFormatError('histogram bytes end early'));
+  const version = r.byte();
   if (version !== FORMAT_VERSION) throw new HistogramFormatError(`unknown histogram format ${version}`);
-  const scaleByte = byte();
+  const scaleByte = r.byte();
   const scale = scaleByte > 127 ? scaleByte - 256 : scaleByte;
   if (scale !== HISTOGRAM_SCALE) throw new HistogramFormatError(`histogram scale ${scale}, expected ${HISTOGRAM_SCALE}`);
   const h = emptyHistogram();
-  h.count = varint();
-  h.zeroCount = varint();
-  h.sumUnits = unzigzag(varint());
+  h.count = r.varint();
+  h.zeroCount = r.varint();
+  h.sumUnits = unzigzag(r.varint());
   if (h.count > 0) {
-    const f = new DataView(new ArrayBuffer(16));
-    for (let i = 0; i < 16; i++) f.setUint8(i, byte());
+    const f = new DataView(r.take(16).slice().buffer);
     h.min = f.getFloat64(0, true);
     h.max = f.getFloat64(8, true);
   }
-  const n = varint();
+  const n = r.varint();
   let index = 0;
   for (let k = 0; k < n; k++) {
-    index = k === 0 ? unzigzag(varint()) : index + varint();
-    h.buckets.set(index, varint());
+    index = k === 0 ? unzigzag(r.varint()) : index + r.varint();
+    h.buckets.set(index, r.varint());
   }
-  if (p !== bytes.length) throw new HistogramFormatError('trailing bytes after the histogram');
+  if (!r.atEnd) throw new HistogramFormatError('trailing bytes after the histogram');
   return h;
 }
