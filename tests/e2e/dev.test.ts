@@ -23,7 +23,7 @@ beforeAll(async () => {
   dev.stderr!.on('data', (d) => (output += d));
   await waitForHttp(`${api}/api/v1/health`, 90_000);
   for (let i = 0; i < 100 && !output.includes('Ctrl-C stops everything'); i++) await new Promise((r) => setTimeout(r, 100));
-}, 120_000);
+}, 600_000);
 
 afterAll(async () => {
   if (dev) await stopProcess(dev);

@@ -78,7 +78,7 @@ describe('npm start', () => {
     expect(code, log).toBe(0);
     for (const step of ['preflight', 'd1', 'migrations', 'secrets', 'reference', 'observatory', 'site', 'rebuilds']) expect(log).toContain(step);
     expect(log).toContain('dry run complete: nothing was deployed');
-  }, 180_000);
+  }, 600_000);
 
   it('stops everything on Ctrl-C', async () => {
     start.kill('SIGINT');
