@@ -24,6 +24,11 @@ export function groupingFor(metric: Metric, by: readonly GroupColumn[]): GroupCo
 
 export type GroupRecord = Record<string, string | number | null>;
 
+/** Groups in the order of their grouping columns (a null value sorts as ''), whichever source answered them. */
+function sortGroups(groups: GroupRecord[], by: readonly GroupColumn[]): void {
+  groups.sort((a, b) => by.map((c) => String(a[c] ?? '').localeCompare(String(b[c] ?? ''))).find((d) => d !== 0) ?? 0);
+}
+
 /**
  * Exact percentiles per group in two small queries: the counts per group, then only the order
  * statistics those percentiles and their intervals read.
@@ -52,7 +57,7 @@ export async function percentileGroups(db: D1Database, f: SampleFilter, metric: 
     }
     return record;
   });
-  out.sort((a, b) => by.map((c) => String(a[c] ?? '').localeCompare(String(b[c] ?? ''))).find((d) => d !== 0) ?? 0);
+  sortGroups(out, by);
   return out;
 }
 
@@ -93,6 +98,6 @@ export async function percentileGroupsFromRollups(db: D1Database, f: RollupFilte
       out.push(record);
     }
   }
-  out.sort((a, b) => by.map((c) => String(a[c] ?? '').localeCompare(String(b[c] ?? ''))).find((d) => d !== 0) ?? 0);
+  sortGroups(out, by);
   return out;
 }
