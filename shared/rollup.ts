@@ -11,6 +11,7 @@ import type { StoredRow } from './sample-fields.ts';
 import { ByteReader, writeVarint } from './stats/varint.ts';
 
 export const HOUR_MS = 3_600_000;
+export const DAY_MS = 86_400_000;
 
 /** The figures rolled up for every successful sample (MEASUREMENT.md names). */
 export const ROLLUP_METRICS = ['ttft_ms', 'ttfa_ms', 'tpot_ms', 'itl_p99_ms', 'total_ms', 'decode_tps'] as const;
@@ -40,6 +41,9 @@ export interface Rollup extends RollupKey {
 export type RollupSample = Pick<StoredRow, 'tick_id' | 'region' | 'target' | 'prompt_variant' | 'method_version' | 'error' | 'split_source' | RollupMetric | SplitMetric>;
 
 export const hourOf = (t: number): number => Math.floor(t / HOUR_MS) * HOUR_MS;
+/** The start of t's UTC day. */
+export const dayOf = (t: number): number => Math.floor(t / DAY_MS) * DAY_MS;
+const totalKey = (r: RollupKey): string => `${r.region}|${r.target}|${r.prompt_variant}|${r.method_version}`;
 const keyString = (k: RollupKey): string => `${k.hour}|${k.region}|${k.target}|${k.prompt_variant}|${k.method_version}`;
 
 function emptyRollup(k: RollupKey): Rollup {
@@ -74,6 +78,20 @@ export function rollUp(samples: Iterable<RollupSample>): Rollup[] {
     }
   }
   return [...rollups.values()].sort((a, b) => keyString(a).localeCompare(keyString(b)));
+}
+
+/**
+ * Rows of the same region × target × variant × method version merged into one row each, whose period
+ * starts at `start` (a day's rows from its hours): in key order, the same bytes in any input order.
+ */
+export function mergeByGroup(rows: Iterable<Rollup>, start: number): Rollup[] {
+  const merged = new Map<string, Rollup>();
+  for (const r of rows) {
+    const id = totalKey(r);
+    const m = merged.get(id);
+    merged.set(id, m ? mergeRollups(m, r) : { ...r, hour: start });
+  }
+  return [...merged.entries()].sort((a, b) => a[0].localeCompare(b[0])).map(([, r]) => r);
 }
 
 /** a + b: counts added, histograms merged; the key is a's (callers merge rows of one group). */
@@ -123,7 +141,6 @@ export function subtractRollup(a: Rollup, b: Rollup): Rollup {
 
 /** The running total of a region × target × variant × method version: a rollup whose hour is 0. */
 export const TOTAL_HOUR = 0;
-const totalKey = (r: RollupKey): string => `${r.region}|${r.target}|${r.prompt_variant}|${r.method_version}`;
 
 /**
  * Running totals after an hour's rollup is rewritten: each total loses what the hour's previous rows

@@ -5,15 +5,16 @@
  * samples directly gives, their percentiles within the histogram's relative error of exact ones.
  */
 import { describe, expect, it } from 'vitest';
-import { createExecutionContext, createScheduledController, runDurableObjectAlarm, SELF, waitOnExecutionContext } from 'cloudflare:test';
+import { createExecutionContext, createScheduledController, runDurableObjectAlarm, runInDurableObject, SELF, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import worker from '../../workers/observatory/index.ts';
 import { drain } from './drain.ts';
 import { expectConsoleErrors } from './console-errors.ts';
 import { config } from './test-config.ts';
 import { METHOD_VERSION } from '../../shared/constants.ts';
-import { HOUR_MS, rollUp } from '../../shared/rollup.ts';
-import { deleteRollupsBefore, rollupsIn, rollupTotals, samplesOfHour } from '../../workers/observatory/db/rollups.ts';
+import { DAY_MS, HOUR_MS, ROLLUP_METRICS, dayOf, encodeSplit, hourOf, mergeByGroup, rollUp, type Rollup } from '../../shared/rollup.ts';
+import { deleteRollupsBefore, rollupsIn, rollupTotals, samplesOfHour, samplesRetainedFrom } from '../../workers/observatory/db/rollups.ts';
+import { deleteSamplesBefore } from '../../workers/observatory/db/samples.ts';
 import { rollUpHour } from '../../workers/observatory/rollup-hour.ts';
 import { ROLLUP_ROWS_READ_PER_PAIR, ROLLUP_ROWS_READ_PER_SAMPLE_IN_HOUR, ROLLUP_ROWS_WRITTEN_PER_PAIR } from '../../shared/config/capacity.ts';
 import { meterD1 } from './d1-meter.ts';
@@ -89,6 +90,66 @@ describe('hourly rollups', () => {
     for (let i = 0; i < 5 && ((await stub.status()).outbox > 0 || (await stub.status()).pendingRollups > 0); i++) await runDurableObjectAlarm(stub);
     expect(await stub.status()).toMatchObject({ outbox: 0, pendingRollups: 0 });
     expect((await rollupsOfHour(hour)).filter((r) => r.region === 'enam').map((r) => r.probes)).toEqual([2, 2, 2]);
+  });
+});
+
+const rowBytes = (r: Rollup) => [r.hour, r.region, r.target, r.prompt_variant, r.probes, r.successes, JSON.stringify(r.errors), ...ROLLUP_METRICS.map((m) => [...encodeHistogram(r.histograms[m])]), [...encodeSplit(r.split)]];
+const DAY = dayOf(HOUR);
+
+/** Runs (or waits for) a region object's alarms until its rollup work is done: seeded, no hour or day pending (bounded). */
+async function settle(stub: DurableObjectStub<import('../../workers/observatory/region-prober.ts').RegionProber>): Promise<void> {
+  const pending = () => runInDurableObject(stub, (_instance, state: DurableObjectState) => {
+    const one = (q: string) => Number(state.storage.sql.exec(q).one().n);
+    return one('SELECT COUNT(*) AS n FROM dirty_hours') + one('SELECT COUNT(*) AS n FROM dirty_days') + one("SELECT 1 - COUNT(*) AS n FROM meta WHERE key = 'daily_rollups_seeded'");
+  });
+  for (let i = 0; i < 50 && (await pending()) > 0; i++) {
+    await runDurableObjectAlarm(stub);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  expect(await pending()).toBe(0);
+}
+
+describe('daily rollups', () => {
+  it('hold each ended day\'s hourly rows merged, late samples included, byte for byte', async () => {
+    const daily = await rollupsIn(env.DB, { fromHour: DAY, toHour: DAY + DAY_MS, resolution: 'day', methodVersion: METHOD_VERSION });
+    expect(daily).toHaveLength(9);
+    const hourly = await rollupsIn(env.DB, { fromHour: DAY, toHour: DAY + DAY_MS, methodVersion: METHOD_VERSION });
+    expect(daily.map(rowBytes)).toEqual(mergeByGroup(hourly, DAY).map(rowBytes));
+    // enam ref-chat: 3 probes at 12:00, 1 + 1 late at 14:00.
+    expect(daily.find((r) => r.region === 'enam' && r.target === 'ref-chat')!.probes).toBe(5);
+  });
+
+  it('an upgraded database (hourly rows, no daily ones) gets its daily rows, once', async () => {
+    await env.DB.prepare('DELETE FROM daily_rollups').run();
+    for (const region of REGIONS) {
+      const stub = env.REGION_PROBER.getByName(region);
+      await runInDurableObject(stub, (_instance, state: DurableObjectState) => { state.storage.sql.exec("DELETE FROM meta WHERE key = 'daily_rollups_seeded'"); return state.storage.setAlarm(Date.now()); });
+      await settle(stub);
+    }
+    const daily = await rollupsIn(env.DB, { fromHour: DAY, toHour: DAY + DAY_MS, resolution: 'day', methodVersion: METHOD_VERSION });
+    const hourly = await rollupsIn(env.DB, { fromHour: DAY, toHour: DAY + DAY_MS, methodVersion: METHOD_VERSION });
+    expect(daily.map(rowBytes)).toEqual(mergeByGroup(hourly, DAY).map(rowBytes));
+  });
+
+  it('an hour whose samples retention cut is never rewritten from what is left', async () => {
+    const hour = HOUR + 2 * HOUR_MS;
+    const before = (await rollupsOfHour(hour)).map(rowBytes);
+    // Retention cuts in the middle of the hour: the rows of the whole hour must stay as they are.
+    await env.DB.prepare('CREATE TABLE samples_kept AS SELECT * FROM samples WHERE tick_id < ?').bind(hour + HOUR_MS).run();
+    try {
+      expect(await deleteSamplesBefore(env.DB, hour + FIVE_MIN)).toBeGreaterThan(0);
+      expect(await samplesRetainedFrom(env.DB)).toBe(hour + FIVE_MIN);
+      const stub = env.REGION_PROBER.getByName('enam');
+      await runInDurableObject(stub, (_instance, state: DurableObjectState) => { state.storage.sql.exec('INSERT OR IGNORE INTO dirty_hours (hour) VALUES (?)', hour); return state.storage.setAlarm(Date.now()); });
+      await settle(stub);
+      expect((await rollupsOfHour(hour)).map(rowBytes)).toEqual(before);
+    } finally {
+      await env.DB.batch([
+        env.DB.prepare('INSERT OR IGNORE INTO samples SELECT * FROM samples_kept'),
+        env.DB.prepare('DROP TABLE samples_kept'),
+        env.DB.prepare('DELETE FROM retention_marks'),
+      ]);
+    }
   });
 });
 
@@ -205,5 +266,19 @@ describe('GET /metrics', () => {
       expect(Number(ttft.sum)).toBeCloseTo(sumOf(t.histograms.ttft_ms) / 1000, 6);
     }
     expect(text).toMatch(/llm_ttft_network_seconds_count\{region="weur",target="ref-chat",prompt_variant="tiny",split_source="server-timing.total"\} \d+/);
+  });
+});
+
+// Last: it probes a real hour of today, which the counts above do not expect.
+describe('daily rollups of today', () => {
+  it('a day not yet ended has no daily row (pages read its hours)', async () => {
+    const today = dayOf(Date.now());
+    const stamp = hourOf(Date.now()) - HOUR_MS;
+    await fireCron(stamp);
+    await drain(REGIONS);
+    const hour = await rollupsIn(env.DB, { fromHour: stamp, toHour: stamp + HOUR_MS, methodVersion: METHOD_VERSION });
+    // The hour before now has ended, so its rows exist (unless it is the first hour of today, still so).
+    expect(hour.length).toBe(9);
+    expect(await rollupsIn(env.DB, { fromHour: today, toHour: today + DAY_MS, resolution: 'day' })).toEqual([]);
   });
 });

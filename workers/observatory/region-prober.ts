@@ -10,9 +10,9 @@ import { findRegion, findTarget, findVariant, getConfig, type Job } from './conf
 import { COLO_REFRESH_MS, fetchColo } from './colo.ts';
 import { MissingSecretError, runJob } from './probe-job.ts';
 import { insertSamples, storedKeys } from './db/samples.ts';
-import { rollUpHour } from './rollup-hour.ts';
-import { hourOf } from '../../shared/rollup.ts';
-import { MS_PER_DAY } from '../../shared/config/capacity.ts';
+import { rollUpDay, rollUpHour } from './rollup-hour.ts';
+import { DAY_MS, dayOf, hourOf } from '../../shared/rollup.ts';
+import { daysWithHourlyRollups, samplesRetainedFrom } from './db/rollups.ts';
 import type { StoredSample } from './db/sample-row.ts';
 import type { RegionConfig } from '../../shared/config/types.ts';
 
@@ -55,6 +55,8 @@ export class RegionProber extends DurableObject<Env> {
       sql.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID');
       // Hours whose samples changed in D1 since their rollup was written (shared/rollup.ts).
       sql.exec('CREATE TABLE IF NOT EXISTS dirty_hours (hour INTEGER PRIMARY KEY) WITHOUT ROWID');
+      // Days with an hour rolled up since their daily rows were written: written once the day has ended.
+      sql.exec('CREATE TABLE IF NOT EXISTS dirty_days (day INTEGER PRIMARY KEY) WITHOUT ROWID');
     });
   }
 
@@ -86,7 +88,7 @@ export class RegionProber extends DurableObject<Env> {
       region: this.getMeta('region'),
       queued: this.count('jobs'),
       outbox: this.count('outbox'),
-      pendingRollups: this.count('dirty_hours'),
+      pendingRollups: this.count('dirty_hours') + this.count('dirty_days'),
       colo: this.getMeta('colo'),
       lastFlushError: this.getMeta('last_flush_error'),
       missingSecrets: JSON.parse(this.getMeta('missing_secrets') ?? '[]'),
@@ -117,25 +119,43 @@ export class RegionProber extends DurableObject<Env> {
   /**
    * Writes the rollup of every ended hour whose samples changed (new, or late after a D1 outage),
    * from the hour's samples in D1: the same samples give the same rows, so a retried tick or a second
-   * rollup never counts twice. False (the hours stay dirty) when D1 fails.
+   * rollup never counts twice. Then the daily rows of every ended day with an hour rolled up, merged
+   * from its hourly rows. False (the hours and days stay dirty) when D1 fails.
    */
   private async rollUpDirtyHours(region: string): Promise<boolean> {
-    const ended = hourOf(Date.now());
-    const rawFrom = Date.now() - getConfig().retentionDays * MS_PER_DAY;
-    const hours = this.ctx.storage.sql.exec<Row>('SELECT hour FROM dirty_hours WHERE hour < ? ORDER BY hour', ended).toArray().map((r) => Number(r.hour));
-    for (const hour of hours) {
-      // An hour whose samples retention has deleted cannot be rolled up again: its rows stay as they are.
-      if (hour >= rawFrom) {
-        try {
-          await rollUpHour(this.env.DB, region, hour);
-        } catch (e) {
-          const message = e instanceof Error ? e.message : String(e);
-          this.setMeta('last_flush_error', message.slice(0, 200));
-          console.error(`region ${region}: rollup of hour ${new Date(hour).toISOString()} failed, kept for retry: ${message}`);
-          return false;
-        }
+    const now = Date.now();
+    const sql = this.ctx.storage.sql;
+    const hours = sql.exec<Row>('SELECT hour FROM dirty_hours WHERE hour < ? ORDER BY hour', hourOf(now)).toArray().map((r) => Number(r.hour));
+    const iso = (t: number) => new Date(t).toISOString();
+    let step = 'daily rollup seeding';
+    try {
+      if (this.getMeta('daily_rollups_seeded') === null) {
+        // Once: a database upgraded from hourly rollups alone gets the daily rows of its past days.
+        for (const day of await daysWithHourlyRollups(this.env.DB, region)) sql.exec('INSERT OR IGNORE INTO dirty_days (day) VALUES (?)', day);
+        this.setMeta('daily_rollups_seeded', '1');
       }
-      this.ctx.storage.sql.exec('DELETE FROM dirty_hours WHERE hour = ?', hour);
+      // An hour that retention has cut samples from cannot be rolled up again: its rows stay as they are.
+      if (hours.length > 0) step = `rollup of hour ${iso(hours[0])}`;
+      const retainedFrom = hours.length > 0 ? await samplesRetainedFrom(this.env.DB) : 0;
+      for (const hour of hours) {
+        step = `rollup of hour ${iso(hour)}`;
+        if (hour >= retainedFrom) await rollUpHour(this.env.DB, region, hour);
+        this.ctx.storage.transactionSync(() => {
+          sql.exec('DELETE FROM dirty_hours WHERE hour = ?', hour);
+          sql.exec('INSERT OR IGNORE INTO dirty_days (day) VALUES (?)', dayOf(hour));
+        });
+      }
+      const days = sql.exec<Row>('SELECT day FROM dirty_days WHERE day <= ? ORDER BY day', dayOf(now) - DAY_MS).toArray().map((r) => Number(r.day));
+      for (const day of days) {
+        step = `daily rollup of ${iso(day).slice(0, 10)}`;
+        await rollUpDay(this.env.DB, region, day);
+        sql.exec('DELETE FROM dirty_days WHERE day = ?', day);
+      }
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
+      this.setMeta('last_flush_error', message.slice(0, 200));
+      console.error(`region ${region}: ${step} failed, kept for retry: ${message}`);
+      return false;
     }
     return true;
   }
@@ -232,7 +252,7 @@ export class RegionProber extends DurableObject<Env> {
     console.error(`region ${this.getMeta('region')}: D1 write failed, ${kept} sample(s) kept for retry: ${message}`);
   }
 
-  private count(table: 'jobs' | 'outbox' | 'dirty_hours'): number {
+  private count(table: 'jobs' | 'outbox' | 'dirty_hours' | 'dirty_days'): number {
     return Number(this.ctx.storage.sql.exec(`SELECT COUNT(*) AS n FROM ${table}`).one().n);
   }
 

@@ -3,12 +3,17 @@
  * totals by the difference from the hour's previous rows, in one transaction. The same samples give
  * the same rows, so a retried tick or a second rollup never counts twice.
  */
-import { applyToTotals, rollUp } from '../../shared/rollup.ts';
-import { rollupsOfRegionHour, rollupTotals, samplesOfHour, upsertRollups } from './db/rollups.ts';
+import { applyToTotals, mergeByGroup, rollUp } from '../../shared/rollup.ts';
+import { hourlyRollupsOfRegionDay, rollupsOfRegionHour, rollupTotals, samplesOfHour, upsertDailyRollups, upsertRollups } from './db/rollups.ts';
 
 export async function rollUpHour(db: D1Database, region: string, hour: number): Promise<void> {
   const fresh = rollUp(await samplesOfHour(db, region, hour));
   const previous = await rollupsOfRegionHour(db, region, hour);
   const totals = applyToTotals(await rollupTotals(db, { regions: [region] }), previous, fresh);
   await upsertRollups(db, fresh, totals);
+}
+
+/** Writes one region's daily rows of one day, merged from the day's hourly rows (the same rows, the same bytes). */
+export async function rollUpDay(db: D1Database, region: string, day: number): Promise<void> {
+  await upsertDailyRollups(db, mergeByGroup(await hourlyRollupsOfRegionDay(db, region, day), day));
 }

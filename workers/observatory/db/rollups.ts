@@ -1,6 +1,6 @@
 /** Every SQL statement for the hourly rollups, each a named function with bound parameters. */
 import {
-  HOUR_MS, ROLLUP_METRICS, SPLIT_METRICS, TOTAL_HOUR, decodeSplit, encodeErrors, encodeSplit, type Rollup, type RollupSample,
+  DAY_MS, HOUR_MS, ROLLUP_METRICS, SPLIT_METRICS, TOTAL_HOUR, decodeSplit, encodeErrors, encodeSplit, type Rollup, type RollupSample,
 } from '../../../shared/rollup.ts';
 import { decodeHistogram, encodeHistogram, type ExpHistogram } from '../../../shared/stats/exp-histogram.ts';
 import type { ErrorClass } from '../../../shared/ids.ts';
@@ -16,6 +16,19 @@ const UPSERT_TOTAL = `INSERT INTO rollup_totals (${TOTAL_COLUMNS.join(', ')}) VA
 
 const UPSERT = `INSERT INTO hourly_rollups (${ROLLUP_COLUMNS.join(', ')}) VALUES (${ROLLUP_COLUMNS.map(() => '?').join(', ')})
   ON CONFLICT (${KEY.join(', ')}) DO UPDATE SET ${ROLLUP_COLUMNS.filter((c) => !KEY.includes(c)).map((c) => `${c} = excluded.${c}`).join(', ')}`;
+
+/** The daily table: the same columns, keyed by `day` where the hourly one has `hour`. */
+const DAILY_COLUMNS = ROLLUP_COLUMNS.map((c) => (c === 'hour' ? 'day' : c));
+const DAILY_KEY = KEY.map((c) => (c === 'hour' ? 'day' : c));
+const UPSERT_DAILY = `INSERT INTO daily_rollups (${DAILY_COLUMNS.join(', ')}) VALUES (${DAILY_COLUMNS.map(() => '?').join(', ')})
+  ON CONFLICT (${DAILY_KEY.join(', ')}) DO UPDATE SET ${DAILY_COLUMNS.filter((c) => !DAILY_KEY.includes(c)).map((c) => `${c} = excluded.${c}`).join(', ')}`;
+
+/** A rollup table: hourly rows, or daily rows merged from them. */
+export type Resolution = 'hour' | 'day';
+const TABLES = {
+  hour: { table: 'hourly_rollups', period: 'hour', columns: ROLLUP_COLUMNS, key: KEY },
+  day: { table: 'daily_rollups', period: 'day', columns: DAILY_COLUMNS, key: DAILY_KEY },
+} as const;
 
 /** The samples of one region's hour, as a rollup reads them (a few columns of tens of rows). */
 export async function samplesOfHour(db: D1Database, region: string, hour: number): Promise<RollupSample[]> {
@@ -40,9 +53,19 @@ export async function upsertRollups(db: D1Database, rollups: Rollup[], totals: R
   ]);
 }
 
+/** Writes one region's rows of one ended day (merged from its hourly rows), replacing earlier ones. */
+export async function upsertDailyRollups(db: D1Database, rows: Rollup[]): Promise<void> {
+  if (rows.length === 0) return;
+  const daily = db.prepare(UPSERT_DAILY);
+  await db.batch(rows.map((r) => daily.bind(r.hour, r.region, r.target, r.prompt_variant, r.method_version, ...bodyValues(r))));
+}
+
 export interface RollupFilter {
+  /** Period starts in [fromHour, toHour): hours, or days' starts for daily rows. */
   fromHour: number;
   toHour: number;
+  /** The table read: hourly rows (the default) or daily ones. */
+  resolution?: Resolution;
   /** Only this method version (every one when absent). */
   methodVersion?: number;
   regions?: string[];
@@ -58,9 +81,10 @@ function bytes(value: unknown): Uint8Array {
   throw new TypeError(`expected a BLOB, got ${typeof value}`);
 }
 
-/** The rollups of whole hours in [fromHour, toHour), filtered like samples. */
+/** The rollups of whole hours (or days) starting in [fromHour, toHour), filtered like samples. */
 export async function rollupsIn(db: D1Database, f: RollupFilter): Promise<Rollup[]> {
-  const clauses = ['hour >= ?', 'hour < ?'];
+  const t = TABLES[f.resolution ?? 'hour'];
+  const clauses = [`${t.period} >= ?`, `${t.period} < ?`];
   const params: Array<string | number> = [f.fromHour, f.toHour];
   if (f.methodVersion !== undefined) {
     clauses.push('method_version = ?');
@@ -71,14 +95,14 @@ export async function rollupsIn(db: D1Database, f: RollupFilter): Promise<Rollup
     clauses.push(`${column} IN (${values.map(() => '?').join(', ')})`);
     params.push(...values);
   }
-  const { results } = await db.prepare(`SELECT ${ROLLUP_COLUMNS.join(', ')} FROM hourly_rollups WHERE ${clauses.join(' AND ')} ORDER BY ${KEY.join(', ')}`)
+  const { results } = await db.prepare(`SELECT ${t.columns.join(', ')} FROM ${t.table} WHERE ${clauses.join(' AND ')} ORDER BY ${t.key.join(', ')}`)
     .bind(...params).all<Record<string, unknown>>();
   return results.map(fromRollupRow);
 }
 
 function fromRollupRow(row: Record<string, unknown>): Rollup {
   return {
-    hour: Number(row.hour ?? TOTAL_HOUR), region: String(row.region), target: String(row.target), prompt_variant: String(row.prompt_variant),
+    hour: Number(row.hour ?? row.day ?? TOTAL_HOUR), region: String(row.region), target: String(row.target), prompt_variant: String(row.prompt_variant),
     method_version: Number(row.method_version), probes: Number(row.probes), successes: Number(row.successes),
     errors: JSON.parse(String(row.errors)) as Partial<Record<ErrorClass, number>>,
     histograms: Object.fromEntries(ROLLUP_METRICS.map((m) => [m, decodeHistogram(bytes(row[m]))])) as Record<(typeof ROLLUP_METRICS)[number], ExpHistogram>,
@@ -110,7 +134,34 @@ export async function rollupTotals(db: D1Database, filter: { regions?: string[];
   return results.map(fromRollupRow);
 }
 
-/** Retention: deletes rollups of hours before `beforeHour`. Returns rows deleted. */
+/** One region's hourly rows of one UTC day (a range of the key's first column: the day's rows of every region). */
+export async function hourlyRollupsOfRegionDay(db: D1Database, region: string, day: number): Promise<Rollup[]> {
+  const { results } = await db.prepare(`SELECT ${ROLLUP_COLUMNS.join(', ')} FROM hourly_rollups WHERE hour >= ? AND hour < ? AND region = ? ORDER BY ${KEY.join(', ')}`)
+    .bind(day, day + DAY_MS, region).all<Record<string, unknown>>();
+  return results.map(fromRollupRow);
+}
+
+/** The UTC days a region has hourly rows of (once, to give an upgraded database its daily rows). */
+export async function daysWithHourlyRollups(db: D1Database, region: string): Promise<number[]> {
+  const { results } = await db.prepare(`SELECT DISTINCT hour - hour % ${DAY_MS} AS day FROM hourly_rollups WHERE region = ? ORDER BY day`)
+    .bind(region).all<{ day: number }>();
+  return results.map((r) => Number(r.day));
+}
+
+/** Retention: deletes hourly rollups of hours before `beforeHour`, and daily ones of days wholly before it. Returns rows deleted. */
 export async function deleteRollupsBefore(db: D1Database, beforeHour: number): Promise<number> {
-  return (await db.prepare('DELETE FROM hourly_rollups WHERE hour < ?').bind(beforeHour).run()).meta.changes ?? 0;
+  const [hourly, daily] = await db.batch([
+    db.prepare('DELETE FROM hourly_rollups WHERE hour < ?').bind(beforeHour),
+    db.prepare('DELETE FROM daily_rollups WHERE day + ? <= ?').bind(DAY_MS, beforeHour),
+  ]);
+  return (hourly.meta.changes ?? 0) + (daily.meta.changes ?? 0);
+}
+
+/** Where retention last cut samples: every hour starting at or after it still has all its samples. */
+export async function samplesRetainedFrom(db: D1Database): Promise<number> {
+  return Number((await db.prepare("SELECT before_ms FROM retention_marks WHERE kind = 'samples'").first<number>('before_ms')) ?? 0);
+}
+
+export function markSamplesRetention(db: D1Database, beforeMs: number): D1PreparedStatement {
+  return db.prepare("INSERT INTO retention_marks (kind, before_ms) VALUES ('samples', ?) ON CONFLICT (kind) DO UPDATE SET before_ms = max(before_ms, excluded.before_ms)").bind(beforeMs);
 }

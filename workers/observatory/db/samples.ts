@@ -1,5 +1,6 @@
 /** Every SQL statement against D1, each a named function with bound parameters. */
 import { SAMPLE_COLUMNS, fromRow, toRowValues, type StoredSample } from './sample-row.ts';
+import { markSamplesRetention } from './rollups.ts';
 
 const INSERT_SAMPLE = `INSERT INTO samples (${SAMPLE_COLUMNS.join(', ')}) VALUES (${SAMPLE_COLUMNS.map(() => '?').join(', ')})
   ON CONFLICT (tick_id, region, target, prompt_variant) DO NOTHING`;
@@ -147,6 +148,10 @@ export async function latestTick(db: D1Database): Promise<{ tick_id: number; sta
 
 /** Retention: deletes samples of ticks before `beforeTick`. Returns rows deleted. */
 export async function deleteSamplesBefore(db: D1Database, beforeTick: number): Promise<number> {
-  const result = await db.prepare('DELETE FROM samples WHERE tick_id < ?').bind(beforeTick).run();
+  // The cut is marked in the same transaction: no rollup is rewritten from an hour that lost samples.
+  const [, result] = await db.batch([
+    markSamplesRetention(db, beforeTick),
+    db.prepare('DELETE FROM samples WHERE tick_id < ?').bind(beforeTick),
+  ]);
   return result.meta.changes ?? 0;
 }
