@@ -45,3 +45,7 @@ export const MIN_SECRET_LENGTH = 8;
 /** Bounds a CLI run accepts: probes per run, and any timeout (setTimeout overflows past 2^31 ms). */
 export const MAX_PROBES_PER_RUN = 100_000;
 export const MAX_TIMEOUT_MS = 3_600_000;
+
+/** Response headers of the read API: the D1 rows the request read and wrote (what D1 bills). */
+export const ROWS_READ_HEADER = 'x-d1-rows-read';
+export const ROWS_WRITTEN_HEADER = 'x-d1-rows-written';

@@ -6,7 +6,7 @@
  * writing a rollup again (a retried tick, a late sample) replaces it with the right one.
  */
 import { ERROR_CLASSES, type ErrorClass } from './ids.ts';
-import { decodeHistogram, emptyHistogram, encodeHistogram, merge, record, subtract, type ExpHistogram } from './stats/exp-histogram.ts';
+import { decodeHistogram, emptyHistogram, encodeHistogram, histogramFromJson, histogramToJson, merge, record, subtract, type ExpHistogram, type HistogramJson } from './stats/exp-histogram.ts';
 import type { StoredRow } from './sample-fields.ts';
 import { ByteReader, writeVarint } from './stats/varint.ts';
 
@@ -196,4 +196,39 @@ export function decodeSplit(bytes: Uint8Array): Map<string, Record<SplitMetric, 
     split.set(source, { network_ms, server_ms });
   }
   return split;
+}
+
+/** A rollup row as the read API serves it: `start` is the hour's (or day's) start, histograms in their JSON form. */
+export interface RollupJson {
+  start: string;
+  region: string;
+  target: string;
+  prompt_variant: string;
+  method_version: number;
+  probes: number;
+  successes: number;
+  errors: Partial<Record<ErrorClass, number>>;
+  histograms: Record<RollupMetric, HistogramJson>;
+  split: Record<string, Record<SplitMetric, HistogramJson>>;
+}
+
+export function rollupToJson(r: Rollup): RollupJson {
+  return {
+    start: new Date(r.hour).toISOString(), region: r.region, target: r.target, prompt_variant: r.prompt_variant, method_version: r.method_version,
+    probes: r.probes, successes: r.successes, errors: JSON.parse(encodeErrors(r.errors)),
+    histograms: Object.fromEntries(ROLLUP_METRICS.map((m) => [m, histogramToJson(r.histograms[m])])) as Record<RollupMetric, HistogramJson>,
+    split: Object.fromEntries([...r.split.keys()].sort().map((source) => {
+      const parts = r.split.get(source)!;
+      return [source, { network_ms: histogramToJson(parts.network_ms), server_ms: histogramToJson(parts.server_ms) }];
+    })),
+  };
+}
+
+export function rollupFromJson(j: RollupJson): Rollup {
+  return {
+    hour: Date.parse(j.start), region: j.region, target: j.target, prompt_variant: j.prompt_variant, method_version: j.method_version,
+    probes: j.probes, successes: j.successes, errors: { ...j.errors },
+    histograms: Object.fromEntries(ROLLUP_METRICS.map((m) => [m, histogramFromJson(j.histograms[m])])) as Record<RollupMetric, ExpHistogram>,
+    split: new Map(Object.entries(j.split).map(([source, parts]) => [source, { network_ms: histogramFromJson(parts.network_ms), server_ms: histogramFromJson(parts.server_ms) }])),
+  };
 }

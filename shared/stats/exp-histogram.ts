@@ -137,6 +137,12 @@ function valueAtRank(h: ExpHistogram, sorted: Array<[number, number]>, k: number
   return h.max;
 }
 
+/** `at(rank)`: the estimate of the rank-th smallest value (1-based), for reading several order statistics of one histogram. */
+export function rankReader(h: ExpHistogram): (rank: number) => number {
+  const sorted = [...h.buckets.entries()].sort((x, y) => x[0] - y[0]);
+  return (rank) => valueAtRank(h, sorted, rank - 1);
+}
+
 /**
  * The q-quantile as exact percentiles define it (linear interpolation between closest ranks, numpy's
  * default), from bucket estimates of the two ranks around it: within HISTOGRAM_RELATIVE_ERROR of the
@@ -144,13 +150,50 @@ function valueAtRank(h: ExpHistogram, sorted: Array<[number, number]>, k: number
  */
 export function quantile(h: ExpHistogram, q: number): number | null {
   if (h.count === 0) return null;
-  const sorted = [...h.buckets.entries()].sort((x, y) => x[0] - y[0]);
+  const at = rankReader(h);
   const rank = q * (h.count - 1);
   const lo = Math.floor(rank);
-  const a = valueAtRank(h, sorted, lo);
+  const a = at(lo + 1);
   if (lo === rank) return a;
-  const b = valueAtRank(h, sorted, lo + 1);
+  const b = at(lo + 2);
   return a + (rank - lo) * (b - a);
+}
+
+/**
+ * The JSON form the read API serves: OpenTelemetry's ExponentialHistogramDataPoint fields (scale,
+ * count, zero_count, sum, min, max) with the positive buckets sparse, as [index, count] pairs in
+ * index order; bucket `index` holds values in (base^index, base^(index+1)], base = 2^(2^-scale).
+ */
+export interface HistogramJson {
+  scale: number;
+  count: number;
+  zero_count: number;
+  sum: number;
+  min: number | null;
+  max: number | null;
+  buckets: Array<[number, number]>;
+}
+
+export function histogramToJson(h: ExpHistogram): HistogramJson {
+  return {
+    scale: h.scale, count: h.count, zero_count: h.zeroCount, sum: sumOf(h),
+    min: h.count ? h.min : null, max: h.count ? h.max : null,
+    buckets: [...h.buckets.entries()].sort((x, y) => x[0] - y[0]),
+  };
+}
+
+export function histogramFromJson(j: HistogramJson): ExpHistogram {
+  if (j.scale !== HISTOGRAM_SCALE) throw new HistogramFormatError(`histogram scale ${j.scale}, expected ${HISTOGRAM_SCALE}`);
+  const h = emptyHistogram();
+  h.count = j.count;
+  h.zeroCount = j.zero_count;
+  h.sumUnits = Math.round(j.sum / SUM_UNIT_MS);
+  if (j.count > 0) {
+    h.min = j.min ?? Infinity;
+    h.max = j.max ?? -Infinity;
+  }
+  for (const [i, c] of j.buckets) h.buckets.set(i, c);
+  return h;
 }
 
 const zigzag = (n: number): number => (n >= 0 ? n * 2 : -n * 2 - 1);

@@ -6,8 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { percentile } from '../../shared/stats/percentile.ts';
 import {
-  HISTOGRAM_RELATIVE_ERROR, bucketIndex, decodeHistogram, emptyHistogram, encodeHistogram, histogramOf, lowerBound, merge, quantile, sumOf,
+  HISTOGRAM_RELATIVE_ERROR, bucketIndex, decodeHistogram, emptyHistogram, encodeHistogram, histogramFromJson, histogramOf, histogramToJson, lowerBound, merge, quantile, rankReader, sumOf,
 } from '../../shared/stats/exp-histogram.ts';
+import { percentileWithCi, percentileWithCiAt } from '../../shared/stats/percentile-ci.ts';
 
 /** A deterministic uniform generator in (0, 1). */
 function uniform(seed: number): () => number {
@@ -53,7 +54,31 @@ describe('exponential histogram', () => {
       expect(quantile(h, 0)).toBe(Math.min(...values));
       expect(quantile(h, 1)).toBe(Math.max(...values));
     });
+
+    it(`${name}: each percentile's interval bounds, read from the histogram, within the same error of the exact ones`, () => {
+      const h = histogramOf(values);
+      const sorted = Float64Array.from(values).sort();
+      for (const n of [N, 1_000, 40]) {
+        const part = n === N ? sorted : Float64Array.from(values.slice(0, n)).sort();
+        const at = rankReader(n === N ? h : histogramOf(values.slice(0, n)));
+        for (const q of [0.5, 0.9, 0.99]) {
+          const exact = percentileWithCi(part, q);
+          const estimate = percentileWithCiAt(n, q, at);
+          for (const k of ['value', 'ci_low', 'ci_high'] as const) {
+            if (exact[k] === null) expect(estimate[k], `n=${n} q=${q} ${k}`).toBeNull();
+            else expect(Math.abs(estimate[k]! - exact[k]!) / exact[k]!, `n=${n} q=${q} ${k}`).toBeLessThanOrEqual(HISTOGRAM_RELATIVE_ERROR * (1 + 1e-9));
+          }
+        }
+      }
+    });
   }
+
+  it('round-trips through the JSON form the read API serves', () => {
+    const h = histogramOf(pareto(6, 40, 1.2).slice(0, 500));
+    const json = JSON.parse(JSON.stringify(histogramToJson(h)));
+    expect(json.buckets.length).toBe(h.buckets.size);
+    expect(encodeHistogram(histogramFromJson(json))).toEqual(encodeHistogram(h));
+  });
 
   it('merges shards in any order to the same bytes, equal to the histogram of all values', () => {
     const values = pareto(5, 10, 1.1);

@@ -2,7 +2,7 @@
 import { Hono, type Context } from 'hono';
 import { cors } from 'hono/cors';
 import { ConfigError } from '../../../shared/config/validate.ts';
-import { METHOD_VERSION } from '../../../shared/constants.ts';
+import { METHOD_VERSION, ROWS_READ_HEADER, ROWS_WRITTEN_HEADER } from '../../../shared/constants.ts';
 import { getCapacity, getConfig } from '../config.ts';
 import { colosByRegion, lastSampleByTarget, latestTick, listSamples, type SampleFilter } from '../db/samples.ts';
 import { SAMPLE_COLUMNS } from '../db/sample-row.ts';
@@ -11,11 +11,12 @@ import { requireAdmin } from './admin.ts';
 import { toCsv } from '../../../shared/csv.ts';
 import { ApiError, badRequest } from './errors.ts';
 import { GROUP_COLUMNS, METRICS, ROLLUP_FIGURES, SPLIT_METRICS, groupingFor, percentileGroups, percentileGroupsFromRollups, type GroupColumn, type Metric } from './percentiles.ts';
-import { HOUR_MS } from '../../../shared/rollup.ts';
+import { HOUR_MS, rollupToJson } from '../../../shared/rollup.ts';
 import { MS_PER_DAY } from '../../../shared/config/capacity.ts';
 import { HISTOGRAM_RELATIVE_ERROR, HISTOGRAM_SCALE } from '../../../shared/stats/exp-histogram.ts';
 import { ERROR_CLASSES } from '../../../shared/ids.ts';
-import { rollupTotals } from '../db/rollups.ts';
+import { rollupsIn, rollupTotals } from '../db/rollups.ts';
+import { meterD1 } from '../db/meter.ts';
 import { PROMETHEUS_CONTENT_TYPE, prometheusText } from './prometheus.ts';
 import { onlyKnown, parseBoolean, parseChoice, parseInt, parseList, parseWindow } from './query.ts';
 
@@ -27,7 +28,16 @@ const WINDOW_PARAMS = ['window', 'from', 'to'];
 const FILTER_PARAMS = [...WINDOW_PARAMS, 'region', 'target', 'variant', 'split_source', 'include_backfill', 'method_version', 'format'];
 
 const app = new Hono<{ Bindings: Env }>();
-app.use('/api/v1/*', cors({ origin: '*', allowMethods: ['GET', 'HEAD', 'OPTIONS'] }));
+app.use('/api/v1/*', cors({ origin: '*', allowMethods: ['GET', 'HEAD', 'OPTIONS'], exposeHeaders: [ROWS_READ_HEADER, ROWS_WRITTEN_HEADER] }));
+
+// What each response cost in D1 (what D1 bills), so a reader such as the site build can count its reads.
+app.use('*', async (c, next) => {
+  const meter = meterD1(c.env.DB);
+  c.env = { ...c.env, DB: meter.db };
+  await next();
+  c.res.headers.set(ROWS_READ_HEADER, String(meter.rowsRead));
+  c.res.headers.set(ROWS_WRITTEN_HEADER, String(meter.rowsWritten));
+});
 
 function filterFrom(q: URLSearchParams, now: number): SampleFilter {
   const c = getConfig();
@@ -176,11 +186,37 @@ async function rollupPercentiles(c: Context<{ Bindings: Env }>, q: URLSearchPara
     // The whole hours inside the asked window; the current hour is rolled up once it has ended.
     window: { from: new Date(fromHour).toISOString(), to: new Date(toHour).toISOString() },
     method_version: filter.methodVersion,
-    method: `percentiles merged from hourly base-2 exponential histograms (scale ${HISTOGRAM_SCALE}), each within ${(HISTOGRAM_RELATIVE_ERROR * 100).toFixed(2)} % of the exact value over the same samples; no intervals; error_rate over all samples`,
+    method: `percentiles merged from hourly (and, for whole UTC days, daily) base-2 exponential histograms (scale ${HISTOGRAM_SCALE}), each within ${(HISTOGRAM_RELATIVE_ERROR * 100).toFixed(2)} % of the exact value over the same samples; 95 % order-statistic intervals whose bounds are read from the histogram within the same error; error_rate over all samples`,
     relative_error: HISTOGRAM_RELATIVE_ERROR,
     groups,
   });
 }
+
+/**
+ * The rollup rows themselves, for a reader that merges windows of its own (the site build does): hourly
+ * rows, or daily ones (whole UTC days, written once a day has ended), histograms in their JSON form.
+ */
+app.get('/api/v1/rollups', async (c) => {
+  const q = new URL(c.req.url).searchParams;
+  onlyKnown(q, [...WINDOW_PARAMS, 'region', 'target', 'variant', 'method_version', 'resolution']);
+  const filter = filterFrom(q, Date.now());
+  const resolution = parseChoice(q, 'resolution', ['hour', 'day'] as const, 'hour');
+  const unit = resolution === 'day' ? MS_PER_DAY : HOUR_MS;
+  const from = Math.ceil(filter.fromTick / unit) * unit;
+  const to = Math.floor(filter.toTick / unit) * unit;
+  const rows = from < to
+    ? await rollupsIn(c.env.DB, { fromHour: from, toHour: to, resolution, methodVersion: filter.methodVersion!, regions: filter.regions, targets: filter.targets, variants: filter.variants })
+    : [];
+  return c.json({
+    resolution,
+    // The whole hours (days) inside the asked window.
+    window: { from: new Date(from).toISOString(), to: new Date(Math.max(from, to)).toISOString() },
+    method_version: filter.methodVersion,
+    histogram: `base-2 exponential, scale ${HISTOGRAM_SCALE} (OpenTelemetry ExponentialHistogram layout); bucket [index, count] holds values in (base^index, base^(index+1)], base = 2^(2^-${HISTOGRAM_SCALE}); values in ms (decode_tps in tokens/s)`,
+    relative_error: HISTOGRAM_RELATIVE_ERROR,
+    rows: rows.map(rollupToJson),
+  });
+});
 
 app.post('/api/v1/ticks', async (c) => {
   await requireAdmin(c.req.raw, (c.env as { ADMIN_TOKEN?: string }).ADMIN_TOKEN);

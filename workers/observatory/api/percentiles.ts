@@ -3,8 +3,8 @@ import { percentileWithCiAt, ranksNeeded } from '../../../shared/stats/percentil
 import { metricAtRanks, metricGroupCounts, type SampleFilter } from '../db/samples.ts';
 import { METRIC_FIELDS, type MetricField } from '../../../shared/sample-fields.ts';
 import { mergeRollups, ROLLUP_METRICS, SPLIT_METRICS as ROLLED_SPLIT, type Rollup } from '../../../shared/rollup.ts';
-import { emptyHistogram, quantile, type ExpHistogram } from '../../../shared/stats/exp-histogram.ts';
-import { rollupsIn, type RollupFilter } from '../db/rollups.ts';
+import { emptyHistogram, rankReader, type ExpHistogram } from '../../../shared/stats/exp-histogram.ts';
+import { rollupsCovering, type RollupFilter } from '../db/rollups.ts';
 
 export const PERCENTILES = [0.5, 0.9, 0.95, 0.99] as const;
 export const GROUP_COLUMNS = ['region', 'target', 'prompt_variant', 'split_source'] as const;
@@ -65,12 +65,12 @@ export async function percentileGroups(db: D1Database, f: SampleFilter, metric: 
 export const ROLLUP_FIGURES: readonly Metric[] = [...ROLLUP_METRICS, ...ROLLED_SPLIT];
 
 /**
- * Percentiles per group from the hourly rollups of whole hours: the groups' rows merged, each
- * percentile estimated from the merged histogram (within HISTOGRAM_RELATIVE_ERROR of the exact value
- * over the same samples). No order-statistic intervals: the `_ci_` fields are null.
+ * Percentiles per group from the rollups of whole hours (daily rows for whole days): the groups' rows
+ * merged, each percentile estimated from the merged histogram (within HISTOGRAM_RELATIVE_ERROR of the
+ * exact value over the same samples), and its interval's order statistics read from it the same way.
  */
 export async function percentileGroupsFromRollups(db: D1Database, f: RollupFilter, metric: Metric, by: readonly GroupColumn[]): Promise<GroupRecord[]> {
-  const rows = await rollupsIn(db, f);
+  const rows = await rollupsCovering(db, f);
   const rollupBy = by.filter((c): c is Exclude<GroupColumn, 'split_source'> => c !== 'split_source');
   const groups = new Map<string, Rollup>();
   for (const r of rows) {
@@ -89,11 +89,13 @@ export async function percentileGroupsFromRollups(db: D1Database, f: RollupFilte
     if (by.includes('split_source') && histograms.length === 0) histograms.push([null, emptyHistogram()]);
     for (const [source, h] of histograms) {
       const record: GroupRecord = { ...key, ...(by.includes('split_source') ? { split_source: source } : {}), n: h.count, ...base };
+      const at = rankReader(h);
       for (const q of PERCENTILES) {
         const name = `p${Math.round(q * 100)}`;
-        record[name] = quantile(h, q);
-        record[`${name}_ci_low`] = null;
-        record[`${name}_ci_high`] = null;
+        const p = percentileWithCiAt(h.count, q, at);
+        record[name] = p.value;
+        record[`${name}_ci_low`] = p.ci_low;
+        record[`${name}_ci_high`] = p.ci_high;
       }
       out.push(record);
     }

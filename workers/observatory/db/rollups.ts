@@ -110,6 +110,22 @@ function fromRollupRow(row: Record<string, unknown>): Rollup {
   };
 }
 
+/**
+ * The rows covering whole hours [fromHour, toHour) at the least cost: daily rows for the whole UTC
+ * days inside it, hourly rows for the hours at either edge (at most 23 + 23 per group).
+ */
+export async function rollupsCovering(db: D1Database, f: RollupFilter): Promise<Rollup[]> {
+  const firstDay = Math.ceil(f.fromHour / DAY_MS) * DAY_MS;
+  const lastDay = Math.floor(f.toHour / DAY_MS) * DAY_MS;
+  if (firstDay >= lastDay) return rollupsIn(db, { ...f, resolution: 'hour' });
+  const parts = await Promise.all([
+    firstDay > f.fromHour ? rollupsIn(db, { ...f, toHour: firstDay, resolution: 'hour' }) : [],
+    rollupsIn(db, { ...f, fromHour: firstDay, toHour: lastDay, resolution: 'day' }),
+    f.toHour > lastDay ? rollupsIn(db, { ...f, fromHour: lastDay, resolution: 'hour' }) : [],
+  ]);
+  return parts.flat();
+}
+
 /** One region's rows of one hour: a seek on the key's first two columns, reading only those rows. */
 export async function rollupsOfRegionHour(db: D1Database, region: string, hour: number): Promise<Rollup[]> {
   const { results } = await db.prepare(`SELECT ${ROLLUP_COLUMNS.join(', ')} FROM hourly_rollups WHERE hour = ? AND region = ? ORDER BY ${KEY.join(', ')}`)

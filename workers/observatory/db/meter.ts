@@ -1,6 +1,7 @@
 /**
  * A D1 binding that counts what D1 bills: rows read and rows written, summed from each statement's
- * `meta` (the same counters D1 reports when deployed). For measuring what a code path costs.
+ * `meta` (the same counters D1 reports when deployed). The read API wraps each request's binding in
+ * one and reports the counts in its response headers; tests use it to measure what a code path costs.
  */
 /** The statement behind a metered one (D1's batch takes only its own statements). */
 const RAW = Symbol('raw statement');
