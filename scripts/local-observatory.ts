@@ -67,3 +67,29 @@ export async function startLocalObservatory(o: LocalOptions): Promise<LocalObser
     throw e;
   }
 }
+
+/**
+ * Waits until the rollups hold every probe of the given ticks that lie in ended hours (hourly rows)
+ * and ended days (daily rows): each region's object writes them once its jobs are done. Returns the
+ * probes found, hourly and daily; throws after `timeoutMs`.
+ */
+export async function waitForRollups(apiUrl: string, ticks: number[], probesPerTick: number, timeoutMs = 120_000): Promise<{ hourly: number; daily: number }> {
+  const now = Date.now();
+  const hour = Math.floor(now / 3_600_000) * 3_600_000;
+  const day = Math.floor(now / 86_400_000) * 86_400_000;
+  const from = Math.min(...ticks);
+  const want = { hourly: ticks.filter((t) => t < hour).length * probesPerTick, daily: ticks.filter((t) => t < day).length * probesPerTick };
+  const probes = async (resolution: 'hour' | 'day', to: number): Promise<number> => {
+    if (to <= from) return 0;
+    const r = await fetch(`${apiUrl}/api/v1/rollups?resolution=${resolution}&from=${from - 86_400_000}&to=${to}`);
+    if (!r.ok) throw new Error(`rollups answered ${r.status}: ${await r.text()}`);
+    return ((await r.json()) as { rows: Array<{ probes: number }> }).rows.reduce((n, x) => n + x.probes, 0);
+  };
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const got = { hourly: await probes('hour', hour), daily: await probes('day', day) };
+    if (got.hourly >= want.hourly && got.daily >= want.daily) return got;
+    if (Date.now() > deadline) throw new Error(`rollups hold ${got.hourly}/${want.hourly} probes in hourly rows and ${got.daily}/${want.daily} in daily rows after ${timeoutMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}

@@ -11,15 +11,18 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { config } from '../observatory.config.ts';
 import { tickMinutesOf } from '../shared/config/capacity.ts';
-import { startLocalObservatory } from './local-observatory.ts';
+import { startLocalObservatory, waitForRollups } from './local-observatory.ts';
 import { startDelayProxy, type DelayProxy } from './delay-proxy.ts';
 import { serveStatic } from './static-server.ts';
 import { assertPortFree } from './processes.ts';
 import { intOption, usageError } from './options.ts';
 import { buildSite } from './site-build.ts';
 
-const USAGE = 'usage: npm start -- [--port 8787] [--reference-port 8788] [--site-port 4321] [--backfill 12] [--persist-to .wrangler/demo]';
+const USAGE = 'usage: npm start -- [--port 8787] [--reference-port 8788] [--site-port 4321] [--backfill 12] [--history-days 90] [--persist-to .wrangler/demo]';
 const BACKFILL_SPACING_MS = 30 * 60_000;
+/** Days back of the older backfill ticks that fill the long-window views (those within --history-days). */
+const HISTORY_DAYS = [2, 4, 7, 12, 20, 35, 55, 85];
+const DAY_MS = 86_400_000;
 const SAMPLE_WAIT_MS = 10 * 60_000;
 
 function fail(message: string): never {
@@ -29,7 +32,7 @@ function fail(message: string): never {
 
 let values;
 try {
-  ({ values } = parseArgs({ options: { port: { type: 'string' }, 'reference-port': { type: 'string' }, 'site-port': { type: 'string' }, backfill: { type: 'string' }, 'persist-to': { type: 'string' } } }));
+  ({ values } = parseArgs({ options: { port: { type: 'string' }, 'reference-port': { type: 'string' }, 'site-port': { type: 'string' }, backfill: { type: 'string' }, 'history-days': { type: 'string' }, 'persist-to': { type: 'string' } } }));
 } catch (e) {
   usageError('start', (e as Error).message, USAGE);
 }
@@ -38,6 +41,7 @@ const apiPort = int('port', values.port, 8787, 1, 65535);
 const referencePort = int('reference-port', values['reference-port'], 8788, 1, 65535);
 const sitePort = int('site-port', values['site-port'], 4321, 1, 65535);
 const backfill = int('backfill', values.backfill, 12, 0, 200);
+const historyDays = int('history-days', values['history-days'], 90, 0, config.rollupRetentionDays);
 const persistTo = resolve(values['persist-to'] ?? '.wrangler/demo');
 const tickMs = (tickMinutesOf(config.schedule) ?? 5) * 60_000;
 const say = (line: string) => console.log(`• ${line}`);
@@ -73,7 +77,7 @@ const admin = { authorization: `Bearer ${local.adminToken}`, 'content-type': 'ap
 const perTick = config.regions.length * config.targets.length * config.promptVariants.length;
 
 async function sampleCount(): Promise<number> {
-  const health = await fetch(`${api}/api/v1/targets?window=2d`).then((r) => r.json() as Promise<{ targets: Array<{ samples: number }> }>);
+  const health = await fetch(`${api}/api/v1/targets?window=${historyDays + 2}d`).then((r) => r.json() as Promise<{ targets: Array<{ samples: number }> }>);
   return health.targets.reduce((n, t) => n + t.samples, 0);
 }
 
@@ -92,14 +96,24 @@ async function waitForSamples(expected: number): Promise<number> {
 
 const start = Date.now();
 const before = await sampleCount();
-say(`tick now, and a backfill of ${backfill} past ticks every ${BACKFILL_SPACING_MS / 60_000} min (measured now, flagged as backfill)`);
+const past = [
+  ...Array.from({ length: backfill }, (_, k) => start - (k + 1) * BACKFILL_SPACING_MS),
+  ...HISTORY_DAYS.filter((d) => d <= historyDays).map((d) => start - d * DAY_MS),
+];
+say(`tick now, and a backfill of ${past.length} past ticks (measured now, flagged as backfill): ${backfill} every ${BACKFILL_SPACING_MS / 60_000} min, and ${past.length - backfill} spread over ${historyDays} days for the long-window views`);
 await fetch(`${api}/api/v1/ticks`, { method: 'POST', headers: admin, body: '{}' });
-for (let k = 1; k <= backfill; k++) {
-  const r = await fetch(`${api}/api/v1/ticks`, { method: 'POST', headers: admin, body: JSON.stringify({ tick_id: start - k * BACKFILL_SPACING_MS, backfill: true }) });
-  if (r.status !== 202) fail(`backfill tick ${k} refused: ${await r.text()}`);
+for (const [k, tick] of past.entries()) {
+  const r = await fetch(`${api}/api/v1/ticks`, { method: 'POST', headers: admin, body: JSON.stringify({ tick_id: tick, backfill: true }) });
+  if (r.status !== 202) fail(`backfill tick ${k + 1} refused: ${await r.text()}`);
 }
-const have = await waitForSamples(before + (backfill + 1) * perTick);
+const have = await waitForSamples(before + (past.length + 1) * perTick);
 say(`${have} samples stored`);
+try {
+  const rolled = await waitForRollups(api, past, perTick);
+  say(`rolled up: ${rolled.hourly} probes in hourly rows, ${rolled.daily} in daily rows (the current hour is rolled up once it ends)`);
+} catch (e) {
+  say(`rollups incomplete: ${(e as Error).message}; the long-window views may lag until the next tick`);
+}
 
 const builds = join(persistTo, 'site');
 let generation = 0;

@@ -3,7 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { judge, targetStatus } from '../../site/src/data/status.ts';
 import { crossover, expectedTotal, rank } from '../../site/src/data/compare.ts';
 import { errorsOverTime, itlGaps, splitBySeries, tokensPerChunk, ttftByPromptSize, ttftOverTime } from '../../site/src/data/series.ts';
-import type { PercentileGroup, SiteData, SiteSample } from '../../site/src/data/types.ts';
+import type { PercentileGroup, SiteData, SiteSample, WindowView } from '../../site/src/data/types.ts';
+import { windowViews } from '../../site/src/data/collect.ts';
+import { rollUp, type Rollup } from '../../shared/rollup.ts';
+import { HISTOGRAM_RELATIVE_ERROR } from '../../shared/stats/exp-histogram.ts';
 import { ofVariant, variantText } from '../../site/src/data/overview.ts';
 
 const T0 = Date.UTC(2026, 0, 10);
@@ -16,28 +19,66 @@ function sample(over: Partial<SiteSample>): SiteSample {
 }
 const many = (n: number, over: Partial<SiteSample>) => Array.from({ length: n }, (_, i) => sample({ id: i, ...over }));
 
+const tally = (probes: number, failures: number, ttft_p50: number | null) => ({ probes, failures, ttft_p50 });
+
 describe('status', () => {
   it('is operational with no failures and TTFT near its baseline', () => {
-    expect(judge(many(10, { ttft_ms: 110 }), many(20, { ttft_ms: 100 })).status).toBe('operational');
+    expect(judge(tally(10, 0, 110), 100).status).toBe('operational');
   });
   it('is degraded when TTFT exceeds 1.5× the baseline', () => {
-    const v = judge(many(10, { ttft_ms: 160 }), many(20, { ttft_ms: 100 }));
+    const v = judge(tally(10, 0, 160), 100);
     expect(v).toMatchObject({ status: 'degraded', ttft_p50: 160, baseline_p50: 100 });
     expect(v.reason).toContain('1.6×');
   });
   it('is degraded above 10 % errors and down from 50 %', () => {
-    expect(judge([...many(8, {}), ...many(2, { error: 'http' })], []).status).toBe('degraded');
-    expect(judge([...many(5, {}), ...many(5, { error: 'timeout_headers' })], []).status).toBe('down');
+    expect(judge(tally(10, 2, 100), null).status).toBe('degraded');
+    expect(judge(tally(10, 1, 100), null).status).toBe('operational');
+    expect(judge(tally(10, 5, 100), null).status).toBe('down');
   });
-  it('needs 10 successful baseline samples to judge speed, and says when there is no data', () => {
-    expect(judge(many(5, { ttft_ms: 900 }), many(9, { ttft_ms: 100 })).status).toBe('operational');
-    expect(judge([], many(20, {})).status).toBe('no-data');
+  it('says when there is no data, and judges speed only with a baseline', () => {
+    expect(judge(tally(5, 0, 900), null).status).toBe('operational');
+    expect(judge(tally(0, 0, null), 100).status).toBe('no-data');
   });
-  it('gives a verdict per day of the window', () => {
-    const samples = [...many(3, { tick_id: T0 }), ...many(3, { tick_id: T0 + 86_400_000, error: 'network' })];
-    const s = targetStatus(samples, T0 + 2 * 86_400_000, T0);
-    expect(s.days.map((d) => [d.day, d.status])).toEqual([['2026-01-10', 'operational'], ['2026-01-11', 'down']]);
-    expect(s.now.status).toBe('no-data');
+  it('judges now from the last hour of raw samples, and each period of a view from its rollups, against the view\'s baseline', () => {
+    const now = T0 + 2 * 86_400_000 + 30 * 60_000;
+    const samples = [...many(4, { tick_id: now - 10 * 60_000, ttft_ms: 400 }), ...many(4, { tick_id: now - 2 * 3_600_000, error: 'http' })];
+    const data = { samples, generated_at: new Date(now).toISOString(), variant: { id: 'p' } } as unknown as SiteData;
+    const point = (day: number, probes: number, failures: number, ttft_p50: number | null) => ({ start: new Date(T0 + day * 86_400_000).toISOString(), region: '*', target: 'a', probes, failures, errors: {}, ttft_p50, ttft_p95: null });
+    const view = {
+      id: '7d', label: '7 d', resolution: 'day', window: { from: new Date(T0).toISOString(), to: new Date(T0 + 2 * 86_400_000).toISOString() },
+      ttft_by_target: [{ target: 'a', n: 40, p50: 100 }], target_history: [point(0, 10, 0, 100), point(1, 10, 6, 120)],
+    } as unknown as WindowView;
+    const s = targetStatus(data, view, 'a');
+    // The failures two hours ago are not in the last hour: 4 successes at 400 ms, 4× the 7-day median.
+    expect(s.now).toMatchObject({ status: 'degraded', samples: 4, baseline_p50: 100 });
+    expect(s.periods.map((d) => [d.start.slice(0, 10), d.status])).toEqual([['2026-01-10', 'operational'], ['2026-01-11', 'down']]);
+    // Too few successes for a baseline: speed is not judged.
+    expect(targetStatus(data, { ...view, ttft_by_target: [{ target: 'a', n: 9, p50: 100 }] } as unknown as WindowView, 'a').now.status).toBe('operational');
+  });
+});
+
+describe('window views from rollups', () => {
+  const NOW = Date.UTC(2026, 5, 30, 10, 20);
+  const TODAY = Date.UTC(2026, 5, 30);
+  const H = 3_600_000;
+  const D = 86_400_000;
+  function rows(starts: number[], value: number): Rollup[] {
+    return rollUp(starts.map((t) => ({ tick_id: t, region: 'weur', target: 'a', prompt_variant: 'p', method_version: 2, error: null, split_source: null, ttft_ms: value, ttfa_ms: value, tpot_ms: 5, itl_p99_ms: 9, total_ms: value + 100, decode_tps: 200, network_ms: null, server_ms: null })));
+  }
+  it('answers 24 h from hourly rows, and N days from N whole days plus today\'s hours', () => {
+    const hourly = [...rows([NOW - 20 * H], 100), ...rows([TODAY + 2 * H, TODAY + 2 * H + 300_000], 200)];
+    const daily = [...rows([TODAY - 3 * D], 300), ...rows([TODAY - 20 * D], 400), ...rows([TODAY - 60 * D], 500)].map((r) => ({ ...r, hour: Math.floor(r.hour / D) * D }));
+    const views = Object.fromEntries(windowViews(hourly, daily, NOW).map((v) => [v.id, v]));
+    const n = (id: string) => views[id].percentiles.ttft_ms[0].n;
+    expect([n('24h'), n('7d'), n('30d'), n('90d')]).toEqual([3, 3, 4, 5]);
+    expect(views['24h'].window).toEqual({ from: '2026-06-29T10:00:00.000Z', to: '2026-06-30T10:00:00.000Z' });
+    expect(views['7d'].window).toEqual({ from: new Date(TODAY - 7 * D).toISOString(), to: new Date(TODAY + 10 * H).toISOString() });
+    // 7 d: the day 3 days ago (300 ms) and today's two samples (200 ms).
+    expect(Math.abs(views['7d'].percentiles.ttft_ms[0].p50! - 200) / 200).toBeLessThanOrEqual(HISTOGRAM_RELATIVE_ERROR);
+    expect(views['7d'].percentiles.ttft_ms[0].p99).toBeCloseTo(298, 1);
+    // The history: one point per day, today's hours merged into one.
+    expect(views['30d'].history.map((p) => [p.start.slice(0, 10), p.probes])).toEqual([['2026-06-10', 1], ['2026-06-27', 1], ['2026-06-30', 2]]);
+    expect(views['24h'].history.map((p) => p.probes)).toEqual([1, 2]);
   });
 });
 

@@ -1,15 +1,33 @@
-/** Gathers everything the site shows from the read API, for one fixed window ending at build time. */
-import { SITE_METRICS, SITE_SAMPLE_FIELDS, type PercentileGroup, type PromptVariant, type Region, type SiteData, type SiteMetric, type SiteSample, type Target } from './types.ts';
+/**
+ * Gathers everything the site shows from the read API at build time. Long windows come from rollups
+ * (hourly rows for the last 24 hours, daily rows for whole days), so a build reads about the same
+ * number of D1 rows whatever the window; raw samples only as a bounded recent slice, for timelines,
+ * inter-token latency and the split's residual. Every request's D1 rows read are counted.
+ */
+import { ROWS_READ_HEADER } from '../../../shared/constants.ts';
+import { DAY_MS, HOUR_MS, dayOf, hourOf, mergeByGroup, rollupFromJson, type Rollup, type RollupJson } from '../../../shared/rollup.ts';
+import { mergeGroups, rollupPercentileGroups, type RollupGroupColumn } from '../../../shared/rollup-percentiles.ts';
+import { HISTOGRAM_RELATIVE_ERROR, quantile } from '../../../shared/stats/exp-histogram.ts';
+import {
+  DEFAULT_WINDOW, SITE_METRICS, SITE_SAMPLE_FIELDS, WINDOWS, type HistoryPoint, type PercentileGroup, type PromptVariant, type Region, type SiteData,
+  type SiteMetric, type SiteSample, type Target, type WindowView,
+} from './types.ts';
 
-/** How far back the reports look. */
-export const REPORT_WINDOW_DAYS = 7;
-/** Samples fetched per page, and at most in all (the newest first). */
+/** The longest view, in days: how far back the daily rows are read. */
+export const LONGEST_WINDOW_DAYS = Math.max(...WINDOWS.map((w) => w.days));
+/** The raw slice: the newest samples of this many hours, at most MAX_SAMPLES of them. */
+export const RECENT_HOURS = 3;
 const PAGE = 1_000;
-export const MAX_SAMPLES = 50_000;
+export const MAX_SAMPLES = 3_000;
 
 export class SiteDataError extends Error {}
 
-async function getJson<T>(url: string): Promise<T> {
+interface Fetched<T> {
+  body: T;
+  rowsRead: number;
+}
+
+async function getJson<T>(url: string): Promise<Fetched<T>> {
   let response: Response;
   try {
     response = await fetch(url, { signal: AbortSignal.timeout(30_000) });
@@ -17,48 +35,112 @@ async function getJson<T>(url: string): Promise<T> {
     throw new SiteDataError(`cannot reach the read API at ${url} (${(e as Error).message}); start it (npm run dev) or build from an export (SITE_DATA_FILE=…)`);
   }
   if (!response.ok) throw new SiteDataError(`${url} answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
-  return (await response.json()) as T;
+  return { body: (await response.json()) as T, rowsRead: Number(response.headers.get(ROWS_READ_HEADER) ?? 0) };
+}
+
+const iso = (t: number) => new Date(t).toISOString();
+const BY: RollupGroupColumn[] = ['region', 'target'];
+
+const byTarget = (rows: Rollup[]) => rollupPercentileGroups(rows, 'ttft_ms', ['target']) as unknown as PercentileGroup[];
+
+function percentilesOf(rows: Rollup[]): Record<SiteMetric, PercentileGroup[]> {
+  return Object.fromEntries(SITE_METRICS.map((m) => [m, rollupPercentileGroups(rows, m, m === 'network_ms' || m === 'server_ms' ? [...BY, 'split_source'] : BY) as unknown as PercentileGroup[]])) as Record<SiteMetric, PercentileGroup[]>;
+}
+
+/** One point per row, or per target and period with `byTarget` (its regions merged; region '*'). */
+function historyOf(rows: Rollup[], byTarget = false): HistoryPoint[] {
+  const periods = new Map<number, Rollup[]>();
+  for (const r of rows) periods.set(r.hour, [...(periods.get(r.hour) ?? []), r]);
+  const points = byTarget
+    ? [...periods.entries()].flatMap(([start, inPeriod]) => mergeGroups(inPeriod, ['target']).map((r) => ({ ...r, hour: start, region: '*' })))
+    : rows;
+  return points.map((r) => ({
+    start: iso(r.hour), region: r.region, target: r.target, probes: r.probes, failures: r.probes - r.successes, errors: { ...r.errors },
+    ttft_p50: quantile(r.histograms.ttft_ms, 0.5), ttft_p95: quantile(r.histograms.ttft_ms, 0.95),
+  })).sort((a, b) => a.start.localeCompare(b.start) || a.region.localeCompare(b.region) || a.target.localeCompare(b.target));
+}
+
+/**
+ * Every view from two reads of rollups: the last 24 whole hours, and the whole days of the longest
+ * view. A view of N days is its N whole UTC days before today plus today's ended hours.
+ */
+export function windowViews(hourly: Rollup[], daily: Rollup[], now: number): WindowView[] {
+  const lastHour = hourOf(now);
+  const today = dayOf(now);
+  const todaysHours = hourly.filter((r) => r.hour >= today);
+  return WINDOWS.map((w): WindowView => {
+    if (w.id === '24h') {
+      return {
+        id: w.id, label: w.label, window: { from: iso(lastHour - 24 * HOUR_MS), to: iso(lastHour) }, resolution: 'hour',
+        percentiles: percentilesOf(hourly), ttft_by_target: byTarget(hourly), history: historyOf(hourly), target_history: historyOf(hourly, true),
+      };
+    }
+    const from = today - w.days * DAY_MS;
+    const days = daily.filter((r) => r.hour >= from);
+    const todaySoFar = mergeByGroup(todaysHours, today);
+    const rows = [...days, ...todaysHours];
+    return {
+      id: w.id, label: w.label, window: { from: iso(from), to: iso(lastHour) }, resolution: 'day',
+      percentiles: percentilesOf(rows), ttft_by_target: byTarget(rows), history: historyOf([...days, ...todaySoFar]), target_history: historyOf([...days, ...todaySoFar], true),
+    };
+  });
 }
 
 export async function collectSiteData(apiBase: string, now = Date.now()): Promise<SiteData> {
   const base = apiBase.replace(/\/$/, '') + '/api/v1';
-  const from = now - REPORT_WINDOW_DAYS * 86_400_000;
-  const window = `from=${from}&to=${now}`;
-  const requests: Record<string, string> = {
-    health: `${base}/health`,
-    regions: `${base}/regions?${window}`,
-    targets: `${base}/targets?${window}`,
+  const lastHour = hourOf(now);
+  const today = dayOf(now);
+  const recentFrom = now - RECENT_HOURS * HOUR_MS;
+  const recent = `from=${recentFrom}&to=${now}`;
+  const requests: Record<string, string> = { health: `${base}/health` };
+  const rowsRead: Record<string, number> = {};
+  const get = async <T>(name: string, url: string): Promise<T> => {
+    requests[name] ??= url;
+    const r = await getJson<T>(url);
+    rowsRead[name] = (rowsRead[name] ?? 0) + r.rowsRead;
+    return r.body;
   };
-  requests.samples = `${base}/samples?limit=${PAGE}&${window}`;
 
-  const health = await getJson<{ simulated: boolean; schedule: string; prompt_variants: PromptVariant[] }>(requests.health);
+  const health = await get<{ simulated: boolean; schedule: string; prompt_variants: PromptVariant[] }>('health', requests.health);
   const variant = health.prompt_variants[0];
-  for (const metric of SITE_METRICS) requests[`percentiles_${metric}`] = `${base}/percentiles?metric=${metric}&by=region,target&variant=${encodeURIComponent(variant.id)}&${window}`;
-  const { regions } = await getJson<{ regions: Region[] }>(requests.regions);
-  const { targets } = await getJson<{ targets: Target[] }>(requests.targets);
-  const percentiles = {} as Record<SiteMetric, PercentileGroup[]>;
-  for (const metric of SITE_METRICS) percentiles[metric] = (await getJson<{ groups: PercentileGroup[] }>(requests[`percentiles_${metric}`])).groups;
+  const { regions } = await get<{ regions: Region[] }>('regions', `${base}/regions?${recent}`);
+  const { targets } = await get<{ targets: Target[] }>('targets', `${base}/targets?${recent}`);
+  const v = `variant=${encodeURIComponent(variant.id)}`;
+  const hourly = (await get<{ rows: RollupJson[] }>('rollups_hourly', `${base}/rollups?resolution=hour&${v}&from=${lastHour - 24 * HOUR_MS}&to=${lastHour}`)).rows.map(rollupFromJson);
+  const daily = (await get<{ rows: RollupJson[] }>('rollups_daily', `${base}/rollups?resolution=day&${v}&from=${today - LONGEST_WINDOW_DAYS * DAY_MS}&to=${today}`)).rows.map(rollupFromJson);
 
   const samples: SiteSample[] = [];
+  requests.samples = `${base}/samples?limit=${PAGE}&${recent}`;
   let cursor: number | null = null;
   do {
-    const page: { samples: Array<Record<string, unknown>>; next_cursor: number | null } = await getJson(requests.samples + (cursor ? `&cursor=${cursor}` : ''));
+    const page: { samples: Array<Record<string, unknown>>; next_cursor: number | null } = await get('samples', requests.samples + (cursor ? `&cursor=${cursor}` : ''));
     for (const s of page.samples) samples.push(Object.fromEntries(SITE_SAMPLE_FIELDS.map((f) => [f, s[f]])) as unknown as SiteSample);
     cursor = page.next_cursor;
   } while (cursor !== null && samples.length < MAX_SAMPLES);
 
+  const windows = windowViews(hourly, daily, now);
+  const main = windows.find((w) => w.id === DEFAULT_WINDOW)!;
+  // Not fetched by the build: the same figures of the default view asked of the API, for checking.
+  for (const m of SITE_METRICS) {
+    requests[`percentiles_${m}`] = `${base}/percentiles?source=rollups&metric=${m}&by=region,target&${v}&from=${Date.parse(main.window.from)}&to=${Date.parse(main.window.to)}`;
+  }
   return {
-    generated_at: new Date(now).toISOString(),
+    generated_at: iso(now),
     source: apiBase,
-    window: { from: new Date(from).toISOString(), to: new Date(now).toISOString() },
+    window: main.window,
     simulated: health.simulated,
     schedule: health.schedule,
     variant,
     variants: health.prompt_variants,
     regions,
     targets,
-    percentiles,
+    percentiles: main.percentiles,
+    windows,
+    relative_error: HISTOGRAM_RELATIVE_ERROR,
+    recent: { from: iso(recentFrom), to: iso(now) },
     samples,
     api_requests: requests,
+    d1_rows_read: rowsRead,
+    d1_rows_read_total: Object.values(rowsRead).reduce((n, x) => n + x, 0),
   };
 }

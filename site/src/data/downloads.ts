@@ -18,27 +18,32 @@ export const DOWNLOADS: Download[] = [
   ...SITE_METRICS.map((metric): Download => ({
     file: `percentiles-${metric}.csv`,
     type: csv,
-    description: `p50/p90/p95/p99 of ${metric} with 95 % intervals, n and error rate, by region and target (Overview, Target and Region pages)`,
+    description: `p50/p90/p95/p99 of ${metric} with 95 % intervals, n and error rate, by region and target over the default 7-day view (Overview, Target and Region pages)`,
     body: (d) => toCsv(d.percentiles[metric] as unknown as Array<Record<string, unknown>>),
   })),
   {
     file: 'samples.csv',
     type: csv,
-    description: 'Every sample in the window behind the charts (chunk timelines are in site-data.json)',
+    description: 'The newest raw samples behind the charts (the recent slice; chunk timelines are in site-data.json)',
     body: (d) => toCsv(d.samples.map(({ timeline: _t, ...s }) => s)),
   },
   {
     file: 'status.csv',
     type: csv,
-    description: 'Status page: each target now and per day',
+    description: 'Status page: each target now, and per day of the last 90 days',
     body: (d) => {
-      const now = Date.parse(d.generated_at);
-      const from = Date.parse(d.window.from);
+      const view = d.windows.find((w) => w.id === '90d')!;
       return toCsv(d.targets.flatMap((t) => {
-        const s = targetStatus(d.samples.filter((x) => x.target === t.id && x.prompt_variant === d.variant.id), now, from);
-        return [{ target: t.id, period: 'last hour', ...s.now }, ...s.days.map(({ day, ...v }) => ({ target: t.id, period: day, ...v }))];
+        const s = targetStatus(d, view, t.id);
+        return [{ target: t.id, period: 'last hour', ...s.now }, ...s.periods.map(({ start, ...v }) => ({ target: t.id, period: start.slice(0, 10), ...v }))];
       }));
     },
+  },
+  {
+    file: 'history.csv',
+    type: csv,
+    description: 'Probes, failures and TTFT p50/p95 per region × target and day of the last 90 days (hourly for the last 24 h in site-data.json)',
+    body: (d) => toCsv(d.windows.find((w) => w.id === '90d')!.history.map(({ errors, ...p }) => ({ ...p, errors: JSON.stringify(errors) }))),
   },
   {
     file: 'compare.csv',

@@ -1,11 +1,14 @@
 /** Lookups over the API's percentile groups for the overview and region pages. */
 import type { PercentileGroup, SiteData, SiteMetric, SiteSample } from './types.ts';
 
+/** Anything holding percentiles by metric: the site's default view (SiteData) or any window's. */
+type WithPercentiles = Pick<SiteData, 'percentiles'>;
+
 /**
  * The percentiles of one region × target. The split's parts come per split_source, never pooled
  * (a header claim and a round trip are different measurements): the source most samples had.
  */
-export function group(data: SiteData, metric: SiteMetric, region: string, target: string): PercentileGroup | undefined {
+export function group(data: WithPercentiles, metric: SiteMetric, region: string, target: string): PercentileGroup | undefined {
   const groups = data.percentiles[metric].filter((g) => g.region === region && g.target === target);
   return groups.length <= 1 ? groups[0] : groups.reduce((a, b) => (b.n > a.n ? b : a));
 }
@@ -21,7 +24,7 @@ export function apiKey(metric: SiteMetric, g: PercentileGroup | undefined, regio
  * for most models; for a reasoning model, after its thinking), and whether the runner-up's interval
  * overlaps its own. The compare page ranks by the same figure.
  */
-export function fastestInRegion(data: SiteData, region: string) {
+export function fastestInRegion(data: WithPercentiles, region: string) {
   const ranked = data.percentiles.ttfa_ms
     .filter((g) => g.region === region && g.p50 !== null)
     .sort((a, b) => a.p50! - b.p50!);

@@ -71,10 +71,51 @@ export interface PromptVariant {
   max_tokens: number;
 }
 
+/** The long-window views the site offers, each answered from rollups (hourly for 24 h, daily plus today's hours otherwise). */
+export const WINDOWS = [
+  { id: '24h', label: '24 h', days: 1 },
+  { id: '7d', label: '7 d', days: 7 },
+  { id: '30d', label: '30 d', days: 30 },
+  { id: '90d', label: '90 d', days: 90 },
+] as const;
+export type WindowId = (typeof WINDOWS)[number]['id'];
+/** The view pages show unless one is chosen. */
+export const DEFAULT_WINDOW: WindowId = '7d';
+
+/** One period of a window's history (an hour of the 24 h view, a day of the others) for one region × target. */
+export interface HistoryPoint {
+  start: string;
+  region: string;
+  target: string;
+  probes: number;
+  failures: number;
+  /** Failures per error class. */
+  errors: Partial<Record<string, number>>;
+  ttft_p50: number | null;
+  ttft_p95: number | null;
+}
+
+export interface WindowView {
+  id: WindowId;
+  label: string;
+  window: Window;
+  /** The history's period. */
+  resolution: 'hour' | 'day';
+  /** Percentiles by region and target over the window, per metric (the site's prompt variant), with 95 % intervals. */
+  percentiles: Record<SiteMetric, PercentileGroup[]>;
+  /** TTFT percentiles per target, its regions pooled (the status baseline). */
+  ttft_by_target: PercentileGroup[];
+  /** Per region × target and period. */
+  history: HistoryPoint[];
+  /** Per target and period, its regions merged (region '*'). */
+  target_history: HistoryPoint[];
+}
+
 export interface SiteData {
   generated_at: string;
   /** Where the data came from: the API's base URL, or the export file it was read from. */
   source: string;
+  /** The default view's window (the figures in `percentiles`). */
   window: Window;
   simulated: boolean;
   schedule: string;
@@ -83,9 +124,17 @@ export interface SiteData {
   variants: PromptVariant[];
   regions: Region[];
   targets: Target[];
-  /** Percentiles by region and target over the window, per metric, exactly as the API returned them. */
+  /** Percentiles by region and target over the default window (`windows` holds every view). */
   percentiles: Record<SiteMetric, PercentileGroup[]>;
+  windows: WindowView[];
+  /** The largest relative error of a percentile read from the rollups' histograms. */
+  relative_error: number;
+  /** The bounded slice of raw samples (the newest, every variant) behind timelines, ITL and the split's residual. */
+  recent: Window;
   samples: SiteSample[];
   /** The API requests behind each part, so a reader (or a test) can check the numbers. */
   api_requests: Record<string, string>;
+  /** D1 rows each request read (the API's x-d1-rows-read header), and their sum: what one build costs. */
+  d1_rows_read: Record<string, number>;
+  d1_rows_read_total: number;
 }

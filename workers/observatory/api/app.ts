@@ -232,8 +232,10 @@ app.post('/api/v1/ticks', async (c) => {
   const now = Date.now();
   let tickId = now;
   if (body.tick_id !== undefined) {
-    if (typeof body.tick_id !== 'number' || !Number.isInteger(body.tick_id) || body.tick_id > now || body.tick_id < now - 30 * 86_400_000) {
-      throw badRequest('tick_id must be epoch milliseconds within the last 30 days');
+    // As far back as rollups are kept: samples older than the raw retention go at its next run, their rollups stay.
+    const days = getConfig().rollupRetentionDays;
+    if (typeof body.tick_id !== 'number' || !Number.isInteger(body.tick_id) || body.tick_id > now || body.tick_id < now - days * MS_PER_DAY) {
+      throw badRequest(`tick_id must be epoch milliseconds within the last ${days} days (the rollup retention)`);
     }
     if (body.backfill !== true) throw badRequest('a past tick_id is only accepted with "backfill": true (its samples are flagged as such)');
     tickId = tickIdFor(body.tick_id);

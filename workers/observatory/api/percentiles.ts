@@ -2,11 +2,11 @@
 import { percentileWithCiAt, ranksNeeded } from '../../../shared/stats/percentile-ci.ts';
 import { metricAtRanks, metricGroupCounts, type SampleFilter } from '../db/samples.ts';
 import { METRIC_FIELDS, type MetricField } from '../../../shared/sample-fields.ts';
-import { mergeRollups, ROLLUP_METRICS, SPLIT_METRICS as ROLLED_SPLIT, type Rollup } from '../../../shared/rollup.ts';
-import { emptyHistogram, rankReader, type ExpHistogram } from '../../../shared/stats/exp-histogram.ts';
+import { ROLLUP_METRICS, SPLIT_METRICS as ROLLED_SPLIT } from '../../../shared/rollup.ts';
+import { PERCENTILES, rollupPercentileGroups, sortGroups, type RollupFigure } from '../../../shared/rollup-percentiles.ts';
 import { rollupsCovering, type RollupFilter } from '../db/rollups.ts';
 
-export const PERCENTILES = [0.5, 0.9, 0.95, 0.99] as const;
+export { PERCENTILES };
 export const GROUP_COLUMNS = ['region', 'target', 'prompt_variant', 'split_source'] as const;
 export type GroupColumn = (typeof GROUP_COLUMNS)[number];
 
@@ -22,12 +22,8 @@ export function groupingFor(metric: Metric, by: readonly GroupColumn[]): GroupCo
   return SPLIT_METRICS.includes(metric) && !by.includes('split_source') ? [...by, 'split_source'] : [...by];
 }
 
-export type GroupRecord = Record<string, string | number | null>;
-
-/** Groups in the order of their grouping columns (a null value sorts as ''), whichever source answered them. */
-function sortGroups(groups: GroupRecord[], by: readonly GroupColumn[]): void {
-  groups.sort((a, b) => by.map((c) => String(a[c] ?? '').localeCompare(String(b[c] ?? ''))).find((d) => d !== 0) ?? 0);
-}
+export type { GroupRecord } from '../../../shared/rollup-percentiles.ts';
+import type { GroupRecord } from '../../../shared/rollup-percentiles.ts';
 
 /**
  * Exact percentiles per group in two small queries: the counts per group, then only the order
@@ -65,41 +61,9 @@ export async function percentileGroups(db: D1Database, f: SampleFilter, metric: 
 export const ROLLUP_FIGURES: readonly Metric[] = [...ROLLUP_METRICS, ...ROLLED_SPLIT];
 
 /**
- * Percentiles per group from the rollups of whole hours (daily rows for whole days): the groups' rows
- * merged, each percentile estimated from the merged histogram (within HISTOGRAM_RELATIVE_ERROR of the
- * exact value over the same samples), and its interval's order statistics read from it the same way.
+ * Percentiles per group from the rollups of whole hours (daily rows for whole days), merged
+ * (shared/rollup-percentiles.ts: within HISTOGRAM_RELATIVE_ERROR of the exact values, with intervals).
  */
 export async function percentileGroupsFromRollups(db: D1Database, f: RollupFilter, metric: Metric, by: readonly GroupColumn[]): Promise<GroupRecord[]> {
-  const rows = await rollupsCovering(db, f);
-  const rollupBy = by.filter((c): c is Exclude<GroupColumn, 'split_source'> => c !== 'split_source');
-  const groups = new Map<string, Rollup>();
-  for (const r of rows) {
-    const id = rollupBy.map((c) => r[c]).join('\u0000');
-    const g = groups.get(id);
-    groups.set(id, g ? mergeRollups(g, r) : r);
-  }
-  const out: GroupRecord[] = [];
-  for (const g of groups.values()) {
-    const key = Object.fromEntries(rollupBy.map((c) => [c, g[c]]));
-    const errors = g.probes - g.successes;
-    const base = { samples: g.probes, errors, error_rate: g.probes ? errors / g.probes : null };
-    const histograms: Array<[string | null, ExpHistogram]> = (ROLLED_SPLIT as readonly string[]).includes(metric)
-      ? [...g.split.entries()].map(([source, parts]) => [source, parts[metric as (typeof ROLLED_SPLIT)[number]]])
-      : [[null, g.histograms[metric as (typeof ROLLUP_METRICS)[number]] ?? emptyHistogram()]];
-    if (by.includes('split_source') && histograms.length === 0) histograms.push([null, emptyHistogram()]);
-    for (const [source, h] of histograms) {
-      const record: GroupRecord = { ...key, ...(by.includes('split_source') ? { split_source: source } : {}), n: h.count, ...base };
-      const at = rankReader(h);
-      for (const q of PERCENTILES) {
-        const name = `p${Math.round(q * 100)}`;
-        const p = percentileWithCiAt(h.count, q, at);
-        record[name] = p.value;
-        record[`${name}_ci_low`] = p.ci_low;
-        record[`${name}_ci_high`] = p.ci_high;
-      }
-      out.push(record);
-    }
-  }
-  sortGroups(out, by);
-  return out;
+  return rollupPercentileGroups(await rollupsCovering(db, f), metric as RollupFigure, by);
 }
