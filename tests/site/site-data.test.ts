@@ -12,7 +12,7 @@ import { ofVariant, variantText } from '../../site/src/data/overview.ts';
 const T0 = Date.UTC(2026, 0, 10);
 function sample(over: Partial<SiteSample>): SiteSample {
   return {
-    id: 1, tick_id: T0, started_at: T0, region: 'weur', target: 'a', prompt_variant: 'p', prompt_tokens: 200, colo: null, simulated: false, backfill: false,
+    id: 1, tick_id: T0, started_at: T0, region: 'weur', target: 'a', prompt_variant: 'p', prompt_tokens: 200, colo: null, colo_outside_region: false, simulated: false, backfill: false,
     error: null, status: 200, ttft_ms: 100, ttfa_ms: 100, network_ms: 20, server_ms: 80, residual_ms: null, split_source: 'server-timing', split_note: null,
     tpot_ms: 10, decode_tps: 100, total_ms: 500, output_tokens: 10, reasoning_tokens: null, reasoning_streamed: false, answer_tokens: 10, chunks: 5, timeline: [100, 110, 130], ...over,
   };

@@ -27,10 +27,10 @@ interface Fetched<T> {
   rowsRead: number;
 }
 
-async function getJson<T>(url: string): Promise<Fetched<T>> {
+async function getJson<T>(url: string, fetchImpl: typeof fetch): Promise<Fetched<T>> {
   let response: Response;
   try {
-    response = await fetch(url, { signal: AbortSignal.timeout(30_000) });
+    response = await fetchImpl(url, { signal: AbortSignal.timeout(30_000) });
   } catch (e) {
     throw new SiteDataError(`cannot reach the read API at ${url} (${(e as Error).message}); start it (npm run dev) or build from an export (SITE_DATA_FILE=…)`);
   }
@@ -86,7 +86,28 @@ export function windowViews(hourly: Rollup[], daily: Rollup[], now: number): Win
   });
 }
 
-export async function collectSiteData(apiBase: string, now = Date.now()): Promise<SiteData> {
+/** `fetchImpl`: how to reach the API (a test inside workerd passes its own). */
+/** Each region's and target's samples, last sample and (per region) colos, over the raw slice. */
+function countSlice(regions: Region[], targets: Target[], samples: SiteSample[]): void {
+  const last = (rows: SiteSample[]) => (rows.length ? iso(Math.max(...rows.map((s) => s.started_at))) : null);
+  for (const r of regions) {
+    const mine = samples.filter((s) => s.region === r.code);
+    const colos = new Map<string | null, { colo: string | null; samples: number; outside_region: number }>();
+    for (const s of mine) {
+      const c = colos.get(s.colo) ?? { colo: s.colo, samples: 0, outside_region: 0 };
+      c.samples++;
+      if (s.colo_outside_region) c.outside_region++;
+      colos.set(s.colo, c);
+    }
+    Object.assign(r, { samples: mine.length, last_sample_at: last(mine), colos: [...colos.values()].sort((a, b) => b.samples - a.samples) });
+  }
+  for (const t of targets) {
+    const mine = samples.filter((s) => s.target === t.id);
+    Object.assign(t, { samples: mine.length, last_sample_at: last(mine) });
+  }
+}
+
+export async function collectSiteData(apiBase: string, now = Date.now(), fetchImpl: typeof fetch = fetch): Promise<SiteData> {
   const base = apiBase.replace(/\/$/, '') + '/api/v1';
   const lastHour = hourOf(now);
   const today = dayOf(now);
@@ -96,15 +117,16 @@ export async function collectSiteData(apiBase: string, now = Date.now()): Promis
   const rowsRead: Record<string, number> = {};
   const get = async <T>(name: string, url: string): Promise<T> => {
     requests[name] ??= url;
-    const r = await getJson<T>(url);
+    const r = await getJson<T>(url, fetchImpl);
     rowsRead[name] = (rowsRead[name] ?? 0) + r.rowsRead;
     return r.body;
   };
 
   const health = await get<{ simulated: boolean; schedule: string; prompt_variants: PromptVariant[] }>('health', requests.health);
   const variant = health.prompt_variants[0];
-  const { regions } = await get<{ regions: Region[] }>('regions', `${base}/regions?${recent}`);
-  const { targets } = await get<{ targets: Target[] }>('targets', `${base}/targets?${recent}`);
+  // Names and settings only (a one-minute window reads next to nothing): their counts come from the raw slice below.
+  const { regions } = await get<{ regions: Region[] }>('regions', `${base}/regions?window=1m`);
+  const { targets } = await get<{ targets: Target[] }>('targets', `${base}/targets?window=1m`);
   const v = `variant=${encodeURIComponent(variant.id)}`;
   const hourly = (await get<{ rows: RollupJson[] }>('rollups_hourly', `${base}/rollups?resolution=hour&${v}&from=${lastHour - 24 * HOUR_MS}&to=${lastHour}`)).rows.map(rollupFromJson);
   const daily = (await get<{ rows: RollupJson[] }>('rollups_daily', `${base}/rollups?resolution=day&${v}&from=${today - LONGEST_WINDOW_DAYS * DAY_MS}&to=${today}`)).rows.map(rollupFromJson);
@@ -118,6 +140,7 @@ export async function collectSiteData(apiBase: string, now = Date.now()): Promis
     cursor = page.next_cursor;
   } while (cursor !== null && samples.length < MAX_SAMPLES);
 
+  countSlice(regions, targets, samples);
   const windows = windowViews(hourly, daily, now);
   const main = windows.find((w) => w.id === DEFAULT_WINDOW)!;
   // Not fetched by the build: the same figures of the default view asked of the API, for checking.

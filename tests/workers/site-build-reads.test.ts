@@ -1,0 +1,79 @@
+/**
+ * What a site build costs in D1 reads at the full 90-day window, measured as D1 counts them (each API
+ * response's x-d1-rows-read, summed by the build itself): a database holding 90 days of hourly and
+ * daily rollups and 3 hours of raw samples for the shipped configuration's size (3 regions × 5
+ * targets × 1 prompt variant, a probe every 5 minutes). The build must stay under 5,000 rows, and
+ * must not grow with the hourly rows it does not read.
+ */
+import { describe, expect, it } from 'vitest';
+import { SELF, env } from 'cloudflare:test';
+import { collectSiteData } from '../../site/src/data/collect.ts';
+import { DAY_MS, HOUR_MS, dayOf, hourOf, mergeByGroup, rollUp } from '../../shared/rollup.ts';
+import { upsertDailyRollups, upsertRollups } from '../../workers/observatory/db/rollups.ts';
+import { insertSamples } from '../../workers/observatory/db/samples.ts';
+import { emptySample } from '../../shared/sample-fields.ts';
+import { METHOD_VERSION } from '../../shared/constants.ts';
+import { config } from './test-config.ts';
+import type { StoredSample } from '../../workers/observatory/db/sample-row.ts';
+
+const REGIONS = config.regions.map((r) => r.code);
+const TARGETS = ['t1', 't2', 't3', 't4', 't5'];
+const VARIANT = config.promptVariants[0].id;
+const TICK_MS = 300_000;
+const BUDGET = 5_000;
+
+function sample(tick: number, region: string, target: string): StoredSample {
+  const ttft = 200 + ((tick / TICK_MS) % 17) * 10;
+  return {
+    ...emptySample(), method_version: METHOD_VERSION, tick_id: tick, started_at: tick + 5, region, target, api: 'openai-chat', model: 'm', prompt_variant: VARIANT,
+    status: 200, headers_ms: ttft - 20, first_byte_ms: ttft - 10, ttft_ms: ttft, ttfa_ms: ttft, total_ms: ttft + 300, output_tokens: 30, answer_tokens: 30,
+    tpot_ms: 10, decode_tps: 100, itl_p99_ms: 12, chunks: 30, network_ms: 20, server_ms: ttft - 20, split_source: 'rtt', timeline: [ttft, ttft + 10], simulated: true, backfill: false,
+  };
+}
+
+/** The samples of one hour for every group, rolled up (the same rows stand for every seeded hour). */
+function hourRows(hour: number) {
+  const samples = [];
+  for (let t = hour; t < hour + HOUR_MS; t += TICK_MS) for (const region of REGIONS) for (const target of TARGETS) samples.push(sample(t, region, target));
+  return rollUp(samples);
+}
+
+async function seed(now: number): Promise<number> {
+  const lastHour = hourOf(now);
+  let hourly = 0;
+  // Hourly rows for 90 days (what a 90-day window would read without daily rows), 24 hours a batch.
+  for (let day = dayOf(now) - 90 * DAY_MS; day <= dayOf(now); day += DAY_MS) {
+    const rows = [];
+    for (let h = day; h < day + DAY_MS && h < lastHour; h += HOUR_MS) rows.push(...hourRows(h).map((r) => ({ ...r, hour: h })));
+    await upsertRollups(env.DB, rows);
+    hourly += rows.length;
+    if (day < dayOf(now)) {
+      const one = hourRows(day);
+      await upsertDailyRollups(env.DB, mergeByGroup(Array.from({ length: 24 }, (_, h) => one.map((r) => ({ ...r, hour: day + h * HOUR_MS }))).flat(), day));
+    }
+  }
+  // Raw samples of the last 3 hours (the slice the build reads) and of the 3 hours before (which it must not).
+  for (let t = Math.floor((now - 6 * HOUR_MS) / TICK_MS) * TICK_MS; t <= now; t += TICK_MS) {
+    await insertSamples(env.DB, REGIONS.flatMap((region) => TARGETS.map((target) => sample(t, region, target))));
+  }
+  return hourly;
+}
+
+describe('a site build', () => {
+  it(`reads under ${BUDGET} D1 rows for the 90-day views of 3 regions × 5 targets`, async () => {
+    const now = Date.now();
+    const hourlyRows = await seed(now);
+    expect(hourlyRows).toBeGreaterThan(90 * 24 * 15);
+    const data = await collectSiteData('https://observatory.test', now, (input, init) => SELF.fetch(input as string, init));
+    console.log(`site build: ${data.d1_rows_read_total} D1 rows read for ${hourlyRows} hourly rollup rows stored; per request ${JSON.stringify(data.d1_rows_read)}`);
+    expect(data.d1_rows_read_total).toBeLessThan(BUDGET);
+    // Every view is there, the 90-day one with 90 days of probes.
+    const view = data.windows.find((w) => w.id === '90d')!;
+    const probes = view.percentiles.ttft_ms.reduce((n, g) => n + g.samples, 0);
+    expect(probes).toBeGreaterThanOrEqual(90 * 288 * 15);
+    expect(data.windows.map((w) => w.id)).toEqual(['24h', '7d', '30d', '90d']);
+    // The rollup reads are one row per group and period: 24 hourly and 90 daily rows per group.
+    expect(data.d1_rows_read.rollups_hourly).toBe(24 * 15);
+    expect(data.d1_rows_read.rollups_daily).toBe(90 * 15);
+  }, 300_000);
+});
