@@ -1,8 +1,13 @@
-/** `npm run capacity`: validates observatory.config.ts and prints what it costs per day against its plan. */
+/**
+ * `npm run capacity`: validates observatory.config.ts and prints what it costs per day against the
+ * free plan's limits and the paid plan's inclusions, which limit binds first, and the same for the
+ * scale the project aims at on the free plan (6 regions × 10 targets every 5 minutes, hourly site builds).
+ */
 import { config } from '../observatory.config.ts';
 import { ConfigError, validateConfig } from '../shared/config/validate.ts';
-import { capacity, PLAN_LIMITS } from '../shared/config/capacity.ts';
+import { capacity, PLAN_LIMITS, type Capacity } from '../shared/config/capacity.ts';
 import { reasoningBudgetWarnings } from '../shared/config/reasoning-budget.ts';
+import type { ObservatoryConfig } from '../shared/config/types.ts';
 
 try {
   validateConfig(config);
@@ -11,18 +16,42 @@ try {
   console.error(e.message);
   process.exit(1);
 }
-const c = capacity(config);
-const l = PLAN_LIMITS[config.plan];
-const pct = (used: number, limit: number) => `${Math.round(used).toLocaleString('en')} of ${Math.round(limit).toLocaleString('en')} (${((used / limit) * 100).toFixed(1)} %)`;
-const allowance = l.hardDailyLimits ? 'daily limit' : 'included per day';
-console.log(`observatory.config.ts is valid: ${config.regions.length} regions, ${config.targets.length} targets, ${config.promptVariants.length} prompt variants, a tick every ${c.tickMinutes} min (${c.ticksPerDay}/day), ${config.plan} plan`);
-console.log(`  probes per region and tick: ${Object.entries(c.probesPerRegionTick).map(([r, n]) => `${r} ${n}`).join(', ')}`);
-console.log(`  probes per day:             ${Math.round(c.probesPerDay / c.spread).toLocaleString('en')}`);
-console.log(`  D1 rows written per day:    ${pct(c.d1RowsWrittenPerDay / c.spread, l.d1RowsWrittenPerDay)} ${allowance}`);
-console.log(`  D1 rows read per day:       ${pct(c.d1RowsReadPerDay / c.spread, l.d1RowsReadPerDay)} ${allowance} (rollups; site builds and API reads come on top)`);
-console.log(`  DO storage rows written:    ${pct(c.doRowsWrittenPerDay / c.spread, l.doRowsWrittenPerDay)} ${allowance}`);
-console.log(`  Durable Object requests:    ${pct(c.doRequestsPerDay / c.spread, l.doRequestsPerDay)} ${allowance}`);
-console.log(`  Durable Object GB-s:        ${pct(c.doGbSecondsPerDay / c.spread, l.doGbSecondsPerDay)} ${allowance}`);
-console.log(`  subrequests per invocation: ${c.subrequestsPerProbeInvocation} of ${l.subrequestsPerInvocation}`);
-console.log(c.spread > 1 ? `  each tick runs 1/${c.spread} of the work, limited by ${c.bindingLimit}` : '  every tick runs all of its work');
+
+const n = (x: number) => Math.round(x).toLocaleString('en');
+const pct = (used: number, limit: number) => `${((used / limit) * 100).toFixed(1)} %`;
+
+/** Each billed figure per day, against both plans; the spread applies to what probing does. */
+function report(label: string, cfg: ObservatoryConfig, c: Capacity): void {
+  const s = c.spread;
+  const rows: Array<[string, number, keyof typeof PLAN_LIMITS.free]> = [
+    ['D1 rows written', c.d1RowsWrittenPerDay / s, 'd1RowsWrittenPerDay'],
+    ['D1 rows read', c.d1RowsRead.rollups / s + c.d1RowsRead.siteBuilds + c.d1RowsRead.metrics + c.d1RowsRead.api, 'd1RowsReadPerDay'],
+    ['DO storage rows written', c.doRowsWrittenPerDay / s, 'doRowsWrittenPerDay'],
+    ['DO requests', c.doRequestsPerDay / s, 'doRequestsPerDay'],
+    ['DO duration (GB-s)', c.doGbSecondsPerDay / s, 'doGbSecondsPerDay'],
+  ];
+  console.log(`\n${label}: ${cfg.regions.length} regions, ${cfg.targets.length} targets, ${cfg.promptVariants.length} prompt variant(s), a tick every ${c.tickMinutes} min`);
+  console.log(`  ${'per day'.padEnd(26)}${'use'.padStart(12)}${'free limit'.padStart(14)}${'share'.padStart(9)}${'paid incl.'.padStart(16)}${'share'.padStart(9)}`);
+  for (const [name, used, key] of rows) {
+    const free = PLAN_LIMITS.free[key] as number;
+    const paid = PLAN_LIMITS.paid[key] as number;
+    console.log(`  ${name.padEnd(26)}${n(used).padStart(12)}${n(free).padStart(14)}${pct(used, free).padStart(9)}${n(paid).padStart(16)}${pct(used, paid).padStart(9)}`);
+  }
+  const r = c.d1RowsRead;
+  console.log(`  D1 reads: rollups ${n(r.rollups / s)}, site builds ${n(r.siteBuilds)} (${n(c.siteBuildRowsRead)} a build), /metrics ${n(r.metrics)}, API ${n(r.api)}`);
+  const worst = rows.map(([name, used, key]) => [name, used / (PLAN_LIMITS.free[key] as number)] as const).sort((a, b) => b[1] - a[1])[0];
+  console.log(`  on the free plan the first limit to bind is ${worst[0]} at ${(worst[1] * 100).toFixed(1)} %; ${c.spread > 1 ? `each tick runs 1/${c.spread} of the work (${c.bindingLimit})` : 'every tick runs all of its work'}`);
+  console.log(`  probes per day ${n(c.probesPerDay / s)}; subrequests per probe invocation ${c.subrequestsPerProbeInvocation} of ${PLAN_LIMITS[cfg.plan].subrequestsPerInvocation}`);
+}
+
+console.log(`observatory.config.ts is valid (${config.plan} plan)`);
+report('this configuration', config, capacity(config));
+
+const regions = (['weur', 'eeur', 'enam', 'wnam', 'apac', 'oc'] as const).map((code) => ({ code, label: code, locationHint: code }));
+const goal: ObservatoryConfig = {
+  ...config, plan: 'free', schedule: '*/5 * * * *', regions,
+  targets: Array.from({ length: 10 }, (_, k) => ({ ...config.targets[0], id: `target-${k + 1}`, regions: undefined })),
+  promptVariants: config.promptVariants.slice(0, 1), readers: { siteRebuildMinutes: 60 },
+};
+report('the free-plan goal (6 regions × 10 targets, hourly site builds, a /metrics scrape a minute, 1,000 API requests a day)', goal, capacity(goal));
 for (const w of reasoningBudgetWarnings(config)) console.warn(`warning: ${w.message}`);

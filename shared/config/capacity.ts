@@ -40,6 +40,32 @@ export const ROLLUP_ROWS_READ_PER_SAMPLE_IN_HOUR = 1;
 export const ROLLUP_ROWS_READ_PER_PAIR = 2;
 /** Rows a regional object writes per hour for its rollup bookkeeping: the hour marked dirty, then cleared. */
 export const DO_ROWS_WRITTEN_PER_REGION_HOUR = 2;
+/** … and per day: the day marked dirty, then cleared. */
+export const DO_ROWS_WRITTEN_PER_REGION_DAY = 2;
+/** Writing a region's day writes one daily row per target × variant; retention deletes it once. */
+export const DAILY_ROWS_WRITTEN_PER_PAIR = 2;
+/** Writing a region's day reads the day's hourly rows of every region (the key leads with the hour). */
+export const DAILY_ROWS_READ_PER_HOURLY_ROW = 1;
+/** … and, per target × variant, what D1 counts for replacing its daily row (measured). */
+export const DAILY_UPSERT_ROWS_READ_PER_PAIR = 3;
+/** Each region's rollup pass reads the retention mark once an hour. */
+export const ROLLUP_MARK_READS_PER_REGION_HOUR = 1;
+
+/**
+ * A site build (site/src/data/collect.ts) reads, per target × variant × region probed, 24 hourly and
+ * 90 daily rollup rows, and the raw slice of the last RECENT_HOURS hours twice over (its rows and
+ * their index entries), plus a few rows of health and configuration. Measured: 2,796 rows for 15
+ * pairs at a 5-minute tick (tests/workers/site-build-reads.test.ts).
+ */
+export const SITE_BUILD_ROLLUP_ROWS_PER_PAIR = 24 + 90;
+export const SITE_BUILD_RAW_READS_PER_SAMPLE = 2;
+export const SITE_BUILD_RECENT_HOURS = 3;
+export const SITE_BUILD_FIXED_READS = 6;
+/** GET /metrics reads each pair's running total once. */
+export const METRICS_READS_PER_PAIR = 1;
+/** An API percentile query over 7 days from rollups: 6 daily rows and up to 47 hourly ones per pair, at most. */
+export const API_REQUEST_READS_PER_PAIR = 6 + 47;
+export const DEFAULT_READERS = { siteRebuildMinutes: 60, metricsScrapeSeconds: 60, apiRequestsPerDay: 1_000 } as const;
 const HOURS_PER_DAY = 24;
 /** Durable Object memory billed for duration (GB). */
 const DO_GB = 0.125;
@@ -57,8 +83,11 @@ export interface Capacity {
   probesPerDay: number;
   /** Samples, their index entries and hourly rollups, each written once and deleted once. */
   d1RowsWrittenPerDay: number;
-  /** What probing itself reads (the hourly rollups); site builds and API reads come on top. */
+  /** Everything read per day: rollups, site builds, /metrics scrapes and API requests (the parts below). */
   d1RowsReadPerDay: number;
+  d1RowsRead: { rollups: number; siteBuilds: number; metrics: number; api: number };
+  /** One site build's reads. */
+  siteBuildRowsRead: number;
   doRowsWrittenPerDay: number;
   doRequestsPerDay: number;
   doGbSecondsPerDay: number;
@@ -99,9 +128,20 @@ export function capacity(config: ObservatoryConfig): Capacity {
   const regionTicksPerDay = config.regions.length * ticksPerDay;
   // One rollup row per hour for each region × target × variant probed; each region's rollup reads the hour's samples of all regions.
   const rollupRowsPerDay = perTick * HOURS_PER_DAY;
-  const d1RowsWrittenPerDay = probesPerDay * D1_ROWS_WRITTEN_PER_SAMPLE + rollupRowsPerDay * (ROLLUP_ROWS_WRITTEN_PER_PAIR + ROLLUP_ROWS_DELETED_PER_PAIR);
-  const d1RowsReadPerDay = config.regions.length * probesPerDay * ROLLUP_ROWS_READ_PER_SAMPLE_IN_HOUR + rollupRowsPerDay * ROLLUP_ROWS_READ_PER_PAIR;
-  const doRowsWrittenPerDay = probesPerDay * DO_ROWS_WRITTEN_PER_PROBE + config.regions.length * HOURS_PER_DAY * DO_ROWS_WRITTEN_PER_REGION_HOUR;
+  const d1RowsWrittenPerDay = probesPerDay * D1_ROWS_WRITTEN_PER_SAMPLE + rollupRowsPerDay * (ROLLUP_ROWS_WRITTEN_PER_PAIR + ROLLUP_ROWS_DELETED_PER_PAIR)
+    + perTick * DAILY_ROWS_WRITTEN_PER_PAIR;
+  const readers = { ...DEFAULT_READERS, ...config.readers };
+  const siteBuildRowsRead = perTick * SITE_BUILD_ROLLUP_ROWS_PER_PAIR
+    + perTick * (SITE_BUILD_RECENT_HOURS * 60 / tickMinutes) * SITE_BUILD_RAW_READS_PER_SAMPLE + SITE_BUILD_FIXED_READS;
+  const d1RowsRead = {
+    rollups: config.regions.length * probesPerDay * ROLLUP_ROWS_READ_PER_SAMPLE_IN_HOUR + rollupRowsPerDay * ROLLUP_ROWS_READ_PER_PAIR
+      + config.regions.length * rollupRowsPerDay * DAILY_ROWS_READ_PER_HOURLY_ROW + perTick * DAILY_UPSERT_ROWS_READ_PER_PAIR + config.regions.length * HOURS_PER_DAY * ROLLUP_MARK_READS_PER_REGION_HOUR,
+    siteBuilds: readers.siteRebuildMinutes > 0 ? (MINUTES_PER_DAY / readers.siteRebuildMinutes) * siteBuildRowsRead : 0,
+    metrics: readers.metricsScrapeSeconds > 0 ? (86_400 / readers.metricsScrapeSeconds) * perTick * METRICS_READS_PER_PAIR : 0,
+    api: readers.apiRequestsPerDay * perTick * API_REQUEST_READS_PER_PAIR,
+  };
+  const d1RowsReadPerDay = d1RowsRead.rollups + d1RowsRead.siteBuilds + d1RowsRead.metrics + d1RowsRead.api;
+  const doRowsWrittenPerDay = probesPerDay * DO_ROWS_WRITTEN_PER_PROBE + config.regions.length * (HOURS_PER_DAY * DO_ROWS_WRITTEN_PER_REGION_HOUR + DO_ROWS_WRITTEN_PER_REGION_DAY);
   // One alarm invocation per probe, plus one RPC per region and tick.
   const doRequestsPerDay = probesPerDay + regionTicksPerDay;
   const doGbSecondsPerDay = probesPerDay * config.probeSecondsEstimate * DO_GB;
@@ -127,6 +167,8 @@ export function capacity(config: ObservatoryConfig): Capacity {
     probesPerDay,
     d1RowsWrittenPerDay,
     d1RowsReadPerDay,
+    d1RowsRead,
+    siteBuildRowsRead,
     doRowsWrittenPerDay,
     doRequestsPerDay,
     doGbSecondsPerDay,

@@ -75,4 +75,15 @@ export interface ObservatoryConfig {
   rollupRetentionDays: number;
   /** Expected wall time of one probe, for budgeting Durable Object duration and tick length. */
   probeSecondsEstimate: number;
+  /** Who reads the data, for the capacity model's D1 reads (defaults: hourly site builds, a Prometheus scrape a minute, 1,000 API requests a day). */
+  readers?: ReadersConfig;
+}
+
+export interface ReadersConfig {
+  /** Minutes between site builds (the rebuild workflow's schedule); 0 for none. */
+  siteRebuildMinutes?: number;
+  /** Seconds between scrapes of GET /metrics; 0 for none. */
+  metricsScrapeSeconds?: number;
+  /** Other read-API requests per day, each counted as a 7-day percentile query from rollups. */
+  apiRequestsPerDay?: number;
 }

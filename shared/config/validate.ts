@@ -84,6 +84,10 @@ export function validateConfig(config: ObservatoryConfig): ObservatoryConfig {
   if (!isInt(config.rollupRetentionDays, 1, 3650)) p.push('rollupRetentionDays must be a whole number from 1 to 3650');
   else if (config.rollupRetentionDays < config.retentionDays) p.push('rollupRetentionDays must be at least retentionDays (rollups are what remains of old samples)');
   if (!(config.probeSecondsEstimate > 0 && config.probeSecondsEstimate <= 600)) p.push('probeSecondsEstimate must be a number of seconds from 0 to 600');
+  const readers = config.readers ?? {};
+  if (readers.siteRebuildMinutes !== undefined && !isInt(readers.siteRebuildMinutes, 0, 10_080)) p.push('readers.siteRebuildMinutes must be a whole number of minutes from 0 (no builds) to 10080');
+  if (readers.metricsScrapeSeconds !== undefined && !isInt(readers.metricsScrapeSeconds, 0, 86_400)) p.push('readers.metricsScrapeSeconds must be a whole number of seconds from 0 (no scrapes) to 86400');
+  if (readers.apiRequestsPerDay !== undefined && !isInt(readers.apiRequestsPerDay, 0, 10_000_000)) p.push('readers.apiRequestsPerDay must be a whole number from 0 to 10000000');
 
   if (p.length === 0) {
     const c = capacity(config);

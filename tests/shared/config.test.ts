@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { unstable_readConfig } from 'wrangler';
 import { config } from '../../observatory.config.ts';
 import { ConfigError, validateConfig } from '../../shared/config/validate.ts';
-import { capacity, maxProbesPerDay, tickMinutesOf, tickSlice } from '../../shared/config/capacity.ts';
+import { PLAN_LIMITS, capacity, maxProbesPerDay, tickMinutesOf, tickSlice } from '../../shared/config/capacity.ts';
 import { parseTrace } from '../../workers/observatory/colo.ts';
 import { coloOutsideRegion } from '../../shared/config/colos.ts';
 import type { ObservatoryConfig, TargetConfig } from '../../shared/config/types.ts';
@@ -65,13 +65,35 @@ describe('capacity', () => {
     const c = capacity(config);
     // 3 regions × 5 targets × 1 variant × 288 ticks
     expect(c.probesPerDay).toBe(3 * 5 * 288);
-    // 4 rows per sample; per hourly rollup (3 × 5 a hour) its row and its running total, then the row's retention delete.
-    expect(c.d1RowsWrittenPerDay).toBe(3 * 5 * 288 * 4 + 3 * 5 * 24 * 3);
-    // Each region's hourly rollup reads the hour's samples of all 3 regions, and per pair its previous row and total.
-    expect(c.d1RowsReadPerDay).toBe(3 * 3 * 5 * 288 + 3 * 5 * 24 * 2);
-    expect(c.doRowsWrittenPerDay).toBe(3 * 5 * 288 * 2 + 3 * 24 * 2);
+    // 4 rows per sample; per hourly rollup (3 × 5 a hour) its row and its running total, then the row's retention
+    // delete; per day a daily row per pair and its delete.
+    expect(c.d1RowsWrittenPerDay).toBe(3 * 5 * 288 * 4 + 3 * 5 * 24 * 3 + 3 * 5 * 2);
+    // Each region's hourly rollup reads the hour's samples of all 3 regions, and per pair its previous row and total;
+    // each region's day reads the day's hourly rows of all regions, and 3 per pair replacing its row; the retention mark hourly.
+    expect(c.d1RowsRead.rollups).toBe(3 * 3 * 5 * 288 + 3 * 5 * 24 * 2 + 3 * 3 * 5 * 24 + 3 * 5 * 3 + 3 * 24);
+    // A site build: 24 hourly and 90 daily rows per pair, 3 hours of raw samples read twice, 6 more (measured: 2,796).
+    expect(c.siteBuildRowsRead).toBe(2_796);
+    expect(c.d1RowsRead.siteBuilds).toBe(24 * 2_796);
+    expect(c.d1RowsReadPerDay).toBe(c.d1RowsRead.rollups + c.d1RowsRead.siteBuilds + c.d1RowsRead.metrics + c.d1RowsRead.api);
+    expect(c.doRowsWrittenPerDay).toBe(3 * 5 * 288 * 2 + 3 * (24 * 2 + 2));
     expect(c.spread).toBe(1);
     expect(c.bindingLimit).toBeNull();
+  });
+
+  it('fits the free plan at 6 regions × 10 targets every 5 minutes with hourly site builds', () => {
+    const goal: ObservatoryConfig = {
+      ...structuredClone(config), plan: 'free',
+      regions: (['weur', 'eeur', 'enam', 'wnam', 'apac', 'oc'] as const).map((code) => ({ code, label: code, locationHint: code })),
+      targets: Array.from({ length: 10 }, (_, k) => ({ ...config.targets[0], id: `t${k}` })), readers: { siteRebuildMinutes: 60 },
+    };
+    const c = capacity(goal);
+    expect(c.spread).toBe(1);
+    expect(c.d1RowsWrittenPerDay).toBeLessThan(PLAN_LIMITS.free.d1RowsWrittenPerDay);
+    expect(c.d1RowsReadPerDay).toBeLessThan(PLAN_LIMITS.free.d1RowsReadPerDay);
+    expect(c.doRowsWrittenPerDay).toBeLessThan(PLAN_LIMITS.free.doRowsWrittenPerDay);
+    expect(c.doGbSecondsPerDay).toBeLessThan(PLAN_LIMITS.free.doGbSecondsPerDay);
+    // Hourly builds of the old site (every raw sample of 7 days, ~17 rows read each) would have read 17 × 7 × 17,280 rows a build.
+    expect(c.d1RowsRead.siteBuilds).toBeLessThan(24 * 17 * 7 * 17_280 / 100);
   });
 
   it('spreads a tick over several when the free plan would be exceeded', () => {

@@ -15,8 +15,8 @@ import { METHOD_VERSION } from '../../shared/constants.ts';
 import { DAY_MS, HOUR_MS, ROLLUP_METRICS, dayOf, encodeSplit, hourOf, mergeByGroup, rollUp, rollupFromJson, type Rollup, type RollupJson } from '../../shared/rollup.ts';
 import { deleteRollupsBefore, rollupsIn, rollupTotals, samplesOfHour, samplesRetainedFrom } from '../../workers/observatory/db/rollups.ts';
 import { deleteSamplesBefore } from '../../workers/observatory/db/samples.ts';
-import { rollUpHour } from '../../workers/observatory/rollup-hour.ts';
-import { ROLLUP_ROWS_READ_PER_PAIR, ROLLUP_ROWS_READ_PER_SAMPLE_IN_HOUR, ROLLUP_ROWS_WRITTEN_PER_PAIR } from '../../shared/config/capacity.ts';
+import { rollUpDay, rollUpHour } from '../../workers/observatory/rollup-hour.ts';
+import { DAILY_ROWS_READ_PER_HOURLY_ROW, DAILY_UPSERT_ROWS_READ_PER_PAIR, DAILY_ROWS_WRITTEN_PER_PAIR, ROLLUP_MARK_READS_PER_REGION_HOUR, ROLLUP_ROWS_READ_PER_PAIR, ROLLUP_ROWS_READ_PER_SAMPLE_IN_HOUR, ROLLUP_ROWS_WRITTEN_PER_PAIR } from '../../shared/config/capacity.ts';
 import { meterD1 } from '../../workers/observatory/db/meter.ts';
 import { HISTOGRAM_RELATIVE_ERROR, encodeHistogram, quantile, sumOf } from '../../shared/stats/exp-histogram.ts';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
@@ -236,6 +236,15 @@ describe('what a rollup costs (the capacity model counts these)', () => {
     // The unique key leads with tick_id: the hour's rows of every region are scanned, the region filtered after.
     expect(meter.rowsRead).toBe(inHour * ROLLUP_ROWS_READ_PER_SAMPLE_IN_HOUR + pairs * ROLLUP_ROWS_READ_PER_PAIR);
     expect(meter.rowsWritten).toBe(pairs * ROLLUP_ROWS_WRITTEN_PER_PAIR);
+    // Writing the region's day reads the day's hourly rows of every region, and writes a daily row per pair.
+    meter.reset();
+    await rollUpDay(meter.db, 'weur', dayOf(hour));
+    const hourlyOfDay = (await rollupsIn(env.DB, { fromHour: dayOf(hour), toHour: dayOf(hour) + DAY_MS })).length;
+    expect(meter.rowsRead).toBe(hourlyOfDay * DAILY_ROWS_READ_PER_HOURLY_ROW + pairs * DAILY_UPSERT_ROWS_READ_PER_PAIR);
+    expect(meter.rowsWritten).toBe(pairs * (DAILY_ROWS_WRITTEN_PER_PAIR - 1));
+    meter.reset();
+    await samplesRetainedFrom(meter.db);
+    expect(meter.rowsRead).toBeLessThanOrEqual(ROLLUP_MARK_READS_PER_REGION_HOUR);
     // Retention deletes each hourly row once.
     meter.reset();
     const deleted = await deleteRollupsBefore(meter.db, hour + HOUR_MS);
