@@ -63,6 +63,9 @@ export default defineConfig({
               bindings: {
                 TEST_MIGRATIONS: migrations,
                 REFERENCE_URL: inject('workersReferenceUrl'),
+                OTLP_ENDPOINT: `${inject('otlpCollectorUrl')}/v1/metrics`,
+                OTLP_TOKEN: 'Bearer test-otlp-token',
+                OTLP_COLLECTOR: inject('otlpCollectorUrl'),
                 REFERENCE_KEY: TEST_REFERENCE_KEY,
                 ADMIN_TOKEN: 'test-admin-token',
               },

@@ -1,4 +1,5 @@
 /** The observatory's configuration: what a user edits in observatory.config.ts. */
+import type { OtlpConfig } from '../otlp.ts';
 import type { ApiId, MaxTokensParam, Timeouts } from '../types.ts';
 
 /** Cloudflare Durable Object location hints. */
@@ -77,6 +78,8 @@ export interface ObservatoryConfig {
   probeSecondsEstimate: number;
   /** Who reads the data, for the capacity model's D1 reads (defaults: hourly site builds, a Prometheus scrape a minute, 1,000 API requests a day). */
   readers?: ReadersConfig;
+  /** Optional: push each hour's rollups, once written, as OTLP/HTTP JSON (ExponentialHistogram points) to this collector. */
+  otlp?: OtlpConfig;
 }
 
 export interface ReadersConfig {

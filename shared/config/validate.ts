@@ -84,6 +84,13 @@ export function validateConfig(config: ObservatoryConfig): ObservatoryConfig {
   if (!isInt(config.rollupRetentionDays, 1, 3650)) p.push('rollupRetentionDays must be a whole number from 1 to 3650');
   else if (config.rollupRetentionDays < config.retentionDays) p.push('rollupRetentionDays must be at least retentionDays (rollups are what remains of old samples)');
   if (!(config.probeSecondsEstimate > 0 && config.probeSecondsEstimate <= 600)) p.push('probeSecondsEstimate must be a number of seconds from 0 to 600');
+  if (config.otlp !== undefined) {
+    const o = config.otlp;
+    if (typeof o.endpoint !== 'string' || !(/^\{[A-Z][A-Z0-9_]*\}$/.test(o.endpoint) || /^https?:\/\/[^\s]+$/.test(o.endpoint))) p.push('otlp.endpoint must be an http(s) URL like https://otlp.example.com/v1/metrics, or {VAR} naming a Worker variable that holds one');
+    if ((o.header === undefined) !== (o.secret === undefined)) p.push('otlp.header and otlp.secret go together: the header that carries the secret, and the Worker secret holding its value');
+    if (o.header !== undefined && !/^[A-Za-z0-9-]{1,64}$/.test(o.header)) p.push(`otlp.header must be an HTTP header name, got "${o.header}"`);
+    if (o.secret !== undefined && !/^[A-Z][A-Z0-9_]{0,63}$/.test(o.secret)) p.push(`otlp.secret must name a Worker secret in UPPER_SNAKE_CASE, got "${o.secret}"`);
+  }
   const readers = config.readers ?? {};
   if (readers.siteRebuildMinutes !== undefined && !isInt(readers.siteRebuildMinutes, 0, 10_080)) p.push('readers.siteRebuildMinutes must be a whole number of minutes from 0 (no builds) to 10080');
   if (readers.metricsScrapeSeconds !== undefined && !isInt(readers.metricsScrapeSeconds, 0, 86_400)) p.push('readers.metricsScrapeSeconds must be a whole number of seconds from 0 (no scrapes) to 86400');

@@ -5,6 +5,7 @@ declare namespace Cloudflare {
     UPGRADE_DB: D1Database;
     ADMIN_TOKEN: string;
     REFERENCE_KEY: string;
+    OTLP_COLLECTOR: string;
   }
 }
 

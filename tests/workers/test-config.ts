@@ -29,4 +29,6 @@ export const config: ObservatoryConfig = {
   retentionDays: 3_650,
   rollupRetentionDays: 3_650,
   probeSecondsEstimate: 1,
+  // Each rolled-up hour goes to a stand-in collector on loopback (tests/helpers/otlp-collector.ts).
+  otlp: { endpoint: '{OTLP_ENDPOINT}', header: 'authorization', secret: 'OTLP_TOKEN' },
 };

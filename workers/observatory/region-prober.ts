@@ -12,12 +12,15 @@ import { MissingSecretError, runJob } from './probe-job.ts';
 import { insertSamples, storedKeys } from './db/samples.ts';
 import { rollUpDay, rollUpHour } from './rollup-hour.ts';
 import { DAY_MS, dayOf, hourOf } from '../../shared/rollup.ts';
-import { daysWithHourlyRollups, samplesRetainedFrom } from './db/rollups.ts';
+import { daysWithHourlyRollups, rollupsOfRegionHour, samplesRetainedFrom } from './db/rollups.ts';
+import { pushToOtlp } from './otlp-push.ts';
 import type { StoredSample } from './db/sample-row.ts';
 import type { RegionConfig } from '../../shared/config/types.ts';
 
 /** Wait before retrying to write the outbox after D1 failed. */
 export const FLUSH_RETRY_MS = 30_000;
+/** Hours pushed to the OTLP collector per alarm, at most (a backlog drains over later alarms). */
+const OTLP_HOURS_PER_ALARM = 24;
 /** Samples written to D1 per batch when the outbox is flushed. */
 const FLUSH_BATCH = 50;
 
@@ -30,8 +33,11 @@ export interface ProberStatus {
   region: string | null;
   queued: number;
   outbox: number;
-  /** Ended hours whose rollup is still to be written. */
+  /** Ended hours (and days) whose rollup is still to be written. */
   pendingRollups: number;
+  /** Rolled-up hours not yet accepted by the OTLP collector. */
+  pendingOtlp: number;
+  lastOtlpError: string | null;
   colo: string | null;
   lastFlushError: string | null;
   missingSecrets: string[];
@@ -57,6 +63,8 @@ export class RegionProber extends DurableObject<Env> {
       sql.exec('CREATE TABLE IF NOT EXISTS dirty_hours (hour INTEGER PRIMARY KEY) WITHOUT ROWID');
       // Days with an hour rolled up since their daily rows were written: written once the day has ended.
       sql.exec('CREATE TABLE IF NOT EXISTS dirty_days (day INTEGER PRIMARY KEY) WITHOUT ROWID');
+      // Hours rolled up but not yet accepted by the OTLP collector (when one is configured).
+      sql.exec('CREATE TABLE IF NOT EXISTS otlp_pending (hour INTEGER PRIMARY KEY) WITHOUT ROWID');
     });
   }
 
@@ -89,6 +97,8 @@ export class RegionProber extends DurableObject<Env> {
       queued: this.count('jobs'),
       outbox: this.count('outbox'),
       pendingRollups: this.count('dirty_hours') + this.count('dirty_days'),
+      pendingOtlp: this.count('otlp_pending'),
+      lastOtlpError: this.getMeta('last_otlp_error'),
       colo: this.getMeta('colo'),
       lastFlushError: this.getMeta('last_flush_error'),
       missingSecrets: JSON.parse(this.getMeta('missing_secrets') ?? '[]'),
@@ -139,10 +149,12 @@ export class RegionProber extends DurableObject<Env> {
       const retainedFrom = hours.length > 0 ? await samplesRetainedFrom(this.env.DB) : 0;
       for (const hour of hours) {
         step = `rollup of hour ${iso(hour)}`;
-        if (hour >= retainedFrom) await rollUpHour(this.env.DB, region, hour);
+        const rolled = hour >= retainedFrom;
+        if (rolled) await rollUpHour(this.env.DB, region, hour);
         this.ctx.storage.transactionSync(() => {
           sql.exec('DELETE FROM dirty_hours WHERE hour = ?', hour);
           sql.exec('INSERT OR IGNORE INTO dirty_days (day) VALUES (?)', dayOf(hour));
+          if (rolled && getConfig().otlp) sql.exec('INSERT OR IGNORE INTO otlp_pending (hour) VALUES (?)', hour);
         });
       }
       const days = sql.exec<Row>('SELECT day FROM dirty_days WHERE day <= ? ORDER BY day', dayOf(now) - DAY_MS).toArray().map((r) => Number(r.day));
@@ -157,6 +169,32 @@ export class RegionProber extends DurableObject<Env> {
       console.error(`region ${region}: ${step} failed, kept for retry: ${message}`);
       return false;
     }
+    if (!(await this.pushPendingToOtlp(region)) && (await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + FLUSH_RETRY_MS);
+    return true;
+  }
+
+  /**
+   * Pushes each rolled-up hour to the OTLP collector, oldest first, from its rows in D1 (a rewritten
+   * hour goes again, with the same start and end). A failed push stays pending for the next alarm;
+   * it never holds up probing or rollups. False when a push failed.
+   */
+  private async pushPendingToOtlp(region: string): Promise<boolean> {
+    const otlp = getConfig().otlp;
+    const sql = this.ctx.storage.sql;
+    if (!otlp) return true;
+    const hours = sql.exec<Row>('SELECT hour FROM otlp_pending ORDER BY hour LIMIT ?', OTLP_HOURS_PER_ALARM).toArray().map((r) => Number(r.hour));
+    for (const hour of hours) {
+      try {
+        await pushToOtlp(otlp, this.env as unknown as Record<string, unknown>, await rollupsOfRegionHour(this.env.DB, region, hour));
+      } catch (e) {
+        const message = e instanceof Error ? e.message : String(e);
+        this.setMeta('last_otlp_error', message.slice(0, 200));
+        console.error(`region ${region}: OTLP push of hour ${new Date(hour).toISOString()} failed, kept for retry: ${message}`);
+        return false;
+      }
+      sql.exec('DELETE FROM otlp_pending WHERE hour = ?', hour);
+    }
+    if (hours.length > 0 && this.getMeta('last_otlp_error') !== null) this.setMeta('last_otlp_error', null);
     return true;
   }
 
@@ -252,7 +290,7 @@ export class RegionProber extends DurableObject<Env> {
     console.error(`region ${this.getMeta('region')}: D1 write failed, ${kept} sample(s) kept for retry: ${message}`);
   }
 
-  private count(table: 'jobs' | 'outbox' | 'dirty_hours' | 'dirty_days'): number {
+  private count(table: 'jobs' | 'outbox' | 'dirty_hours' | 'dirty_days' | 'otlp_pending'): number {
     return Number(this.ctx.storage.sql.exec(`SELECT COUNT(*) AS n FROM ${table}`).one().n);
   }
 

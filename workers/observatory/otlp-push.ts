@@ -1,0 +1,30 @@
+/** Pushes one region's rollups of an hour to the configured OTLP/HTTP collector (JSON encoding). */
+import { otlpMetricsRequest, type OtlpConfig } from '../../shared/otlp.ts';
+import { METHOD_VERSION } from '../../shared/constants.ts';
+import type { Rollup } from '../../shared/rollup.ts';
+
+export class OtlpPushError extends Error {}
+
+/** The endpoint itself, or the Worker variable `{VAR}` names. */
+export function otlpEndpoint(config: OtlpConfig, env: Record<string, unknown>): string {
+  const named = /^\{([A-Z][A-Z0-9_]*)\}$/.exec(config.endpoint);
+  if (!named) return config.endpoint;
+  const value = env[named[1]];
+  if (typeof value !== 'string' || value === '') throw new OtlpPushError(`otlp.endpoint names the Worker variable ${named[1]}, which is not set`);
+  return value;
+}
+
+export async function pushToOtlp(config: OtlpConfig, env: Record<string, unknown>, rows: Rollup[]): Promise<void> {
+  if (rows.length === 0) return;
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (config.header && config.secret) {
+    const secret = env[config.secret];
+    if (typeof secret !== 'string' || secret === '') throw new OtlpPushError(`the Worker secret ${config.secret} for otlp.header is not set (wrangler secret put ${config.secret})`);
+    headers[config.header] = secret;
+  }
+  const url = otlpEndpoint(config, env);
+  const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(otlpMetricsRequest(rows, `method ${METHOD_VERSION}`)), signal: AbortSignal.timeout(10_000) });
+  // OTLP/HTTP: 2xx is accepted (a partial success still is); anything else is retried later.
+  if (!response.ok) throw new OtlpPushError(`OTLP collector ${new URL(url).host} answered ${response.status}: ${(await response.text()).slice(0, 200)}`);
+  await response.body?.cancel();
+}
