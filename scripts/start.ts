@@ -130,11 +130,13 @@ const site = await serveStatic(await rebuild(), sitePort);
 console.log(`\nreport site:  ${site.url}/`);
 console.log(`read API:     ${api}/api/v1/percentiles?metric=ttft_ms&by=region,target`);
 console.log(`simulated round trips: ${config.regions.map((r) => `${r.code} ${r.simulatedRttMs ?? 0} ms`).join(', ')} (server time is the same everywhere)`);
-console.log(`next tick on the schedule (${config.schedule}); Ctrl-C stops everything.\n`);
+console.log(`data:         kept in ${persistTo} (a second npm start adds to it; delete that folder, or use --persist-to, to start fresh)`);
+console.log(`Ctrl-C stops everything.\n`);
 
 let timer: NodeJS.Timeout | undefined;
 const scheduleNext = () => {
   const wait = tickMs - (Date.now() % tickMs) + 1_000;
+  say(`next tick at ${new Date(Date.now() + wait).toISOString().slice(11, 19)} UTC (schedule ${config.schedule}), then the site is rebuilt`);
   timer = setTimeout(async () => {
     try {
       const count = await sampleCount();

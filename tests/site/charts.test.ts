@@ -3,7 +3,7 @@
  * pinned to UTC by the project). A change to a chart shows up here as a diff to look at.
  */
 import { describe, expect, it } from 'vitest';
-import { errorsOverTimeChart, expectedTotalChart, histogramChart, ttftByPromptChart, ttftEcdfChart, ttftOverTimeChart, ttftSplitChart } from '../../site/src/charts/charts.ts';
+import { errorsOverTimeChart, expectedTotalChart, histogramChart, overviewSplitChart, ttftByPromptChart, ttftEcdfChart, ttftOverTimeChart, ttftSplitChart } from '../../site/src/charts/charts.ts';
 
 const T0 = Date.UTC(2026, 0, 10);
 const SNAP = (name: string) => `./__snapshots__/${name}.svg.html`;
@@ -16,6 +16,19 @@ describe('charts', () => {
     expect(svg).toContain('role="img"');
     expect(svg).toContain('network');
     await expect(svg).toMatchFileSnapshot(SNAP('ttft-split'));
+  });
+
+  it('overview: network and server stacked per region × target, TTFT ticked, a later first answer ringed', async () => {
+    const svg = overviewSplitChart([
+      { row: 'weur · fast', network_ms: 20, server_ms: 40, ttft_ms: 61, ttfa_ms: 61 },
+      { row: 'weur · reasoning', network_ms: 20, server_ms: 140, ttft_ms: 158, ttfa_ms: 447 },
+      { row: 'apac · fast', network_ms: null, server_ms: null, ttft_ms: 201, ttfa_ms: 201 },
+    ]);
+    // Two parts for each split row, one grey bar for the row without a split; one ring (the reasoning model).
+    expect(svg.match(/<rect/g)?.length).toBeGreaterThanOrEqual(5);
+    expect(svg.match(/<circle/g)?.length).toBe(1);
+    for (const label of ['weur · fast', 'weur · reasoning', 'apac · fast', 'no split']) expect(svg).toContain(label);
+    await expect(svg).toMatchFileSnapshot(SNAP('overview-split'));
   });
 
   it('TTFT ECDF', async () => {

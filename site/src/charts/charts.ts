@@ -113,3 +113,37 @@ export function expectedTotalChart(lines: Array<{ target: string; tokens: number
     ],
   }, 'Expected total time by output length for each target');
 }
+
+export interface OverviewBar {
+  /** Row label: region · target. */
+  row: string;
+  network_ms: number | null;
+  server_ms: number | null;
+  ttft_ms: number;
+  ttfa_ms: number | null;
+}
+
+/**
+ * The overview's answer: per region × target (rows in the order given: by region, fastest first), the
+ * median network and server time stacked, TTFT's median as a tick, and the median first *answer* token
+ * as a dot where it comes later (a model that reasons first). Rows without a split show TTFT alone.
+ */
+export function overviewSplitChart(rows: OverviewBar[]): string {
+  const parts = rows.flatMap((r) => r.network_ms === null || r.server_ms === null
+    ? [{ row: r.row, part: 'no split', x1: 0, x2: r.ttft_ms }]
+    : [{ row: r.row, part: 'network', x1: 0, x2: r.network_ms }, { row: r.row, part: 'server', x1: r.network_ms, x2: r.network_ms + r.server_ms }]);
+  const later = rows.filter((r) => r.ttfa_ms !== null && r.ttfa_ms > r.ttft_ms * 1.05);
+  return renderPlot({
+    height: 70 + 22 * rows.length,
+    marginLeft: 270,
+    x: { label: `median time (${MS}) →`, grid: true },
+    y: { label: null, domain: rows.map((r) => r.row) },
+    color: { type: 'ordinal', domain: ['network', 'server', 'no split'], range: [PALETTE[0], PALETTE[1], '#8c8c8c'], legend: true },
+    marks: [
+      Plot.barX(parts, { y: 'row', x1: 'x1', x2: 'x2', fill: 'part' }),
+      Plot.tickX(rows, { y: 'row', x: 'ttft_ms', stroke: 'currentColor', strokeWidth: 2 }),
+      Plot.dot(later, { y: 'row', x: 'ttfa_ms', stroke: 'currentColor', fill: 'none', r: 4 }),
+      Plot.ruleX([0]),
+    ],
+  }, 'Median time to first token per region and target, split into network and server time, with the first answer token where it comes later');
+}

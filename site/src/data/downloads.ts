@@ -14,7 +14,7 @@ export interface Download {
 const csv = 'text/csv; charset=utf-8';
 
 export const DOWNLOADS: Download[] = [
-  { file: 'site-data.json', type: 'application/json', description: 'Everything this site was built from (rebuild with SITE_DATA_FILE=site-data.json npm run build)', body: (d) => JSON.stringify(d) },
+  { file: 'site-data.json', type: 'application/json', description: 'Everything this site was built from (rebuild the site from it with SITE_DATA_FILE=site-data.json npm run site:build)', body: (d) => JSON.stringify(d) },
   ...SITE_METRICS.map((metric): Download => ({
     file: `percentiles-${metric}.csv`,
     type: csv,
