@@ -19,7 +19,7 @@ let siteUrl: string;
 
 beforeAll(async () => {
   ports = { api: await freePort(), reference: await freePort(), site: await freePort() };
-  start = spawn(process.execPath, ['scripts/start.ts', '--port', String(ports.api), '--reference-port', String(ports.reference), '--site-port', String(ports.site), '--backfill', '2', '--persist-to', work], { stdio: ['ignore', 'pipe', 'pipe'] });
+  start = spawn(process.execPath, ['scripts/start.ts', '--port', String(ports.api), '--reference-port', String(ports.reference), '--site-port', String(ports.site), '--backfill', '2', '--history-days', '7', '--persist-to', work], { stdio: ['ignore', 'pipe', 'pipe'] });
   start.stdout!.on('data', (d) => (output += d));
   start.stderr!.on('data', (d) => (output += d));
   for (let i = 0; i < 480 && !output.includes('Ctrl-C stops everything'); i++) {
@@ -50,6 +50,16 @@ describe('npm start', () => {
     const rows = html.match(/data-api="percentiles_ttft_ms\|[^|]+\|[^|]+\|n" data-value="(\d+)"/g) ?? [];
     expect(rows).toHaveLength(config.regions.length * config.targets.length);
     for (const row of rows) expect(Number(/data-value="(\d+)"/.exec(row)![1])).toBeGreaterThanOrEqual(3);
+  });
+
+  it('backfills days back for the long-window views, and serves each view', async () => {
+    expect(output).toMatch(/3 spread over 7 days for the long-window views/);
+    expect(output).toMatch(/rolled up: \d+ probes in hourly rows, \d+ in daily rows/);
+    for (const [path, label] of [['overview/24h/', '24 h'], ['overview/30d/', '30 d'], ['overview/90d/', '90 d'], ['status/90d/', '90 d']]) {
+      const r = await fetch(siteUrl + path);
+      expect(r.status, path).toBe(200);
+      expect(await r.text(), path).toMatch(new RegExp(`over\\s+the last ${label}`));
+    }
   });
 
   it('shows network time growing with the simulated distance while server time stays put', async () => {
