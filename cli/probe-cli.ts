@@ -47,6 +47,7 @@ export async function runProbeCli(argv: string[], io: CliIo): Promise<number> {
       fetch: io.fetch,
       arrivalOf: io.arrivalOf,
       wallClock,
+      epochOf: (t) => performance.timeOrigin + t,
       warm: config.rtt || i > 0,
       rttMs,
       rttNote,

@@ -19,6 +19,11 @@ export interface ProbeOptions {
   now?: Clock;
   /** Wall clock in epoch ms, read once just before t0. */
   wallClock?: Clock;
+  /**
+   * Epoch ms of a monotonic reading, where the two clocks share an origin (in Node, performance.timeOrigin
+   * + t): started_at is then t0 itself, not a second reading a preempted process may take late.
+   */
+  epochOf?: (t: number) => number;
   /** A warm-up request to the same origin preceded this probe in the same invocation. */
   warm?: boolean;
   /** Round trip measured beforehand (measureRtt), used when the server reports no timing. */
@@ -90,8 +95,9 @@ export async function runProbe(o: ProbeOptions): Promise<ProbeResult> {
   // Nothing the timed path runs between t0 and the first token is run for the first time.
   await warmUp(protocol, timeouts);
   await o.beforeT0?.();
-  sample.started_at = wallClock();
+  const wallAtT0 = o.epochOf ? null : wallClock();
   const t0 = now();
+  sample.started_at = o.epochOf ? o.epochOf(t0) : wallAtT0!;
   const watchdog = new Watchdog(t0, timeouts, now, onExpire);
   try {
     let response: Response;

@@ -29,6 +29,10 @@ describe('probe timing on a fake clock', () => {
       ],
     };
     const { sample } = await runProbe({ target, prompt, fetch: scriptedFetch(script, clock), now: clock.now, wallClock: () => 1_700_000_000_000 });
+    // With clocks of one origin, started_at is t0 itself (no second reading): the CLI's case.
+    const t0 = clock.now();
+    const at = await runProbe({ target, prompt, fetch: scriptedFetch(script, clock), now: clock.now, wallClock: () => 0, epochOf: (t) => 1_700_000_000_000 + t });
+    expect(at.sample.started_at).toBe(1_700_000_000_000 + t0);
     expect(sample).toMatchObject({
       error: null,
       status: 200,
