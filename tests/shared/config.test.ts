@@ -51,6 +51,15 @@ describe('observatory.config.ts', () => {
     it(`rejects ${name}`, () => expect(problems(change).join('\n')).toContain(message));
   }
 
+  it('checks the OTLP export and the readers the capacity model counts', () => {
+    expect(problems((c) => { c.otlp = { endpoint: 'https://otlp.example.com/v1/metrics', header: 'authorization', secret: 'OTLP_TOKEN' }; })).toEqual([]);
+    expect(problems((c) => { c.otlp = { endpoint: '{OTLP_ENDPOINT}' }; })).toEqual([]);
+    expect(problems((c) => { c.otlp = { endpoint: 'otlp.example.com' }; })[0]).toContain('otlp.endpoint must be an http(s) URL');
+    expect(problems((c) => { c.otlp = { endpoint: 'https://x/v1/metrics', header: 'authorization' }; })[0]).toContain('otlp.header and otlp.secret go together');
+    expect(problems((c) => { c.otlp = { endpoint: 'https://x/v1/metrics', header: 'bad header', secret: 'token' }; })).toHaveLength(2);
+    expect(problems((c) => { c.readers = { siteRebuildMinutes: -1, metricsScrapeSeconds: 1.5 }; })).toHaveLength(2);
+  });
+
   it('reports every problem at once', () => {
     expect(problems((c) => { c.schedule = 'hourly'; c.concurrency = 0; c.targets[0].model = ''; })).toHaveLength(3);
   });
