@@ -61,8 +61,8 @@ afterAll(async () => {
 });
 
 /** Opens a page, failing on any console error or uncaught exception. */
-async function open(path: string, scheme: 'light' | 'dark' = 'light'): Promise<Page> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, colorScheme: scheme });
+async function open(path: string, scheme: 'light' | 'dark' = 'light', width = 1280): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width, height: 900 }, colorScheme: scheme });
   const problems: string[] = [];
   page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`); });
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
@@ -86,6 +86,14 @@ describe('the built site in Chromium', () => {
         await page.screenshot({ path: join(SHOTS, `${path.replaceAll('/', '_') || 'index'}${scheme}.png`), fullPage: true });
         await page.close();
       }
+    }
+  });
+
+  it('never scrolls sideways on a 390 px phone (wide tables scroll inside their own box)', async () => {
+    for (const path of PAGES()) {
+      const page = await open(path, 'light', 390);
+      expect(await page.$eval('html', (html) => (html as unknown as { scrollWidth: number }).scrollWidth), path).toBeLessThanOrEqual(390);
+      await page.close();
     }
   });
 
