@@ -5,7 +5,7 @@
  */
 import { config } from '../observatory.config.ts';
 import { ConfigError, validateConfig } from '../shared/config/validate.ts';
-import { capacity, PLAN_LIMITS, type Capacity } from '../shared/config/capacity.ts';
+import { capacity, freePlanGoal, PLAN_LIMITS, type Capacity } from '../shared/config/capacity.ts';
 import { reasoningBudgetWarnings } from '../shared/config/reasoning-budget.ts';
 import type { ObservatoryConfig } from '../shared/config/types.ts';
 
@@ -47,11 +47,6 @@ function report(label: string, cfg: ObservatoryConfig, c: Capacity): void {
 console.log(`observatory.config.ts is valid (${config.plan} plan)`);
 report('this configuration', config, capacity(config));
 
-const regions = (['weur', 'eeur', 'enam', 'wnam', 'apac', 'oc'] as const).map((code) => ({ code, label: code, locationHint: code }));
-const goal: ObservatoryConfig = {
-  ...config, plan: 'free', schedule: '*/5 * * * *', regions,
-  targets: Array.from({ length: 10 }, (_, k) => ({ ...config.targets[0], id: `target-${k + 1}`, regions: undefined })),
-  promptVariants: config.promptVariants.slice(0, 1), readers: { siteRebuildMinutes: 60 },
-};
+const goal = freePlanGoal(config);
 report('the free-plan goal (6 regions × 10 targets, hourly site builds, a /metrics scrape a minute, 1,000 API requests a day)', goal, capacity(goal));
 for (const w of reasoningBudgetWarnings(config)) console.warn(`warning: ${w.message}`);

@@ -178,6 +178,20 @@ export function capacity(config: ObservatoryConfig): Capacity {
   };
 }
 
+/**
+ * The scale the project aims to run on the free plan: 6 regions × 10 targets (copies of the base
+ * configuration's first) and its first prompt variant, every 5 minutes, with hourly site builds.
+ */
+export function freePlanGoal(base: ObservatoryConfig): ObservatoryConfig {
+  return {
+    ...base, plan: 'free', schedule: '*/5 * * * *',
+    regions: (['weur', 'eeur', 'enam', 'wnam', 'apac', 'oc'] as const).map((code) => ({ code, label: code, locationHint: code })),
+    targets: Array.from({ length: 10 }, (_, k) => ({ ...base.targets[0], id: `target-${k + 1}`, regions: undefined })),
+    promptVariants: base.promptVariants.slice(0, 1),
+    readers: { siteRebuildMinutes: 60 },
+  };
+}
+
 /** Most probes per day within a plan's daily quotas (free) or included usage (paid), for a given probe duration. */
 export function maxProbesPerDay(plan: 'free' | 'paid', probeSeconds: number): number {
   const l = PLAN_LIMITS[plan];

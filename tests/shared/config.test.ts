@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { unstable_readConfig } from 'wrangler';
 import { config } from '../../observatory.config.ts';
 import { ConfigError, validateConfig } from '../../shared/config/validate.ts';
-import { PLAN_LIMITS, capacity, maxProbesPerDay, tickMinutesOf, tickSlice } from '../../shared/config/capacity.ts';
+import { PLAN_LIMITS, capacity, freePlanGoal, maxProbesPerDay, tickMinutesOf, tickSlice } from '../../shared/config/capacity.ts';
 import { parseTrace } from '../../workers/observatory/colo.ts';
 import { coloOutsideRegion } from '../../shared/config/colos.ts';
 import type { ObservatoryConfig, TargetConfig } from '../../shared/config/types.ts';
@@ -90,11 +90,8 @@ describe('capacity', () => {
   });
 
   it('fits the free plan at 6 regions × 10 targets every 5 minutes with hourly site builds', () => {
-    const goal: ObservatoryConfig = {
-      ...structuredClone(config), plan: 'free',
-      regions: (['weur', 'eeur', 'enam', 'wnam', 'apac', 'oc'] as const).map((code) => ({ code, label: code, locationHint: code })),
-      targets: Array.from({ length: 10 }, (_, k) => ({ ...config.targets[0], id: `t${k}` })), readers: { siteRebuildMinutes: 60 },
-    };
+    const goal = freePlanGoal(config);
+    expect([goal.regions.length, goal.targets.length, goal.promptVariants.length, goal.schedule, goal.readers?.siteRebuildMinutes]).toEqual([6, 10, 1, '*/5 * * * *', 60]);
     const c = capacity(goal);
     expect(c.spread).toBe(1);
     expect(c.d1RowsWrittenPerDay).toBeLessThan(PLAN_LIMITS.free.d1RowsWrittenPerDay);

@@ -1,15 +1,22 @@
 import { runDurableObjectAlarm } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 
+/** Runs (or waits for) a region object's alarms until `done` says so, bounded at 50 alarms. */
+export async function alarmsUntil(region: string, done: () => Promise<boolean>): Promise<void> {
+  const stub = env.REGION_PROBER.getByName(region);
+  for (let i = 0; i < 50 && !(await done()); i++) {
+    await runDurableObjectAlarm(stub);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 /** Runs each region's alarms until its queue and outbox are empty (bounded at 50 alarms a region). */
 export async function drain(regions: readonly string[]): Promise<void> {
   for (const region of regions) {
     const stub = env.REGION_PROBER.getByName(region);
-    for (let i = 0; i < 50; i++) {
+    await alarmsUntil(region, async () => {
       const s = await stub.status();
-      if (s.queued === 0 && s.outbox === 0) break;
-      await runDurableObjectAlarm(stub);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+      return s.queued === 0 && s.outbox === 0;
+    });
   }
 }

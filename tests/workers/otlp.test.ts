@@ -5,10 +5,10 @@
  * rollup's buckets; a failed push is retried at a later alarm.
  */
 import { describe, expect, it } from 'vitest';
-import { createExecutionContext, createScheduledController, runDurableObjectAlarm, waitOnExecutionContext } from 'cloudflare:test';
+import { createExecutionContext, createScheduledController, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import worker from '../../workers/observatory/index.ts';
-import { drain } from './drain.ts';
+import { alarmsUntil, drain } from './drain.ts';
 import { config } from './test-config.ts';
 import { HOUR_MS } from '../../shared/rollup.ts';
 import { rollupsIn } from '../../workers/observatory/db/rollups.ts';
@@ -39,19 +39,11 @@ const pointsOf = (exports: Received[], hour: number, name: string) => exports.fl
   .filter((p) => p.startTimeUnixNano === start(hour));
 const label = (p: Record<string, any>, key: string) => p.attributes.find((a: { key: string }) => a.key === key)?.value.stringValue;
 
-async function settle(region: string, until: () => Promise<boolean>): Promise<void> {
-  const stub = env.REGION_PROBER.getByName(region);
-  for (let i = 0; i < 50 && !(await until()); i++) {
-    await runDurableObjectAlarm(stub);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 describe('OTLP push', () => {
   it('sends each rolled-up hour as protobuf-valid JSON with the secret header, holding the rollup exactly', async () => {
     await fire(HOUR);
     await drain(REGIONS);
-    for (const region of REGIONS) await settle(region, async () => (await env.REGION_PROBER.getByName(region).status()).pendingOtlp === 0);
+    for (const region of REGIONS) await alarmsUntil(region, async () => (await env.REGION_PROBER.getByName(region).status()).pendingOtlp === 0);
     const exports = (await received()).filter((e) => pointsOf([e], HOUR, 'llm.probes').length > 0);
     expect(exports.length).toBe(REGIONS.length);
     for (const e of exports) {
@@ -88,10 +80,10 @@ describe('OTLP push', () => {
     await fetch(`${env.OTLP_COLLECTOR}/fail-next`, { method: 'POST' });
     await fire(hour);
     await drain(REGIONS);
-    await settle('weur', async () => (await stub.status()).lastOtlpError !== null || (await stub.status()).pendingOtlp === 0);
+    await alarmsUntil('weur', async () => (await stub.status()).lastOtlpError !== null || (await stub.status()).pendingOtlp === 0);
     // One of the regions met the failure; each ends up sent once the collector answers again.
-    for (const region of REGIONS) await settle(region, async () => (await env.REGION_PROBER.getByName(region).status()).pendingOtlp === 0);
-    for (const region of REGIONS) await settle(region, async () => (await env.REGION_PROBER.getByName(region).status()).pendingOtlp === 0);
+    for (const region of REGIONS) await alarmsUntil(region, async () => (await env.REGION_PROBER.getByName(region).status()).pendingOtlp === 0);
+    for (const region of REGIONS) await alarmsUntil(region, async () => (await env.REGION_PROBER.getByName(region).status()).pendingOtlp === 0);
     const sent = pointsOf(await received(), hour, 'llm.probes');
     expect(new Set(sent.map((p) => label(p, 'region')))).toEqual(new Set(REGIONS));
   });

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { createExecutionContext, createScheduledController, runDurableObjectAlarm, runInDurableObject, SELF, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import worker from '../../workers/observatory/index.ts';
-import { drain } from './drain.ts';
+import { alarmsUntil, drain } from './drain.ts';
 import { expectConsoleErrors } from './console-errors.ts';
 import { config } from './test-config.ts';
 import { METHOD_VERSION } from '../../shared/constants.ts';
@@ -33,7 +33,7 @@ async function fireCron(scheduledTime: number): Promise<void> {
 }
 
 const rollupsOfHour = (hour: number) => rollupsIn(env.DB, { fromHour: hour, toHour: hour + HOUR_MS, methodVersion: METHOD_VERSION });
-const bytesOf = (rows: Awaited<ReturnType<typeof rollupsOfHour>>) => rows.map((r) => [r.region, r.target, r.probes, encodeHistogram(r.histograms.ttft_ms)]);
+const rowBytes = (r: Rollup) => [r.hour, r.region, r.target, r.prompt_variant, r.probes, r.successes, JSON.stringify(r.errors), ...ROLLUP_METRICS.map((m) => [...encodeHistogram(r.histograms[m])]), [...encodeSplit(r.split)]];
 
 describe('hourly rollups', () => {
   it('are written for each ended hour, one row per region × target × variant, equal to rolling up the samples', async () => {
@@ -63,10 +63,10 @@ describe('hourly rollups', () => {
   });
 
   it('a retried tick changes no byte', async () => {
-    const before = bytesOf(await rollupsOfHour(HOUR));
+    const before = (await rollupsOfHour(HOUR)).map(rowBytes);
     await fireCron(HOUR + FIVE_MIN);
     await drain(REGIONS);
-    expect(bytesOf(await rollupsOfHour(HOUR))).toEqual(before);
+    expect((await rollupsOfHour(HOUR)).map(rowBytes)).toEqual(before);
   });
 
   it('samples that land late, after a D1 outage, correct their hour', async () => {
@@ -93,19 +93,15 @@ describe('hourly rollups', () => {
   });
 });
 
-const rowBytes = (r: Rollup) => [r.hour, r.region, r.target, r.prompt_variant, r.probes, r.successes, JSON.stringify(r.errors), ...ROLLUP_METRICS.map((m) => [...encodeHistogram(r.histograms[m])]), [...encodeSplit(r.split)]];
 const DAY = dayOf(HOUR);
 
-/** Runs (or waits for) a region object's alarms until its rollup work is done: seeded, no hour or day pending (bounded). */
-async function settle(stub: DurableObjectStub<import('../../workers/observatory/region-prober.ts').RegionProber>): Promise<void> {
-  const pending = () => runInDurableObject(stub, (_instance, state: DurableObjectState) => {
+/** Runs a region object's alarms until its rollup work is done: seeded, no hour or day pending. */
+async function settle(region: string): Promise<void> {
+  const pending = () => runInDurableObject(env.REGION_PROBER.getByName(region), (_instance, state: DurableObjectState) => {
     const one = (q: string) => Number(state.storage.sql.exec(q).one().n);
     return one('SELECT COUNT(*) AS n FROM dirty_hours') + one('SELECT COUNT(*) AS n FROM dirty_days') + one("SELECT 1 - COUNT(*) AS n FROM meta WHERE key = 'daily_rollups_seeded'");
   });
-  for (let i = 0; i < 50 && (await pending()) > 0; i++) {
-    await runDurableObjectAlarm(stub);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await alarmsUntil(region, async () => (await pending()) === 0);
   expect(await pending()).toBe(0);
 }
 
@@ -124,7 +120,7 @@ describe('daily rollups', () => {
     for (const region of REGIONS) {
       const stub = env.REGION_PROBER.getByName(region);
       await runInDurableObject(stub, (_instance, state: DurableObjectState) => { state.storage.sql.exec("DELETE FROM meta WHERE key = 'daily_rollups_seeded'"); return state.storage.setAlarm(Date.now()); });
-      await settle(stub);
+      await settle(region);
     }
     const daily = await rollupsIn(env.DB, { fromHour: DAY, toHour: DAY + DAY_MS, resolution: 'day', methodVersion: METHOD_VERSION });
     const hourly = await rollupsIn(env.DB, { fromHour: DAY, toHour: DAY + DAY_MS, methodVersion: METHOD_VERSION });
@@ -141,7 +137,7 @@ describe('daily rollups', () => {
       expect(await samplesRetainedFrom(env.DB)).toBe(hour + FIVE_MIN);
       const stub = env.REGION_PROBER.getByName('enam');
       await runInDurableObject(stub, (_instance, state: DurableObjectState) => { state.storage.sql.exec('INSERT OR IGNORE INTO dirty_hours (hour) VALUES (?)', hour); return state.storage.setAlarm(Date.now()); });
-      await settle(stub);
+      await settle('enam');
       expect((await rollupsOfHour(hour)).map(rowBytes)).toEqual(before);
     } finally {
       await env.DB.batch([

@@ -3,19 +3,17 @@
  * totals by the difference from the hour's previous rows, in one transaction. The same samples give
  * the same rows, so a retried tick or a second rollup never counts twice.
  */
-import { applyToTotals, mergeByGroup, rollUp, type Rollup } from '../../shared/rollup.ts';
-import { hourlyRollupsOfRegionDay, rollupsOfRegionHour, rollupTotals, samplesOfHour, upsertDailyRollups, upsertRollups } from './db/rollups.ts';
+import { DAY_MS, applyToTotals, mergeByGroup, rollUp } from '../../shared/rollup.ts';
+import { rollupsIn, rollupsOfRegionHour, rollupTotals, samplesOfHour, upsertDailyRollups, upsertRollups } from './db/rollups.ts';
 
-/** Returns the rows written. */
-export async function rollUpHour(db: D1Database, region: string, hour: number): Promise<Rollup[]> {
+export async function rollUpHour(db: D1Database, region: string, hour: number): Promise<void> {
   const fresh = rollUp(await samplesOfHour(db, region, hour));
   const previous = await rollupsOfRegionHour(db, region, hour);
   const totals = applyToTotals(await rollupTotals(db, { regions: [region] }), previous, fresh);
   await upsertRollups(db, fresh, totals);
-  return fresh;
 }
 
 /** Writes one region's daily rows of one day, merged from the day's hourly rows (the same rows, the same bytes). */
 export async function rollUpDay(db: D1Database, region: string, day: number): Promise<void> {
-  await upsertDailyRollups(db, mergeByGroup(await hourlyRollupsOfRegionDay(db, region, day), day));
+  await upsertDailyRollups(db, mergeByGroup(await rollupsIn(db, { fromHour: day, toHour: day + DAY_MS, regions: [region] }), day));
 }

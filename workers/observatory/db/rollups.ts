@@ -150,13 +150,6 @@ export async function rollupTotals(db: D1Database, filter: { regions?: string[];
   return results.map(fromRollupRow);
 }
 
-/** One region's hourly rows of one UTC day (a range of the key's first column: the day's rows of every region). */
-export async function hourlyRollupsOfRegionDay(db: D1Database, region: string, day: number): Promise<Rollup[]> {
-  const { results } = await db.prepare(`SELECT ${ROLLUP_COLUMNS.join(', ')} FROM hourly_rollups WHERE hour >= ? AND hour < ? AND region = ? ORDER BY ${KEY.join(', ')}`)
-    .bind(day, day + DAY_MS, region).all<Record<string, unknown>>();
-  return results.map(fromRollupRow);
-}
-
 /** The UTC days a region has hourly rows of (once, to give an upgraded database its daily rows). */
 export async function daysWithHourlyRollups(db: D1Database, region: string): Promise<number[]> {
   const { results } = await db.prepare(`SELECT DISTINCT hour - hour % ${DAY_MS} AS day FROM hourly_rollups WHERE region = ? ORDER BY day`)
