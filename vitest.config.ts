@@ -68,6 +68,13 @@ export default defineConfig({
                 OTLP_COLLECTOR: inject('otlpCollectorUrl'),
                 REFERENCE_KEY: TEST_REFERENCE_KEY,
                 ADMIN_TOKEN: 'test-admin-token',
+                // Notification channels of test-config.ts, all at the loopback receiver.
+                NOTIFY_URL: inject('notifyReceiverUrl'),
+                WEBHOOK_SECRET: 'test-webhook-signing-key',
+                SLACK_URL: `${inject('notifyReceiverUrl')}/slack/T000/B000/XXXX`,
+                DISCORD_URL: `${inject('notifyReceiverUrl')}/discord/api/webhooks/1/abc`,
+                TELEGRAM_TOKEN: '123456:test-bot-token',
+                NTFY_TOKEN: 'tk_test',
               },
             },
           })),

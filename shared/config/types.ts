@@ -1,5 +1,7 @@
 /** The observatory's configuration: what a user edits in observatory.config.ts. */
 import type { OtlpConfig } from '../otlp.ts';
+import type { StatusRulesConfig } from '../status/rules.ts';
+import type { NotificationsConfig } from '../status/channels.ts';
 import type { ApiId, MaxTokensParam, Timeouts } from '../types.ts';
 
 /** Cloudflare Durable Object location hints. */
@@ -80,6 +82,10 @@ export interface ObservatoryConfig {
   readers?: ReadersConfig;
   /** Optional: push each hour's rollups, once written, as OTLP/HTTP JSON (ExponentialHistogram points) to this collector. */
   otlp?: OtlpConfig;
+  /** Status rules (README "Status and alerts"); every field defaults to shared/status/rules.ts. */
+  status?: StatusRulesConfig;
+  /** Where incident messages go: channels by name, secrets as Worker secrets. */
+  notifications?: NotificationsConfig;
 }
 
 export interface ReadersConfig {

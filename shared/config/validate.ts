@@ -2,6 +2,7 @@
 import { API_IDS, MAX_TOKENS_PARAMS } from '../types.ts';
 import { capacity, PLAN_LIMITS, tickMinutesOf } from './capacity.ts';
 import { LOCATION_HINTS, type ObservatoryConfig } from './types.ts';
+import { notificationProblems, statusProblems } from './validate-status.ts';
 
 export class ConfigError extends Error {
   readonly problems: string[];
@@ -95,6 +96,7 @@ export function validateConfig(config: ObservatoryConfig): ObservatoryConfig {
   if (readers.siteRebuildMinutes !== undefined && !isInt(readers.siteRebuildMinutes, 0, 10_080)) p.push('readers.siteRebuildMinutes must be a whole number of minutes from 0 (no builds) to 10080');
   if (readers.metricsScrapeSeconds !== undefined && !isInt(readers.metricsScrapeSeconds, 0, 86_400)) p.push('readers.metricsScrapeSeconds must be a whole number of seconds from 0 (no scrapes) to 86400');
   if (readers.apiRequestsPerDay !== undefined && !isInt(readers.apiRequestsPerDay, 0, 10_000_000)) p.push('readers.apiRequestsPerDay must be a whole number from 0 to 10000000');
+  p.push(...statusProblems(config.status), ...notificationProblems(config.notifications));
 
   if (p.length === 0) {
     const c = capacity(config);

@@ -67,6 +67,29 @@ function exactRanks(n: number, q: number): [number, number] | null {
   return l < 1 || u > n ? null : [l, u];
 }
 
+/**
+ * One end of the equal-tailed interval on its own, for a one-sided question ("is the whole interval
+ * above x?") when the other end does not exist at this n: p99's lower bound exists from 3 samples,
+ * its upper bound only from several hundred. 1-based rank, or null when n is too small.
+ */
+export function ciLowRank(n: number, q: number): number | null {
+  if (n < 1 || q <= 0 || q >= 1) return null;
+  const pmf = binomialPmf(n, q);
+  const tail = (1 - CONFIDENCE) / 2;
+  let cdf = 0;
+  let l = 0;
+  for (let k = 0; k <= n && cdf <= tail; k++) {
+    l = k;
+    cdf += pmf[k];
+  }
+  return l < 1 ? null : l;
+}
+
+export function ciHighRank(n: number, q: number): number | null {
+  const low = ciLowRank(n, 1 - q);
+  return low === null ? null : n + 1 - low;
+}
+
 /** Percentile (linear interpolation) with its 95 % order-statistic interval, from ascending values. */
 export function percentileWithCi(sorted: ArrayLike<number>, q: number): PercentileWithCi {
   return percentileWithCiAt(sorted.length, q, (rank) => sorted[rank - 1]);

@@ -2,15 +2,21 @@
 import type { TestProject } from 'vitest/node';
 import { startWorker } from '../../scripts/worker-runtime.ts';
 import { startOtlpCollector } from './otlp-collector.ts';
+import { startNotifyReceiver } from './notify-receiver.ts';
+import { SCHEDULED_FAULTS } from './outages.ts';
 
 export const TEST_REFERENCE_KEY = 'sk-test-SECRET-0123456789abcdef';
 
+
 export default async function setup(project: TestProject) {
-  const reference = await startWorker({ config: 'workers/reference/wrangler.toml', bindings: { REFERENCE_TOKEN: TEST_REFERENCE_KEY } });
+  const reference = await startWorker({ config: 'workers/reference/wrangler.toml', bindings: { REFERENCE_TOKEN: TEST_REFERENCE_KEY, SCHEDULED_FAULTS } });
   const collector = await startOtlpCollector();
+  const receiver = await startNotifyReceiver();
   project.provide('workersReferenceUrl', reference.url);
   project.provide('otlpCollectorUrl', collector.url);
+  project.provide('notifyReceiverUrl', receiver.url);
   return async () => {
+    await receiver.close();
     await collector.close();
     await reference.stop();
   };
@@ -20,5 +26,6 @@ declare module 'vitest' {
   export interface ProvidedContext {
     workersReferenceUrl: string;
     otlpCollectorUrl: string;
+    notifyReceiverUrl: string;
   }
 }

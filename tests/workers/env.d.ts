@@ -6,6 +6,8 @@ declare namespace Cloudflare {
     ADMIN_TOKEN: string;
     REFERENCE_KEY: string;
     OTLP_COLLECTOR: string;
+    NOTIFY_URL: string;
+    WEBHOOK_SECRET: string;
   }
 }
 

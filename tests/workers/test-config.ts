@@ -31,4 +31,15 @@ export const config: ObservatoryConfig = {
   probeSecondsEstimate: 1,
   // Each rolled-up hour goes to a stand-in collector on loopback (tests/helpers/otlp-collector.ts).
   otlp: { endpoint: '{OTLP_ENDPOINT}', header: 'authorization', secret: 'OTLP_TOKEN' },
+  // Every channel type, all at the loopback receiver (tests/helpers/notify-receiver.ts); secrets in vitest.config.ts.
+  notifications: {
+    reminderMinutes: 60,
+    channels: [
+      { name: 'hook', type: 'webhook', url: '{NOTIFY_URL}/hook', signingSecret: 'WEBHOOK_SECRET' },
+      { name: 'slack', type: 'slack', urlSecret: 'SLACK_URL' },
+      { name: 'discord', type: 'discord', urlSecret: 'DISCORD_URL', events: ['opened', 'resolved'] },
+      { name: 'telegram', type: 'telegram', botTokenSecret: 'TELEGRAM_TOKEN', chatId: '-1001234567890', apiBase: '{NOTIFY_URL}/telegram' },
+      { name: 'ntfy', type: 'ntfy', url: '{NOTIFY_URL}/ntfy/observatory-alerts', tokenSecret: 'NTFY_TOKEN' },
+    ],
+  },
 };

@@ -3,6 +3,7 @@ import { app } from './api/app.ts';
 import { applyRetention, runTick, tickIdFor } from './scheduler.ts';
 
 export { RegionProber } from './region-prober.ts';
+export { StatusKeeper } from './status-keeper.ts';
 
 export default {
   fetch: app.fetch,

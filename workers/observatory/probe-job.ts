@@ -46,6 +46,8 @@ export function resolveTarget(t: TargetConfig, env: ProbeEnvironment): ProbeTarg
 
 export async function runJob(job: Job, region: RegionConfig, target: TargetConfig, variant: PromptVariantConfig, config: ObservatoryConfig, env: ProbeEnvironment): Promise<StoredSample> {
   const probeTarget = resolveTarget(target, env);
+  // The reference endpoint (only it) is told where and for which tick it is probed: its scheduled regional faults key on them.
+  if (target.reference) probeTarget.headers = { ...probeTarget.headers, 'x-ref-region': region.code, 'x-ref-tick': String(job.tickId) };
   const rtt = config.rttProbes > 0 ? await measureRtt({ target: probeTarget, count: config.rttProbes, timeoutMs: config.timeouts.headersMs }) : null;
   const rttMs = rtt?.rttMs ?? null;
   const { sample } = await runProbe({

@@ -6,7 +6,7 @@
  * Storage writes are a cost too: a probe normally costs two (its job queued, then removed).
  */
 import { DurableObject } from 'cloudflare:workers';
-import { findRegion, findTarget, findVariant, getConfig, type Job } from './config.ts';
+import { findRegion, findTarget, findVariant, getCapacity, getConfig, type Job } from './config.ts';
 import { COLO_REFRESH_MS, fetchColo } from './colo.ts';
 import { MissingSecretError, runJob } from './probe-job.ts';
 import { insertSamples, storedKeys } from './db/samples.ts';
@@ -14,6 +14,8 @@ import { rollUpDay, rollUpHour } from './rollup-hour.ts';
 import { DAY_MS, dayOf, hourOf } from '../../shared/rollup.ts';
 import { daysWithHourlyRollups, rollupsOfRegionHour, samplesRetainedFrom } from './db/rollups.ts';
 import { pushToOtlp } from './otlp-push.ts';
+import { BaselineCache, evaluateTick } from './status-evaluation.ts';
+import { resolveStatusRules } from '../../shared/status/rules.ts';
 import type { StoredSample } from './db/sample-row.ts';
 import type { RegionConfig } from '../../shared/config/types.ts';
 
@@ -35,6 +37,8 @@ export interface ProberStatus {
   outbox: number;
   /** Ended hours (and days) whose rollup is still to be written. */
   pendingRollups: number;
+  /** Ticks probed here whose status evaluation has not yet reached the status keeper. */
+  pendingEvaluations: number;
   /** Rolled-up hours not yet accepted by the OTLP collector. */
   pendingOtlp: number;
   lastOtlpError: string | null;
@@ -49,6 +53,7 @@ const keyOf = (j: { tickId: number; target: string; variant: string }) => `${j.t
 export class RegionProber extends DurableObject<Env> {
   /** Jobs an alarm of this instance is running now (a job leaves the table only once it is done). */
   private readonly running = new Set<string>();
+  private readonly baselines = new BaselineCache();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -65,6 +70,8 @@ export class RegionProber extends DurableObject<Env> {
       sql.exec('CREATE TABLE IF NOT EXISTS dirty_days (day INTEGER PRIMARY KEY) WITHOUT ROWID');
       // Hours rolled up but not yet accepted by the OTLP collector (when one is configured).
       sql.exec('CREATE TABLE IF NOT EXISTS otlp_pending (hour INTEGER PRIMARY KEY) WITHOUT ROWID');
+      // Ticks whose jobs are all done here, to be evaluated by the status rules (in tick order).
+      sql.exec('CREATE TABLE IF NOT EXISTS evaluations (tick_id INTEGER PRIMARY KEY) WITHOUT ROWID');
     });
   }
 
@@ -97,6 +104,7 @@ export class RegionProber extends DurableObject<Env> {
       queued: this.count('jobs'),
       outbox: this.count('outbox'),
       pendingRollups: this.count('dirty_hours') + this.count('dirty_days'),
+      pendingEvaluations: this.count('evaluations'),
       pendingOtlp: this.count('otlp_pending'),
       lastOtlpError: this.getMeta('last_otlp_error'),
       colo: this.getMeta('colo'),
@@ -123,7 +131,36 @@ export class RegionProber extends DurableObject<Env> {
       await this.ctx.storage.setAlarm(Date.now() + FLUSH_RETRY_MS);
       return;
     }
-    if (!(await this.rollUpDirtyHours(regionCode!))) await this.ctx.storage.setAlarm(Date.now() + FLUSH_RETRY_MS);
+    const rolled = await this.rollUpDirtyHours(regionCode!);
+    const evaluated = await this.evaluatePending(regionCode!);
+    if ((!rolled || !evaluated) && (await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + FLUSH_RETRY_MS);
+  }
+
+  /**
+   * Judges each finished tick by the status rules, oldest first, and hands the findings to the
+   * status keeper. A tick stays pending (retried at a later alarm) until the keeper has it; the
+   * keeper refuses a finding it already has, so a retry never counts twice. False when one failed.
+   */
+  private async evaluatePending(region: string): Promise<boolean> {
+    const sql = this.ctx.storage.sql;
+    const ticks = sql.exec<Row>('SELECT tick_id FROM evaluations ORDER BY tick_id').toArray().map((r) => Number(r.tick_id));
+    if (ticks.length === 0) return true;
+    const rules = resolveStatusRules(getConfig().status);
+    const capacity = getCapacity();
+    const keeper = this.env.STATUS_KEEPER.getByName('global');
+    for (const tick of ticks) {
+      try {
+        const findings = await evaluateTick(this.env.DB, region, tick, rules, capacity.tickMinutes, capacity.spread, this.baselines);
+        if (findings.length > 0) await keeper.report(region, findings);
+      } catch (e) {
+        const message = e instanceof Error ? e.message : String(e);
+        this.setMeta('last_flush_error', `status evaluation: ${message}`.slice(0, 200));
+        console.error(`region ${region}: status evaluation of tick ${new Date(tick).toISOString()} failed, kept for retry: ${message}`);
+        return false;
+      }
+      sql.exec('DELETE FROM evaluations WHERE tick_id = ?', tick);
+    }
+    return true;
   }
 
   /**
@@ -234,6 +271,7 @@ export class RegionProber extends DurableObject<Env> {
       const sql = this.ctx.storage.sql;
       if (sample && !written) sql.exec('INSERT OR IGNORE INTO outbox (tick_id, target, variant, sample) VALUES (?, ?, ?, ?)', job.tickId, job.target, job.variant, JSON.stringify(sample));
       sql.exec('DELETE FROM jobs WHERE tick_id = ? AND target = ? AND variant = ?', job.tickId, job.target, job.variant);
+      if (sql.exec('SELECT 1 FROM jobs WHERE tick_id = ? LIMIT 1', job.tickId).toArray().length === 0) sql.exec('INSERT OR IGNORE INTO evaluations (tick_id) VALUES (?)', job.tickId);
     });
   }
 
@@ -290,7 +328,7 @@ export class RegionProber extends DurableObject<Env> {
     console.error(`region ${this.getMeta('region')}: D1 write failed, ${kept} sample(s) kept for retry: ${message}`);
   }
 
-  private count(table: 'jobs' | 'outbox' | 'dirty_hours' | 'dirty_days' | 'otlp_pending'): number {
+  private count(table: 'jobs' | 'outbox' | 'dirty_hours' | 'dirty_days' | 'otlp_pending' | 'evaluations'): number {
     return Number(this.ctx.storage.sql.exec(`SELECT COUNT(*) AS n FROM ${table}`).one().n);
   }
 

@@ -1,5 +1,6 @@
 import { tokenMatches } from './auth.ts';
 import { FaultError, selectFault } from './faults.ts';
+import { activeFault, parseSchedules } from './scheduled-faults.ts';
 import { ParamError, resolveProfile } from './profiles.ts';
 import { errorResponse, estimateTokens, readJsonBody, RequestError, DEFAULT_MAX_TOKENS, type ParsedRequest } from './request.ts';
 import { serveCompletion } from './stream-engine.ts';
@@ -10,6 +11,8 @@ export interface Limits {
   maxBodyBytes: number;
   maxHoldMs: number;
   token: string | undefined;
+  /** SCHEDULED_FAULTS: regional faults on a schedule (scheduled-faults.ts), for every request. */
+  scheduledFaults: string | undefined;
 }
 
 export function limitsFrom(env: Env): Limits {
@@ -18,6 +21,7 @@ export function limitsFrom(env: Env): Limits {
     maxBodyBytes: Number(env.MAX_BODY_BYTES),
     maxHoldMs: Number(env.MAX_HOLD_MS),
     token: (env as { REFERENCE_TOKEN?: string }).REFERENCE_TOKEN,
+    scheduledFaults: env.SCHEDULED_FAULTS,
   };
 }
 
@@ -32,8 +36,13 @@ export async function handleCompletion(
   if (!(await tokenMatches(limits.token, request))) return errorResponse(format, 401, 'missing or wrong API key');
   try {
     const parsed = parse(await readJsonBody(request, limits.maxBodyBytes));
-    const { model, fault } = selectFault(parsed.model, request.headers.get('x-ref-fault'));
+    const selected = selectFault(parsed.model, request.headers.get('x-ref-fault'));
+    const { model } = selected;
     const profile = resolveProfile(model, request.headers.get('x-ref-params'));
+    const scheduled = activeFault([...parseSchedules(request.headers.get('x-ref-scheduled-fault')), ...parseSchedules(limits.scheduledFaults)],
+      request.headers.get('x-ref-region'), Number(request.headers.get('x-ref-tick') ?? NaN));
+    const fault = selected.fault ?? scheduled?.fault ?? null;
+    if (scheduled) profile.prefill_base_ms += scheduled.slowMs;
     return await serveCompletion({
       format,
       model,

@@ -23,6 +23,7 @@ const describe = () => ({
   models: MODELS,
   faults: FAULTS,
   overrides: 'x-ref-params: name=value, … (profile fields); x-ref-fault: <fault> or model suffix ~<fault>',
+  scheduled_faults: 'x-ref-scheduled-fault (or SCHEDULED_FAULTS): region=apac|enam; every=60; at=20; for=15; slow_ms=1500; fault=http-503 — keyed to x-ref-region and x-ref-tick',
   reasoning: {
     controls: 'Chat reasoning_effort; Responses reasoning.effort; Anthropic thinking {type, budget_tokens}; Gemini generationConfig.thinkingConfig.thinkingBudget',
     effort_share: EFFORT_SHARE,

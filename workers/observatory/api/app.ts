@@ -18,6 +18,7 @@ import { ERROR_CLASSES } from '../../../shared/ids.ts';
 import { rollupsIn, rollupTotals } from '../db/rollups.ts';
 import { meterD1 } from '../db/meter.ts';
 import { PROMETHEUS_CONTENT_TYPE, prometheusText } from './prometheus.ts';
+import { statusRoutes } from './status.ts';
 import { onlyKnown, parseBoolean, parseChoice, parseInt, parseList, parseWindow } from './query.ts';
 
 function csvResponse(body: string, filename: string): Response {
@@ -75,6 +76,8 @@ app.get('/api/v1/health', async (c) => {
   } catch {
     db = 'unavailable';
   }
+  // Every notification attempt (recent ones), and what waits: the keeper's own storage, no D1 read.
+  const keeper = await c.env.STATUS_KEEPER.getByName('global').status().catch((e: unknown) => ({ error: e instanceof Error ? e.message : String(e) }));
   return c.json({
     status: db === 'ok' ? 'ok' : 'degraded',
     db,
@@ -87,6 +90,9 @@ app.get('/api/v1/health', async (c) => {
     targets: config.targets.length,
     prompt_variants: config.promptVariants.map((v) => ({ id: v.id, label: v.label, prompt_tokens: v.promptTokens, max_tokens: v.maxTokens })),
     simulated: c.env.SIMULATED_REGIONS === '1',
+    open_incidents: 'error' in keeper ? null : keeper.open_incidents.length,
+    incidents_unwritten: 'error' in keeper ? null : keeper.incidents_unwritten,
+    notifications: 'error' in keeper ? { error: keeper.error } : keeper.notifications,
   }, db === 'ok' ? 200 : 503);
 });
 
@@ -242,6 +248,8 @@ app.post('/api/v1/ticks', async (c) => {
   }
   return c.json(await runTick(c.env, tickId, body.backfill === true), 202);
 });
+
+app.route('/', statusRoutes);
 
 app.get('/metrics', async (c) => {
   const totals = await rollupTotals(c.env.DB, { methodVersion: METHOD_VERSION });

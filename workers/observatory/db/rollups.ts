@@ -174,3 +174,11 @@ export async function samplesRetainedFrom(db: D1Database): Promise<number> {
 export function markSamplesRetention(db: D1Database, beforeMs: number): D1PreparedStatement {
   return db.prepare("INSERT INTO retention_marks (kind, before_ms) VALUES ('samples', ?) ON CONFLICT (kind) DO UPDATE SET before_ms = max(before_ms, excluded.before_ms)").bind(beforeMs);
 }
+
+/** One region's hourly rows of the given hours at one method version, in one query. */
+export async function regionRollupsAtHours(db: D1Database, region: string, hours: number[], methodVersion: number): Promise<Rollup[]> {
+  if (hours.length === 0) return [];
+  const { results } = await db.prepare(`SELECT ${ROLLUP_COLUMNS.join(', ')} FROM hourly_rollups WHERE hour IN (${hours.map(() => '?').join(', ')}) AND region = ? AND method_version = ? ORDER BY ${KEY.join(', ')}`)
+    .bind(...hours, region, methodVersion).all<Record<string, unknown>>();
+  return results.map(fromRollupRow);
+}

@@ -1,0 +1,46 @@
+/**
+ * Notification channels as configured: each has a name (the key its deliveries are recorded under)
+ * and a type. URLs may be written `{VAR}` to come from a Worker variable; anything secret (a webhook
+ * URL that is its own credential, a bot token, a signing key) is named here and held as a Worker
+ * secret (`wrangler secret put NAME`), never written in the config.
+ */
+export const CHANNEL_TYPES = ['webhook', 'slack', 'discord', 'telegram', 'ntfy', 'email'] as const;
+export type ChannelType = (typeof CHANNEL_TYPES)[number];
+
+export const NOTIFY_EVENTS = ['opened', 'escalated', 'resolved', 'reminder'] as const;
+export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
+
+interface ChannelBase {
+  name: string;
+  /** Which messages it gets (default: all four). */
+  events?: NotifyEvent[];
+}
+
+/** A URL given directly (or as {VAR}), or the name of a Worker secret holding it. */
+export interface UrlSource {
+  url?: string;
+  urlSecret?: string;
+}
+
+/** JSON body; `x-observatory-signature: t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<body>">` when signingSecret is set. */
+export interface WebhookChannel extends ChannelBase, UrlSource { type: 'webhook'; signingSecret?: string }
+/** Slack incoming webhook (its URL is the credential: urlSecret). */
+export interface SlackChannel extends ChannelBase, UrlSource { type: 'slack' }
+/** Discord webhook (its URL is the credential: urlSecret). */
+export interface DiscordChannel extends ChannelBase, UrlSource { type: 'discord' }
+/** Telegram Bot API sendMessage. */
+export interface TelegramChannel extends ChannelBase { type: 'telegram'; botTokenSecret: string; chatId: string; apiBase?: string }
+/** ntfy topic URL (https://ntfy.sh/<topic> or your server), with an optional access token. */
+export interface NtfyChannel extends ChannelBase, UrlSource { type: 'ntfy'; tokenSecret?: string }
+/** Email through Cloudflare's send_email binding (Email Routing: `to` must be a verified address). */
+export interface EmailChannel extends ChannelBase { type: 'email'; binding: string; from: string; to: string }
+
+export type ChannelConfig = WebhookChannel | SlackChannel | DiscordChannel | TelegramChannel | NtfyChannel | EmailChannel;
+
+export interface NotificationsConfig {
+  channels: ChannelConfig[];
+  /** Minutes between reminders while an incident stays open; 0 for none (default 60). */
+  reminderMinutes?: number;
+}
+
+export const DEFAULT_REMINDER_MINUTES = 60;

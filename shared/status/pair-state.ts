@@ -1,0 +1,68 @@
+/**
+ * Hysteresis for one region × target × prompt variant: a worse finding flips the state at once
+ * (the rules already demand N failures in a row, or a whole interval past its threshold); a better
+ * one flips it only after `recoverAfter` consecutive evaluations find it, so a flapping pair does not
+ * open and close incidents. A finding without enough data never flips anything. Evaluations arrive
+ * in tick order; an old or repeated one (a retried tick, a repeated alarm) changes nothing.
+ */
+import type { Finding, Level } from './evaluate.ts';
+import type { StatusRules } from './rules.ts';
+
+export type PairStatus = Level | 'no-data';
+
+export interface PairState {
+  region: string;
+  target: string;
+  variant: string;
+  state: PairStatus;
+  /** Tick at which it entered this state. */
+  since_tick: number;
+  /** Consecutive evaluations that found a better level than the state. */
+  better_streak: number;
+  last_tick: number;
+  /** The last evaluation: the evidence shown with the state. */
+  finding: Finding;
+}
+
+const RANK: Record<PairStatus, number> = { 'no-data': -1, operational: 0, degraded: 1, down: 2 };
+export const worse = (a: PairStatus, b: PairStatus): boolean => RANK[a] > RANK[b];
+export const worst = (states: Iterable<PairStatus>): PairStatus => {
+  let w: PairStatus = 'no-data';
+  for (const s of states) if (worse(s, w)) w = s;
+  return w;
+};
+
+/** The pair's state after this finding, or null when the finding is not newer than the state. */
+export function nextPairState(prev: PairState | null, key: { region: string; target: string; variant: string }, finding: Finding, rules: StatusRules): PairState | null {
+  if (prev && finding.tick_id <= prev.last_tick) return null;
+  const base = { ...key, last_tick: finding.tick_id, finding };
+  if (!prev) return { ...base, state: finding.level ?? 'no-data', since_tick: finding.tick_id, better_streak: 0 };
+  const level = finding.level;
+  if (level === null) return { ...base, state: prev.state, since_tick: prev.since_tick, better_streak: prev.better_streak };
+  if (prev.state === 'no-data' || worse(level, prev.state)) return { ...base, state: level, since_tick: finding.tick_id, better_streak: 0 };
+  if (level === prev.state) return { ...base, state: prev.state, since_tick: prev.since_tick, better_streak: 0 };
+  const streak = prev.better_streak + 1;
+  if (streak >= rules.recoverAfter) return { ...base, state: level, since_tick: finding.tick_id, better_streak: 0 };
+  return { ...base, state: prev.state, since_tick: prev.since_tick, better_streak: streak };
+}
+
+export interface TargetStatus {
+  target: string;
+  variant: string;
+  /** The target as a whole: degraded or down only when at least half of its regions agree. */
+  state: PairStatus;
+  /** Regions in a worse state than operational, when fewer than half: a regional problem. */
+  regional: Array<{ region: string; state: PairStatus }>;
+  regions: Array<{ region: string; state: PairStatus }>;
+}
+
+/** Per target: its regions' states, and whether at least half of them agree on a problem. */
+export function targetStatus(target: string, variant: string, regions: readonly string[], pairs: readonly PairState[]): TargetStatus {
+  const states = regions.map((region) => ({ region, state: pairs.find((p) => p.region === region && p.target === target && p.variant === variant)?.state ?? ('no-data' as PairStatus) }));
+  const bad = states.filter((s) => s.state === 'degraded' || s.state === 'down');
+  const down = bad.filter((s) => s.state === 'down');
+  const half = regions.length / 2;
+  if (bad.length > 0 && bad.length >= half) return { target, variant, state: down.length >= half ? 'down' : 'degraded', regional: [], regions: states };
+  const known = states.filter((s) => s.state !== 'no-data');
+  return { target, variant, state: known.length === 0 ? 'no-data' : 'operational', regional: bad, regions: states };
+}

@@ -1,0 +1,206 @@
+/**
+ * Status rules, incidents and notifications inside workerd, on real probes: the reference endpoint
+ * fails apac for 20 minutes (a regional problem), then apac and enam (the target as a whole), on
+ * schedule (tests/helpers/outages.ts). Each notification goes over real HTTP to a loopback receiver
+ * that can refuse its first requests; every body and signature is checked. (The tests share their
+ * storage and the receiver, so each has its own outage and looks only at what it caused.)
+ */
+import { describe, expect, it } from 'vitest';
+import { createExecutionContext, createScheduledController, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import worker from '../../workers/observatory/index.ts';
+import { alarmsUntil, drain } from './drain.ts';
+import { config } from './test-config.ts';
+import { OUTAGES } from '../helpers/outages.ts';
+import { expectConsoleErrors } from './console-errors.ts';
+import type { NotificationMessage } from '../../shared/status/messages.ts';
+import type { Incident } from '../../shared/status/incidents.ts';
+
+const REGIONS = config.regions.map((r) => r.code);
+/** What the loopback receiver recorded of one request (tests/helpers/notify-receiver.ts). */
+interface ReceivedNotification { path: string; headers: Record<string, string>; body: string; answered: number }
+const MINUTE = 60_000;
+const keeper = () => env.STATUS_KEEPER.getByName('global');
+
+async function tick(t: number): Promise<void> {
+  const ctx = createExecutionContext();
+  await worker.scheduled(createScheduledController({ cron: config.schedule, scheduledTime: t }), env, ctx);
+  await waitOnExecutionContext(ctx);
+  await drain(REGIONS);
+  // An alarm that fired on its own may still be evaluating: wait for it.
+  for (const region of REGIONS) {
+    await alarmsUntil(region, async () => (await env.REGION_PROBER.getByName(region).status()).pendingEvaluations === 0);
+    expect((await env.REGION_PROBER.getByName(region).status()).pendingEvaluations, region).toBe(0);
+  }
+}
+
+/** Runs the keeper's alarm until nothing it owes is due (bounded). */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 20; i++) {
+    const s = await keeper().status();
+    const due = s.notifications.next_attempt_at !== null && Date.parse(s.notifications.next_attempt_at) <= Date.now();
+    if (!due && s.incidents_unwritten === 0) return;
+    await runDurableObjectAlarm(keeper());
+  }
+}
+
+/** Makes every pending delivery due now (time passing, without waiting for the backoff). */
+async function makeDue(): Promise<void> {
+  await runInDurableObject(keeper(), (_, state) => { state.storage.sql.exec("UPDATE deliveries SET next_at = 0 WHERE state = 'pending'"); });
+}
+
+const control = (path: string) => fetch(`${env.NOTIFY_URL}/_control/${path}`);
+const received = async () => (await (await control('received')).json()) as ReceivedNotification[];
+const api = async <T>(path: string) => (await (await worker.fetch(new Request(`http://observatory${path}`), env, createExecutionContext())).json()) as T;
+
+async function incidentsOf(target: string, from: number, to: number): Promise<Array<Incident & { opened_at: string; timeline: Array<{ kind: string; at: string; severity: string; scope: string; regions: Array<{ region: string }> }> }>> {
+  const body = await api<{ incidents: any[] }>(`/api/v1/incidents?from=${from}&to=${to}&target=${target}&points=true`);
+  return body.incidents.filter((i) => Date.parse(i.opened_at) >= from && Date.parse(i.opened_at) < to);
+}
+
+async function hmacHex(key: string, text: string): Promise<string> {
+  const k = await crypto.subtle.importKey('raw', new TextEncoder().encode(key), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  return [...new Uint8Array(await crypto.subtle.sign('HMAC', k, new TextEncoder().encode(text)))].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+describe('status and incidents', () => {
+  it('a regional outage: one incident that opens, escalates and resolves, with every message delivered once despite a receiver that was down', async () => {
+    const { from, to } = OUTAGES.regional;
+    await control('reset');
+    const logged = expectConsoleErrors(/delivery .* failed/);
+    for (let t = from - 30 * MINUTE; t < from; t += 5 * MINUTE) await tick(t);
+    await settle();
+    // Refuse the next 4 requests: the first messages of the incident fail and must be retried.
+    await control('fail?n=4');
+    for (let t = from; t <= from + 10 * MINUTE; t += 5 * MINUTE) await tick(t);
+
+    // Mid-outage: apac is down for ref-chat, the target as a whole is not (1 of 3 regions).
+    const status = await api<{ targets: Array<{ target: string; status: string; regional_problems: Array<{ region: string; state: string }>; regions: Array<{ region: string; status: string; evidence: { rules: Array<{ rule: string; outcome: string; note: string; n: number }> } }> }> }>('/api/v1/status');
+    const chat = status.targets.find((t) => t.target === 'ref-chat')!;
+    expect(chat.status).toBe('operational');
+    expect(chat.regional_problems).toEqual([{ region: 'apac', state: 'down' }]);
+    const apac = chat.regions.find((r) => r.region === 'apac')!;
+    expect(apac.status).toBe('down');
+    expect(apac.evidence.rules.find((r) => r.rule === 'down')).toMatchObject({ outcome: 'fired', n: 3 });
+    expect(apac.evidence.rules.find((r) => r.rule === 'down')!.note).toMatch(/the last 3 probes failed/);
+    expect(chat.regions.find((r) => r.region === 'weur')!.status).toBe('operational');
+
+    await runDurableObjectAlarm(keeper());
+    const health = await api<{ notifications: { pending: number; recent_attempts: Array<{ ok: boolean; status: number | null; error: string | null }> } }>('/api/v1/health');
+    expect(health.notifications.pending).toBeGreaterThan(0);
+    const failures = health.notifications.recent_attempts.filter((a) => !a.ok);
+    expect(failures.length).toBe(4);
+    for (const f of failures) expect(f).toMatchObject({ status: 503 });
+    expect(logged.length).toBeGreaterThanOrEqual(4);
+    // Backoff: a failed message waits before its next attempt.
+    const waiting = await runInDurableObject(keeper(), (_, state) => state.storage.sql.exec<{ next_at: number }>("SELECT next_at FROM deliveries WHERE state = 'pending' AND attempts = 1").toArray());
+    expect(waiting.length).toBeGreaterThan(0);
+    for (const w of waiting) expect(w.next_at).toBeGreaterThan(Date.now());
+
+    for (let t = from + 15 * MINUTE; t <= to + 15 * MINUTE; t += 5 * MINUTE) await tick(t);
+    await makeDue();
+    await settle();
+
+    for (const target of ['ref-chat', 'ref-messages']) {
+      const [incident, ...more] = await incidentsOf(target, from - HOUR, to + HOUR);
+      expect(more, target).toHaveLength(0);
+      expect(incident.status).toBe('resolved');
+      expect(incident.scope).toBe('regional');
+      expect(incident.regions).toEqual(['apac']);
+      expect(incident.timeline.map((e) => [e.kind, e.severity, e.at])).toEqual([
+        ['opened', 'degraded', new Date(from + 5 * MINUTE).toISOString()],
+        ['escalated', 'down', new Date(from + 10 * MINUTE).toISOString()],
+        ['resolved', 'down', new Date(to + 5 * MINUTE).toISOString()],
+      ]);
+      // Its chart's points: apac's probes from the opening on (10:05, 10:10, 10:15 failed).
+      expect(incident.points.filter((p) => p.error).map((p) => p.t)).toEqual([5, 10, 15].map((m) => from + m * MINUTE));
+    }
+
+    // Every channel got each of its messages exactly once, delivered; a refused attempt was sent again.
+    const all = (await received()).filter((r) => r.body.includes('ref-chat'));
+    const delivered = all.filter((r) => r.answered === 200);
+    const byPath = (prefix: string) => delivered.filter((r) => r.path.startsWith(prefix));
+    const hooks = byPath('/hook').map((r) => ({ r, m: JSON.parse(r.body) as NotificationMessage }));
+    expect(hooks.map((h) => h.m.type)).toEqual(['incident.opened', 'incident.escalated', 'incident.resolved']);
+    expect(new Set(delivered.map((r) => r.headers['x-observatory-delivery'])).size).toBe(delivered.length);
+    for (const { r, m } of hooks) {
+      const [, t, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(r.headers['x-observatory-signature'])!;
+      expect(v1).toBe(await hmacHex(env.WEBHOOK_SECRET, `${t}.${r.body}`));
+      expect(m.incident).toMatchObject({ target: 'ref-chat', target_label: 'Reference chat', scope: 'regional', regions: ['apac'] });
+      expect(m.delivery_id).toBe(r.headers['x-observatory-delivery']);
+    }
+    expect(hooks[1].m.event.summary).toMatch(/apac down: the last 3 probes failed/);
+    expect(byPath('/slack/').map((r) => JSON.parse(r.body).text.split('\n')[0])).toEqual([
+      expect.stringMatching(/^🔴 Incident opened: Reference chat — degraded \(apac\)/),
+      expect.stringMatching(/^🟠 Incident escalated: Reference chat — down \(apac\)/),
+      expect.stringMatching(/^✅ Incident resolved: Reference chat — operational \(apac\)/),
+    ]);
+    expect(byPath('/discord/').map((r) => JSON.parse(r.body).content.split('\n')[0].slice(0, 20))).toEqual([expect.stringContaining('opened'), expect.stringContaining('resolved')]);
+    const telegram = byPath('/telegram/bot123456:test-bot-token/sendMessage').map((r) => JSON.parse(r.body));
+    expect(telegram).toHaveLength(3);
+    for (const t of telegram) expect(t.chat_id).toBe('-1001234567890');
+    const ntfy = byPath('/ntfy/observatory-alerts');
+    expect(ntfy.map((r) => r.headers.priority)).toEqual(['4', '5', '3']);
+    for (const r of ntfy) expect(r.headers.authorization).toBe('Bearer tk_test');
+    // The refused attempts were of these messages, and each was later delivered.
+    const refused = all.filter((r) => r.answered === 503).map((r) => r.headers['x-observatory-delivery']);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const id of refused) expect(delivered.some((r) => r.headers['x-observatory-delivery'] === id)).toBe(true);
+  });
+
+  it('a repeated evaluation, a repeated alarm or two overlapping reports change nothing and send nothing', async () => {
+    const { from } = OUTAGES.repeated;
+    for (let t = from - 15 * MINUTE; t <= from + 10 * MINUTE; t += 5 * MINUTE) await tick(t);
+    await settle();
+    const incidents = await incidentsOf('ref-chat', from - HOUR, from + 2 * HOUR);
+    expect(incidents.map((i) => i.timeline.map((e) => e.kind))).toEqual([['opened', 'escalated']]);
+    const before = (await received()).length;
+    // The region evaluates again ticks it already reported (as after a lost acknowledgement), twice.
+    for (let k = 0; k < 2; k++) {
+      await runInDurableObject(env.REGION_PROBER.getByName('apac'), async (_, state) => {
+        for (let t = from; t <= from + 10 * MINUTE; t += 5 * MINUTE) state.storage.sql.exec('INSERT OR IGNORE INTO evaluations (tick_id) VALUES (?)', t);
+        await state.storage.setAlarm(Date.now());
+      });
+      await alarmsUntil('apac', async () => (await env.REGION_PROBER.getByName('apac').status()).pendingEvaluations === 0);
+    }
+    expect((await env.REGION_PROBER.getByName('apac').status()).pendingEvaluations).toBe(0);
+    const pairs = (await keeper().status()).pairs.filter((p) => p.region === 'apac');
+    const again = pairs.map((p) => ({ target: p.target, variant: p.variant, finding: p.finding }));
+    expect(await keeper().report('apac', again)).toBe(0);
+    // Two overlapping reports of a new tick: exactly one is applied.
+    const next = pairs.map((p) => ({ target: p.target, variant: p.variant, finding: { ...p.finding, tick_id: p.last_tick + 5 * MINUTE } }));
+    const applied = await Promise.all([keeper().report('apac', next), keeper().report('apac', next)]);
+    expect(applied.sort()).toEqual([0, pairs.length]);
+    await makeDue();
+    await settle();
+    expect(await incidentsOf('ref-chat', from - HOUR, from + 2 * HOUR)).toEqual(incidents);
+    expect((await received()).length).toBe(before);
+  });
+
+  it('two of three regions down: the target as a whole, and a reminder while it stays open', async () => {
+    const { from, to } = OUTAGES.wide;
+    for (let t = from - 15 * MINUTE; t <= from + 10 * MINUTE; t += 5 * MINUTE) await tick(t);
+    await settle();
+    const status = await api<{ targets: Array<{ target: string; status: string; regional_problems: unknown[] }>; open_incidents: Array<{ target: string; scope: string }> }>('/api/v1/status');
+    expect(status.targets.find((t) => t.target === 'ref-chat')).toMatchObject({ status: 'down', regional_problems: [] });
+    expect(status.open_incidents.find((i) => i.target === 'ref-chat')).toMatchObject({ scope: 'target' });
+    // An hour passes: the open incident is reminded of, once.
+    await runInDurableObject(keeper(), (_, state) => { state.storage.sql.exec("UPDATE incidents SET reminded_at = 0 WHERE target = 'ref-chat' AND status = 'open'"); });
+    await runDurableObjectAlarm(keeper());
+    await settle();
+    const reminders = (await received()).filter((r) => r.path === '/hook' && r.answered === 200).map((r) => JSON.parse(r.body) as NotificationMessage).filter((m) => m.type === 'incident.reminder' && m.incident.target === 'ref-chat');
+    expect(reminders).toHaveLength(1);
+    expect(reminders[0].incident).toMatchObject({ scope: 'target', status: 'open' });
+    for (let t = from + 15 * MINUTE; t <= to + 10 * MINUTE; t += 5 * MINUTE) await tick(t);
+    await settle();
+    const [incident] = await incidentsOf('ref-chat', from - HOUR, to + HOUR);
+    expect(incident.timeline.map((e) => [e.kind, e.severity, e.scope])).toEqual([
+      ['opened', 'degraded', 'target'],
+      ['escalated', 'down', 'target'],
+      ['resolved', 'down', 'target'],
+    ]);
+    expect(incident.regions).toEqual(['apac', 'enam']);
+  });
+});
+
+const HOUR = 60 * MINUTE;

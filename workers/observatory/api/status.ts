@@ -1,0 +1,71 @@
+/** Status and incidents: GET /api/v1/status (from the status keeper) and GET /api/v1/incidents (from D1). */
+import { Hono } from 'hono';
+import { findRegion, findTarget, getConfig } from '../config.ts';
+import { resolveStatusRules } from '../../../shared/status/rules.ts';
+import { describeRegion } from '../../../shared/status/incidents.ts';
+import { listIncidents } from '../db/status.ts';
+import { onlyKnown, parseBoolean, parseChoice, parseInt, parseWindow } from './query.ts';
+import { badRequest } from './errors.ts';
+import type { KeeperStatus } from '../status-keeper.ts';
+
+export const statusRoutes = new Hono<{ Bindings: Env }>();
+
+const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
+
+export function statusDocument(s: KeeperStatus, now: number) {
+  return {
+    generated_at: iso(now),
+    rules: resolveStatusRules(getConfig().status),
+    targets: s.targets.map((t) => ({
+      target: t.target,
+      label: findTarget(t.target)?.label ?? t.target,
+      prompt_variant: t.variant,
+      status: t.state,
+      // A problem in fewer than half of its regions: the target is not degraded as a whole.
+      regional_problems: t.regional,
+      regions: t.regions.map(({ region }) => {
+        const p = s.pairs.find((x) => x.region === region && x.target === t.target && x.variant === t.variant);
+        return {
+          region,
+          region_label: findRegion(region)?.label ?? region,
+          status: p?.state ?? 'no-data',
+          since: iso(p?.since_tick ?? null),
+          last_evaluated: iso(p?.last_tick ?? null),
+          not_enough_data: p ? p.finding.level === null : true,
+          recovering: p ? p.better_streak > 0 : false,
+          evidence: p ? { rules: p.finding.rules, baseline: p.finding.baseline, split_shift: p.finding.shift } : null,
+        };
+      }),
+    })),
+    open_incidents: s.open_incidents.map((i) => ({
+      id: i.id, target: i.target, prompt_variant: i.variant, severity: i.severity, scope: i.scope, regions: i.regions, rules: i.rules,
+      opened_at: iso(i.opened_at), updated_at: iso(i.updated_at), summary: i.timeline.at(-1)!.summary,
+    })),
+  };
+}
+
+statusRoutes.get('/api/v1/status', async (c) => {
+  onlyKnown(new URL(c.req.url).searchParams, []);
+  const s = await c.env.STATUS_KEEPER.getByName('global').status();
+  return c.json(statusDocument(s, Date.now()));
+});
+
+statusRoutes.get('/api/v1/incidents', async (c) => {
+  const q = new URL(c.req.url).searchParams;
+  onlyKnown(q, ['window', 'from', 'to', 'status', 'target', 'limit', 'points']);
+  if (!q.has('window') && !q.has('from')) q.set('window', '90d');
+  const w = parseWindow(q, Date.now());
+  const target = q.get('target') ?? undefined;
+  if (target !== undefined && !findTarget(target)) throw badRequest(`unknown target "${target}"; known: ${getConfig().targets.map((t) => t.id).join(', ')}`);
+  const status = q.has('status') ? parseChoice(q, 'status', ['open', 'resolved'] as const, 'open') : undefined;
+  const incidents = await listIncidents(c.env.DB, { from: w.from, status, target, limit: parseInt(q, 'limit', 50, 1, 500), withPoints: parseBoolean(q, 'points', false) });
+  return c.json({
+    window: { from: iso(w.from), to: iso(w.to) },
+    incidents: incidents.map((i) => ({
+      ...i,
+      target_label: findTarget(i.target)?.label ?? i.target,
+      opened_at: iso(i.opened_at), updated_at: iso(i.updated_at), resolved_at: iso(i.resolved_at),
+      timeline: i.timeline.map((e) => ({ ...e, at: iso(e.at), regions: e.regions.map((r) => ({ ...r, words: describeRegion(r) })) })),
+    })),
+  });
+});

@@ -1,0 +1,115 @@
+/**
+ * One delivery attempt of a queued message to one channel: a real HTTP call (or the send_email
+ * binding), built from the channel's config and the Worker's secrets at send time, so a secret is
+ * never stored with the queue. Throws DeliveryError with what went wrong; the keeper retries.
+ */
+import type { ChannelConfig } from '../../../shared/status/channels.ts';
+import type { NotificationMessage } from '../../../shared/status/messages.ts';
+
+export class DeliveryError extends Error {
+  readonly status: number | null;
+  constructor(message: string, status: number | null = null) {
+    super(message);
+    this.status = status;
+  }
+}
+
+export const SIGNATURE_HEADER = 'x-observatory-signature';
+export const DELIVERY_HEADER = 'x-observatory-delivery';
+const TIMEOUT_MS = 10_000;
+const TELEGRAM_API = 'https://api.telegram.org';
+const DISCORD_MAX = 2_000;
+
+type Secrets = Record<string, unknown>;
+
+function secret(env: Secrets, name: string): string {
+  const v = env[name];
+  if (typeof v !== 'string' || v === '') throw new DeliveryError(`secret ${name} is not set (wrangler secret put ${name})`);
+  return v;
+}
+
+/** `{VAR}` replaced by the Worker variable VAR. */
+function expand(text: string, env: Secrets): string {
+  return text.replace(/\{([A-Z][A-Z0-9_]*)\}/g, (_, name: string) => {
+    const v = env[name];
+    if (typeof v !== 'string' || v === '') throw new DeliveryError(`variable ${name} in the channel's url is not set`);
+    return v;
+  });
+}
+
+function urlOf(c: { url?: string; urlSecret?: string }, env: Secrets): string {
+  return c.urlSecret ? secret(env, c.urlSecret) : expand(c.url!, env);
+}
+
+const hex = (buf: ArrayBuffer) => [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, '0')).join('');
+
+/** `t=<unix seconds>,v1=<hex HMAC-SHA256(key, "<t>.<body>")>`: what a receiver recomputes to trust a webhook. */
+export async function signature(key: string, body: string, unixSeconds: number): Promise<string> {
+  const k = await crypto.subtle.importKey('raw', new TextEncoder().encode(key), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const mac = await crypto.subtle.sign('HMAC', k, new TextEncoder().encode(`${unixSeconds}.${body}`));
+  return `t=${unixSeconds},v1=${hex(mac)}`;
+}
+
+async function request(c: ChannelConfig, m: NotificationMessage, env: Secrets, now: number): Promise<Request> {
+  const json = (url: string, body: unknown, headers: Record<string, string> = {}) => new Request(url, { method: 'POST', headers: { 'content-type': 'application/json', [DELIVERY_HEADER]: m.delivery_id, ...headers }, body: JSON.stringify(body) });
+  switch (c.type) {
+    case 'webhook': {
+      const body = JSON.stringify(m);
+      const headers: Record<string, string> = { 'content-type': 'application/json', [DELIVERY_HEADER]: m.delivery_id };
+      if (c.signingSecret) headers[SIGNATURE_HEADER] = await signature(secret(env, c.signingSecret), body, Math.floor(now / 1000));
+      return new Request(urlOf(c, env), { method: 'POST', headers, body });
+    }
+    case 'slack': return json(urlOf(c, env), { text: m.text });
+    case 'discord': return json(urlOf(c, env), { content: m.text.slice(0, DISCORD_MAX), allowed_mentions: { parse: [] } });
+    case 'telegram': return json(`${expand(c.apiBase ?? TELEGRAM_API, env).replace(/\/$/, '')}/bot${secret(env, c.botTokenSecret)}/sendMessage`, { chat_id: c.chatId, text: m.text, disable_web_page_preview: true });
+    case 'ntfy': {
+      const headers: Record<string, string> = {
+        title: encodeURIComponent(m.title).length === m.title.length ? m.title : `=?UTF-8?B?${btoa(String.fromCharCode(...new TextEncoder().encode(m.title)))}?=`,
+        priority: m.sent_for === 'resolved' ? '3' : m.event.severity === 'down' ? '5' : '4',
+        tags: m.sent_for === 'resolved' ? 'white_check_mark' : 'rotating_light',
+        [DELIVERY_HEADER]: m.delivery_id,
+      };
+      if (c.tokenSecret) headers.authorization = `Bearer ${secret(env, c.tokenSecret)}`;
+      return new Request(urlOf(c, env), { method: 'POST', headers, body: m.text.split('\n').slice(1).join('\n') });
+    }
+    case 'email': throw new DeliveryError('email is sent through its binding, not HTTP');
+  }
+}
+
+/** The raw RFC 5322 message for the send_email binding. */
+export function emailSource(from: string, to: string, m: NotificationMessage, now: number): string {
+  const subject = `=?UTF-8?B?${btoa(String.fromCharCode(...new TextEncoder().encode(m.title)))}?=`;
+  return [
+    `From: ${from}`, `To: ${to}`, `Subject: ${subject}`, `Date: ${new Date(now).toUTCString()}`,
+    `Message-ID: <${m.delivery_id.replace(/[^A-Za-z0-9.-]/g, '.')}@llm-observatory>`, 'MIME-Version: 1.0',
+    'Content-Type: text/plain; charset=utf-8', 'Content-Transfer-Encoding: 8bit', '', m.text, '',
+  ].join('\r\n');
+}
+
+interface EmailBinding { send(message: unknown): Promise<void> }
+
+/** Sends; returns the HTTP status (or 0 for email). Throws DeliveryError unless the receiver accepted it. */
+export async function deliver(c: ChannelConfig, m: NotificationMessage, env: Secrets, now: number, fetcher: typeof fetch = fetch): Promise<number> {
+  if (c.type === 'email') {
+    const binding = env[c.binding] as EmailBinding | undefined;
+    if (!binding || typeof binding.send !== 'function') throw new DeliveryError(`send_email binding ${c.binding} is not configured in wrangler.toml`);
+    const { EmailMessage } = await import('cloudflare:email');
+    try {
+      await binding.send(new EmailMessage(c.from, c.to, emailSource(c.from, c.to, m, now)));
+    } catch (e) {
+      throw new DeliveryError(`send_email: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    return 0;
+  }
+  const req = await request(c, m, env, now);
+  let response: Response;
+  try {
+    response = await fetcher(req, { signal: AbortSignal.timeout(TIMEOUT_MS) });
+  } catch (e) {
+    throw new DeliveryError(`no response: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const text = await response.text().catch(() => '');
+  if (!response.ok) throw new DeliveryError(`HTTP ${response.status}${text ? `: ${text.slice(0, 120)}` : ''}`, response.status);
+  if (c.type === 'telegram' && !/"ok"\s*:\s*true/.test(text)) throw new DeliveryError(`Telegram did not confirm: ${text.slice(0, 120)}`, response.status);
+  return response.status;
+}

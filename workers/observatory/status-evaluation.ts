@@ -1,0 +1,53 @@
+/**
+ * A region's evaluation of one tick: each of its pairs probed at that tick is judged by the status
+ * rules against its baseline (read from hourly rollups once per hour and kept here), and the
+ * findings go to the status keeper. D1 reads: the region's samples of the rules' lookback, and, once
+ * an hour, the baseline's rollup rows.
+ */
+import { hourOf } from '../../shared/rollup.ts';
+import { evaluate, type Finding, type Baseline } from '../../shared/status/evaluate.ts';
+import { baselineKey, chooseBaselines, sameHourStarts, trailingHours } from '../../shared/status/baseline.ts';
+import { lookbackMs, type StatusRules } from '../../shared/status/rules.ts';
+import { METHOD_VERSION } from '../../shared/constants.ts';
+import { regionWindow, type RegionWindowRow } from './db/status.ts';
+import { regionRollupsAtHours, rollupsIn } from './db/rollups.ts';
+
+export interface PairFinding {
+  target: string;
+  variant: string;
+  finding: Finding;
+}
+
+/** Baselines of one region for one hour, kept between evaluations of that hour. */
+export class BaselineCache {
+  private hour = -1;
+  private baselines = new Map<string, Baseline>();
+
+  async get(db: D1Database, region: string, tick: number, rules: StatusRules): Promise<Map<string, Baseline>> {
+    const hour = hourOf(tick);
+    if (hour !== this.hour) {
+      const same = await regionRollupsAtHours(db, region, sameHourStarts(hour), METHOD_VERSION);
+      const { from, to } = trailingHours(hour);
+      const trailing = await rollupsIn(db, { fromHour: from, toHour: to, regions: [region], methodVersion: METHOD_VERSION });
+      this.baselines = chooseBaselines(same, trailing, rules.baselineMinSamples);
+      this.hour = hour;
+    }
+    return this.baselines;
+  }
+}
+
+export async function evaluateTick(db: D1Database, region: string, tick: number, rules: StatusRules, tickMinutes: number, spread: number, cache: BaselineCache): Promise<PairFinding[]> {
+  const rows = await regionWindow(db, region, tick - lookbackMs(rules, tickMinutes, spread), tick, METHOD_VERSION);
+  const pairs = new Map<string, RegionWindowRow[]>();
+  for (const r of rows) {
+    const key = baselineKey(r.target, r.prompt_variant);
+    pairs.set(key, [...(pairs.get(key) ?? []), r]);
+  }
+  const probed = [...pairs.values()].filter((samples) => samples.some((s) => s.tick_id === tick));
+  if (probed.length === 0) return [];
+  const baselines = await cache.get(db, region, tick, rules);
+  return probed.map((samples) => {
+    const { target, prompt_variant: variant } = samples[0];
+    return { target, variant, finding: evaluate(samples, tick, baselines.get(baselineKey(target, variant)) ?? null, rules) };
+  }).sort((a, b) => `${a.target}|${a.variant}`.localeCompare(`${b.target}|${b.variant}`));
+}

@@ -1,0 +1,294 @@
+/**
+ * The status keeper: one Durable Object for the whole observatory. Each region's object sends it
+ * the findings of each tick it has evaluated; the keeper applies them to the region × target states
+ * (hysteresis), derives each target's status, opens, updates and resolves incidents, and queues one
+ * message per incident event and channel. All of that happens in one synchronous storage
+ * transaction per report, and a finding not newer than the pair's last one is refused, so a retried
+ * tick, a repeated alarm or two overlapping reports can never open a second incident or queue a
+ * message twice. Its alarm then writes incidents to D1 and delivers the queue, with backoff.
+ */
+import { DurableObject } from 'cloudflare:workers';
+import { findTarget, getCapacity, getConfig, workList } from './config.ts';
+import { resolveStatusRules } from '../../shared/status/rules.ts';
+import { nextPairState, targetStatus, type PairState, type TargetStatus } from '../../shared/status/pair-state.ts';
+import { stepIncident, type Incident, type IncidentEvent } from '../../shared/status/incidents.ts';
+import { buildMessage, type NotificationMessage } from '../../shared/status/messages.ts';
+import { DEFAULT_REMINDER_MINUTES, NOTIFY_EVENTS, type ChannelConfig, type NotifyEvent } from '../../shared/status/channels.ts';
+import { upsertIncidents } from './db/status.ts';
+import { deliver, DeliveryError } from './notify/deliver.ts';
+import type { PairFinding } from './status-evaluation.ts';
+
+/** First retry after this long, doubling up to RETRY_MAX_MS. */
+export const RETRY_BASE_MS = 5_000;
+const RETRY_MAX_MS = 3_600_000;
+/** After this many failed attempts a message is given up on (kept, listed in /api/v1/health as failed). */
+export const MAX_ATTEMPTS = 25;
+/** Attempts kept for /api/v1/health. */
+const ATTEMPTS_KEPT = 200;
+/** Delivered messages kept in the queue table, newest (older ones are only in the attempts log). */
+const DELIVERED_KEPT = 500;
+const D1_RETRY_MS = 30_000;
+/** A region this many ticks behind the target's newest report is not waited for. */
+const LAG_TICKS = 3;
+
+type Row = Record<string, SqlStorageValue>;
+
+export interface DeliveryAttempt {
+  delivery_id: string;
+  channel: string;
+  at: string;
+  ok: boolean;
+  status: number | null;
+  error: string | null;
+}
+
+export interface KeeperStatus {
+  pairs: PairState[];
+  targets: TargetStatus[];
+  open_incidents: Incident[];
+  notifications: {
+    channels: string[];
+    pending: number;
+    failed: number;
+    delivered: number;
+    next_attempt_at: string | null;
+    recent_attempts: DeliveryAttempt[];
+  };
+  incidents_unwritten: number;
+}
+
+const regionsOf = (target: string, variant: string) => getConfig().regions.map((r) => r.code).filter((code) => workList(code).some((w) => w.target.id === target && w.variant.id === variant));
+const labelOf = (target: string) => findTarget(target)?.label ?? target;
+const wants = (c: ChannelConfig, kind: NotifyEvent) => (c.events ?? NOTIFY_EVENTS).includes(kind);
+
+export class StatusKeeper extends DurableObject<Env> {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    ctx.blockConcurrencyWhile(async () => {
+      const sql = ctx.storage.sql;
+      sql.exec('CREATE TABLE IF NOT EXISTS pairs (region TEXT NOT NULL, target TEXT NOT NULL, variant TEXT NOT NULL, state TEXT NOT NULL, PRIMARY KEY (region, target, variant)) WITHOUT ROWID');
+      // The last tick each target's incident was stepped at (once all its regions had reported it).
+      sql.exec('CREATE TABLE IF NOT EXISTS stepped (target TEXT NOT NULL, variant TEXT NOT NULL, tick INTEGER NOT NULL, PRIMARY KEY (target, variant)) WITHOUT ROWID');
+      // Open incidents (and resolved ones until D1 holds them): the source of truth while open.
+      sql.exec('CREATE TABLE IF NOT EXISTS incidents (id TEXT PRIMARY KEY, target TEXT NOT NULL, variant TEXT NOT NULL, status TEXT NOT NULL, body TEXT NOT NULL, unwritten INTEGER NOT NULL, reminded_at INTEGER NOT NULL) WITHOUT ROWID');
+      // One row per message and channel; n orders them (an incident's messages reach a channel in order).
+      sql.exec(`CREATE TABLE IF NOT EXISTS deliveries (n INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, incident_id TEXT NOT NULL, channel TEXT NOT NULL,
+        message TEXT NOT NULL, state TEXT NOT NULL, attempts INTEGER NOT NULL, next_at INTEGER NOT NULL, created_at INTEGER NOT NULL, done_at INTEGER, last_error TEXT)`);
+      sql.exec('CREATE TABLE IF NOT EXISTS attempts (seq INTEGER PRIMARY KEY AUTOINCREMENT, delivery_id TEXT NOT NULL, channel TEXT NOT NULL, at INTEGER NOT NULL, ok INTEGER NOT NULL, status INTEGER, error TEXT)');
+    });
+  }
+
+  /** One region's findings for one tick (status-evaluation.ts). Returns how many were applied (0: all stale). */
+  async report(region: string, findings: PairFinding[]): Promise<number> {
+    const rules = resolveStatusRules(getConfig().status);
+    const now = Date.now();
+    let applied = 0;
+    this.ctx.storage.transactionSync(() => {
+      for (const f of findings) {
+        const key = { region, target: f.target, variant: f.variant };
+        const next = nextPairState(this.pair(key), key, f.finding, rules);
+        if (!next) continue;
+        applied++;
+        this.ctx.storage.sql.exec('INSERT INTO pairs (region, target, variant, state) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET state = excluded.state', region, f.target, f.variant, JSON.stringify(next));
+        const regions = regionsOf(f.target, f.variant);
+        const pairs = this.pairsOf(f.target, f.variant).filter((p) => regions.includes(p.region));
+        const tick = this.readyTick(f.target, f.variant, pairs);
+        if (tick === null) continue;
+        const status = targetStatus(f.target, f.variant, regions, pairs);
+        const step = stepIncident(this.openIncident(f.target, f.variant), status, pairs, tick, labelOf(f.target));
+        if (!step.incident) continue;
+        this.ctx.storage.sql.exec(`INSERT INTO incidents (id, target, variant, status, body, unwritten, reminded_at) VALUES (?, ?, ?, ?, ?, 1, ?)
+          ON CONFLICT DO UPDATE SET status = excluded.status, body = excluded.body, unwritten = 1`, step.incident.id, f.target, f.variant, step.incident.status, JSON.stringify(step.incident), now);
+        if (step.event && step.event.kind !== 'updated') {
+          this.queue(step.incident, step.event, step.event.kind, now);
+          if (step.incident.status === 'open') this.ctx.storage.sql.exec('UPDATE incidents SET reminded_at = ? WHERE id = ?', now, step.incident.id);
+        }
+      }
+    });
+    await this.wake(now);
+    return applied;
+  }
+
+  async status(): Promise<KeeperStatus> {
+    const sql = this.ctx.storage.sql;
+    const c = getConfig();
+    const pairs = sql.exec<Row>('SELECT state FROM pairs').toArray().map((r) => JSON.parse(String(r.state)) as PairState);
+    const targets: TargetStatus[] = [];
+    for (const t of c.targets) for (const v of c.promptVariants) {
+      const regions = regionsOf(t.id, v.id);
+      if (regions.length > 0) targets.push(targetStatus(t.id, v.id, regions, pairs.filter((p) => p.target === t.id && p.variant === v.id)));
+    }
+    const count = (state: string) => Number(sql.exec('SELECT COUNT(*) AS n FROM deliveries WHERE state = ?', state).one().n);
+    const next = sql.exec<Row>("SELECT MIN(next_at) AS t FROM deliveries WHERE state = 'pending'").one().t;
+    return {
+      pairs,
+      targets,
+      open_incidents: sql.exec<Row>("SELECT body FROM incidents WHERE status = 'open' ORDER BY id").toArray().map((r) => JSON.parse(String(r.body)) as Incident),
+      notifications: {
+        channels: (c.notifications?.channels ?? []).map((ch) => `${ch.name} (${ch.type})`),
+        pending: count('pending'),
+        failed: count('failed'),
+        delivered: count('delivered'),
+        next_attempt_at: next === null ? null : new Date(Number(next)).toISOString(),
+        recent_attempts: sql.exec<Row>('SELECT delivery_id, channel, at, ok, status, error FROM attempts ORDER BY seq DESC LIMIT 50').toArray().map((r) => ({
+          delivery_id: String(r.delivery_id), channel: String(r.channel), at: new Date(Number(r.at)).toISOString(), ok: r.ok === 1, status: r.status === null ? null : Number(r.status), error: r.error === null ? null : String(r.error),
+        })),
+      },
+      incidents_unwritten: Number(sql.exec('SELECT COUNT(*) AS n FROM incidents WHERE unwritten = 1').one().n),
+    };
+  }
+
+  override async alarm(): Promise<void> {
+    const now = Date.now();
+    this.queueReminders(now);
+    await this.writeIncidents();
+    await this.deliverDue(now);
+    this.prune();
+    await this.wake(Date.now());
+  }
+
+  /** Sets the alarm for the earliest pending work (D1 writes at once, deliveries when due, reminders). */
+  private async wake(now: number): Promise<void> {
+    const sql = this.ctx.storage.sql;
+    const times: number[] = [];
+    if (Number(sql.exec('SELECT COUNT(*) AS n FROM incidents WHERE unwritten = 1').one().n) > 0) times.push(now + (this.d1Failed ? D1_RETRY_MS : 0));
+    const due = sql.exec<Row>("SELECT MIN(next_at) AS t FROM deliveries WHERE state = 'pending'").one().t;
+    // (A message held behind an older one becomes due with it.)
+    if (due !== null) times.push(Number(due));
+    const reminderMs = this.reminderMs();
+    if (reminderMs > 0) {
+      const oldest = sql.exec<Row>("SELECT MIN(reminded_at) AS t FROM incidents WHERE status = 'open'").one().t;
+      if (oldest !== null) times.push(Number(oldest) + reminderMs);
+    }
+    if (times.length === 0) return;
+    const at = Math.max(now, Math.min(...times));
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > at) await this.ctx.storage.setAlarm(at);
+  }
+
+  private d1Failed = false;
+
+  private async writeIncidents(): Promise<void> {
+    const sql = this.ctx.storage.sql;
+    const rows = sql.exec<Row>('SELECT id, body FROM incidents WHERE unwritten = 1').toArray();
+    if (rows.length === 0) return;
+    try {
+      await upsertIncidents(this.env.DB, rows.map((r) => JSON.parse(String(r.body)) as Incident));
+      this.d1Failed = false;
+    } catch (e) {
+      this.d1Failed = true;
+      console.error(`status keeper: writing ${rows.length} incident(s) to D1 failed, kept for retry: ${e instanceof Error ? e.message : e}`);
+      return;
+    }
+    this.ctx.storage.transactionSync(() => {
+      for (const r of rows) {
+        // Only if unchanged since read: a report in between leaves it to be written again.
+        sql.exec('UPDATE incidents SET unwritten = 0 WHERE id = ? AND body = ?', r.id, r.body);
+        sql.exec("DELETE FROM incidents WHERE id = ? AND status = 'resolved' AND unwritten = 0", r.id);
+      }
+    });
+  }
+
+  private reminderMs(): number {
+    return (getConfig().notifications?.reminderMinutes ?? DEFAULT_REMINDER_MINUTES) * 60_000;
+  }
+
+  private queueReminders(now: number): void {
+    const every = this.reminderMs();
+    if (every <= 0) return;
+    const sql = this.ctx.storage.sql;
+    this.ctx.storage.transactionSync(() => {
+      for (const r of sql.exec<Row>("SELECT body, reminded_at FROM incidents WHERE status = 'open' AND reminded_at <= ?", now - every).toArray()) {
+        const incident = JSON.parse(String(r.body)) as Incident;
+        this.queue(incident, incident.timeline.at(-1)!, 'reminder', now, `r${Number(r.reminded_at)}`);
+        sql.exec('UPDATE incidents SET reminded_at = ? WHERE id = ?', now, incident.id);
+      }
+    });
+  }
+
+  /** One message per channel that wants this kind; the id makes a second queueing of the same event a no-op. */
+  private queue(incident: Incident, event: IncidentEvent, kind: NotifyEvent, now: number, suffix = `e${event.seq}`): void {
+    for (const channel of getConfig().notifications?.channels ?? []) {
+      if (!wants(channel, kind)) continue;
+      const id = `${incident.id}/${suffix}/${channel.name}`;
+      const message = buildMessage(kind, incident, event, labelOf(incident.target), id);
+      this.ctx.storage.sql.exec(`INSERT INTO deliveries (id, incident_id, channel, message, state, attempts, next_at, created_at) VALUES (?, ?, ?, ?, 'pending', 0, ?, ?) ON CONFLICT DO NOTHING`,
+        id, incident.id, channel.name, JSON.stringify(message), now, now);
+    }
+  }
+
+  /**
+   * Sends every due message, oldest first; a failure is recorded and retried with exponential
+   * backoff. A message waits while an older one of the same incident to the same channel is still
+   * pending, so "resolved" never arrives before "opened".
+   */
+  private async deliverDue(now: number): Promise<void> {
+    const sql = this.ctx.storage.sql;
+    const channels = new Map((getConfig().notifications?.channels ?? []).map((c) => [c.name, c]));
+    const due = sql.exec<Row>(`SELECT d.n, d.id, d.channel, d.message, d.attempts FROM deliveries d WHERE d.state = 'pending' AND d.next_at <= ?
+      AND NOT EXISTS (SELECT 1 FROM deliveries e WHERE e.state = 'pending' AND e.channel = d.channel AND e.incident_id = d.incident_id AND e.n < d.n) ORDER BY d.n`, now).toArray();
+    for (const d of due) {
+      const channel = channels.get(String(d.channel));
+      const attempts = Number(d.attempts) + 1;
+      let status: number | null = null;
+      let error: string | null = null;
+      if (!channel) error = `channel ${d.channel} is no longer configured`;
+      else {
+        try {
+          status = await deliver(channel, JSON.parse(String(d.message)) as NotificationMessage, this.env as unknown as Record<string, unknown>, Date.now());
+        } catch (e) {
+          error = e instanceof Error ? e.message : String(e);
+          if (e instanceof DeliveryError) status = e.status;
+        }
+      }
+      const at = Date.now();
+      this.ctx.storage.transactionSync(() => {
+        sql.exec('INSERT INTO attempts (delivery_id, channel, at, ok, status, error) VALUES (?, ?, ?, ?, ?, ?)', d.id, d.channel, at, error === null ? 1 : 0, status, error?.slice(0, 300) ?? null);
+        if (error === null) sql.exec("UPDATE deliveries SET state = 'delivered', attempts = ?, done_at = ?, last_error = NULL WHERE id = ?", attempts, at, d.id);
+        else if (attempts >= MAX_ATTEMPTS) sql.exec("UPDATE deliveries SET state = 'failed', attempts = ?, done_at = ?, last_error = ? WHERE id = ?", attempts, at, error.slice(0, 300), d.id);
+        else sql.exec('UPDATE deliveries SET attempts = ?, next_at = ?, last_error = ? WHERE id = ?', attempts, at + Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** (attempts - 1)), error.slice(0, 300), d.id);
+      });
+      if (error !== null) console.error(`status keeper: delivery ${d.id} failed (attempt ${attempts}${attempts >= MAX_ATTEMPTS ? ', given up' : ', will retry'}): ${error}`);
+    }
+  }
+
+  private prune(): void {
+    const sql = this.ctx.storage.sql;
+    sql.exec('DELETE FROM attempts WHERE seq <= (SELECT MAX(seq) FROM attempts) - ?', ATTEMPTS_KEPT);
+    sql.exec("DELETE FROM deliveries WHERE state = 'delivered' AND n NOT IN (SELECT n FROM deliveries WHERE state = 'delivered' ORDER BY n DESC LIMIT ?)", DELIVERED_KEPT);
+  }
+
+  /**
+   * The tick at which the target's incident may step: the oldest last tick of its regions, once it
+   * is newer than the last step (so the regions' reports of one tick make one step, whichever comes
+   * first). A region more than LAG_TICKS ticks behind the newest (stopped, or its object failing) is
+   * not waited for, nor one that has never reported. Null when there is nothing new to step.
+   */
+  private readyTick(target: string, variant: string, pairs: PairState[]): number | null {
+    if (pairs.length === 0) return null;
+    const newest = Math.max(...pairs.map((p) => p.last_tick));
+    const capacity = getCapacity();
+    const lagMs = LAG_TICKS * capacity.tickMinutes * capacity.spread * 60_000;
+    const live = pairs.filter((p) => p.last_tick >= newest - lagMs);
+    const tick = Math.min(...live.map((p) => p.last_tick));
+    const sql = this.ctx.storage.sql;
+    const row = sql.exec<Row>('SELECT tick FROM stepped WHERE target = ? AND variant = ?', target, variant).toArray()[0];
+    if (row && Number(row.tick) >= tick) return null;
+    sql.exec('INSERT INTO stepped (target, variant, tick) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET tick = excluded.tick', target, variant, tick);
+    return tick;
+  }
+
+  private pair(key: { region: string; target: string; variant: string }): PairState | null {
+    const row = this.ctx.storage.sql.exec<Row>('SELECT state FROM pairs WHERE region = ? AND target = ? AND variant = ?', key.region, key.target, key.variant).toArray()[0];
+    return row ? (JSON.parse(String(row.state)) as PairState) : null;
+  }
+
+  private pairsOf(target: string, variant: string): PairState[] {
+    return this.ctx.storage.sql.exec<Row>('SELECT state FROM pairs WHERE target = ? AND variant = ?', target, variant).toArray().map((r) => JSON.parse(String(r.state)) as PairState);
+  }
+
+  private openIncident(target: string, variant: string): Incident | null {
+    const row = this.ctx.storage.sql.exec<Row>("SELECT body FROM incidents WHERE target = ? AND variant = ? AND status = 'open'", target, variant).toArray()[0];
+    return row ? (JSON.parse(String(row.body)) as Incident) : null;
+  }
+}
