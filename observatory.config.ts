@@ -51,4 +51,16 @@ export const config: ObservatoryConfig = {
   retentionDays: 14,
   rollupRetentionDays: 400,
   probeSecondsEstimate: 4,
+  // Status rules: the defaults of shared/status/rules.ts (README "Status and alerts"), e.g.
+  // status: { ttft: { ratio: 2 }, downAfterFailures: 5 },
+  notifications: {
+    reminderMinutes: 60,
+    channels: [
+      // The local demo's sink: npm start sets DEMO_WEBHOOK_URL and the signing key; unset when deployed, so inactive there.
+      { name: 'demo-sink', type: 'webhook', url: '{DEMO_WEBHOOK_URL}', signingSecret: 'DEMO_WEBHOOK_SIGNING_KEY' },
+      // Your own, secrets set with `npx wrangler secret put NAME --env production`:
+      // { name: 'ops-slack', type: 'slack', urlSecret: 'SLACK_WEBHOOK_URL' },
+      // { name: 'pager', type: 'ntfy', url: 'https://ntfy.sh/my-llm-alerts', events: ['opened', 'escalated'] },
+    ],
+  },
 };

@@ -25,7 +25,7 @@ function report(label: string, cfg: ObservatoryConfig, c: Capacity): void {
   const s = c.spread;
   const rows: Array<[string, number, keyof typeof PLAN_LIMITS.free]> = [
     ['D1 rows written', c.d1RowsWrittenPerDay / s, 'd1RowsWrittenPerDay'],
-    ['D1 rows read', c.d1RowsRead.rollups / s + c.d1RowsRead.siteBuilds + c.d1RowsRead.metrics + c.d1RowsRead.api, 'd1RowsReadPerDay'],
+    ['D1 rows read', (c.d1RowsRead.rollups + c.d1RowsRead.status) / s + c.d1RowsRead.siteBuilds + c.d1RowsRead.metrics + c.d1RowsRead.api, 'd1RowsReadPerDay'],
     ['DO storage rows written', c.doRowsWrittenPerDay / s, 'doRowsWrittenPerDay'],
     ['DO requests', c.doRequestsPerDay / s, 'doRequestsPerDay'],
     ['DO duration (GB-s)', c.doGbSecondsPerDay / s, 'doGbSecondsPerDay'],
@@ -38,7 +38,7 @@ function report(label: string, cfg: ObservatoryConfig, c: Capacity): void {
     console.log(`  ${name.padEnd(26)}${n(used).padStart(12)}${n(free).padStart(14)}${pct(used, free).padStart(9)}${n(paid).padStart(16)}${pct(used, paid).padStart(9)}`);
   }
   const r = c.d1RowsRead;
-  console.log(`  D1 reads: rollups ${n(r.rollups / s)}, site builds ${n(r.siteBuilds)} (${n(c.siteBuildRowsRead)} a build), /metrics ${n(r.metrics)}, API ${n(r.api)}`);
+  console.log(`  D1 reads: rollups ${n(r.rollups / s)}, status rules ${n(r.status / s)}, site builds ${n(r.siteBuilds)} (${n(c.siteBuildRowsRead)} a build), /metrics ${n(r.metrics)}, API ${n(r.api)}`);
   const worst = rows.map(([name, used, key]) => [name, used / (PLAN_LIMITS.free[key] as number)] as const).sort((a, b) => b[1] - a[1])[0];
   console.log(`  on the free plan the first limit to bind is ${worst[0]} at ${(worst[1] * 100).toFixed(1)} %; ${c.spread > 1 ? `each tick runs 1/${c.spread} of the work (${c.bindingLimit})` : 'every tick runs all of its work'}`);
   console.log(`  probes per day ${n(c.probesPerDay / s)}; subrequests per probe invocation ${c.subrequestsPerProbeInvocation} of ${PLAN_LIMITS[cfg.plan].subrequestsPerInvocation}`);

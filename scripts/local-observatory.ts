@@ -15,6 +15,8 @@ export interface LocalOptions {
   persistTo: string;
   /** Extra `--var NAME:value` for the observatory Worker, once the reference endpoint's URL is known. */
   vars?: (referenceUrl: string) => Promise<Record<string, string>>;
+  /** Extra bindings of the reference endpoint (its SCHEDULED_FAULTS in the demo). */
+  referenceBindings?: Record<string, string>;
   /** Where wrangler's own output goes. */
   log: (line: string) => void;
   progress: (line: string) => void;
@@ -43,7 +45,7 @@ export async function startLocalObservatory(o: LocalOptions): Promise<LocalObser
     await assertPortFree(o.apiPort, '--port');
     await assertPortFree(o.referencePort, '--reference-port');
     o.progress(`starting the reference LLM endpoint on 127.0.0.1:${o.referencePort}`);
-    reference = await startWorker({ config: 'workers/reference/wrangler.toml', port: o.referencePort });
+    reference = await startWorker({ config: 'workers/reference/wrangler.toml', port: o.referencePort, bindings: o.referenceBindings });
     o.progress(`applying D1 migrations to the local database in ${persistTo}`);
     await runWrangler(['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo]);
     const adminToken = randomBytes(16).toString('hex');
@@ -91,5 +93,21 @@ export async function waitForRollups(apiUrl: string, ticks: number[], probesPerT
     if (got.hourly >= want.hourly && got.daily >= want.daily) return got;
     if (Date.now() > deadline) throw new Error(`rollups hold ${got.hourly}/${want.hourly} probes in hourly rows and ${got.daily}/${want.daily} in daily rows after ${timeoutMs / 1000} s`);
     await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+/**
+ * Waits until every region has evaluated `tick` by the status rules, and the status keeper has
+ * written its incidents to D1 and delivered what it owes. Returns false after `timeoutMs`.
+ */
+export async function waitForStatus(apiUrl: string, tick: number, timeoutMs = 120_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const status = (await (await fetch(`${apiUrl}/api/v1/status`)).json()) as { targets: Array<{ regions: Array<{ last_evaluated: string | null }> }> };
+    const health = (await (await fetch(`${apiUrl}/api/v1/health`)).json()) as { notifications: { pending: number }; incidents_unwritten: number };
+    const evaluated = status.targets.every((t) => t.regions.every((r) => r.last_evaluated !== null && Date.parse(r.last_evaluated) >= tick));
+    if (evaluated && health.notifications.pending === 0 && health.incidents_unwritten === 0) return true;
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 1_000));
   }
 }

@@ -3,20 +3,26 @@
  * The reference endpoint and the probing Workers in workerd with a local D1; each region reaches the
  * reference through a delay proxy standing in for its distance (simulatedRttMs in the config), so the
  * split shows network time differing by region while server time does not. A short backfill of past
- * ticks (really measured now, flagged as backfill) fills the reports; then a tick on the schedule.
- * The site is built and served, and rebuilt after every tick. Ctrl-C stops everything.
+ * ticks (really measured now, flagged as backfill) fills the reports: first a baseline (recent
+ * hours and days back, rolled up), then the last 45 minutes at the schedule's step, during which the
+ * reference endpoint degrades the farthest region on schedule (slower, then failing), so the status
+ * rules open an incident, escalate and resolve it, and its notifications reach a local sink that
+ * prints them. Then a tick on the schedule. The site is built and served, and rebuilt after every
+ * tick. Ctrl-C stops everything.
  */
 import { parseArgs } from 'node:util';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { config } from '../observatory.config.ts';
 import { tickMinutesOf } from '../shared/config/capacity.ts';
-import { startLocalObservatory, waitForRollups } from './local-observatory.ts';
+import { startLocalObservatory, waitForRollups, waitForStatus } from './local-observatory.ts';
 import { startDelayProxy, type DelayProxy } from './delay-proxy.ts';
 import { serveStatic } from './static-server.ts';
 import { assertPortFree } from './processes.ts';
 import { intOption, usageError } from './options.ts';
 import { buildSite } from './site-build.ts';
+import { startNotifySink } from './notify-sink.ts';
+import { randomBytes } from 'node:crypto';
 
 const USAGE = 'usage: npm start -- [--port 8787] [--reference-port 8788] [--site-port 4321] [--backfill 12] [--history-days 90] [--persist-to .wrangler/demo]';
 const BACKFILL_SPACING_MS = 30 * 60_000;
@@ -24,6 +30,14 @@ const BACKFILL_SPACING_MS = 30 * 60_000;
 const HISTORY_DAYS = [2, 4, 7, 12, 20, 35, 55, 85];
 const DAY_MS = 86_400_000;
 const SAMPLE_WAIT_MS = 10 * 60_000;
+const HOUR_MS = 3_600_000;
+/** The incident phase: this many ticks at the schedule's step, ending one step before now. */
+const INCIDENT_TICKS = 9;
+/** Of those, the ticks (0-based) at which the degraded region is slower, then failing. */
+const SLOW_TICKS = [2, 4];
+const FAIL_TICKS = [4, 7];
+/** Server time the degraded region's probes get on top, while it is slower. */
+const SLOW_MS = 2_500;
 
 function fail(message: string): never {
   console.error(`start: ${message}`);
@@ -48,12 +62,21 @@ const say = (line: string) => console.log(`• ${line}`);
 
 await assertPortFree(sitePort, '--site-port').catch((e) => fail(e.message));
 const proxies: DelayProxy[] = [];
+const start = Date.now();
+const grid = Math.floor(start / tickMs) * tickMs;
+const incidentTicks = Array.from({ length: INCIDENT_TICKS }, (_, k) => grid - (INCIDENT_TICKS - k) * tickMs);
+const degraded = config.regions.at(-1)!.code;
+const at = (k: number) => new Date(incidentTicks[0] + k * tickMs).toISOString();
+const scheduledFaults = `region=${degraded}; from=${at(SLOW_TICKS[0])}; to=${at(SLOW_TICKS[1])}; slow_ms=${SLOW_MS}, region=${degraded}; from=${at(FAIL_TICKS[0])}; to=${at(FAIL_TICKS[1])}; fault=http-503`;
+const signingKey = randomBytes(16).toString('hex');
+const sink = await startNotifySink(signingKey, (line) => console.log(`  [sink] ${line}`));
 let local;
 try {
   local = await startLocalObservatory({
     apiPort,
     referencePort,
     persistTo,
+    referenceBindings: { SCHEDULED_FAULTS: scheduledFaults },
     log: (line) => { if (/error|✘/i.test(line)) console.log(`  [wrangler] ${line}`); },
     progress: say,
     vars: async (referenceUrl) => {
@@ -65,11 +88,12 @@ try {
         urls[region.code] = proxy.url;
         say(`region ${region.code}: reaches the reference endpoint through a proxy adding ${region.simulatedRttMs} ms round trip`);
       }
-      return { REGION_REFERENCE_URLS: JSON.stringify(urls), SIMULATED_REGIONS: '1' };
+      return { REGION_REFERENCE_URLS: JSON.stringify(urls), SIMULATED_REGIONS: '1', DEMO_WEBHOOK_URL: sink.url, DEMO_WEBHOOK_SIGNING_KEY: signingKey };
     },
   });
 } catch (e) {
   for (const p of proxies) await p.close();
+  await sink.close();
   fail((e as Error).message);
 }
 const api = local.apiUrl;
@@ -94,25 +118,44 @@ async function waitForSamples(expected: number): Promise<number> {
   return n;
 }
 
-const start = Date.now();
-const before = await sampleCount();
-const past = [
-  ...Array.from({ length: backfill }, (_, k) => start - (k + 1) * BACKFILL_SPACING_MS),
-  ...HISTORY_DAYS.filter((d) => d <= historyDays).map((d) => start - d * DAY_MS),
-];
-say(`tick now, and a backfill of ${past.length} past ticks (measured now, flagged as backfill): ${backfill} every ${BACKFILL_SPACING_MS / 60_000} min, and ${past.length - backfill} spread over ${historyDays} days for the long-window views`);
-await fetch(`${api}/api/v1/ticks`, { method: 'POST', headers: admin, body: '{}' });
-for (const [k, tick] of past.entries()) {
-  const r = await fetch(`${api}/api/v1/ticks`, { method: 'POST', headers: admin, body: JSON.stringify({ tick_id: tick, backfill: true }) });
-  if (r.status !== 202) fail(`backfill tick ${k + 1} refused: ${await r.text()}`);
+const clock = (t: number) => `${new Date(t).toISOString().slice(11, 16)} UTC`;
+async function post(tick: number | null): Promise<void> {
+  const r = await fetch(`${api}/api/v1/ticks`, { method: 'POST', headers: admin, body: tick === null ? '{}' : JSON.stringify({ tick_id: tick, backfill: true }) });
+  if (r.status !== 202) fail(`tick ${tick === null ? 'now' : new Date(tick).toISOString()} refused: ${await r.text()}`);
 }
-const have = await waitForSamples(before + (past.length + 1) * perTick);
-say(`${have} samples stored`);
+
+// 1. The baseline: recent ticks every 30 min in hours that have ended before the incident phase, and days back.
+const before = await sampleCount();
+const baseline = [
+  ...Array.from({ length: backfill }, (_, k) => Math.floor(incidentTicks[0] / HOUR_MS) * HOUR_MS - (k + 1) * BACKFILL_SPACING_MS),
+  ...HISTORY_DAYS.filter((d) => d <= historyDays).map((d) => start - d * DAY_MS),
+].sort((a, b) => a - b);
+say(`a backfill of past ticks (measured now, flagged as backfill): ${backfill} every ${BACKFILL_SPACING_MS / 60_000} min, and ${baseline.length - backfill} spread over ${historyDays} days for the long-window views`);
+for (const tick of baseline) await post(tick);
+let have = await waitForSamples(before + baseline.length * perTick);
 try {
-  const rolled = await waitForRollups(api, past, perTick);
+  const rolled = await waitForRollups(api, baseline, perTick);
   say(`rolled up: ${rolled.hourly} probes in hourly rows, ${rolled.daily} in daily rows (the current hour is rolled up once it ends)`);
 } catch (e) {
   say(`rollups incomplete: ${(e as Error).message}; the long-window views may lag until the next tick`);
+}
+
+// 2. The last 45 minutes at the schedule's step, with the degraded region; then the tick of now.
+say(`the last ${INCIDENT_TICKS * tickMs / 60_000} min at the schedule's step: region ${degraded} is ${SLOW_MS / 1000} s slower (server time) for ticks ${clock(incidentTicks[SLOW_TICKS[0]])}–${clock(incidentTicks[SLOW_TICKS[1] - 1])}, then fails (HTTP 503) for ${clock(incidentTicks[FAIL_TICKS[0]])}–${clock(incidentTicks[FAIL_TICKS[1] - 1])}: the status rules should open an incident, escalate and resolve it`);
+for (const tick of incidentTicks) await post(tick);
+await post(null);
+have = await waitForSamples(have + (incidentTicks.length + 1) * perTick);
+say(`${have} samples stored`);
+await waitForStatusReport(grid);
+
+/** Until every region has evaluated the tick of now and the keeper has delivered what it owes (bounded). */
+async function waitForStatusReport(tick: number): Promise<void> {
+  if (!(await waitForStatus(api, tick))) {
+    say('status evaluation or notifications still pending after 120 s; the status page may lag until the next tick');
+    return;
+  }
+  const incidents = (await (await fetch(`${api}/api/v1/incidents?window=1d`)).json()) as { incidents: Array<{ status: string }> };
+  say(`status evaluated: ${incidents.incidents.length} incident(s) in the last day (${incidents.incidents.filter((i) => i.status === 'open').length} open), ${sink.received} notification(s) received by the local sink`);
 }
 
 const builds = join(persistTo, 'site');
@@ -129,6 +172,7 @@ say('building the site');
 const site = await serveStatic(await rebuild(), sitePort);
 console.log(`\nreport site:  ${site.url}/`);
 console.log(`read API:     ${api}/api/v1/percentiles?metric=ttft_ms&by=region,target`);
+console.log(`status:       ${api}/api/v1/status  ·  incidents: ${api}/api/v1/incidents  ·  notifications go to ${sink.url} (printed above as [sink])`);
 console.log(`simulated round trips: ${config.regions.map((r) => `${r.code} ${r.simulatedRttMs ?? 0} ms`).join(', ')} (server time is the same everywhere)`);
 console.log(`data:         kept in ${persistTo} (a second npm start adds to it; delete that folder, or use --persist-to, to start fresh)`);
 console.log(`Ctrl-C stops everything.\n`);
@@ -161,6 +205,7 @@ const stop = async () => {
   await site.close();
   await local.stop();
   for (const p of proxies) await p.close();
+  await sink.close();
   process.exit(0);
 };
 process.on('SIGINT', stop);

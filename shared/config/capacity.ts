@@ -4,6 +4,8 @@
  * (Workers, D1, Durable Objects; paid-plan monthly inclusions divided by 30).
  */
 import type { ObservatoryConfig } from './types.ts';
+import { lookbackMs, resolveStatusRules } from '../status/rules.ts';
+import { BASELINE_DAYS, TRAILING_HOURS } from '../status/baseline.ts';
 
 export interface PlanLimits {
   /** Free: daily quotas are hard limits (operations fail past them). Paid: they are what is included before usage pricing. */
@@ -65,6 +67,19 @@ export const SITE_BUILD_FIXED_READS = 6;
 export const METRICS_READS_PER_PAIR = 1;
 /** An API percentile query over 7 days from rollups: 6 daily rows and up to 47 hourly ones per pair, at most. */
 export const API_REQUEST_READS_PER_PAIR = 6 + 47;
+/**
+ * A region's status evaluation of a tick seeks each tick of the rules' lookback on (tick_id, region):
+ * its own samples, and at most STATUS_READS_PER_SEEK more rows a seek; once an hour its baseline
+ * seeks the hourly rows of the same hour on 7 days and of the trailing 24 hours the same way
+ * (measured in tests/workers/status.test.ts).
+ */
+export const STATUS_READS_PER_SEEK = 2;
+export const STATUS_BASELINE_HOURS = BASELINE_DAYS + TRAILING_HOURS;
+/** Per region and tick: the tick queued for evaluation, marked evaluated, then removed once past the lookback (regional object). */
+export const DO_ROWS_WRITTEN_PER_REGION_TICK_STATUS = 3;
+/** Per evaluated pair: its state in the status keeper; per target × variant and tick: where its incident stepped. */
+export const KEEPER_ROWS_WRITTEN_PER_PAIR = 1;
+export const KEEPER_ROWS_WRITTEN_PER_TARGET_TICK = 1;
 export const DEFAULT_READERS = { siteRebuildMinutes: 60, metricsScrapeSeconds: 60, apiRequestsPerDay: 1_000 } as const;
 const HOURS_PER_DAY = 24;
 /** Durable Object memory billed for duration (GB). */
@@ -85,7 +100,7 @@ export interface Capacity {
   d1RowsWrittenPerDay: number;
   /** Everything read per day: rollups, site builds, /metrics scrapes and API requests (the parts below). */
   d1RowsReadPerDay: number;
-  d1RowsRead: { rollups: number; siteBuilds: number; metrics: number; api: number };
+  d1RowsRead: { rollups: number; status: number; siteBuilds: number; metrics: number; api: number };
   /** One site build's reads. */
   siteBuildRowsRead: number;
   doRowsWrittenPerDay: number;
@@ -136,14 +151,19 @@ export function capacity(config: ObservatoryConfig): Capacity {
   const d1RowsRead = {
     rollups: config.regions.length * probesPerDay * ROLLUP_ROWS_READ_PER_SAMPLE_IN_HOUR + rollupRowsPerDay * ROLLUP_ROWS_READ_PER_PAIR
       + config.regions.length * rollupRowsPerDay * DAILY_ROWS_READ_PER_HOURLY_ROW + perTick * DAILY_UPSERT_ROWS_READ_PER_PAIR + config.regions.length * HOURS_PER_DAY * ROLLUP_MARK_READS_PER_REGION_HOUR,
+    // Per region: its pairs plus the seeks' extra rows, for every tick of the lookback, every tick; and for every baseline hour, every hour.
+    status: ticksPerDay * (lookbackMs(resolveStatusRules(config.status), tickMinutes, 1) / (tickMinutes * MS_PER_MINUTE)) * (perTick + config.regions.length * STATUS_READS_PER_SEEK)
+      + HOURS_PER_DAY * STATUS_BASELINE_HOURS * (perTick + config.regions.length * STATUS_READS_PER_SEEK),
     siteBuilds: readers.siteRebuildMinutes > 0 ? (MINUTES_PER_DAY / readers.siteRebuildMinutes) * siteBuildRowsRead : 0,
     metrics: readers.metricsScrapeSeconds > 0 ? (86_400 / readers.metricsScrapeSeconds) * perTick * METRICS_READS_PER_PAIR : 0,
     api: readers.apiRequestsPerDay * perTick * API_REQUEST_READS_PER_PAIR,
   };
-  const d1RowsReadPerDay = d1RowsRead.rollups + d1RowsRead.siteBuilds + d1RowsRead.metrics + d1RowsRead.api;
-  const doRowsWrittenPerDay = probesPerDay * DO_ROWS_WRITTEN_PER_PROBE + config.regions.length * (HOURS_PER_DAY * DO_ROWS_WRITTEN_PER_REGION_HOUR + DO_ROWS_WRITTEN_PER_REGION_DAY);
-  // One alarm invocation per probe, plus one RPC per region and tick.
-  const doRequestsPerDay = probesPerDay + regionTicksPerDay;
+  const d1RowsReadPerDay = d1RowsRead.rollups + d1RowsRead.status + d1RowsRead.siteBuilds + d1RowsRead.metrics + d1RowsRead.api;
+  const targetVariants = config.targets.reduce((n, t) => n + (t.promptVariants ? t.promptVariants.length : config.promptVariants.length), 0);
+  const doRowsWrittenPerDay = probesPerDay * DO_ROWS_WRITTEN_PER_PROBE + config.regions.length * (HOURS_PER_DAY * DO_ROWS_WRITTEN_PER_REGION_HOUR + DO_ROWS_WRITTEN_PER_REGION_DAY)
+    + regionTicksPerDay * DO_ROWS_WRITTEN_PER_REGION_TICK_STATUS + probesPerDay * KEEPER_ROWS_WRITTEN_PER_PAIR + targetVariants * ticksPerDay * KEEPER_ROWS_WRITTEN_PER_TARGET_TICK;
+  // One alarm invocation per probe, plus per region and tick one RPC from the scheduler and one report to the status keeper.
+  const doRequestsPerDay = probesPerDay + 2 * regionTicksPerDay;
   const doGbSecondsPerDay = probesPerDay * config.probeSecondsEstimate * DO_GB;
   const busiest = Math.max(0, ...Object.values(probesPerRegionTick));
   const tickSeconds = (busiest * config.probeSecondsEstimate) / config.concurrency;

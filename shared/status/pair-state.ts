@@ -22,6 +22,19 @@ export interface PairState {
   last_tick: number;
   /** The last evaluation: the evidence shown with the state. */
   finding: Finding;
+  /** Wall time of the last report (a region that stopped reporting is not waited for). */
+  reported_at?: number;
+  /** The recent evaluations, oldest first: the state at each tick, so regions reporting out of step still make one step per tick. */
+  history?: Array<{ tick: number; state: PairStatus; finding: Finding }>;
+}
+
+/** Evaluations kept per pair. */
+export const PAIR_HISTORY = 36;
+
+/** The pair as it stood at `tick` (its last evaluation at or before it), or null when it had none. */
+export function pairAt(p: PairState, tick: number): PairState | null {
+  const entry = (p.history ?? []).filter((h) => h.tick <= tick).at(-1);
+  return entry ? { ...p, state: entry.state, finding: entry.finding, last_tick: entry.tick } : null;
 }
 
 const RANK: Record<PairStatus, number> = { 'no-data': -1, operational: 0, degraded: 1, down: 2 };
@@ -35,6 +48,11 @@ export const worst = (states: Iterable<PairStatus>): PairStatus => {
 /** The pair's state after this finding, or null when the finding is not newer than the state. */
 export function nextPairState(prev: PairState | null, key: { region: string; target: string; variant: string }, finding: Finding, rules: StatusRules): PairState | null {
   if (prev && finding.tick_id <= prev.last_tick) return null;
+  const next = transition(prev, key, finding, rules);
+  return { ...next, history: [...(prev?.history ?? []), { tick: finding.tick_id, state: next.state, finding }].slice(-PAIR_HISTORY) };
+}
+
+function transition(prev: PairState | null, key: { region: string; target: string; variant: string }, finding: Finding, rules: StatusRules): PairState {
   const base = { ...key, last_tick: finding.tick_id, finding };
   if (!prev) return { ...base, state: finding.level ?? 'no-data', since_tick: finding.tick_id, better_streak: 0 };
   const level = finding.level;

@@ -83,8 +83,15 @@ describe('capacity', () => {
     // A site build: 24 hourly and 90 daily rows per pair, 3 hours of raw samples read twice, 6 more (measured: 2,796).
     expect(c.siteBuildRowsRead).toBe(2_796);
     expect(c.d1RowsRead.siteBuilds).toBe(24 * 2_796);
-    expect(c.d1RowsReadPerDay).toBe(c.d1RowsRead.rollups + c.d1RowsRead.siteBuilds + c.d1RowsRead.metrics + c.d1RowsRead.api);
-    expect(c.doRowsWrittenPerDay).toBe(3 * 5 * 288 * 2 + 3 * (24 * 2 + 2));
+    // Status rules: each region seeks its 6 lookback ticks (30 min) every tick, its 31 baseline hours every hour,
+    // reading its 5 pairs and at most 2 more rows a seek.
+    expect(c.d1RowsRead.status).toBe(288 * 6 * (3 * 5 + 3 * 2) + 24 * 31 * (3 * 5 + 3 * 2));
+    expect(c.d1RowsReadPerDay).toBe(c.d1RowsRead.rollups + c.d1RowsRead.status + c.d1RowsRead.siteBuilds + c.d1RowsRead.metrics + c.d1RowsRead.api);
+    // Per probe its job (2) and its pair's state in the status keeper (1); per region hour and day the rollup marks;
+    // per region tick its evaluation mark (3); per target and tick where its incident stepped (1).
+    expect(c.doRowsWrittenPerDay).toBe(3 * 5 * 288 * 3 + 3 * (24 * 2 + 2) + 3 * 288 * 3 + 5 * 288);
+    // Per probe an alarm; per region and tick the scheduler's RPC and the report to the status keeper.
+    expect(c.doRequestsPerDay).toBe(3 * 5 * 288 + 2 * 3 * 288);
     expect(c.spread).toBe(1);
     expect(c.bindingLimit).toBeNull();
   });
@@ -106,8 +113,10 @@ describe('capacity', () => {
     const big: ObservatoryConfig = structuredClone(config);
     for (let i = 0; i < 40; i++) big.targets.push({ ...config.targets[0], id: `t${i}` });
     const c = capacity(big);
-    // 45 targets × 3 regions × 288 × 4 rows = 155,520 rows/day > 100,000
-    expect(c.bindingLimit).toBe('D1 rows written per day');
+    // 45 targets × 3 regions × 288 × 4 rows = 155,520 rows written a day > 100,000; the reads grow with them (API
+    // queries read every pair) and bind first.
+    expect(c.d1RowsWrittenPerDay).toBeGreaterThan(PLAN_LIMITS.free.d1RowsWrittenPerDay);
+    expect(c.bindingLimit).toBe('D1 rows read per day');
     expect(c.spread).toBe(2);
     expect(capacity({ ...big, plan: 'paid' }).spread).toBe(1);
   });

@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../scripts/processes.ts';
 import { siteWeight } from '../../scripts/site-weight.ts';
-import { startLocalObservatory, waitForRollups, type LocalObservatory } from '../../scripts/local-observatory.ts';
+import { startLocalObservatory, waitForRollups, waitForStatus, type LocalObservatory } from '../../scripts/local-observatory.ts';
+import { SAXParser, type QualifiedTag } from 'sax';
 import { serveStatic, type StaticServer } from '../../scripts/static-server.ts';
 import { buildSite } from '../../scripts/site-build.ts';
 import { ms, num, rate } from '../../site/src/format.ts';
@@ -20,6 +21,10 @@ import type { SiteData } from '../../site/src/data/types.ts';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = 'test-results/site';
 const BACKFILL_TICKS = 2;
+const TICK_MS = 5 * 60_000;
+/** Six ticks at the schedule's step up to now, the last three failing in the farthest region: an open regional incident. */
+const RECENT_TICKS = 6;
+const DEGRADED = config.regions.at(-1)!.code;
 const work = mkdtempSync(join(tmpdir(), 'site-test-'));
 let local: LocalObservatory;
 let site: StaticServer;
@@ -36,14 +41,16 @@ async function waitForSamples(api: string, expected: number): Promise<void> {
 }
 
 beforeAll(async () => {
-  local = await startLocalObservatory({ apiPort: await freePort(), referencePort: await freePort(), persistTo: join(work, 'state'), log: () => {}, progress: () => {} });
-  const admin = { authorization: `Bearer ${local.adminToken}`, 'content-type': 'application/json' };
   const now = Date.now();
-  await fetch(`${local.apiUrl}/api/v1/ticks`, { method: 'POST', headers: admin, body: '{}' });
-  for (let k = 1; k <= BACKFILL_TICKS; k++) {
-    await fetch(`${local.apiUrl}/api/v1/ticks`, { method: 'POST', headers: admin, body: JSON.stringify({ tick_id: now - k * 3_600_000, backfill: true }) });
-  }
-  await waitForSamples(local.apiUrl, (BACKFILL_TICKS + 1) * config.regions.length * config.targets.length);
+  const grid = Math.floor(now / TICK_MS) * TICK_MS;
+  const recent = Array.from({ length: RECENT_TICKS }, (_, k) => grid - (RECENT_TICKS - 1 - k) * TICK_MS);
+  const outage = `region=${DEGRADED}; from=${new Date(recent[3]).toISOString()}; to=${new Date(grid + TICK_MS).toISOString()}; fault=http-503`;
+  local = await startLocalObservatory({ apiPort: await freePort(), referencePort: await freePort(), persistTo: join(work, 'state'), referenceBindings: { SCHEDULED_FAULTS: outage }, log: () => {}, progress: () => {} });
+  const admin = { authorization: `Bearer ${local.adminToken}`, 'content-type': 'application/json' };
+  const ticks = [...Array.from({ length: BACKFILL_TICKS }, (_, k) => now - (BACKFILL_TICKS - k) * 3_600_000), ...recent];
+  for (const tick of ticks) await fetch(`${local.apiUrl}/api/v1/ticks`, { method: 'POST', headers: admin, body: JSON.stringify({ tick_id: tick, backfill: true }) });
+  await waitForSamples(local.apiUrl, ticks.length * config.regions.length * config.targets.length);
+  expect(await waitForStatus(local.apiUrl, grid)).toBe(true);
   // The pages' windows are merged from rollups: wait for the backfilled hours' rows.
   await waitForRollups(local.apiUrl, Array.from({ length: BACKFILL_TICKS }, (_, k) => now - (k + 1) * 3_600_000), config.regions.length * config.targets.length * config.promptVariants.length);
   await buildSite(join(work, 'dist'), { apiUrl: local.apiUrl });
@@ -73,7 +80,7 @@ async function open(path: string, scheme: 'light' | 'dark' = 'light', width = 12
 }
 
 const PAGES = () => [
-  '/', '/status/', '/compare/', '/methodology/', '/data/', ...['24h', '30d', '90d'].flatMap((w) => [`/overview/${w}/`, `/status/${w}/`]),
+  '/', '/status/', '/incidents/', '/compare/', '/methodology/', '/data/', ...['24h', '30d', '90d'].flatMap((w) => [`/overview/${w}/`, `/status/${w}/`]),
   ...data.targets.map((t) => `/targets/${t.id}/`), ...data.regions.map((r) => `/regions/${r.code}/`),
 ];
 
@@ -161,6 +168,52 @@ describe('the built site in Chromium', () => {
     expect(long).toContain('batching server');
     expect(short).toContain('fast small model');
     await page.close();
+  });
+
+  it('shows the regional incident: on the status grid, in the history with its chart, in a valid Atom feed and on the badges', async () => {
+    const page = await open('/status/');
+    for (const t of config.targets) {
+      const row = page.locator(`#status-grid tr[data-target="${t.id}"]`);
+      expect(await row.locator(`td[data-region="${DEGRADED}"]`).getAttribute('data-status'), t.id).toBe('down');
+      expect(await row.locator(`td[data-region="${config.regions[0].code}"]`).getAttribute('data-status'), t.id).toBe('operational');
+      expect(await row.locator('[data-regional]').textContent(), t.id).toContain(`${DEGRADED} down`);
+      expect(await row.locator(`td[data-region="${DEGRADED}"]`).textContent()).toContain('the last 3 probes failed');
+    }
+    expect(await page.locator('.legend').first().textContent()).toMatch(/Operational.*Degraded.*Down.*No data/s);
+    expect(await page.locator('.incidents-open li').count()).toBe(config.targets.length);
+    await page.close();
+
+    const history = await open('/incidents/');
+    const articles = history.locator('article.incident[data-status="open"]');
+    expect(await articles.count()).toBe(config.targets.length);
+    const first = articles.first();
+    expect(await first.locator('h2').textContent()).toContain(`regional: ${DEGRADED}`);
+    expect(await first.locator('ol.timeline li').allTextContents()).toEqual([expect.stringMatching(/opened \(degraded, regional\)/), expect.stringMatching(/escalated \(down, regional\)/)]);
+    expect(await first.locator('figure.chart svg').count()).toBe(1);
+    await history.screenshot({ path: join(SHOTS, '_incidents_open.png'), fullPage: true });
+    await history.close();
+
+    // The feed: well-formed XML (a strict parser), Atom's required elements, one entry per incident.
+    const xml = await (await fetch(`${site.url}/feed.xml`)).text();
+    const parser = new SAXParser(true, { xmlns: true });
+    const elements: Array<{ name: string; ns: string; path: string }> = [];
+    const stack: string[] = [];
+    const texts = new Map<string, string[]>();
+    parser.onopentag = (tag) => { const n = tag as QualifiedTag; stack.push(n.local); elements.push({ name: n.local, ns: n.uri, path: stack.join("/") }); };
+    parser.onclosetag = () => { stack.pop(); };
+    parser.ontext = (t) => { const p = stack.join('/'); texts.set(p, [...(texts.get(p) ?? []), t]); };
+    parser.write(xml).close();
+    expect(elements[0]).toMatchObject({ name: 'feed', ns: 'http://www.w3.org/2005/Atom' });
+    for (const required of ['feed/id', 'feed/title', 'feed/updated', 'feed/author']) expect(elements.some((e) => e.path === required), required).toBe(true);
+    expect(elements.filter((e) => e.path === 'feed/entry')).toHaveLength(config.targets.length);
+    for (const updated of texts.get('feed/entry/updated')!) expect(new Date(updated).toISOString()).toBe(updated);
+    expect(texts.get('feed/entry/title')!.every((t) => t.startsWith('Open: ') && t.endsWith(`(${DEGRADED})`))).toBe(true);
+
+    for (const t of config.targets) {
+      const badge = await fetch(`${site.url}/badges/${t.id}.svg`);
+      expect(badge.headers.get('content-type')).toContain('image/svg+xml');
+      expect(await badge.text()).toMatch(new RegExp(`aria-label="${t.label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: operational · TTFT p50 [\\d,]+ ms"`));
+    }
   });
 
   it('renders an honest empty state when there is no data yet', async () => {

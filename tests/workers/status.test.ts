@@ -204,3 +204,35 @@ describe('status and incidents', () => {
 });
 
 const HOUR = 60 * MINUTE;
+
+describe('what an evaluation costs', () => {
+  it('reads only its own region\'s samples of the lookback, and the baseline rollups once an hour', async () => {
+    const { meterD1 } = await import('../../workers/observatory/db/meter.ts');
+    const { BaselineCache, evaluateTick } = await import('../../workers/observatory/status-evaluation.ts');
+    const { resolveStatusRules, lookbackMs } = await import('../../shared/status/rules.ts');
+    const { STATUS_READS_PER_SEEK, STATUS_BASELINE_HOURS } = await import('../../shared/config/capacity.ts');
+    const rules = resolveStatusRules(config.status);
+    const start = Date.UTC(2026, 2, 5, 10, 0);
+    for (let t = start; t <= start + 35 * MINUTE; t += 5 * MINUTE) await tick(t);
+    const last = start + 35 * MINUTE;
+    const from = last - lookbackMs(rules, 5, 1);
+    const count = async (sql: string, ...params: unknown[]) => Number((await env.DB.prepare(sql).bind(...params).first<{ n: number }>())!.n);
+    const mine = await count("SELECT COUNT(*) AS n FROM samples WHERE tick_id > ? AND tick_id <= ? AND region = 'weur'", from, last);
+    const all = await count('SELECT COUNT(*) AS n FROM samples WHERE tick_id > ? AND tick_id <= ?', from, last);
+    const ticks = Array.from({ length: 6 }, (_, k) => last - k * 5 * MINUTE);
+    const cache = new BaselineCache();
+    const first = meterD1(env.DB);
+    const findings = await evaluateTick(first.db, 'weur', last, ticks, rules, cache);
+    expect(findings.length).toBeGreaterThan(0);
+    const second = meterD1(env.DB);
+    await evaluateTick(second.db, 'weur', last, ticks, rules, cache);
+    const hourly = await count("SELECT COUNT(*) AS n FROM hourly_rollups WHERE region = 'weur' AND hour >= ? AND hour < ?", start - 24 * HOUR, start);
+    console.log(`evaluation: ${second.rowsRead} rows read (${mine} of this region's samples in the lookback, ${all} of all regions'); the hour's baseline ${first.rowsRead - second.rowsRead} more (${hourly} hourly rows of this region)`);
+    // A seek per tick (per hour for the baseline) on (tick_id, region): this region's rows, and at most 2 more a seek.
+    expect(second.rowsRead).toBeGreaterThanOrEqual(mine);
+    expect(second.rowsRead).toBeLessThanOrEqual(mine + STATUS_READS_PER_SEEK * ticks.length);
+    expect(second.rowsRead).toBeLessThan(all);
+    expect(first.rowsRead - second.rowsRead).toBeGreaterThanOrEqual(hourly);
+    expect(first.rowsRead - second.rowsRead).toBeLessThanOrEqual(hourly + STATUS_READS_PER_SEEK * STATUS_BASELINE_HOURS);
+  });
+});

@@ -108,7 +108,7 @@ describe('retention', () => {
       SELECT ?, region, target, prompt_variant, started_at, simulated, backfill, method_version, api, model, warm, tokens_exact, prompt_tokens, max_tokens, chunks, server_timings, timeline FROM samples WHERE tick_id = ?`).bind(old, TICK).run();
     const before = await count();
     expect(await applyRetention(env, TICK + 300_000)).toBeNull(); // not the first tick of the day
-    expect(await applyRetention(env, TICK)).toEqual({ samples: 9, rollups: 1 });
+    expect(await applyRetention(env, TICK)).toEqual({ samples: 9, rollups: 1, incidents: 0 });
     expect((await rollupsIn(env.DB, { fromHour: drop - day, toHour: TICK, methodVersion: METHOD_VERSION })).map((r) => r.hour)).toEqual([keep]);
     expect(await count()).toBe(before - 9);
     expect(await count('tick_id = ?', old)).toBe(0);

@@ -15,7 +15,7 @@ import { DAY_MS, dayOf, hourOf } from '../../shared/rollup.ts';
 import { daysWithHourlyRollups, rollupsOfRegionHour, samplesRetainedFrom } from './db/rollups.ts';
 import { pushToOtlp } from './otlp-push.ts';
 import { BaselineCache, evaluateTick } from './status-evaluation.ts';
-import { resolveStatusRules } from '../../shared/status/rules.ts';
+import { lookbackMs, resolveStatusRules } from '../../shared/status/rules.ts';
 import type { StoredSample } from './db/sample-row.ts';
 import type { RegionConfig } from '../../shared/config/types.ts';
 
@@ -70,8 +70,9 @@ export class RegionProber extends DurableObject<Env> {
       sql.exec('CREATE TABLE IF NOT EXISTS dirty_days (day INTEGER PRIMARY KEY) WITHOUT ROWID');
       // Hours rolled up but not yet accepted by the OTLP collector (when one is configured).
       sql.exec('CREATE TABLE IF NOT EXISTS otlp_pending (hour INTEGER PRIMARY KEY) WITHOUT ROWID');
-      // Ticks whose jobs are all done here, to be evaluated by the status rules (in tick order).
-      sql.exec('CREATE TABLE IF NOT EXISTS evaluations (tick_id INTEGER PRIMARY KEY) WITHOUT ROWID');
+      // Ticks whose jobs are all done here, to be evaluated by the status rules in tick order (done = 0), and
+      // those evaluated within the rules' lookback (done = 1): the ticks an evaluation reads from D1.
+      sql.exec('CREATE TABLE IF NOT EXISTS evaluations (tick_id INTEGER PRIMARY KEY, done INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID');
     });
   }
 
@@ -104,7 +105,7 @@ export class RegionProber extends DurableObject<Env> {
       queued: this.count('jobs'),
       outbox: this.count('outbox'),
       pendingRollups: this.count('dirty_hours') + this.count('dirty_days'),
-      pendingEvaluations: this.count('evaluations'),
+      pendingEvaluations: Number(this.ctx.storage.sql.exec('SELECT COUNT(*) AS n FROM evaluations WHERE done = 0').one().n),
       pendingOtlp: this.count('otlp_pending'),
       lastOtlpError: this.getMeta('last_otlp_error'),
       colo: this.getMeta('colo'),
@@ -143,14 +144,16 @@ export class RegionProber extends DurableObject<Env> {
    */
   private async evaluatePending(region: string): Promise<boolean> {
     const sql = this.ctx.storage.sql;
-    const ticks = sql.exec<Row>('SELECT tick_id FROM evaluations ORDER BY tick_id').toArray().map((r) => Number(r.tick_id));
+    const ticks = sql.exec<Row>('SELECT tick_id FROM evaluations WHERE done = 0 ORDER BY tick_id').toArray().map((r) => Number(r.tick_id));
     if (ticks.length === 0) return true;
     const rules = resolveStatusRules(getConfig().status);
     const capacity = getCapacity();
+    const lookback = lookbackMs(rules, capacity.tickMinutes, capacity.spread);
     const keeper = this.env.STATUS_KEEPER.getByName('global');
     for (const tick of ticks) {
+      const window = sql.exec<Row>('SELECT tick_id FROM evaluations WHERE tick_id > ? AND tick_id <= ? ORDER BY tick_id', tick - lookback, tick).toArray().map((r) => Number(r.tick_id));
       try {
-        const findings = await evaluateTick(this.env.DB, region, tick, rules, capacity.tickMinutes, capacity.spread, this.baselines);
+        const findings = await evaluateTick(this.env.DB, region, tick, window, rules, this.baselines);
         if (findings.length > 0) await keeper.report(region, findings);
       } catch (e) {
         const message = e instanceof Error ? e.message : String(e);
@@ -158,7 +161,10 @@ export class RegionProber extends DurableObject<Env> {
         console.error(`region ${region}: status evaluation of tick ${new Date(tick).toISOString()} failed, kept for retry: ${message}`);
         return false;
       }
-      sql.exec('DELETE FROM evaluations WHERE tick_id = ?', tick);
+      this.ctx.storage.transactionSync(() => {
+        sql.exec('UPDATE evaluations SET done = 1 WHERE tick_id = ?', tick);
+        sql.exec('DELETE FROM evaluations WHERE done = 1 AND tick_id <= ?', tick - lookback);
+      });
     }
     return true;
   }
@@ -271,7 +277,7 @@ export class RegionProber extends DurableObject<Env> {
       const sql = this.ctx.storage.sql;
       if (sample && !written) sql.exec('INSERT OR IGNORE INTO outbox (tick_id, target, variant, sample) VALUES (?, ?, ?, ?)', job.tickId, job.target, job.variant, JSON.stringify(sample));
       sql.exec('DELETE FROM jobs WHERE tick_id = ? AND target = ? AND variant = ?', job.tickId, job.target, job.variant);
-      if (sql.exec('SELECT 1 FROM jobs WHERE tick_id = ? LIMIT 1', job.tickId).toArray().length === 0) sql.exec('INSERT OR IGNORE INTO evaluations (tick_id) VALUES (?)', job.tickId);
+      if (sql.exec('SELECT 1 FROM jobs WHERE tick_id = ? LIMIT 1', job.tickId).toArray().length === 0) sql.exec('INSERT INTO evaluations (tick_id, done) VALUES (?, 0) ON CONFLICT DO UPDATE SET done = 0', job.tickId);
     });
   }
 

@@ -6,6 +6,7 @@
 import { getCapacity, getConfig, workList, type Job } from './config.ts';
 import { deleteSamplesBefore } from './db/samples.ts';
 import { deleteRollupsBefore } from './db/rollups.ts';
+import { deleteIncidentsBefore } from './db/status.ts';
 import { MS_PER_DAY, MS_PER_MINUTE, tickSlice } from '../../shared/config/capacity.ts';
 import type { EnqueueResult } from './region-prober.ts';
 
@@ -45,12 +46,14 @@ export async function runTick(env: Env, tickId: number, backfill = false): Promi
   return report;
 }
 
-/** Once a day (the first tick after midnight UTC), deletes samples and rollups older than their retention. */
-export async function applyRetention(env: Env, tickId: number): Promise<{ samples: number; rollups: number } | null> {
+/** Once a day (the first tick after midnight UTC), deletes samples, rollups and resolved incidents older than their retention. */
+export async function applyRetention(env: Env, tickId: number): Promise<{ samples: number; rollups: number; incidents: number } | null> {
   const { retentionDays, rollupRetentionDays } = getConfig();
   if (tickId % MS_PER_DAY >= getCapacity().tickMinutes * MS_PER_MINUTE) return null;
   return {
     samples: await deleteSamplesBefore(env.DB, tickId - retentionDays * MS_PER_DAY),
     rollups: await deleteRollupsBefore(env.DB, tickId - rollupRetentionDays * MS_PER_DAY),
+    // Resolved incidents are kept as long as rollups (their history page and feed).
+    incidents: await deleteIncidentsBefore(env.DB, tickId - rollupRetentionDays * MS_PER_DAY),
   };
 }

@@ -7,10 +7,11 @@
 import { hourOf } from '../../shared/rollup.ts';
 import { evaluate, type Finding, type Baseline } from '../../shared/status/evaluate.ts';
 import { baselineKey, chooseBaselines, sameHourStarts, trailingHours } from '../../shared/status/baseline.ts';
-import { lookbackMs, type StatusRules } from '../../shared/status/rules.ts';
+import type { StatusRules } from '../../shared/status/rules.ts';
 import { METHOD_VERSION } from '../../shared/constants.ts';
 import { regionWindow, type RegionWindowRow } from './db/status.ts';
-import { regionRollupsAtHours, rollupsIn } from './db/rollups.ts';
+import { regionRollupsAtHours } from './db/rollups.ts';
+import { HOUR_MS } from '../../shared/rollup.ts';
 
 export interface PairFinding {
   target: string;
@@ -28,7 +29,7 @@ export class BaselineCache {
     if (hour !== this.hour) {
       const same = await regionRollupsAtHours(db, region, sameHourStarts(hour), METHOD_VERSION);
       const { from, to } = trailingHours(hour);
-      const trailing = await rollupsIn(db, { fromHour: from, toHour: to, regions: [region], methodVersion: METHOD_VERSION });
+      const trailing = await regionRollupsAtHours(db, region, Array.from({ length: (to - from) / HOUR_MS }, (_, k) => from + k * HOUR_MS), METHOD_VERSION);
       this.baselines = chooseBaselines(same, trailing, rules.baselineMinSamples);
       this.hour = hour;
     }
@@ -36,8 +37,9 @@ export class BaselineCache {
   }
 }
 
-export async function evaluateTick(db: D1Database, region: string, tick: number, rules: StatusRules, tickMinutes: number, spread: number, cache: BaselineCache): Promise<PairFinding[]> {
-  const rows = await regionWindow(db, region, tick - lookbackMs(rules, tickMinutes, spread), tick, METHOD_VERSION);
+/** `ticks`: the ticks this region ran within the rules' lookback before `tick` (lookbackMs), and `tick`. */
+export async function evaluateTick(db: D1Database, region: string, tick: number, ticks: number[], rules: StatusRules, cache: BaselineCache): Promise<PairFinding[]> {
+  const rows = await regionWindow(db, region, ticks, METHOD_VERSION);
   const pairs = new Map<string, RegionWindowRow[]>();
   for (const r of rows) {
     const key = baselineKey(r.target, r.prompt_variant);

@@ -10,12 +10,12 @@
 import { DurableObject } from 'cloudflare:workers';
 import { findTarget, getCapacity, getConfig, workList } from './config.ts';
 import { resolveStatusRules } from '../../shared/status/rules.ts';
-import { nextPairState, targetStatus, type PairState, type TargetStatus } from '../../shared/status/pair-state.ts';
+import { nextPairState, pairAt, targetStatus, type PairState, type TargetStatus } from '../../shared/status/pair-state.ts';
 import { stepIncident, type Incident, type IncidentEvent } from '../../shared/status/incidents.ts';
 import { buildMessage, type NotificationMessage } from '../../shared/status/messages.ts';
 import { DEFAULT_REMINDER_MINUTES, NOTIFY_EVENTS, type ChannelConfig, type NotifyEvent } from '../../shared/status/channels.ts';
 import { upsertIncidents } from './db/status.ts';
-import { deliver, DeliveryError } from './notify/deliver.ts';
+import { deliver, DeliveryError, inactiveReason } from './notify/deliver.ts';
 import type { PairFinding } from './status-evaluation.ts';
 
 /** First retry after this long, doubling up to RETRY_MAX_MS. */
@@ -28,8 +28,9 @@ const ATTEMPTS_KEPT = 200;
 /** Delivered messages kept in the queue table, newest (older ones are only in the attempts log). */
 const DELIVERED_KEPT = 500;
 const D1_RETRY_MS = 30_000;
-/** A region this many ticks behind the target's newest report is not waited for. */
+/** A region that has not reported for this many ticks (of wall time, at least MIN_LIVE_MINUTES) is not waited for. */
 const LAG_TICKS = 3;
+const MIN_LIVE_MINUTES = 10;
 
 type Row = Record<string, SqlStorageValue>;
 
@@ -47,7 +48,7 @@ export interface KeeperStatus {
   targets: TargetStatus[];
   open_incidents: Incident[];
   notifications: {
-    channels: string[];
+    channels: Array<{ name: string; type: string; active: boolean; inactive_because?: string }>;
     pending: number;
     failed: number;
     delivered: number;
@@ -84,25 +85,18 @@ export class StatusKeeper extends DurableObject<Env> {
     const now = Date.now();
     let applied = 0;
     this.ctx.storage.transactionSync(() => {
+      const touched = new Set<string>();
       for (const f of findings) {
         const key = { region, target: f.target, variant: f.variant };
         const next = nextPairState(this.pair(key), key, f.finding, rules);
         if (!next) continue;
         applied++;
-        this.ctx.storage.sql.exec('INSERT INTO pairs (region, target, variant, state) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET state = excluded.state', region, f.target, f.variant, JSON.stringify(next));
-        const regions = regionsOf(f.target, f.variant);
-        const pairs = this.pairsOf(f.target, f.variant).filter((p) => regions.includes(p.region));
-        const tick = this.readyTick(f.target, f.variant, pairs);
-        if (tick === null) continue;
-        const status = targetStatus(f.target, f.variant, regions, pairs);
-        const step = stepIncident(this.openIncident(f.target, f.variant), status, pairs, tick, labelOf(f.target));
-        if (!step.incident) continue;
-        this.ctx.storage.sql.exec(`INSERT INTO incidents (id, target, variant, status, body, unwritten, reminded_at) VALUES (?, ?, ?, ?, ?, 1, ?)
-          ON CONFLICT DO UPDATE SET status = excluded.status, body = excluded.body, unwritten = 1`, step.incident.id, f.target, f.variant, step.incident.status, JSON.stringify(step.incident), now);
-        if (step.event && step.event.kind !== 'updated') {
-          this.queue(step.incident, step.event, step.event.kind, now);
-          if (step.incident.status === 'open') this.ctx.storage.sql.exec('UPDATE incidents SET reminded_at = ? WHERE id = ?', now, step.incident.id);
-        }
+        touched.add(`${f.target}\n${f.variant}`);
+        this.ctx.storage.sql.exec('INSERT INTO pairs (region, target, variant, state) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET state = excluded.state', region, f.target, f.variant, JSON.stringify({ ...next, reported_at: now }));
+      }
+      for (const key of touched) {
+        const [target, variant] = key.split('\n');
+        this.stepTarget(target, variant, now);
       }
     });
     await this.wake(now);
@@ -112,7 +106,10 @@ export class StatusKeeper extends DurableObject<Env> {
   async status(): Promise<KeeperStatus> {
     const sql = this.ctx.storage.sql;
     const c = getConfig();
-    const pairs = sql.exec<Row>('SELECT state FROM pairs').toArray().map((r) => JSON.parse(String(r.state)) as PairState);
+    const pairs = sql.exec<Row>('SELECT state FROM pairs').toArray().map((r) => {
+      const { history: _, ...pair } = JSON.parse(String(r.state)) as PairState;
+      return pair;
+    });
     const targets: TargetStatus[] = [];
     for (const t of c.targets) for (const v of c.promptVariants) {
       const regions = regionsOf(t.id, v.id);
@@ -125,7 +122,10 @@ export class StatusKeeper extends DurableObject<Env> {
       targets,
       open_incidents: sql.exec<Row>("SELECT body FROM incidents WHERE status = 'open' ORDER BY id").toArray().map((r) => JSON.parse(String(r.body)) as Incident),
       notifications: {
-        channels: (c.notifications?.channels ?? []).map((ch) => `${ch.name} (${ch.type})`),
+        channels: (c.notifications?.channels ?? []).map((ch) => {
+          const inactive = inactiveReason(ch, this.env as unknown as Record<string, unknown>);
+          return { name: ch.name, type: ch.type, active: inactive === null, ...(inactive ? { inactive_because: inactive } : {}) };
+        }),
         pending: count('pending'),
         failed: count('failed'),
         delivered: count('delivered'),
@@ -209,7 +209,7 @@ export class StatusKeeper extends DurableObject<Env> {
   /** One message per channel that wants this kind; the id makes a second queueing of the same event a no-op. */
   private queue(incident: Incident, event: IncidentEvent, kind: NotifyEvent, now: number, suffix = `e${event.seq}`): void {
     for (const channel of getConfig().notifications?.channels ?? []) {
-      if (!wants(channel, kind)) continue;
+      if (!wants(channel, kind) || inactiveReason(channel, this.env as unknown as Record<string, unknown>) !== null) continue;
       const id = `${incident.id}/${suffix}/${channel.name}`;
       const message = buildMessage(kind, incident, event, labelOf(incident.target), id);
       this.ctx.storage.sql.exec(`INSERT INTO deliveries (id, incident_id, channel, message, state, attempts, next_at, created_at) VALUES (?, ?, ?, ?, 'pending', 0, ?, ?) ON CONFLICT DO NOTHING`,
@@ -259,23 +259,36 @@ export class StatusKeeper extends DurableObject<Env> {
   }
 
   /**
-   * The tick at which the target's incident may step: the oldest last tick of its regions, once it
-   * is newer than the last step (so the regions' reports of one tick make one step, whichever comes
-   * first). A region more than LAG_TICKS ticks behind the newest (stopped, or its object failing) is
-   * not waited for, nor one that has never reported. Null when there is nothing new to step.
+   * Steps the target's incident through every tick that all its live regions have now reported,
+   * in tick order, each with the regions' states as they stood at that tick: a region that reports
+   * a burst of ticks (a backfill) before or after the others still makes one step per tick. A
+   * region that has not reported for LAG_TICKS ticks of wall time (stopped, or failing) is not
+   * waited for, nor one that has never reported.
    */
-  private readyTick(target: string, variant: string, pairs: PairState[]): number | null {
-    if (pairs.length === 0) return null;
-    const newest = Math.max(...pairs.map((p) => p.last_tick));
-    const capacity = getCapacity();
-    const lagMs = LAG_TICKS * capacity.tickMinutes * capacity.spread * 60_000;
-    const live = pairs.filter((p) => p.last_tick >= newest - lagMs);
-    const tick = Math.min(...live.map((p) => p.last_tick));
+  private stepTarget(target: string, variant: string, now: number): void {
     const sql = this.ctx.storage.sql;
+    const regions = regionsOf(target, variant);
+    const pairs = this.pairsOf(target, variant).filter((p) => regions.includes(p.region));
+    const capacity = getCapacity();
+    const liveMs = Math.max(LAG_TICKS * capacity.tickMinutes * capacity.spread, MIN_LIVE_MINUTES) * 60_000;
+    const live = pairs.filter((p) => (p.reported_at ?? 0) >= now - liveMs);
+    if (live.length === 0) return;
+    const ready = Math.min(...live.map((p) => p.last_tick));
     const row = sql.exec<Row>('SELECT tick FROM stepped WHERE target = ? AND variant = ?', target, variant).toArray()[0];
-    if (row && Number(row.tick) >= tick) return null;
-    sql.exec('INSERT INTO stepped (target, variant, tick) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET tick = excluded.tick', target, variant, tick);
-    return tick;
+    const stepped = row ? Number(row.tick) : -Infinity;
+    const ticks = [...new Set(pairs.flatMap((p) => (p.history ?? []).map((h) => h.tick)))].filter((t) => t > stepped && t <= ready).sort((a, b) => a - b);
+    for (const tick of ticks) {
+      const view = pairs.map((p) => pairAt(p, tick)).filter((p): p is PairState => p !== null);
+      const step = stepIncident(this.openIncident(target, variant), targetStatus(target, variant, regions, view), view, tick, labelOf(target));
+      if (!step.incident) continue;
+      sql.exec(`INSERT INTO incidents (id, target, variant, status, body, unwritten, reminded_at) VALUES (?, ?, ?, ?, ?, 1, ?)
+        ON CONFLICT DO UPDATE SET status = excluded.status, body = excluded.body, unwritten = 1`, step.incident.id, target, variant, step.incident.status, JSON.stringify(step.incident), now);
+      if (step.event && step.event.kind !== 'updated') {
+        this.queue(step.incident, step.event, step.event.kind, now);
+        if (step.incident.status === 'open') sql.exec('UPDATE incidents SET reminded_at = ? WHERE id = ?', now, step.incident.id);
+      }
+    }
+    if (ready > stepped) sql.exec('INSERT INTO stepped (target, variant, tick) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET tick = excluded.tick', target, variant, ready);
   }
 
   private pair(key: { region: string; target: string; variant: string }): PairState | null {

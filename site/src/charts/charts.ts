@@ -147,3 +147,28 @@ export function overviewSplitChart(rows: OverviewBar[]): string {
     ],
   }, 'Median time to first token per region and target, split into network and server time, with the first answer token where it comes later');
 }
+
+/**
+ * An incident's probes: TTFT of each affected region's probe over time (UTC), failed probes as ×
+ * along the top, the baseline p99 (dashed) and the rule's threshold (dotted) where they existed.
+ */
+export function incidentChart(points: Array<{ t: number; region: string; ttft_ms: number | null; error: boolean; baseline: number | null; threshold: number | null }>): string {
+  const regions = [...new Set(points.map((p) => p.region))].sort();
+  const ok = points.filter((p) => !p.error && p.ttft_ms !== null).map((p) => ({ ...p, date: new Date(p.t) }));
+  const top = Math.max(1, ...ok.map((p) => p.ttft_ms!), ...points.map((p) => p.threshold ?? 0)) * 1.1;
+  const failed = points.filter((p) => p.error).map((p) => ({ ...p, date: new Date(p.t), y: top }));
+  const lines = (key: 'baseline' | 'threshold') => points.filter((p) => p[key] !== null).map((p) => ({ date: new Date(p.t), region: p.region, v: p[key]! }));
+  return renderPlot({
+    height: 240,
+    x: { label: 'time (UTC) →', type: 'utc' },
+    y: { label: `↑ TTFT (${MS})`, grid: true, zero: true, domain: [0, top] },
+    color: colorScale(regions),
+    symbol: { legend: false },
+    marks: [
+      Plot.line(lines('baseline'), { x: 'date', y: 'v', stroke: 'region', strokeDasharray: '6,3', strokeOpacity: 0.7 }),
+      Plot.line(lines('threshold'), { x: 'date', y: 'v', stroke: 'region', strokeDasharray: '1,3', strokeOpacity: 0.9 }),
+      Plot.dot(ok, { x: 'date', y: 'ttft_ms', stroke: 'region', fill: 'region', r: 3 }),
+      Plot.dot(failed, { x: 'date', y: 'y', stroke: 'region', symbol: 'times', r: 5, strokeWidth: 2 }),
+    ],
+  }, 'TTFT of the affected regions during the incident against their baseline, failed probes marked ×');
+}

@@ -10,7 +10,7 @@ import { mergeGroups, rollupPercentileGroups, type RollupGroupColumn } from '../
 import { HISTOGRAM_RELATIVE_ERROR, quantile } from '../../../shared/stats/exp-histogram.ts';
 import {
   DEFAULT_WINDOW, SITE_METRICS, SITE_SAMPLE_FIELDS, WINDOWS, type HistoryPoint, type PercentileGroup, type PromptVariant, type Region, type SiteData,
-  type SiteMetric, type SiteSample, type Target, type WindowView,
+  type SiteIncident, type SiteMetric, type SiteSample, type StatusDoc, type Target, type WindowView,
 } from './types.ts';
 
 /** The longest view, in days: how far back the daily rows are read. */
@@ -140,6 +140,9 @@ export async function collectSiteData(apiBase: string, now = Date.now(), fetchIm
     cursor = page.next_cursor;
   } while (cursor !== null && samples.length < MAX_SAMPLES);
 
+  const status = await get<StatusDoc>('status', `${base}/status`);
+  const { incidents } = await get<{ incidents: SiteIncident[] }>('incidents', `${base}/incidents?from=${today - LONGEST_WINDOW_DAYS * DAY_MS}&to=${now}&limit=200&points=true`);
+
   countSlice(regions, targets, samples);
   const windows = windowViews(hourly, daily, now);
   const main = windows.find((w) => w.id === DEFAULT_WINDOW)!;
@@ -162,6 +165,8 @@ export async function collectSiteData(apiBase: string, now = Date.now(), fetchIm
     relative_error: HISTOGRAM_RELATIVE_ERROR,
     recent: { from: iso(recentFrom), to: iso(now) },
     samples,
+    status,
+    incidents,
     api_requests: requests,
     d1_rows_read: rowsRead,
     d1_rows_read_total: Object.values(rowsRead).reduce((n, x) => n + x, 0),

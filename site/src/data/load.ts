@@ -14,7 +14,9 @@ async function load(): Promise<SiteData> {
   const file = process.env.SITE_DATA_FILE;
   if (file) {
     try {
-      return { ...(JSON.parse(await readFile(file, 'utf8')) as SiteData), source: file };
+      // An export made before status and incidents existed has neither: shown as "no status yet".
+      const data = JSON.parse(await readFile(file, 'utf8')) as Partial<SiteData>;
+      return { ...data, status: data.status ?? null, incidents: data.incidents ?? [], source: file } as SiteData;
     } catch (e) {
       throw new SiteDataError(`cannot read the data export ${file}: ${(e as Error).message}`);
     }

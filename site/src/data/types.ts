@@ -111,6 +111,48 @@ export interface WindowView {
   target_history: HistoryPoint[];
 }
 
+/** One region × target's status (GET /api/v1/status). */
+export interface RegionStatus {
+  region: string;
+  region_label: string;
+  status: PairStatusName;
+  since: string | null;
+  last_evaluated: string | null;
+  not_enough_data: boolean;
+  recovering: boolean;
+  evidence: {
+    rules: Array<{ rule: string; outcome: 'fired' | 'ok' | 'insufficient'; n: number; value: number | null; estimate: number | null; threshold: number | null; baseline: number | null; note: string }>;
+    baseline: { source: string; n: number; ttft_p99: number | null; decode_p50: number | null; network_p50: number | null; server_p50: number | null } | null;
+    split_shift: { network_delta_ms: number; server_delta_ms: number; moved: string } | null;
+  } | null;
+}
+
+export type PairStatusName = 'operational' | 'degraded' | 'down' | 'no-data';
+
+export interface StatusDoc {
+  generated_at: string;
+  rules: Record<string, unknown> & { recoverAfter: number; downAfterFailures: number; baselineMinSamples: number; ttft: { ratio: number; windowMinutes: number; minSamples: number }; errors: { rate: number; windowMinutes: number; minSamples: number }; itl: { thresholdMs: number; sustainMinutes: number; minSamples: number }; decode: { dropRatio: number; windowMinutes: number; minSamples: number } };
+  targets: Array<{ target: string; label: string; prompt_variant: string; status: PairStatusName; regional_problems: Array<{ region: string; state: PairStatusName }>; regions: RegionStatus[] }>;
+  open_incidents: Array<{ id: string; target: string; prompt_variant: string; severity: string; scope: string; regions: string[]; opened_at: string; summary: string }>;
+}
+
+export interface SiteIncident {
+  id: string;
+  target: string;
+  target_label: string;
+  variant: string;
+  status: 'open' | 'resolved';
+  severity: 'degraded' | 'down';
+  scope: 'target' | 'regional';
+  regions: string[];
+  rules: string[];
+  opened_at: string;
+  updated_at: string;
+  resolved_at: string | null;
+  timeline: Array<{ seq: number; at: string; kind: string; severity: string; scope: string; summary: string; regions: Array<{ region: string; state: string; words: string }> }>;
+  points: Array<{ t: number; region: string; ttft_ms: number | null; error: boolean; baseline: number | null; threshold: number | null }>;
+}
+
 export interface SiteData {
   generated_at: string;
   /** Where the data came from: the API's base URL, or the export file it was read from. */
@@ -132,6 +174,10 @@ export interface SiteData {
   /** The bounded slice of raw samples (the newest, every variant) behind timelines, ITL and the split's residual. */
   recent: Window;
   samples: SiteSample[];
+  /** Status now, per region × target (null when the API had none to give). */
+  status: StatusDoc | null;
+  /** Incidents opened in the longest view's window (or still open), newest first. */
+  incidents: SiteIncident[];
   /** The API requests behind each part, so a reader (or a test) can check the numbers. */
   api_requests: Record<string, string>;
   /** D1 rows each request read (the API's x-d1-rows-read header), and their sum: what one build costs. */

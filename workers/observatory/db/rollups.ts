@@ -175,7 +175,7 @@ export function markSamplesRetention(db: D1Database, beforeMs: number): D1Prepar
   return db.prepare("INSERT INTO retention_marks (kind, before_ms) VALUES ('samples', ?) ON CONFLICT (kind) DO UPDATE SET before_ms = max(before_ms, excluded.before_ms)").bind(beforeMs);
 }
 
-/** One region's hourly rows of the given hours at one method version, in one query. */
+/** One region's hourly rows of the given hours at one method version, in one query: a seek per hour on (hour, region). */
 export async function regionRollupsAtHours(db: D1Database, region: string, hours: number[], methodVersion: number): Promise<Rollup[]> {
   if (hours.length === 0) return [];
   const { results } = await db.prepare(`SELECT ${ROLLUP_COLUMNS.join(', ')} FROM hourly_rollups WHERE hour IN (${hours.map(() => '?').join(', ')}) AND region = ? AND method_version = ? ORDER BY ${KEY.join(', ')}`)

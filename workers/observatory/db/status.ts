@@ -7,10 +7,14 @@ export interface RegionWindowRow extends WindowSample {
   prompt_variant: string;
 }
 
-/** One region's samples of ticks in (from, to] at one method version: what its evaluation reads. */
-export async function regionWindow(db: D1Database, region: string, from: number, to: number, methodVersion: number): Promise<RegionWindowRow[]> {
+/**
+ * One region's samples of the given ticks at one method version: what its evaluation reads. A seek
+ * per tick on the key's first two columns (tick_id, region), so only this region's rows are read.
+ */
+export async function regionWindow(db: D1Database, region: string, ticks: number[], methodVersion: number): Promise<RegionWindowRow[]> {
+  if (ticks.length === 0) return [];
   const { results } = await db.prepare(`SELECT target, prompt_variant, tick_id, error, ttft_ms, itl_p99_ms, decode_tps, network_ms, server_ms
-    FROM samples WHERE tick_id > ? AND tick_id <= ? AND region = ? AND method_version = ?`).bind(from, to, region, methodVersion).all<RegionWindowRow>();
+    FROM samples WHERE tick_id IN (${ticks.map(() => '?').join(', ')}) AND region = ? AND method_version = ?`).bind(...ticks, region, methodVersion).all<RegionWindowRow>();
   return results;
 }
 

@@ -76,6 +76,18 @@ async function request(c: ChannelConfig, m: NotificationMessage, env: Secrets, n
   }
 }
 
+/**
+ * Why a channel cannot be used in this deployment (a {VAR} in its URL is empty: the local demo's sink
+ * when deployed), or null. Such a channel is skipped, not retried, and listed as inactive.
+ */
+export function inactiveReason(c: ChannelConfig, env: Secrets): string | null {
+  const text = 'url' in c && c.url ? c.url : c.type === 'telegram' ? c.apiBase ?? '' : '';
+  for (const [, name] of text.matchAll(/\{([A-Z][A-Z0-9_]*)\}/g)) {
+    if (typeof env[name] !== 'string' || env[name] === '') return `variable ${name} is not set`;
+  }
+  return null;
+}
+
 /** The raw RFC 5322 message for the send_email binding. */
 export function emailSource(from: string, to: string, m: NotificationMessage, now: number): string {
   const subject = `=?UTF-8?B?${btoa(String.fromCharCode(...new TextEncoder().encode(m.title)))}?=`;

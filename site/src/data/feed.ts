@@ -1,0 +1,37 @@
+/** The incident feed's XML: Atom (RFC 4287), every text escaped. */
+import type { SiteData } from './types.ts';
+
+const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+export function atomFeed(data: SiteData, siteUrl: string): string {
+  const base = siteUrl.replace(/\/$/, '');
+  const updated = data.incidents.reduce((t, i) => (i.updated_at > t ? i.updated_at : t), data.generated_at);
+  const entries = data.incidents.map((i) => {
+    const title = `${i.status === 'open' ? 'Open' : 'Resolved'}: ${i.target_label} ${i.severity} (${i.scope === 'target' ? 'all regions' : i.regions.join(', ')})`;
+    const lines = i.timeline.map((e) => `${e.at} ${e.kind} (${e.severity}): ${e.summary}`);
+    return [
+      '  <entry>',
+      `    <id>urn:llm-observatory:incident:${escape(i.id)}</id>`,
+      `    <title>${escape(title)}</title>`,
+      `    <updated>${escape(i.updated_at)}</updated>`,
+      `    <published>${escape(i.opened_at)}</published>`,
+      `    <link rel="alternate" type="text/html" href="${escape(`${base}/incidents/#${i.id}`)}"/>`,
+      `    <category term="${escape(i.severity)}"/>`,
+      `    <summary type="text">${escape(lines.join('\n'))}</summary>`,
+      '  </entry>',
+    ].join('\n');
+  });
+  return [
+    '<?xml version="1.0" encoding="utf-8"?>',
+    '<feed xmlns="http://www.w3.org/2005/Atom">',
+    '  <id>urn:llm-observatory:incidents</id>',
+    '  <title>LLM latency observatory: incidents</title>',
+    `  <updated>${escape(updated)}</updated>`,
+    '  <author><name>LLM latency observatory</name></author>',
+    `  <link rel="self" type="application/atom+xml" href="${escape(`${base}/feed.xml`)}"/>`,
+    `  <link rel="alternate" type="text/html" href="${escape(`${base}/incidents/`)}"/>`,
+    ...entries,
+    '</feed>',
+    '',
+  ].join('\n');
+}
