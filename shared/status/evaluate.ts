@@ -68,7 +68,7 @@ export interface Finding {
   sample: { ttft_ms: number | null; error: string | null } | null;
 }
 
-const fmt = (v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2));
+const fmt = (v: number) => (Math.abs(v) >= 100 ? Math.round(v).toLocaleString('en-US') : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2));
 const pct = (v: number) => `${(v * 100).toFixed(0)} %`;
 
 /** Samples of the pair, any order; `tickId` the tick being judged. */

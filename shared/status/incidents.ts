@@ -61,6 +61,8 @@ export interface Incident {
 
 /** Points kept per incident (a long incident keeps its newest). */
 export const MAX_INCIDENT_POINTS = 600;
+/** Probes of each affected region before the opening that the incident keeps for its chart. */
+export const POINTS_BEFORE = 6;
 
 const isBad = (p: PairState) => p.state === 'degraded' || p.state === 'down';
 const fmt = (v: number) => Math.round(v).toLocaleString('en-US');
@@ -90,13 +92,18 @@ export interface IncidentStep {
 export function stepIncident(open: Incident | null, status: TargetStatus, pairs: readonly PairState[], tick: number, label: string): IncidentStep {
   const affected = pairs.filter(isBad).sort((a, b) => a.region.localeCompare(b.region));
   const regions: IncidentRegion[] = affected.map((p) => ({ region: p.region, state: p.state as Level, fired: p.finding.rules.filter((r) => r.outcome === 'fired'), shift: p.finding.shift }));
+  const pointOf = (f: PairState['finding'], region: string): IncidentPoint => ({
+    t: f.tick_id, region, ttft_ms: f.sample?.ttft_ms ?? null, error: f.sample?.error != null,
+    baseline: f.baseline?.ttft_p99 ?? null, threshold: f.rules.find((r) => r.rule === 'ttft')?.threshold ?? null,
+  });
   const withPoints = (i: Incident): Incident => {
-    const points = pairs.filter((p) => p.finding.tick_id === tick && i.regions.includes(p.region)).map((p): IncidentPoint => {
-      const ttft = p.finding.rules.find((r) => r.rule === 'ttft');
-      return { t: tick, region: p.region, ttft_ms: p.finding.sample?.ttft_ms ?? null, error: p.finding.sample?.error != null, baseline: ttft?.baseline ?? null, threshold: ttft?.threshold ?? null };
-    });
+    const points = pairs.filter((p) => p.finding.tick_id === tick && i.regions.includes(p.region)).map((p) => pointOf(p.finding, p.region));
     return points.length === 0 ? i : { ...i, points: [...i.points, ...points].slice(-MAX_INCIDENT_POINTS) };
   };
+  /** At the opening, the affected regions' probes of the ticks before it: the chart shows what "normal" was. */
+  const before = (regionsHit: string[]): IncidentPoint[] => pairs.filter((p) => regionsHit.includes(p.region))
+    .flatMap((p) => (p.history ?? []).filter((h) => h.tick < tick).slice(-POINTS_BEFORE).map((h) => pointOf(h.finding, p.region)))
+    .sort((a, b) => a.t - b.t || a.region.localeCompare(b.region));
   if (affected.length === 0) {
     if (!open) return { incident: null, event: null };
     const event: IncidentEvent = { seq: open.timeline.length, at: tick, kind: 'resolved', severity: open.severity, scope: open.scope, regions: [], summary: `${label}: resolved, every region operational again` };
@@ -111,7 +118,7 @@ export function stepIncident(open: Incident | null, status: TargetStatus, pairs:
     const event: IncidentEvent = { seq: 0, at: tick, kind: 'opened', severity, scope, regions, summary };
     const incident: Incident = {
       id: `${tick}-${status.target}-${status.variant}`, target: status.target, variant: status.variant, status: 'open', severity, scope,
-      regions: affected.map((p) => p.region), rules: fired, opened_at: tick, updated_at: tick, resolved_at: null, timeline: [event], points: [],
+      regions: affected.map((p) => p.region), rules: fired, opened_at: tick, updated_at: tick, resolved_at: null, timeline: [event], points: before(affected.map((p) => p.region)),
     };
     return { incident: withPoints(incident), event };
   }

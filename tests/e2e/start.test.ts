@@ -79,6 +79,23 @@ describe('npm start', () => {
     }
   });
 
+  it('detects the scheduled regional outage: one incident per target, opened, escalated and resolved, its signed messages printed by the local sink', async () => {
+    const degraded = config.regions.at(-1)!.code;
+    const { incidents } = (await (await fetch(`http://127.0.0.1:${ports.api}/api/v1/incidents?window=1d`)).json()) as { incidents: Array<{ target: string; status: string; scope: string; regions: string[]; timeline: Array<{ kind: string }> }> };
+    expect(incidents.map((i) => i.target).sort()).toEqual(config.targets.map((t) => t.id).sort());
+    for (const i of incidents) {
+      expect(i, i.target).toMatchObject({ status: 'resolved', scope: 'regional', regions: [degraded] });
+      expect(i.timeline.map((e) => e.kind), i.target).toEqual(['opened', 'escalated', 'resolved']);
+    }
+    for (const kind of ['opened', 'escalated', 'resolved']) {
+      expect(output.match(new RegExp(`\\[sink\\] notification incident\\.${kind} \\(signature ok\\)`, 'g')) ?? [], kind).toHaveLength(config.targets.length);
+    }
+    expect(output).not.toContain('notification refused');
+    expect(output).toMatch(new RegExp(`status evaluated: ${config.targets.length} incident\\(s\\) in the last day \\(0 open\\), ${3 * config.targets.length} notification\\(s\\)`));
+    const history = await (await fetch(`${siteUrl}incidents/`)).text();
+    expect(history.match(/<article class="incident"/g) ?? []).toHaveLength(config.targets.length);
+  });
+
   it('passes every deploy step that needs no account (npm run deploy -- --dry-run)', async () => {
     const dry = spawn(process.execPath, ['scripts/deploy.ts', '--dry-run', '--api', `http://127.0.0.1:${ports.api}`], { stdio: ['ignore', 'pipe', 'pipe'] });
     let log = '';

@@ -112,8 +112,9 @@ describe('status and incidents', () => {
         ['escalated', 'down', new Date(from + 10 * MINUTE).toISOString()],
         ['resolved', 'down', new Date(to + 5 * MINUTE).toISOString()],
       ]);
-      // Its chart's points: apac's probes from the opening on (10:05, 10:10, 10:15 failed).
-      expect(incident.points.filter((p) => p.error).map((p) => p.t)).toEqual([5, 10, 15].map((m) => from + m * MINUTE));
+      // Its chart's points: apac's probes from 6 before the opening on; the 4 of the outage failed.
+      expect(incident.points.filter((p) => p.error).map((p) => p.t)).toEqual([0, 5, 10, 15].map((m) => from + m * MINUTE));
+      expect(incident.points[0].t).toBe(from - 25 * MINUTE);
     }
 
     // Every channel got each of its messages exactly once, delivered; a refused attempt was sent again.

@@ -160,7 +160,7 @@ export function incidentChart(points: Array<{ t: number; region: string; ttft_ms
   const lines = (key: 'baseline' | 'threshold') => points.filter((p) => p[key] !== null).map((p) => ({ date: new Date(p.t), region: p.region, v: p[key]! }));
   return renderPlot({
     height: 240,
-    x: { label: 'time (UTC) →', type: 'utc' },
+    x: { label: 'time (UTC) →', type: 'utc', tickFormat: '%H:%M' },
     y: { label: `↑ TTFT (${MS})`, grid: true, zero: true, domain: [0, top] },
     color: colorScale(regions),
     symbol: { legend: false },
