@@ -60,6 +60,8 @@ export default defineConfig({
             miniflare: {
               // A second, empty database for the migration upgrade test.
               d1Databases: { UPGRADE_DB: 'upgrade-test' },
+              // The email channel of test-config.ts: miniflare's local send_email, which checks and stores each message.
+              email: { send_email: [{ name: 'EMAIL' }] },
               bindings: {
                 TEST_MIGRATIONS: migrations,
                 REFERENCE_URL: inject('workersReferenceUrl'),

@@ -189,7 +189,7 @@ describe('the built site in Chromium', () => {
     const first = articles.first();
     expect(await first.locator('h2').textContent()).toContain(`regional: ${DEGRADED}`);
     expect(await first.locator('ol.timeline li').allTextContents()).toEqual([expect.stringMatching(/opened \(degraded, regional\)/), expect.stringMatching(/escalated \(down, regional\)/)]);
-    expect(await first.locator('figure.chart svg').count()).toBe(1);
+    expect(await first.locator('figure.chart .chart-svg svg[aria-label]').count()).toBe(1);
     await history.screenshot({ path: join(SHOTS, '_incidents_open.png'), fullPage: true });
     await history.close();
 

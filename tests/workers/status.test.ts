@@ -143,6 +143,10 @@ describe('status and incidents', () => {
     const ntfy = byPath('/ntfy/observatory-alerts');
     expect(ntfy.map((r) => r.headers.priority)).toEqual(['4', '5', '3']);
     for (const r of ntfy) expect(r.headers.authorization).toBe('Bearer tk_test');
+    // The email channel: miniflare's send_email accepted each "opened" message (it rejects a malformed one).
+    const attempts = (await api<{ notifications: { recent_attempts: Array<{ delivery_id: string; channel: string; ok: boolean; error: string | null }> } }>('/api/v1/health')).notifications.recent_attempts;
+    const mail = attempts.filter((a) => a.channel === 'mail' && a.delivery_id.includes('ref-chat'));
+    expect(mail.map((a) => [a.ok, a.error])).toEqual([[true, null]]);
     // The refused attempts were of these messages, and each was later delivered.
     const refused = all.filter((r) => r.answered === 503).map((r) => r.headers['x-observatory-delivery']);
     expect(refused.length).toBeGreaterThan(0);

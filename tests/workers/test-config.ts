@@ -40,6 +40,7 @@ export const config: ObservatoryConfig = {
       { name: 'discord', type: 'discord', urlSecret: 'DISCORD_URL', events: ['opened', 'resolved'] },
       { name: 'telegram', type: 'telegram', botTokenSecret: 'TELEGRAM_TOKEN', chatId: '-1001234567890', apiBase: '{NOTIFY_URL}/telegram' },
       { name: 'ntfy', type: 'ntfy', url: '{NOTIFY_URL}/ntfy/observatory-alerts', tokenSecret: 'NTFY_TOKEN' },
+      { name: 'mail', type: 'email', binding: 'EMAIL', from: 'observatory@example.com', to: 'oncall@example.com', events: ['opened'] },
     ],
   },
 };
