@@ -21,6 +21,7 @@ import { config } from '../observatory.config.ts';
 import { ConfigError, validateConfig } from '../shared/config/validate.ts';
 import { runWrangler, WRANGLER_ENV, wranglerArgs } from './processes.ts';
 import { buildSite } from './site-build.ts';
+import { channelSecrets } from '../shared/status/channels.ts';
 
 const STEPS = ['preflight', 'd1', 'migrations', 'secrets', 'reference', 'observatory', 'site', 'rebuilds'] as const;
 type Step = (typeof STEPS)[number];
@@ -96,7 +97,10 @@ const run: Record<Step, () => Promise<void>> = {
     say(await runWrangler(['d1', 'migrations', 'apply', 'DB', '--remote', '--env', 'production']));
   },
   async secrets() {
-    const needed = ['ADMIN_TOKEN', ...new Set(config.targets.flatMap((t) => (t.apiKeySecret ? [t.apiKeySecret] : [])))];
+    // Notification channels' secrets; a channel whose URL is a {VAR} (the demo's sink) needs them only once VAR is set.
+    const channels = (config.notifications?.channels ?? []).map((c) => ({ name: c.name, ...channelSecrets(c) }));
+    const needed = [...new Set(['ADMIN_TOKEN', ...config.targets.flatMap((t) => (t.apiKeySecret ? [t.apiKeySecret] : [])), ...channels.filter((c) => c.vars.length === 0).flatMap((c) => c.secrets)])];
+    for (const c of channels.filter((x) => x.vars.length > 0 && x.secrets.length > 0)) say(`  channel ${c.name} is inactive until ${c.vars.join(', ')} is set; it then needs ${c.secrets.join(', ')}`);
     if (dryRun) return say(`  (dry run) would check these secrets exist: ${needed.join(', ')}`);
     const listed = JSON.parse(await runWrangler(['secret', 'list', '--env', 'production', '--format', 'json'])) as Array<{ name: string }>;
     const missing = needed.filter((n) => !listed.some((s) => s.name === n));

@@ -44,3 +44,15 @@ export interface NotificationsConfig {
 }
 
 export const DEFAULT_REMINDER_MINUTES = 60;
+
+/** The Worker secrets a channel needs, and the {VAR}s its URL depends on (a channel whose VAR is empty is inactive). */
+export function channelSecrets(c: ChannelConfig): { secrets: string[]; vars: string[] } {
+  const secrets = [
+    'urlSecret' in c ? c.urlSecret : undefined,
+    c.type === 'webhook' ? c.signingSecret : undefined,
+    c.type === 'ntfy' ? c.tokenSecret : undefined,
+    c.type === 'telegram' ? c.botTokenSecret : undefined,
+  ].filter((s): s is string => typeof s === 'string');
+  const text = ('url' in c && c.url ? c.url : '') + (c.type === 'telegram' ? c.apiBase ?? '' : '');
+  return { secrets, vars: [...text.matchAll(/\{([A-Z][A-Z0-9_]*)\}/g)].map((m) => m[1]) };
+}

@@ -22,8 +22,8 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = 'test-results/site';
 const BACKFILL_TICKS = 2;
 const TICK_MS = 5 * 60_000;
-/** Six ticks at the schedule's step up to now, the last three failing in the farthest region: an open regional incident. */
-const RECENT_TICKS = 6;
+/** Four ticks at the schedule's step up to now, the last three failing in the farthest region: an open regional incident. */
+const RECENT_TICKS = 4;
 const DEGRADED = config.regions.at(-1)!.code;
 const work = mkdtempSync(join(tmpdir(), 'site-test-'));
 let local: LocalObservatory;
@@ -44,7 +44,7 @@ beforeAll(async () => {
   const now = Date.now();
   const grid = Math.floor(now / TICK_MS) * TICK_MS;
   const recent = Array.from({ length: RECENT_TICKS }, (_, k) => grid - (RECENT_TICKS - 1 - k) * TICK_MS);
-  const outage = `region=${DEGRADED}; from=${new Date(recent[3]).toISOString()}; to=${new Date(grid + TICK_MS).toISOString()}; fault=http-503`;
+  const outage = `region=${DEGRADED}; from=${new Date(recent[1]).toISOString()}; to=${new Date(grid + TICK_MS).toISOString()}; fault=http-503`;
   local = await startLocalObservatory({ apiPort: await freePort(), referencePort: await freePort(), persistTo: join(work, 'state'), referenceBindings: { SCHEDULED_FAULTS: outage }, log: () => {}, progress: () => {} });
   const admin = { authorization: `Bearer ${local.adminToken}`, 'content-type': 'application/json' };
   const ticks = [...Array.from({ length: BACKFILL_TICKS }, (_, k) => now - (BACKFILL_TICKS - k) * 3_600_000), ...recent];
