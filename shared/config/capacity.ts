@@ -56,13 +56,14 @@ export const ROLLUP_MARK_READS_PER_REGION_HOUR = 1;
 /**
  * A site build (site/src/data/collect.ts) reads, per target × variant × region probed, 24 hourly and
  * 90 daily rollup rows, and the raw slice of the last RECENT_HOURS hours twice over (its rows and
- * their index entries), plus a few rows of health and configuration. Measured: 2,796 rows for 15
+ * their index entries), plus a few rows of health, configuration and incidents (one row each, plus none when
+ * there is none). Measured: 2,797 rows for 15
  * pairs at a 5-minute tick (tests/workers/site-build-reads.test.ts).
  */
 export const SITE_BUILD_ROLLUP_ROWS_PER_PAIR = 24 + 90;
 export const SITE_BUILD_RAW_READS_PER_SAMPLE = 2;
 export const SITE_BUILD_RECENT_HOURS = 3;
-export const SITE_BUILD_FIXED_READS = 6;
+export const SITE_BUILD_FIXED_READS = 7;
 /** GET /metrics reads each pair's running total once. */
 export const METRICS_READS_PER_PAIR = 1;
 /** An API percentile query over 7 days from rollups: 6 daily rows and up to 47 hourly ones per pair, at most. */
