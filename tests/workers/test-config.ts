@@ -31,6 +31,8 @@ export const config: ObservatoryConfig = {
   probeSecondsEstimate: 1,
   // Each rolled-up hour goes to a stand-in collector on loopback (tests/helpers/otlp-collector.ts).
   otlp: { endpoint: '{OTLP_ENDPOINT}', header: 'authorization', secret: 'OTLP_TOKEN' },
+  // The status tests are about outages: a busy machine's stalls must not fire the ITL rule on these tiny streams.
+  status: { itl: { thresholdMs: 2_000 } },
   // Every channel type, all at the loopback receiver (tests/helpers/notify-receiver.ts); secrets in vitest.config.ts.
   notifications: {
     reminderMinutes: 60,

@@ -6,7 +6,7 @@
  * Storage writes are a cost too: a probe normally costs two (its job queued, then removed).
  */
 import { DurableObject } from 'cloudflare:workers';
-import { findRegion, findTarget, findVariant, getCapacity, getConfig, type Job } from './config.ts';
+import { findRegion, findTarget, findVariant, getConfig, type Job } from './config.ts';
 import { COLO_REFRESH_MS, fetchColo } from './colo.ts';
 import { MissingSecretError, runJob } from './probe-job.ts';
 import { insertSamples, storedKeys } from './db/samples.ts';
@@ -14,8 +14,7 @@ import { rollUpDay, rollUpHour } from './rollup-hour.ts';
 import { DAY_MS, dayOf, hourOf } from '../../shared/rollup.ts';
 import { daysWithHourlyRollups, rollupsOfRegionHour, samplesRetainedFrom } from './db/rollups.ts';
 import { pushToOtlp } from './otlp-push.ts';
-import { BaselineCache, evaluateTick } from './status-evaluation.ts';
-import { lookbackMs, resolveStatusRules } from '../../shared/status/rules.ts';
+import { BaselineCache, evaluatePendingTicks } from './status-evaluation.ts';
 import type { StoredSample } from './db/sample-row.ts';
 import type { RegionConfig } from '../../shared/config/types.ts';
 
@@ -137,36 +136,12 @@ export class RegionProber extends DurableObject<Env> {
     if ((!rolled || !evaluated) && (await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + FLUSH_RETRY_MS);
   }
 
-  /**
-   * Judges each finished tick by the status rules, oldest first, and hands the findings to the
-   * status keeper. A tick stays pending (retried at a later alarm) until the keeper has it; the
-   * keeper refuses a finding it already has, so a retry never counts twice. False when one failed.
-   */
+  /** The status rules' evaluation of every finished tick (status-evaluation.ts); false when one failed (kept for retry). */
   private async evaluatePending(region: string): Promise<boolean> {
-    const sql = this.ctx.storage.sql;
-    const ticks = sql.exec<Row>('SELECT tick_id FROM evaluations WHERE done = 0 ORDER BY tick_id').toArray().map((r) => Number(r.tick_id));
-    if (ticks.length === 0) return true;
-    const rules = resolveStatusRules(getConfig().status);
-    const capacity = getCapacity();
-    const lookback = lookbackMs(rules, capacity.tickMinutes, capacity.spread);
-    const keeper = this.env.STATUS_KEEPER.getByName('global');
-    for (const tick of ticks) {
-      const window = sql.exec<Row>('SELECT tick_id FROM evaluations WHERE tick_id > ? AND tick_id <= ? ORDER BY tick_id', tick - lookback, tick).toArray().map((r) => Number(r.tick_id));
-      try {
-        const findings = await evaluateTick(this.env.DB, region, tick, window, rules, this.baselines);
-        if (findings.length > 0) await keeper.report(region, findings);
-      } catch (e) {
-        const message = e instanceof Error ? e.message : String(e);
-        this.setMeta('last_flush_error', `status evaluation: ${message}`.slice(0, 200));
-        console.error(`region ${region}: status evaluation of tick ${new Date(tick).toISOString()} failed, kept for retry: ${message}`);
-        return false;
-      }
-      this.ctx.storage.transactionSync(() => {
-        sql.exec('UPDATE evaluations SET done = 1 WHERE tick_id = ?', tick);
-        sql.exec('DELETE FROM evaluations WHERE done = 1 AND tick_id <= ?', tick - lookback);
-      });
-    }
-    return true;
+    const failed = await evaluatePendingTicks(this.ctx.storage, this.env.DB, this.env.STATUS_KEEPER.getByName('global'), region, this.baselines);
+    if (failed === null) return true;
+    this.setMeta('last_flush_error', `status evaluation: ${failed}`.slice(0, 200));
+    return false;
   }
 
   /**

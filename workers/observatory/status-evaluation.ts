@@ -7,7 +7,8 @@
 import { hourOf } from '../../shared/rollup.ts';
 import { evaluate, type Finding, type Baseline } from '../../shared/status/evaluate.ts';
 import { baselineKey, chooseBaselines, sameHourStarts, trailingHours } from '../../shared/status/baseline.ts';
-import type { StatusRules } from '../../shared/status/rules.ts';
+import { lookbackMs, resolveStatusRules, type StatusRules } from '../../shared/status/rules.ts';
+import { getCapacity, getConfig } from './config.ts';
 import { METHOD_VERSION } from '../../shared/constants.ts';
 import { regionWindow, type RegionWindowRow } from './db/status.ts';
 import { regionRollupsAtHours } from './db/rollups.ts';
@@ -52,4 +53,41 @@ export async function evaluateTick(db: D1Database, region: string, tick: number,
     const { target, prompt_variant: variant } = samples[0];
     return { target, variant, finding: evaluate(samples, tick, baselines.get(baselineKey(target, variant)) ?? null, rules) };
   }).sort((a, b) => `${a.target}|${a.variant}`.localeCompare(`${b.target}|${b.variant}`));
+}
+
+/** Where findings go: the status keeper's report method. */
+export interface FindingsSink {
+  report(region: string, findings: PairFinding[]): Promise<number>;
+}
+
+/**
+ * Judges each finished tick of a regional object's `evaluations` table (done = 0), oldest first, and
+ * hands the findings to the status keeper. A tick stays pending (retried at a later alarm) until the
+ * keeper has it; the keeper refuses a finding it already has, so a retry never counts twice. Evaluated
+ * ticks are kept (done = 1) for as long as the rules look back: they are the ticks a later evaluation
+ * reads. Returns null, or what failed.
+ */
+export async function evaluatePendingTicks(storage: DurableObjectStorage, db: D1Database, keeper: FindingsSink, region: string, baselines: BaselineCache): Promise<string | null> {
+  const sql = storage.sql;
+  const ticks = sql.exec<{ tick_id: number }>('SELECT tick_id FROM evaluations WHERE done = 0 ORDER BY tick_id').toArray().map((r) => Number(r.tick_id));
+  if (ticks.length === 0) return null;
+  const rules = resolveStatusRules(getConfig().status);
+  const capacity = getCapacity();
+  const lookback = lookbackMs(rules, capacity.tickMinutes, capacity.spread);
+  for (const tick of ticks) {
+    const window = sql.exec<{ tick_id: number }>('SELECT tick_id FROM evaluations WHERE tick_id > ? AND tick_id <= ? ORDER BY tick_id', tick - lookback, tick).toArray().map((r) => Number(r.tick_id));
+    try {
+      const findings = await evaluateTick(db, region, tick, window, rules, baselines);
+      if (findings.length > 0) await keeper.report(region, findings);
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
+      console.error(`region ${region}: status evaluation of tick ${new Date(tick).toISOString()} failed, kept for retry: ${message}`);
+      return message;
+    }
+    storage.transactionSync(() => {
+      sql.exec('UPDATE evaluations SET done = 1 WHERE tick_id = ?', tick);
+      sql.exec('DELETE FROM evaluations WHERE done = 1 AND tick_id <= ?', tick - lookback);
+    });
+  }
+  return null;
 }
