@@ -100,7 +100,7 @@ export async function waitForRollups(apiUrl: string, ticks: number[], probesPerT
  * Waits until every region has evaluated `tick` by the status rules, and the status keeper has
  * written its incidents to D1 and delivered what it owes. Returns false after `timeoutMs`.
  */
-export async function waitForStatus(apiUrl: string, tick: number, timeoutMs = 120_000): Promise<boolean> {
+export async function waitForStatus(apiUrl: string, tick: number, timeoutMs = 300_000): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const status = (await (await fetch(`${apiUrl}/api/v1/status`)).json()) as { targets: Array<{ regions: Array<{ last_evaluated: string | null }> }> };

@@ -151,7 +151,7 @@ await waitForStatusReport(grid);
 /** Until every region has evaluated the tick of now and the keeper has delivered what it owes (bounded). */
 async function waitForStatusReport(tick: number): Promise<void> {
   if (!(await waitForStatus(api, tick))) {
-    say('status evaluation or notifications still pending after 120 s; the status page may lag until the next tick');
+    say('status evaluation or notifications still pending after 300 s; the status page may lag until the next tick');
     return;
   }
   const incidents = (await (await fetch(`${api}/api/v1/incidents?window=1d`)).json()) as { incidents: Array<{ status: string }> };
