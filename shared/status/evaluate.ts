@@ -2,10 +2,9 @@
  * One evaluation: the rules of rules.ts applied to one pair's recent samples at tick T, against its
  * baseline. Pure: the same samples and baseline always give the same finding.
  */
-import { MS_PER_MINUTE } from '../config/capacity.ts';
 import { ciHighRank, ciLowRank } from '../stats/percentile-ci.ts';
 import { median, percentile } from '../stats/percentile.ts';
-import type { StatusRules } from './rules.ts';
+import { MINUTE_MS, type StatusRules } from './rules.ts';
 
 /** What an evaluation reads of a sample. */
 export interface WindowSample {
@@ -74,7 +73,7 @@ const pct = (v: number) => `${(v * 100).toFixed(0)} %`;
 /** Samples of the pair, any order; `tickId` the tick being judged. */
 export function evaluate(samples: readonly WindowSample[], tickId: number, baseline: Baseline | null, rules: StatusRules): Finding {
   const series = samples.filter((s) => s.tick_id <= tickId).sort((a, b) => a.tick_id - b.tick_id);
-  const within = (minutes: number, inclusive = false) => series.filter((s) => (inclusive ? s.tick_id >= tickId - minutes * MS_PER_MINUTE : s.tick_id > tickId - minutes * MS_PER_MINUTE));
+  const within = (minutes: number, inclusive = false) => series.filter((s) => (inclusive ? s.tick_id >= tickId - minutes * MINUTE_MS : s.tick_id > tickId - minutes * MINUTE_MS));
   const usable = baseline !== null && baseline.n >= rules.baselineMinSamples ? baseline : null;
   const baselineNote = baseline === null ? 'no baseline yet' : `baseline has ${baseline.n} of the ${rules.baselineMinSamples} samples it needs`;
   const results: RuleResult[] = [];
@@ -112,7 +111,7 @@ export function evaluate(samples: readonly WindowSample[], tickId: number, basel
 
   // itl: every probe's ITL p99 above the threshold for sustainMinutes.
   const itl = within(rules.itl.sustainMinutes, true).filter((s) => s.error === null && s.itl_p99_ms !== null);
-  const span = itl.length > 0 ? (itl.at(-1)!.tick_id - itl[0].tick_id) / MS_PER_MINUTE : 0;
+  const span = itl.length > 0 ? (itl.at(-1)!.tick_id - itl[0].tick_id) / MINUTE_MS : 0;
   if (itl.length < rules.itl.minSamples || span < rules.itl.sustainMinutes) result({ rule: 'itl', outcome: 'insufficient', n: itl.length, value: null, threshold: rules.itl.thresholdMs, baseline: null, note: `${itl.length} probe(s) with an ITL over ${span} min; needs ${rules.itl.minSamples} spanning ${rules.itl.sustainMinutes} min` });
   else {
     const lowest = Math.min(...itl.map((s) => s.itl_p99_ms!));

@@ -6,7 +6,9 @@
  * figure is past the threshold (an order statistic, shared/stats/percentile-ci.ts), so one slow
  * outlier never fires a rule. Flapping protection is in pair-state.ts.
  */
-import { MS_PER_MINUTE } from '../config/capacity.ts';
+
+/** A minute in ms (the rules' windows are in minutes). */
+export const MINUTE_MS = 60_000;
 
 export interface TtftRule { ratio: number; windowMinutes: number; minSamples: number }
 export interface ItlRule { thresholdMs: number; sustainMinutes: number; minSamples: number }
@@ -63,5 +65,5 @@ export function resolveStatusRules(c: StatusRulesConfig = {}): StatusRules {
 /** How far back an evaluation must read to serve every rule (the failure streak at one probe per tick). */
 export function lookbackMs(rules: StatusRules, tickMinutes: number, spread: number): number {
   const minutes = Math.max(rules.ttft.windowMinutes, rules.itl.sustainMinutes, rules.decode.windowMinutes, rules.errors.windowMinutes, rules.downAfterFailures * tickMinutes * spread);
-  return minutes * MS_PER_MINUTE;
+  return minutes * MINUTE_MS;
 }
