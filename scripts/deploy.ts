@@ -22,6 +22,7 @@ import { ConfigError, validateConfig } from '../shared/config/validate.ts';
 import { runWrangler, WRANGLER_ENV, wranglerArgs } from './processes.ts';
 import { buildSite } from './site-build.ts';
 import { channelSecrets } from '../shared/status/channels.ts';
+import { emptySiteData } from '../site/src/data/empty.ts';
 
 const STEPS = ['preflight', 'd1', 'migrations', 'secrets', 'reference', 'observatory', 'site', 'rebuilds'] as const;
 type Step = (typeof STEPS)[number];
@@ -30,9 +31,9 @@ const WRANGLER_TOML = 'wrangler.toml';
 
 let values;
 try {
-  ({ values } = parseArgs({ options: { step: { type: 'string' }, 'dry-run': { type: 'boolean' }, api: { type: 'string' } } }));
+  ({ values } = parseArgs({ options: { step: { type: 'string' }, 'dry-run': { type: 'boolean' }, api: { type: 'string' }, 'data-file': { type: 'string' } } }));
 } catch (e) {
-  console.error(`deploy: ${(e as Error).message}\nusage: npm run deploy -- [--step ${STEPS.join('|')}] [--dry-run] [--api URL]`);
+  console.error(`deploy: ${(e as Error).message}\nusage: npm run deploy -- [--step ${STEPS.join('|')}] [--dry-run] [--api URL | --data-file site-data.json]`);
   process.exit(2);
 }
 const dryRun = values['dry-run'] === true;
@@ -133,9 +134,7 @@ const run: Record<Step, () => Promise<void>> = {
     if (url) writeFileSync('.wrangler/deployed-api-url', url);
   },
   async site() {
-    const api = values.api ?? (dryRun ? 'http://127.0.0.1:8787' : readFileSync('.wrangler/deployed-api-url', 'utf8').trim());
-    say(`  building the site against ${api}`);
-    await buildSite(new URL('../site/dist', import.meta.url).pathname, { apiUrl: api });
+    await buildSite(new URL('../site/dist', import.meta.url).pathname, await siteSource(values['data-file'], values.api));
     if (dryRun) {
       await dryRunDeploy(['-c', 'site/wrangler.toml']);
       return say('  (dry run) site built and its static-assets Worker validates');
@@ -148,6 +147,34 @@ const run: Record<Step, () => Promise<void>> = {
     say('  the secrets CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID and the variable SITE_API_URL (the observatory URL above).');
   },
 };
+
+/**
+ * Where the site is built from: --data-file (an export), else the API (--api, the deployed one, or in a
+ * dry run the local one). A dry run whose API does not answer builds an empty state instead, and says so.
+ */
+async function siteSource(dataFile: string | undefined, apiOption: string | undefined): Promise<{ apiUrl?: string; dataFile?: string }> {
+  if (dataFile) {
+    say(`  building the site from the export ${dataFile}`);
+    return { dataFile };
+  }
+  const api = apiOption ?? (dryRun ? 'http://127.0.0.1:8787' : readFileSync('.wrangler/deployed-api-url', 'utf8').trim());
+  if (dryRun && !(await answers(`${api.replace(/\/$/, '')}/api/v1/health`))) {
+    const file = join(mkdtempSync(join(tmpdir(), 'deploy-empty-')), 'site-data.json');
+    writeFileSync(file, JSON.stringify(emptySiteData(config)));
+    say(`  (dry run) no read API answers at ${api}: building the site from an empty state (every configured region and target, no data); pass --api URL or --data-file FILE to build it with data`);
+    return { dataFile: file };
+  }
+  say(`  building the site against ${api}`);
+  return { apiUrl: api };
+}
+
+async function answers(url: string): Promise<boolean> {
+  try {
+    return (await fetch(url, { signal: AbortSignal.timeout(5_000) })).ok;
+  } catch {
+    return false;
+  }
+}
 
 for (const [i, step] of steps.entries()) {
   say(`${values.step ? STEPS.indexOf(step) + 1 : i + 1}. ${step}`);

@@ -128,6 +128,18 @@ describe('npm start', () => {
     expect(log).toContain('dry run complete: nothing was deployed');
   }, 600_000);
 
+  it('builds the site for a dry run without a read API: from an empty state, and says so', async () => {
+    const nothing = await freePort();
+    const dry = spawn(process.execPath, ['scripts/deploy.ts', '--dry-run', '--step', 'site', '--api', `http://127.0.0.1:${nothing}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let log = '';
+    dry.stdout.on('data', (d) => (log += d));
+    dry.stderr.on('data', (d) => (log += d));
+    const code = await new Promise((r) => dry.on('close', r));
+    expect(code, log).toBe(0);
+    expect(log).toContain(`no read API answers at http://127.0.0.1:${nothing}: building the site from an empty state`);
+    expect(log).toContain('site built and its static-assets Worker validates');
+  }, 600_000);
+
   it('stops everything on Ctrl-C', async () => {
     start.kill('SIGINT');
     await new Promise((r) => start.once('exit', r));
