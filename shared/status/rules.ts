@@ -62,6 +62,22 @@ export function resolveStatusRules(c: StatusRulesConfig = {}): StatusRules {
   };
 }
 
+/**
+ * The rules as they apply when each pair is probed only every `spread` ticks (the scheduler spreads
+ * work over ticks to stay within a plan): every window widened by that factor, so each still holds
+ * its minimum number of probes.
+ */
+export function rulesForSpread(rules: StatusRules, spread: number): StatusRules {
+  if (spread <= 1) return rules;
+  return {
+    ...rules,
+    ttft: { ...rules.ttft, windowMinutes: rules.ttft.windowMinutes * spread },
+    itl: { ...rules.itl, sustainMinutes: rules.itl.sustainMinutes * spread },
+    decode: { ...rules.decode, windowMinutes: rules.decode.windowMinutes * spread },
+    errors: { ...rules.errors, windowMinutes: rules.errors.windowMinutes * spread },
+  };
+}
+
 /** How far back an evaluation must read to serve every rule (the failure streak at one probe per tick). */
 export function lookbackMs(rules: StatusRules, tickMinutes: number, spread: number): number {
   const minutes = Math.max(rules.ttft.windowMinutes, rules.itl.sustainMinutes, rules.decode.windowMinutes, rules.errors.windowMinutes, rules.downAfterFailures * tickMinutes * spread);

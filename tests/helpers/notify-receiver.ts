@@ -1,7 +1,8 @@
 /**
  * A stand-in for every notification receiver (webhook, Slack, Discord, Telegram, ntfy) on loopback:
  * it records each request (path, headers, body, the status it answered) and can be told to fail the
- * next n requests with 503, as a receiver that is down. Control routes live under /_control/.
+ * next n requests with 503, as a receiver that is down: all of them, or only those whose delivery id
+ * contains `match` (test files share this receiver). Control routes live under /_control/.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -22,6 +23,7 @@ export interface NotifyReceiver {
 export async function startNotifyReceiver(): Promise<NotifyReceiver> {
   const received: ReceivedNotification[] = [];
   let failNext = 0;
+  let failMatch = '';
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -33,10 +35,15 @@ export async function startNotifyReceiver(): Promise<NotifyReceiver> {
         res.end(JSON.stringify(json));
       };
       if (url.pathname === '/_control/received') return reply(200, received);
-      if (url.pathname === '/_control/reset') { received.length = 0; failNext = 0; return reply(200, { ok: true }); }
-      if (url.pathname === '/_control/fail') { failNext = Number(url.searchParams.get('n') ?? 1); return reply(200, { failNext }); }
-      const answered = failNext > 0 ? 503 : 200;
-      if (failNext > 0) failNext--;
+      if (url.pathname === '/_control/reset') { failNext = 0; return reply(200, { ok: true }); }
+      if (url.pathname === '/_control/fail') {
+        failNext = Number(url.searchParams.get('n') ?? 1);
+        failMatch = url.searchParams.get('match') ?? '';
+        return reply(200, { failNext, failMatch });
+      }
+      const refuse = failNext > 0 && String(req.headers['x-observatory-delivery'] ?? '').includes(failMatch);
+      const answered = refuse ? 503 : 200;
+      if (refuse) failNext--;
       received.push({ path: url.pathname, headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)])), body, answered, at: Date.now() });
       // Telegram answers {"ok": true, …}; the others only need a 2xx.
       reply(answered, answered === 200 ? { ok: true, result: { message_id: received.length } } : { ok: false, description: 'receiver down' });

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { evaluate, type Baseline, type WindowSample } from '../../shared/status/evaluate.ts';
-import { DEFAULT_STATUS_RULES as RULES, resolveStatusRules } from '../../shared/status/rules.ts';
+import { DEFAULT_STATUS_RULES as RULES, resolveStatusRules, rulesForSpread } from '../../shared/status/rules.ts';
 import { nextPairState, pairAt, targetStatus, type PairState } from '../../shared/status/pair-state.ts';
 import { stepIncident, type Incident } from '../../shared/status/incidents.ts';
 import { chooseBaselines } from '../../shared/status/baseline.ts';
@@ -123,6 +123,12 @@ describe('baseline and config', () => {
     expect(enough).toMatchObject({ source: 'same-hour-7d', n: 12 });
     expect(enough.ttft_p99!).toBeCloseTo(300, -1);
     expect(chooseBaselines(rows(5, 300, T - 24 * HOUR), rows(30, 500, T - 2 * HOUR), 12).get('t|v')).toMatchObject({ source: 'trailing-24h', n: 30 });
+  });
+
+  it('widens every window by the spread, so a pair probed every other tick still has its minimum of probes', () => {
+    const spread = rulesForSpread(RULES, 2);
+    expect([spread.ttft.windowMinutes, spread.itl.sustainMinutes, spread.decode.windowMinutes, spread.errors.windowMinutes]).toEqual([30, 10, 60, 30]);
+    expect(rulesForSpread(RULES, 1)).toBe(RULES);
   });
 
   it('rules and channels are validated with clear messages; defaults fill what is left out', () => {

@@ -7,7 +7,7 @@
 import { hourOf } from '../../shared/rollup.ts';
 import { evaluate, type Finding, type Baseline } from '../../shared/status/evaluate.ts';
 import { baselineKey, chooseBaselines, sameHourStarts, trailingHours } from '../../shared/status/baseline.ts';
-import { lookbackMs, resolveStatusRules, type StatusRules } from '../../shared/status/rules.ts';
+import { lookbackMs, resolveStatusRules, rulesForSpread, type StatusRules } from '../../shared/status/rules.ts';
 import { getCapacity, getConfig } from './config.ts';
 import { METHOD_VERSION } from '../../shared/constants.ts';
 import { regionWindow, type RegionWindowRow } from './db/status.ts';
@@ -71,10 +71,12 @@ export async function evaluatePendingTicks(storage: DurableObjectStorage, db: D1
   const sql = storage.sql;
   const ticks = sql.exec<{ tick_id: number }>('SELECT tick_id FROM evaluations WHERE done = 0 ORDER BY tick_id').toArray().map((r) => Number(r.tick_id));
   if (ticks.length === 0) return null;
-  const rules = resolveStatusRules(getConfig().status);
   const capacity = getCapacity();
+  const rules = rulesForSpread(resolveStatusRules(getConfig().status), capacity.spread);
   const lookback = lookbackMs(rules, capacity.tickMinutes, capacity.spread);
   for (const tick of ticks) {
+    // In tick order: a tick waits while an older one still has probes to run (their samples belong in its window).
+    if (sql.exec('SELECT 1 FROM jobs WHERE tick_id < ? LIMIT 1', tick).toArray().length > 0) return null;
     const window = sql.exec<{ tick_id: number }>('SELECT tick_id FROM evaluations WHERE tick_id > ? AND tick_id <= ? ORDER BY tick_id', tick - lookback, tick).toArray().map((r) => Number(r.tick_id));
     try {
       const findings = await evaluateTick(db, region, tick, window, rules, baselines);

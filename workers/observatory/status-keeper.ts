@@ -21,7 +21,10 @@ import type { PairFinding } from './status-evaluation.ts';
 /** First retry after this long, doubling up to RETRY_MAX_MS. */
 export const RETRY_BASE_MS = 5_000;
 const RETRY_MAX_MS = 3_600_000;
-/** After this many failed attempts a message is given up on (kept, listed in /api/v1/health as failed). */
+/**
+ * After this many failed attempts a message is given up on (kept, listed in /api/v1/health as failed);
+ * the incident's later messages to that channel are then sent without it.
+ */
 export const MAX_ATTEMPTS = 25;
 /** Attempts kept for /api/v1/health. */
 const ATTEMPTS_KEPT = 200;
@@ -152,8 +155,9 @@ export class StatusKeeper extends DurableObject<Env> {
     const sql = this.ctx.storage.sql;
     const times: number[] = [];
     if (Number(sql.exec('SELECT COUNT(*) AS n FROM incidents WHERE unwritten = 1').one().n) > 0) times.push(now + (this.d1Failed ? D1_RETRY_MS : 0));
-    const due = sql.exec<Row>("SELECT MIN(next_at) AS t FROM deliveries WHERE state = 'pending'").one().t;
-    // (A message held behind an older one becomes due with it.)
+    // Only messages not held behind an older one of the same incident and channel (those wait for it, not their own time).
+    const due = sql.exec<Row>(`SELECT MIN(d.next_at) AS t FROM deliveries d WHERE d.state = 'pending'
+      AND NOT EXISTS (SELECT 1 FROM deliveries e WHERE e.state = 'pending' AND e.channel = d.channel AND e.incident_id = d.incident_id AND e.n < d.n)`).one().t;
     if (due !== null) times.push(Number(due));
     const reminderMs = this.reminderMs();
     if (reminderMs > 0) {
@@ -278,7 +282,8 @@ export class StatusKeeper extends DurableObject<Env> {
     const stepped = row ? Number(row.tick) : -Infinity;
     const ticks = [...new Set(pairs.flatMap((p) => (p.history ?? []).map((h) => h.tick)))].filter((t) => t > stepped && t <= ready).sort((a, b) => a - b);
     for (const tick of ticks) {
-      const view = pairs.map((p) => pairAt(p, tick)).filter((p): p is PairState => p !== null);
+      // A region not waited for (silent) counts as no data, not as its last state: it can neither hold an incident open nor tip the half.
+      const view = live.map((p) => pairAt(p, tick)).filter((p): p is PairState => p !== null);
       const step = stepIncident(this.openIncident(target, variant), targetStatus(target, variant, regions, view), view, tick, labelOf(target));
       if (!step.incident) continue;
       sql.exec(`INSERT INTO incidents (id, target, variant, status, body, unwritten, reminded_at) VALUES (?, ?, ?, ?, ?, 1, ?)
