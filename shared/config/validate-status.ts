@@ -9,24 +9,27 @@ const inRange = (v: unknown, min: number, max: number, int = true) => typeof v =
 export function statusProblems(s: StatusRulesConfig | undefined): string[] {
   const p: string[] = [];
   if (s === undefined) return p;
-  const check = (path: string, v: unknown, min: number, max: number, int = true) => {
+  // [rule path, value, min, max, whole number?]
+  const bounds: Array<[string, unknown, number, number, boolean]> = [
+    ['ttft.ratio', s.ttft?.ratio, 1.01, 100, false],
+    ['ttft.windowMinutes', s.ttft?.windowMinutes, 1, 1_440, true],
+    ['ttft.minSamples', s.ttft?.minSamples, 3, 10_000, true],
+    ['itl.thresholdMs', s.itl?.thresholdMs, 1, 60_000, false],
+    ['itl.sustainMinutes', s.itl?.sustainMinutes, 1, 1_440, true],
+    ['itl.minSamples', s.itl?.minSamples, 1, 10_000, true],
+    ['decode.dropRatio', s.decode?.dropRatio, 0.01, 0.99, false],
+    ['decode.windowMinutes', s.decode?.windowMinutes, 1, 1_440, true],
+    ['decode.minSamples', s.decode?.minSamples, 6, 10_000, true],
+    ['errors.rate', s.errors?.rate, 0, 0.99, false],
+    ['errors.windowMinutes', s.errors?.windowMinutes, 1, 1_440, true],
+    ['errors.minSamples', s.errors?.minSamples, 1, 10_000, true],
+    ['downAfterFailures', s.downAfterFailures, 1, 100, true],
+    ['recoverAfter', s.recoverAfter, 1, 100, true],
+    ['baselineMinSamples', s.baselineMinSamples, 1, 100_000, true],
+  ];
+  for (const [path, v, min, max, int] of bounds) {
     if (v !== undefined && !inRange(v, min, max, int)) p.push(`status.${path} must be ${int ? 'a whole number' : 'a number'} from ${min} to ${max}, got ${JSON.stringify(v)}`);
-  };
-  check('ttft.ratio', s.ttft?.ratio, 1.01, 100, false);
-  check('ttft.windowMinutes', s.ttft?.windowMinutes, 1, 1_440);
-  check('ttft.minSamples', s.ttft?.minSamples, 3, 10_000);
-  check('itl.thresholdMs', s.itl?.thresholdMs, 1, 60_000, false);
-  check('itl.sustainMinutes', s.itl?.sustainMinutes, 1, 1_440);
-  check('itl.minSamples', s.itl?.minSamples, 1, 10_000);
-  check('decode.dropRatio', s.decode?.dropRatio, 0.01, 0.99, false);
-  check('decode.windowMinutes', s.decode?.windowMinutes, 1, 1_440);
-  check('decode.minSamples', s.decode?.minSamples, 6, 10_000);
-  check('errors.rate', s.errors?.rate, 0, 0.99, false);
-  check('errors.windowMinutes', s.errors?.windowMinutes, 1, 1_440);
-  check('errors.minSamples', s.errors?.minSamples, 1, 10_000);
-  check('downAfterFailures', s.downAfterFailures, 1, 100);
-  check('recoverAfter', s.recoverAfter, 1, 100);
-  check('baselineMinSamples', s.baselineMinSamples, 1, 100_000);
+  }
   for (const key of Object.keys(s)) if (!(key in DEFAULT_STATUS_RULES)) p.push(`status.${key} is not a rule; known: ${Object.keys(DEFAULT_STATUS_RULES).join(', ')}`);
   return p;
 }

@@ -3,7 +3,7 @@
  * binding), built from the channel's config and the Worker's secrets at send time, so a secret is
  * never stored with the queue. Throws DeliveryError with what went wrong; the keeper retries.
  */
-import type { ChannelConfig } from '../../../shared/status/channels.ts';
+import { channelSecrets, type ChannelConfig } from '../../../shared/status/channels.ts';
 import type { NotificationMessage } from '../../../shared/status/messages.ts';
 
 export class DeliveryError extends Error {
@@ -81,11 +81,8 @@ async function request(c: ChannelConfig, m: NotificationMessage, env: Secrets, n
  * when deployed), or null. Such a channel is skipped, not retried, and listed as inactive.
  */
 export function inactiveReason(c: ChannelConfig, env: Secrets): string | null {
-  const text = 'url' in c && c.url ? c.url : c.type === 'telegram' ? c.apiBase ?? '' : '';
-  for (const [, name] of text.matchAll(/\{([A-Z][A-Z0-9_]*)\}/g)) {
-    if (typeof env[name] !== 'string' || env[name] === '') return `variable ${name} is not set`;
-  }
-  return null;
+  const unset = channelSecrets(c).vars.find((name) => typeof env[name] !== 'string' || env[name] === '');
+  return unset === undefined ? null : `variable ${unset} is not set`;
 }
 
 /** The raw RFC 5322 message for the send_email binding. */
