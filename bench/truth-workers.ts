@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { config } from '../observatory.config.ts';
+import { probesPerTick } from '../shared/config/capacity.ts';
 import { freePort } from '../scripts/processes.ts';
 import { startLocalObservatory } from '../scripts/local-observatory.ts';
 import { loadFixture } from '../tests/helpers/fixtures.ts';
@@ -50,7 +51,7 @@ export async function workersOnRecordings(ticks: number, log: (line: string) => 
   });
   try {
     const admin = { authorization: `Bearer ${local.adminToken}`, 'content-type': 'application/json' };
-    const perTick = config.regions.length * config.targets.length * config.promptVariants.length;
+    const perTick = probesPerTick(config);
     const start = Math.floor(Date.now() / TICK_SPACING_MS) * TICK_SPACING_MS;
     let samples: StoredSample[] = [];
     for (let k = 1; k <= ticks; k++) {

@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { config } from '../observatory.config.ts';
-import { tickMinutesOf } from '../shared/config/capacity.ts';
+import { probesPerTick, tickMinutesOf } from '../shared/config/capacity.ts';
 import { startLocalObservatory, waitForRollups, waitForStatus } from './local-observatory.ts';
 import { startDelayProxy, type DelayProxy } from './delay-proxy.ts';
 import { serveStatic } from './static-server.ts';
@@ -98,7 +98,7 @@ try {
 }
 const api = local.apiUrl;
 const admin = { authorization: `Bearer ${local.adminToken}`, 'content-type': 'application/json' };
-const perTick = config.regions.length * config.targets.length * config.promptVariants.length;
+const perTick = probesPerTick(config);
 
 async function sampleCount(): Promise<number> {
   const health = await fetch(`${api}/api/v1/targets?window=${historyDays + 2}d`).then((r) => r.json() as Promise<{ targets: Array<{ samples: number }> }>);

@@ -127,6 +127,16 @@ export function tickMinutesOf(schedule: string): number | null {
   return /^\d+$/.test(parts[0]) && Number(parts[0]) < 60 ? 60 : null;
 }
 
+/** Every target × prompt variant it runs (its own list, else all of them), in the configured order. */
+export function targetVariantPairs(config: ObservatoryConfig): Array<{ target: string; variant: string }> {
+  return config.targets.flatMap((t) => (t.promptVariants ?? config.promptVariants.map((v) => v.id)).map((variant) => ({ target: t.id, variant })));
+}
+
+/** Probes (region × target × variant) one tick runs across every region. */
+export function probesPerTick(config: ObservatoryConfig): number {
+  return Object.values(capacity(config).probesPerRegionTick).reduce((a, b) => a + b, 0);
+}
+
 export function capacity(config: ObservatoryConfig): Capacity {
   const tickMinutes = tickMinutesOf(config.schedule) ?? 5;
   const ticksPerDay = MINUTES_PER_DAY / tickMinutes;
@@ -207,7 +217,7 @@ export function freePlanGoal(base: ObservatoryConfig): ObservatoryConfig {
   return {
     ...base, plan: 'free', schedule: '*/5 * * * *',
     regions: (['weur', 'eeur', 'enam', 'wnam', 'apac', 'oc'] as const).map((code) => ({ code, label: code, locationHint: code })),
-    targets: Array.from({ length: 10 }, (_, k) => ({ ...base.targets[0], id: `target-${k + 1}`, regions: undefined })),
+    targets: Array.from({ length: 10 }, (_, k) => ({ ...base.targets[0], id: `target-${k + 1}`, regions: undefined, promptVariants: undefined })),
     promptVariants: base.promptVariants.slice(0, 1),
     readers: { siteRebuildMinutes: 60 },
   };

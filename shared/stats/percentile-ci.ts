@@ -106,3 +106,10 @@ export function ranksNeeded(n: number, q: number): number[] {
   if (n === 0) return [];
   return [...interpolationRanks(n, q), ...(ciRanks(n, q) ?? [])];
 }
+
+/** The smallest sample with a 95 % interval at percentile q (for p99, a few hundred samples). */
+export function minSamplesForCi(q: number): number {
+  let n = 1;
+  while (ciRanks(n, q) === null && n < 100_000) n++;
+  return n;
+}

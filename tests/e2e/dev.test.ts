@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, stopProcess, waitForHttp } from '../../scripts/processes.ts';
 import { config } from '../../observatory.config.ts';
+import { probesPerTick } from '../../shared/config/capacity.ts';
 
 let dev: ChildProcess;
 let api: string;
@@ -38,7 +39,7 @@ describe('npm run dev', () => {
 
   it('fires a tick on /__scheduled and stores one sample per region × target', async () => {
     expect(await (await fetch(`${api}/__scheduled?cron=${encodeURIComponent(config.schedule)}`)).text()).toContain('Ran scheduled event');
-    const expected = config.regions.length * config.targets.length * config.promptVariants.length;
+    const expected = probesPerTick(config);
     let samples: Array<{ error: string | null; region: string; target: string }> = [];
     for (let i = 0; i < 120 && samples.length < expected; i++) {
       await new Promise((r) => setTimeout(r, 500));

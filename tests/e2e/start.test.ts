@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { assertPortFree, freePort } from '../../scripts/processes.ts';
 import { config } from '../../observatory.config.ts';
+import { targetVariantPairs } from '../../shared/config/capacity.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'observatory-start-'));
 let start: ChildProcess;
@@ -47,8 +48,10 @@ describe('npm start', () => {
     expect(html).toContain('Simulated regions');
     for (const r of config.regions) expect(html).toContain(`/regions/${r.code}/`);
     for (const t of config.targets) expect(html).toContain(t.label);
+    // The overview is about the first prompt variant: one row per region × target that runs it.
+    const first = targetVariantPairs(config).filter((p) => p.variant === config.promptVariants[0].id);
     const rows = html.match(/data-api="percentiles_ttft_ms\|[^|]+\|[^|]+\|n" data-value="(\d+)"/g) ?? [];
-    expect(rows).toHaveLength(config.regions.length * config.targets.length);
+    expect(rows).toHaveLength(config.regions.length * first.length);
     for (const row of rows) expect(Number(/data-value="(\d+)"/.exec(row)![1])).toBeGreaterThanOrEqual(3);
   });
 
@@ -88,7 +91,8 @@ describe('npm start', () => {
     // incident the region goes down, and a later step finds it down no more.
     const degraded = config.regions.at(-1)!.code;
     type Event = { kind: string; regions: Array<{ region: string; state: string }> };
-    type Incident = { target: string; status: string; regions: string[]; timeline: Event[] };
+    type Incident = { target: string; variant: string; status: string; regions: string[]; timeline: Event[] };
+    const pairs = targetVariantPairs(config);
     const recovered = (i: Incident) => {
       const down = i.timeline.findIndex((e) => e.regions.some((r) => r.region === degraded && r.state === 'down'));
       return down >= 0 && i.timeline.slice(down + 1).some((e) => e.kind === 'resolved' || !e.regions.some((r) => r.region === degraded && r.state === 'down'));
@@ -97,23 +101,23 @@ describe('npm start', () => {
     // The demo waits up to 120 s for the last evaluations; a busy machine may need longer: poll (bounded).
     for (let i = 0; i < 120; i++) {
       incidents = ((await (await fetch(`http://127.0.0.1:${ports.api}/api/v1/incidents?window=1d`)).json()) as { incidents: Incident[] }).incidents;
-      if (config.targets.every((t) => incidents.some((x) => x.target === t.id && recovered(x)))) break;
+      if (pairs.every((p) => incidents.some((x) => x.target === p.target && x.variant === p.variant && recovered(x)))) break;
       await new Promise((r) => setTimeout(r, 1_000));
     }
     const why = `incidents: ${JSON.stringify(incidents.map((i) => [i.target, i.status, i.regions, i.timeline.map((e) => e.kind)]))}\n${output.split('\n').filter((l) => /status|sink|pending/.test(l)).join('\n')}`;
-    for (const target of config.targets.map((t) => t.id)) {
-      const hit = incidents.filter((i) => i.target === target && i.regions.includes(degraded));
+    for (const { target, variant } of pairs) {
+      const hit = incidents.filter((i) => i.target === target && i.variant === variant && i.regions.includes(degraded));
       expect(hit, `${target}\n${why}`).toHaveLength(1);
       expect(hit[0].timeline[0].kind, target).toBe('opened');
       expect(recovered(hit[0]), `${target}\n${why}`).toBe(true);
     }
     // Every target's incident was announced (whether it then escalates depends on the other regions, on a busy machine).
     const opened = output.match(/\[sink\] notification incident\.opened \(signature ok\)/g) ?? [];
-    expect(opened.length, why).toBeGreaterThanOrEqual(config.targets.length);
+    expect(opened.length, why).toBeGreaterThanOrEqual(pairs.length);
     expect(output).not.toContain('notification refused');
     expect(output).toMatch(/status evaluated: \d+ incident\(s\) in the last day|status evaluation or notifications still pending/);
     const history = await (await fetch(`${siteUrl}incidents/`)).text();
-    expect((history.match(/<article class="incident"/g) ?? []).length).toBeGreaterThanOrEqual(config.targets.length);
+    expect((history.match(/<article class="incident"/g) ?? []).length).toBeGreaterThanOrEqual(pairs.length);
   });
 
   it('passes every deploy step that needs no account (npm run deploy -- --dry-run)', async () => {

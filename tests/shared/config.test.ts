@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { unstable_readConfig } from 'wrangler';
 import { config } from '../../observatory.config.ts';
 import { ConfigError, validateConfig } from '../../shared/config/validate.ts';
-import { PLAN_LIMITS, capacity, freePlanGoal, maxProbesPerDay, tickMinutesOf, tickSlice } from '../../shared/config/capacity.ts';
+import { PLAN_LIMITS, capacity, freePlanGoal, maxProbesPerDay, probesPerTick, targetVariantPairs, tickMinutesOf, tickSlice } from '../../shared/config/capacity.ts';
 import { parseTrace } from '../../workers/observatory/colo.ts';
 import { coloOutsideRegion } from '../../shared/config/colos.ts';
 import type { ObservatoryConfig, TargetConfig } from '../../shared/config/types.ts';
@@ -66,12 +66,22 @@ describe('observatory.config.ts', () => {
 });
 
 describe('capacity', () => {
+  /** The shipped regions and targets on one prompt variant each: the model's counts below, independent of the demo's variants. */
+  const oneVariant: ObservatoryConfig = { ...config, promptVariants: config.promptVariants.slice(0, 1), targets: config.targets.map((t) => ({ ...t, promptVariants: undefined })) };
+
+  it('counts every target × variant a target runs', () => {
+    const pairs = targetVariantPairs(config);
+    expect(pairs.length).toBe(config.targets.reduce((n, t) => n + (t.promptVariants ?? config.promptVariants).length, 0));
+    expect(probesPerTick(config)).toBe(config.regions.length * pairs.length);
+    expect(probesPerTick(oneVariant)).toBe(config.regions.length * config.targets.length);
+  });
+
   it('reads the schedule', () => {
     expect([tickMinutesOf('*/5 * * * *'), tickMinutesOf('* * * * *'), tickMinutesOf('0 * * * *'), tickMinutesOf('*/7 * * * *'), tickMinutesOf('0 0 * * *')]).toEqual([5, 1, 60, null, null]);
   });
 
   it('counts the default configuration against the free plan', () => {
-    const c = capacity(config);
+    const c = capacity(oneVariant);
     // 3 regions × 5 targets × 1 variant × 288 ticks
     expect(c.probesPerDay).toBe(3 * 5 * 288);
     // 4 rows per sample; per hourly rollup (3 × 5 a hour) its row and its running total, then the row's retention
@@ -110,8 +120,8 @@ describe('capacity', () => {
   });
 
   it('spreads a tick over several when the free plan would be exceeded', () => {
-    const big: ObservatoryConfig = structuredClone(config);
-    for (let i = 0; i < 40; i++) big.targets.push({ ...config.targets[0], id: `t${i}` });
+    const big: ObservatoryConfig = structuredClone(oneVariant);
+    for (let i = 0; i < 40; i++) big.targets.push({ ...oneVariant.targets[0], id: `t${i}` });
     const c = capacity(big);
     // 45 targets × 3 regions × 288 × 4 rows = 155,520 rows written a day > 100,000; the reads grow with them (API
     // queries read every pair) and bind first.

@@ -16,6 +16,7 @@ import { serveStatic, type StaticServer } from '../../scripts/static-server.ts';
 import { buildSite } from '../../scripts/site-build.ts';
 import { ms, num, rate } from '../../site/src/format.ts';
 import { config } from '../../observatory.config.ts';
+import { probesPerTick, targetVariantPairs } from '../../shared/config/capacity.ts';
 import type { SiteData } from '../../site/src/data/types.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -49,10 +50,10 @@ beforeAll(async () => {
   const admin = { authorization: `Bearer ${local.adminToken}`, 'content-type': 'application/json' };
   const ticks = [...Array.from({ length: BACKFILL_TICKS }, (_, k) => now - (BACKFILL_TICKS - k) * 3_600_000), ...recent];
   for (const tick of ticks) await fetch(`${local.apiUrl}/api/v1/ticks`, { method: 'POST', headers: admin, body: JSON.stringify({ tick_id: tick, backfill: true }) });
-  await waitForSamples(local.apiUrl, ticks.length * config.regions.length * config.targets.length);
+  await waitForSamples(local.apiUrl, ticks.length * probesPerTick(config));
   expect(await waitForStatus(local.apiUrl, grid)).toBe(true);
   // The pages' windows are merged from rollups: wait for the backfilled hours' rows.
-  await waitForRollups(local.apiUrl, Array.from({ length: BACKFILL_TICKS }, (_, k) => now - (k + 1) * 3_600_000), config.regions.length * config.targets.length * config.promptVariants.length);
+  await waitForRollups(local.apiUrl, Array.from({ length: BACKFILL_TICKS }, (_, k) => now - (k + 1) * 3_600_000), probesPerTick(config));
   await buildSite(join(work, 'dist'), { apiUrl: local.apiUrl });
   site = await serveStatic(join(work, 'dist'));
   data = JSON.parse(readFileSync(join(work, 'dist/data/site-data.json'), 'utf8'));
@@ -79,10 +80,19 @@ async function open(path: string, scheme: 'light' | 'dark' = 'light', width = 12
   return page;
 }
 
-const PAGES = () => [
-  '/', '/status/', '/incidents/', '/compare/', '/methodology/', '/data/', ...['24h', '30d', '90d'].flatMap((w) => [`/overview/${w}/`, `/status/${w}/`]),
-  ...data.targets.map((t) => `/targets/${t.id}/`), ...data.regions.map((r) => `/regions/${r.code}/`),
-];
+/** Every page: the first prompt variant's at their own address, every other variant's under variants/<id>/. */
+const PAGES = () => {
+  const others = data.variants.slice(1).map((v) => v.id);
+  return [
+    '/', '/status/', '/incidents/', '/compare/', '/methodology/', '/data/', ...['24h', '30d', '90d'].flatMap((w) => [`/overview/${w}/`, `/status/${w}/`]),
+    ...data.targets.map((t) => `/targets/${t.id}/`), ...data.regions.map((r) => `/regions/${r.code}/`),
+    ...others.flatMap((v) => [
+      `/variants/${v}/`, ...['24h', '30d', '90d'].map((w) => `/variants/${v}/${w}/`), `/compare/variants/${v}/`,
+      ...data.targets.map((t) => `/targets/${t.id}/variants/${v}/`), ...data.regions.map((r) => `/regions/${r.code}/variants/${v}/`),
+    ]),
+  ];
+};
+const PAIRS = targetVariantPairs(config);
 
 describe('the built site in Chromium', () => {
   it('opens every page with no console error, and saves a screenshot of each (light and dark)', async () => {
@@ -96,11 +106,14 @@ describe('the built site in Chromium', () => {
     }
   });
 
-  it('never scrolls sideways on a 390 px phone (wide tables scroll inside their own box)', async () => {
+  it('never scrolls sideways on a 390 px phone (wide tables scroll inside their own box), and saves a screenshot of each (light and dark)', async () => {
     for (const path of PAGES()) {
-      const page = await open(path, 'light', 390);
-      expect(await page.$eval('html', (html) => (html as unknown as { scrollWidth: number }).scrollWidth), path).toBeLessThanOrEqual(390);
-      await page.close();
+      for (const scheme of ['light', 'dark'] as const) {
+        const page = await open(path, scheme, 390);
+        expect(await page.$eval('html', (html) => (html as unknown as { scrollWidth: number }).scrollWidth), path).toBeLessThanOrEqual(390);
+        await page.screenshot({ path: join(SHOTS, `${path.replaceAll('/', '_') || 'index'}390-${scheme}.png`), fullPage: true });
+        await page.close();
+      }
     }
   });
 
@@ -142,20 +155,148 @@ describe('the built site in Chromium', () => {
     expect(checked).toBeGreaterThanOrEqual(config.regions.length * config.targets.length * 6);
   });
 
-  it('stays light: no external script, under 1 KiB of inline JavaScript, every page under 250 KiB', () => {
+  it('stays light: no external script, inline JavaScript only on the compare pages (under 1.5 KiB each), every page under 250 KiB', () => {
     const pages = siteWeight(join(work, 'dist'));
     expect(pages.map((p) => p.page).filter((p) => p !== '/404.html').sort()).toEqual([...PAGES()].sort());
     for (const p of pages) {
       expect(p.externalScripts, p.page).toBe(0);
       expect(p.bytes, p.page).toBeLessThan(250 * 1024);
     }
-    expect(pages.reduce((n, p) => n + p.scriptBytes, 0)).toBeLessThan(1024);
+    for (const p of pages) {
+      if (p.page.startsWith('/compare/')) expect(p.scriptBytes, p.page).toBeLessThan(1536);
+      else expect(p.scriptBytes, p.page).toBe(0);
+    }
   });
 
   it('labels a local run and the reference endpoint', async () => {
     const page = await open('/');
     expect(await page.locator('.banner').textContent()).toContain('Local run');
-    expect(await page.locator('#overview-table .tag').count()).toBe(config.regions.length * config.targets.length);
+    // The reference tag marks rows only beside real vendors; with the reference alone, one sentence says so.
+    const mixed = config.targets.some((t) => t.reference) && config.targets.some((t) => !t.reference);
+    if (mixed) expect(await page.locator('#overview-table .tag').count()).toBeGreaterThan(0);
+    else expect(await page.locator('#overview-table ~ .note, .table-wrap + .note').first().textContent()).toContain('Every target here is the bundled reference endpoint');
+    await page.close();
+  });
+
+  it('gives each target one colour on every page, and keeps the configured region order, fastest first within a region', async () => {
+    const rgb = (hex: string) => `rgb(${[1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(', ')})`;
+    const page = await open('/');
+    const rows = await page.$$eval('#overview-table tbody tr', (trs) => trs.map((tr) => {
+      const cells = (tr as unknown as { cells: Array<{ textContent: string; getAttribute(n: string): string | null; querySelector(s: string): { textContent: string } | null }> }).cells;
+      const dot = (tr as unknown as { querySelector(s: string): unknown }).querySelector('.dot');
+      return { region: cells[0].textContent.trim(), target: cells[1].querySelector('a')!.textContent, color: (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(dot).backgroundColor, answer: cells[5].getAttribute('data-value') };
+    }));
+    await page.close();
+    expect([...new Set(rows.map((r) => r.region))]).toEqual(config.regions.map((r) => r.code));
+    for (const region of config.regions) {
+      const answers = rows.filter((r) => r.region === region.code && r.answer !== '').map((r) => Number(r.answer));
+      expect(answers, region.code).toEqual([...answers].sort((a, b) => a - b));
+    }
+    const colorOf = new Map<string, string>();
+    for (const r of rows) {
+      expect(r.color, r.target).toBe(colorOf.get(r.target) ?? r.color);
+      colorOf.set(r.target, r.color);
+    }
+    expect(new Set(colorOf.values()).size).toBe(config.targets.length);
+    // The same colours in the charts' legends: compare (targets), a region's page (targets); a target's page lists regions in order.
+    const legend = async (path: string) => {
+      const p = await open(path);
+      const items = await p.$$eval('figure.chart .plot-wide [class$="-swatch"]', (spans) => spans.map((s) => ({ label: s.textContent!.trim(), fill: s.querySelector('svg')!.getAttribute('fill')! })));
+      await p.close();
+      return items;
+    };
+    const checked = [...await legend('/compare/'), ...await legend(`/regions/${config.regions[0].code}/`)].filter((i) => colorOf.has(i.label));
+    expect(checked.length).toBeGreaterThanOrEqual(config.targets.length);
+    for (const i of checked) expect(rgb(i.fill), i.label).toBe(colorOf.get(i.label));
+    const regionLegends = (await legend(`/targets/${config.targets[0].id}/`)).map((i) => i.label).filter((l) => config.regions.some((r) => r.code === l));
+    expect(regionLegends.slice(0, config.regions.length)).toEqual(config.regions.map((r) => r.code));
+  });
+
+  it('shows every prompt variant on its own pages, never pooled, and says what a shapeless chart would need', async () => {
+    const [first, ...others] = config.promptVariants;
+    expect(others.length, 'the demo configuration has more than one prompt variant').toBeGreaterThan(0);
+    const home = await open('/');
+    expect(await home.locator('nav.variant-tabs a').allTextContents()).toEqual(config.promptVariants.map((v) => v.label));
+    await home.close();
+    for (const v of others) {
+      const runs = PAIRS.filter((p) => p.variant === v.id).map((p) => p.target);
+      const page = await open(`/variants/${v.id}/`);
+      expect(await page.locator('nav.variant-tabs a[aria-current="page"]').textContent()).toBe(v.label);
+      expect(await page.locator('.lead').textContent()).toContain(`prompt variant ${v.id} (${v.promptTokens.toLocaleString('en-US')} tokens in`);
+      const targets = await page.$$eval('#overview-table tbody tr td:nth-child(2) a', (as) => as.map((a) => a.getAttribute('href')!));
+      expect(new Set(targets)).toEqual(new Set(runs.map((t) => `/targets/${t}/`)));
+      expect(targets).toHaveLength(runs.length * config.regions.length);
+      await page.close();
+    }
+    // A target that runs several variants: tabs, and TTFT against prompt size drawn; one that runs one: neither.
+    const several = config.targets.find((t) => PAIRS.filter((p) => p.target === t.id).length > 1)!;
+    const single = config.targets.find((t) => PAIRS.filter((p) => p.target === t.id).length === 1)!;
+    const a = await open(`/targets/${several.id}/`);
+    expect(await a.locator('nav.variant-tabs a').count()).toBe(PAIRS.filter((p) => p.target === several.id).length);
+    expect(await a.locator('figure.chart', { hasText: 'TTFT against prompt size' }).locator('.plot-wide svg[role="img"]').count()).toBe(1);
+    await a.close();
+    const b = await open(`/targets/${single.id}/`);
+    expect(await b.locator('nav.variant-tabs').count()).toBe(0);
+    expect(await b.locator('figure.chart', { hasText: 'TTFT against prompt size' }).locator('.shapeless').textContent()).toContain('needs two or more prompt sizes');
+    // Every recent sample streamed token by token? Then tokens per chunk is a sentence, not one full-width bar.
+    const perChunk = b.locator('figure.chart', { hasText: 'Tokens per chunk' });
+    if (await perChunk.locator('.shapeless').count()) expect(await perChunk.locator('.shapeless').textContent()).toMatch(/carried \d+ tokens? per token-bearing read/);
+    await b.close();
+    // The residual (TTFT − network − the server's own report) is shown beside the split where a server reports its time to first token.
+    const withResidual = config.targets.find((t) => JSON.stringify(t.headers ?? {}).includes('vendor_timing=1'))!;
+    const c = await open(`/targets/${withResidual.id}/`);
+    expect(await c.locator('figure.chart', { hasText: 'TTFT split' }).locator('th').allTextContents()).toContain('residual ms');
+    expect(await c.locator('figure.chart', { hasText: 'TTFT split' }).locator('figcaption').textContent()).toContain('Residual');
+    await c.close();
+    const o = await open('/');
+    expect(await o.locator('#overview-chart th').allTextContents()).toContain('residual p50 ms (recent)');
+    await o.close();
+    void first;
+  });
+
+  it('keeps chart text at reading size on a phone, and says when a table scrolls sideways', async () => {
+    for (const [width, shown, hidden] of [[390, '.plot-narrow', '.plot-wide'], [1280, '.plot-wide', '.plot-narrow']] as const) {
+      for (const path of ['/', '/compare/', `/targets/${config.targets[0].id}/`]) {
+        const page = await open(path, 'light', width);
+        expect(await page.locator(`${hidden} svg`).first().isVisible(), `${path} at ${width}`).toBe(false);
+        // Drawn at its own size: not scaled down below 90 % (a 12 px label stays at least 10.8 px on screen).
+        const scales = await page.$$eval(`${shown} svg[role="img"]`, (svgs) => svgs.map((svg) => {
+          const box = (svg as unknown as { getBoundingClientRect(): { width: number } }).getBoundingClientRect();
+          return box.width / Number(svg.getAttribute('width'));
+        }));
+        expect(scales.length, path).toBeGreaterThan(0);
+        for (const s of scales) expect(s, `${path} at ${width}`).toBeGreaterThanOrEqual(0.9);
+        await page.close();
+      }
+    }
+    const phone = await open('/', 'dark', 390);
+    expect(await phone.locator('.scroll-hint').first().isVisible()).toBe(true);
+    const wrap = await phone.$eval('#overview-table', (t) => { const w = t.parentElement as unknown as { scrollWidth: number; clientWidth: number }; return [w.scrollWidth, w.clientWidth]; });
+    expect(wrap[0]).toBeGreaterThan(wrap[1]);
+    await phone.close();
+    const desk = await open('/', 'light', 1280);
+    expect(await desk.locator('.scroll-hint').first().isVisible()).toBe(false);
+    await desk.close();
+  });
+
+  it('validates a custom answer length, and ranks it by the tables\' tie rule', async () => {
+    const page = await open('/compare/');
+    for (const bad of ['0', '-5', '', '2.5', '100001']) {
+      await page.fill('#custom-tokens', bad);
+      expect(await page.locator('#custom-result').textContent(), JSON.stringify(bad)).toContain('enter a whole number of tokens from 1 to 100,000');
+      expect(await page.locator('#custom-tokens').getAttribute('aria-invalid')).toBe('true');
+    }
+    // At the code scenario's ranking length the custom line agrees with each region's table: its first target, faster or tied.
+    const mid = Number((await page.locator('table.ranking[data-scenario="code"] caption').first().textContent())!.match(/ranked for ([\d,]+) tokens/)![1].replace(',', ''));
+    await page.fill('#custom-tokens', String(mid));
+    const line = (await page.locator('#custom-result').textContent())!;
+    for (const r of config.regions) {
+      const table = page.locator(`table.ranking[data-region="${r.code}"][data-scenario="code"] tbody tr`).first();
+      const [name, verdict] = [await table.locator('td').nth(1).textContent(), await table.locator('td').nth(8).textContent()];
+      const part = line.split('; ').find((p) => p.replace(/^ — /, '').startsWith(`${r.code}: `))!;
+      expect(part, r.code).toContain(name!.trim());
+      expect(part, r.code).toContain(verdict === 'faster' ? 'faster than' : 'tied with');
+    }
     await page.close();
   });
 
@@ -172,8 +313,9 @@ describe('the built site in Chromium', () => {
 
   it('shows the regional incident: on the status grid, in the history with its chart, in a valid Atom feed and on the badges', async () => {
     const page = await open('/status/');
-    for (const t of config.targets) {
-      const row = page.locator(`#status-grid tr[data-target="${t.id}"]`);
+    for (const { target, variant } of PAIRS) {
+      const t = { id: `${target} · ${variant}` };
+      const row = page.locator(`#status-grid tr[data-target="${target}"][data-variant="${variant}"]`);
       expect(await row.locator(`td[data-region="${DEGRADED}"]`).getAttribute('data-status'), t.id).toBe('down');
       expect(await row.locator(`td[data-region="${DEGRADED}"]`).textContent()).toContain('the last 3 probes failed');
       // A regional problem, named, while the other regions are fine (a busy machine may slow one of them too: then
@@ -183,19 +325,19 @@ describe('the built site in Chromium', () => {
       else expect(['degraded', 'down']).toContain(await row.locator('td').first().locator('[data-status]').getAttribute('data-status'));
     }
     expect(await page.locator('.legend').first().textContent()).toMatch(/Operational.*Degraded.*Down.*No data/s);
-    expect(await page.locator('.incidents-open li').count()).toBe(config.targets.length);
+    expect(await page.locator('.incidents-open li').count()).toBe(PAIRS.length);
     expect(await page.locator('#status-grid td[data-region]').first().getAttribute('data-status')).not.toBeNull();
     await page.close();
 
     const history = await open('/incidents/');
     const articles = history.locator('article.incident[data-status="open"]');
-    expect(await articles.count()).toBe(config.targets.length);
+    expect(await articles.count()).toBe(PAIRS.length);
     const first = articles.first();
     expect(await first.locator('h2').textContent()).toContain(DEGRADED);
     const events = await first.locator('ol.timeline li').allTextContents();
     expect(events[0]).toMatch(/opened \(degraded/);
     expect(events.some((e) => new RegExp(`${DEGRADED} down: the last 3 probes failed`).test(e))).toBe(true);
-    expect(await first.locator('figure.chart .chart-svg svg[aria-label]').count()).toBe(1);
+    expect(await first.locator('figure.chart .chart-svg .plot-wide svg[aria-label]').count()).toBe(1);
     await history.screenshot({ path: join(SHOTS, '_incidents_open.png'), fullPage: true });
     await history.close();
 
@@ -211,14 +353,14 @@ describe('the built site in Chromium', () => {
     parser.write(xml).close();
     expect(elements[0]).toMatchObject({ name: 'feed', ns: 'http://www.w3.org/2005/Atom' });
     for (const required of ['feed/id', 'feed/title', 'feed/updated', 'feed/author']) expect(elements.some((e) => e.path === required), required).toBe(true);
-    expect(elements.filter((e) => e.path === 'feed/entry')).toHaveLength(config.targets.length);
+    expect(elements.filter((e) => e.path === 'feed/entry')).toHaveLength(PAIRS.length);
     for (const updated of texts.get('feed/entry/updated')!) expect(new Date(updated).toISOString()).toBe(updated);
     expect(texts.get('feed/entry/title')!.every((t) => t.startsWith('Open: ') && t.includes(DEGRADED))).toBe(true);
 
     for (const t of config.targets) {
       const badge = await fetch(`${site.url}/badges/${t.id}.svg`);
       expect(badge.headers.get('content-type')).toContain('image/svg+xml');
-      const whole = data.status!.targets.find((x) => x.target === t.id)!.status;
+      const whole = data.status!.targets.find((x) => x.target === t.id && x.prompt_variant === config.promptVariants[0].id)!.status;
       expect(await badge.text()).toMatch(new RegExp(`aria-label="${t.label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: ${whole} · TTFT p50 [\\d,]+ ms"`));
     }
   });
@@ -229,6 +371,7 @@ describe('the built site in Chromium', () => {
       ...data, samples: [], percentiles: none, regions: data.regions.map((r) => ({ ...r, samples: 0, colos: [], last_sample_at: null })),
       windows: data.windows.map((w) => ({ ...w, percentiles: none, ttft_by_target: [], history: [], target_history: [] })),
     };
+    empty.variant_windows = Object.fromEntries(data.variants.map((v) => [v.id, empty.windows]));
     const file = join(work, 'empty.json');
     writeFileSync(file, JSON.stringify(empty));
     const emptyDist = join(work, 'dist-empty');
@@ -237,7 +380,7 @@ describe('the built site in Chromium', () => {
     const saved = site;
     site = emptySite;
     try {
-      for (const path of ['/', '/overview/90d/', '/status/', '/status/90d/', '/compare/', `/targets/${data.targets[0].id}/`]) {
+      for (const path of ['/', '/overview/90d/', '/status/', '/status/90d/', '/compare/', `/targets/${data.targets[0].id}/`, ...data.variants.slice(1).map((v) => `/variants/${v.id}/`)]) {
         const page = await open(path);
         expect(await page.locator('.empty').textContent(), path).toContain('No ');
         await page.close();

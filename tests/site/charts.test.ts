@@ -3,7 +3,7 @@
  * pinned to UTC by the project). A change to a chart shows up here as a diff to look at.
  */
 import { describe, expect, it } from 'vitest';
-import { errorsOverTimeChart, expectedTotalChart, histogramChart, overviewSplitChart, ttftByPromptChart, ttftEcdfChart, ttftOverTimeChart, ttftSplitChart } from '../../site/src/charts/charts.ts';
+import { errorsOverTimeChart, expectedTotalChart, histogramChart, overviewSplitChart, runOf, splitParts, ttftByPromptChart, ttftEcdfChart, ttftOverTimeChart, ttftSplitChart } from '../../site/src/charts/charts.ts';
 
 const T0 = Date.UTC(2026, 0, 10);
 const SNAP = (name: string) => `./__snapshots__/${name}.svg.html`;
@@ -12,33 +12,49 @@ describe('charts', () => {
   it('uses UTC', () => expect(new Date(T0).getHours()).toBe(0));
 
   it('TTFT split', async () => {
-    const svg = ttftSplitChart([{ series: 'weur', network_ms: 22, server_ms: 180 }, { series: 'apac', network_ms: 160, server_ms: 181 }]);
+    const svg = ttftSplitChart([{ series: 'weur', network_ms: 22, server_ms: 180, residual_ms: 30 }, { series: 'apac', network_ms: 160, server_ms: 181, residual_ms: -2 }], ['weur', 'apac']);
     expect(svg).toContain('role="img"');
-    expect(svg).toContain('network');
+    for (const part of ['network', 'server', 'residual']) expect(svg).toContain(part);
+    // Drawn for a wide screen and a phone; the phone's copy is hidden from assistive technology.
+    expect(svg.match(/role="img"/g)).toHaveLength(2);
+    expect(svg).toContain('<div class="plot-narrow" aria-hidden="true">');
+    // weur: network, the server's own report, the residual; apac (negative residual): network and server.
+    expect(splitParts({ series: 'weur', network_ms: 22, server_ms: 180, residual_ms: 30 })).toEqual([
+      { part: 'network', x1: 0, x2: 22 }, { part: 'server', x1: 22, x2: 172 }, { part: 'residual', x1: 172, x2: 202 },
+    ]);
+    expect(splitParts({ series: 'apac', network_ms: 160, server_ms: 181, residual_ms: -2 }).map((p) => p.part)).toEqual(['network', 'server']);
     await expect(svg).toMatchFileSnapshot(SNAP('ttft-split'));
   });
 
   it('overview: network and server stacked per region × target, TTFT ticked, a later first answer ringed', async () => {
     const svg = overviewSplitChart([
-      { row: 'weur · fast', network_ms: 20, server_ms: 40, ttft_ms: 61, ttfa_ms: 61 },
-      { row: 'weur · reasoning', network_ms: 20, server_ms: 140, ttft_ms: 158, ttfa_ms: 447 },
-      { row: 'apac · fast', network_ms: null, server_ms: null, ttft_ms: 201, ttfa_ms: 201 },
+      { row: 'weur · fast', color: '#0072B2', network_ms: 20, server_ms: 40, ttft_ms: 61, ttfa_ms: 61 },
+      { row: 'weur · reasoning', color: '#E69F00', network_ms: 20, server_ms: 140, ttft_ms: 158, ttfa_ms: 447 },
+      { row: 'apac · fast', color: '#0072B2', network_ms: null, server_ms: null, ttft_ms: 201, ttfa_ms: 201 },
     ]);
-    // Two parts for each split row, one grey bar for the row without a split; one ring (the reasoning model).
-    expect(svg.match(/<rect/g)?.length).toBeGreaterThanOrEqual(5);
-    expect(svg.match(/<circle/g)?.length).toBe(1);
+    const wide = svg.slice(0, svg.indexOf('plot-narrow'));
+    // Two parts for each split row, one grey bar for the row without a split; one ring (the reasoning model), and a target-coloured dot per row.
+    expect(wide.match(/<rect/g)?.length).toBeGreaterThanOrEqual(5);
+    expect(wide.match(/<circle/g)?.length).toBe(4);
+    expect(wide.match(/fill="#0072B2"/g)?.length).toBe(2);
     for (const label of ['weur · fast', 'weur · reasoning', 'apac · fast', 'no split']) expect(svg).toContain(label);
     await expect(svg).toMatchFileSnapshot(SNAP('overview-split'));
   });
 
   it('TTFT ECDF', async () => {
     const values = [120, 130, 150, 400].flatMap((v, i) => [{ series: 'weur', ttft_ms: v }, { series: 'apac', ttft_ms: v + 140 + i }]);
-    await expect(ttftEcdfChart(values)).toMatchFileSnapshot(SNAP('ttft-ecdf'));
+    await expect(ttftEcdfChart(values, new Map([['weur', '#0072B2'], ['apac', '#E69F00']]))).toMatchFileSnapshot(SNAP('ttft-ecdf'));
   });
 
   it('TTFT over time', async () => {
-    const points = [0, 1, 2].flatMap((h) => [{ series: 'weur', t: T0 + h * 3_600_000, p50: 120 + h, p95: 200 + h }]);
-    await expect(ttftOverTimeChart(points)).toMatchFileSnapshot(SNAP('ttft-over-time'));
+    // Hours 0, 1 and 3: hour 2 had no sample, so the line breaks there; hour 1's p95 rests on 3 samples and is not drawn.
+    const points = [0, 1, 3].map((h) => ({ series: 'weur', t: T0 + h * 3_600_000, n: h === 1 ? 3 : 12, p50: 120 + h, p95: 200 + h }));
+    const svg = ttftOverTimeChart(points, 3_600_000, undefined, { from: T0, to: T0 + 24 * 3_600_000 });
+    const wide = svg.slice(0, svg.indexOf('plot-narrow'));
+    // The p50 line runs over hours 0–1, then again from hour 3: the empty hour 2 is a gap, not a slope.
+    expect(points.map((p) => runOf(points, p, 3_600_000))).toEqual([T0, T0, T0 + 3 * 3_600_000]);
+    expect(wide).toContain('time (UTC)');
+    await expect(svg).toMatchFileSnapshot(SNAP('ttft-over-time'));
   });
 
   it('histogram', async () => {
@@ -50,13 +66,16 @@ describe('charts', () => {
   });
 
   it('errors over time', async () => {
-    await expect(errorsOverTimeChart([{ t: T0, error: 'http', count: 2 }, { t: T0, error: 'stall', count: 1 }], 3_600_000)).toMatchFileSnapshot(SNAP('errors'));
+    const svg = errorsOverTimeChart([{ t: T0, error: 'http', count: 2 }, { t: T0, error: 'stall', count: 1 }], 3_600_000, { from: T0, to: T0 + 24 * 3_600_000 });
+    expect(svg).toContain('time (UTC)');
+    await expect(svg).toMatchFileSnapshot(SNAP('errors'));
   });
 
   it('stays light however many samples there are', () => {
     const values = Array.from({ length: 30_000 }, (_, i) => ({ series: ['weur', 'enam', 'apac'][i % 3], ttft_ms: 100 + ((i * 7919) % 1000) }));
-    expect(ttftEcdfChart(values).length).toBeLessThan(40_000);
-    expect(histogramChart(values.map((v) => v.ttft_ms), 'ttft', 'ms').length).toBeLessThan(20_000);
+    // Both drawings (wide and phone) together.
+    expect(ttftEcdfChart(values).length).toBeLessThan(80_000);
+    expect(histogramChart(values.map((v) => v.ttft_ms), 'ttft', 'ms').length).toBeLessThan(40_000);
   });
 
   it('expected total by length, with a flip', async () => {

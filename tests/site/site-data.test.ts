@@ -1,7 +1,12 @@
 /** The site's derived figures: status rules, scenario rankings with ties, series. */
 import { describe, expect, it } from 'vitest';
 import { judge, targetStatus } from '../../site/src/data/status.ts';
-import { crossover, expectedTotal, rank } from '../../site/src/data/compare.ts';
+import { crossover, expectedTotal, flipSentence, overlap, rank, tieBandAround, type Expected } from '../../site/src/data/compare.ts';
+import { scopedTo, variantPath } from '../../site/src/data/variants.ts';
+import { regionColors, targetColor, targetColors } from '../../site/src/data/identity.ts';
+import { colorScale, ordered, tick } from '../../site/src/charts/render.ts';
+import { logTicks } from '../../site/src/charts/charts.ts';
+import { fmt, ms, rate, signed } from '../../site/src/format.ts';
 import { errorsOverTime, itlGaps, splitBySeries, tokensPerChunk, ttftByPromptSize, ttftOverTime } from '../../site/src/data/series.ts';
 import type { PercentileGroup, SiteData, SiteSample, WindowView } from '../../site/src/data/types.ts';
 import { windowViews } from '../../site/src/data/collect.ts';
@@ -106,6 +111,27 @@ describe('compare', () => {
     expect(crossover({ ttft: 100, tpot: 10 }, { ttft: 200, tpot: 5 }, 2000)).toBe(21);
     expect(crossover({ ttft: 100, tpot: 5 }, { ttft: 200, tpot: 10 }, 2000)).toBeNull();
   });
+  it('says over which lengths a flip is a tie, by the rankings\' rule', () => {
+    // a: 100 ms [95–105] + 10 [9.5–10.5] per token; b: 200 [190–210] + 5 [4.8–5.2]: medians cross at 21 tokens.
+    const at = (n: number): [Expected, Expected] => [expectedTotal(g('a', 100, 95, 105), g('a', 10, 9.5, 10.5), n)!, expectedTotal(g('b', 200, 190, 210), g('b', 5, 4.8, 5.2), n)!];
+    expect(overlap(...at(21))).toBe('tied');
+    expect(overlap(...at(1))).toBe('separate');
+    expect(overlap(...at(100))).toBe('separate');
+    const band = tieBandAround(21, at)!;
+    // Their intervals overlap for k = n − 1 from 14.9 (a.high ≥ b.low) to 26.7 (a.low ≤ b.high): about 16 to 27 tokens.
+    expect(band.from).toBeGreaterThanOrEqual(13);
+    expect(band.from).toBeLessThanOrEqual(17);
+    expect(band.to).toBeGreaterThanOrEqual(27);
+    expect(band.to).toBeLessThanOrEqual(32);
+    for (const n of [band.from, 21, band.to]) expect(overlap(...at(n))).toBe('tied');
+    expect(flipSentence({ tokens: 21, from: 'A', to: 'B', band })).toMatch(/^A → B at about 21 tokens; from \d+ to \d+ tokens their 95 % intervals overlap, so there the two are tied at this sample size$/);
+    // Without intervals the flip is not established; with intervals wide enough it is a tie throughout.
+    const bare = (n: number): [Expected, Expected] => [expectedTotal(g('a', 100, null, null), g('a', 10, null, null), n)!, expectedTotal(g('b', 200, 190, 210), g('b', 5, 4.8, 5.2), n)!];
+    expect(tieBandAround(21, bare)).toBeNull();
+    expect(flipSentence({ tokens: 21, from: 'A', to: 'B', band: null })).toContain('not established');
+    const wide = (n: number): [Expected, Expected] => [expectedTotal(g('a', 100, 1, 1000), g('a', 10, 1, 100), n)!, expectedTotal(g('b', 200, 1, 1000), g('b', 5, 1, 100), n)!];
+    expect(flipSentence({ tokens: 21, from: 'A', to: 'B', band: tieBandAround(21, wide) })).toContain('tied throughout');
+  });
 });
 
 describe('series', () => {
@@ -152,6 +178,45 @@ describe('prompt variants', () => {
   } as unknown as SiteData;
   it('keeps figures to one variant and says which', () => {
     expect(ofVariant(data, [sample({ prompt_variant: 'chat' }), sample({ prompt_variant: 'long' })]).map((s) => s.prompt_variant)).toEqual(['chat']);
-    expect(variantText(data)).toBe('prompt variant chat (200 tokens in, up to 64 out); 1 other variant only in "TTFT against prompt size"');
+    expect(variantText(data)).toBe('prompt variant chat (200 tokens in, up to 64 out); 1 other variant has its own page, never pooled with this one');
+  });
+
+  it('builds each variant\'s views from its own rollups, and scopes a page to one', () => {
+    const row = (prompt_variant: string, ttft_ms: number) => ({ ...sample({ prompt_variant, ttft_ms }), method_version: 2, itl_p99_ms: 9 });
+    const rows = rollUp([row('chat', 100), row('long', 900)]);
+    const now = T0 + 2 * 3_600_000;
+    const of = (id: string) => windowViews(rows.filter((r) => r.prompt_variant === id), [], now);
+    const full = { ...data, variant_windows: { chat: of('chat'), long: of('long') }, windows: of('chat'), percentiles: of('chat').find((w) => w.id === '7d')!.percentiles } as unknown as SiteData;
+    const long = scopedTo(full, 'long');
+    expect(long.variant.id).toBe('long');
+    expect(long.windows.find((w) => w.id === '24h')!.percentiles.ttft_ms[0].p50).toBeCloseTo(900, -1);
+    expect(full.windows.find((w) => w.id === '24h')!.percentiles.ttft_ms[0].p50).toBeCloseTo(100, -1);
+    expect(() => scopedTo(full, 'nope')).toThrow(/no prompt variant "nope"/);
+    expect(variantPath(full, '/targets/a/', full.variants[0])).toBe('/targets/a/');
+    expect(variantPath(full, '/targets/a/', full.variants[1])).toBe('/targets/a/variants/long/');
+  });
+});
+
+describe('one visual language', () => {
+  const data = { targets: [{ id: 'a', label: 'A' }, { id: 'b', label: 'B' }, { id: 'c', label: 'C' }], regions: [{ code: 'weur' }, { code: 'apac' }, { code: 'enam' }] } as unknown as SiteData;
+  it('gives a target the same colour whichever targets a chart shows, and keeps the configured region order', () => {
+    const colors = targetColors(data);
+    const all = colorScale(['C', 'A', 'B'], colors);
+    const some = colorScale(['C'], colors);
+    expect(all.domain).toEqual(['A', 'B', 'C']);
+    expect(some.domain).toEqual(['C']);
+    expect((some.range as string[])[0]).toBe((all.range as string[])[2]);
+    expect(targetColor(data, 'c')).toBe(colors.get('C'));
+    expect(ordered(['enam', 'weur', 'apac'], regionColors(data))).toEqual(['weur', 'apac', 'enam']);
+  });
+  it('formats every number by one rule: digits by size, thousands separated, a real minus sign', () => {
+    expect([0, 0.256, 4.04, 9.96, 60, 121.4, 1234.5, 123456, -1, -0.004].map(fmt)).toEqual(['0', '0.26', '4.0', '10', '60', '121', '1,235', '123,456', '−1.0', '0']);
+    expect([ms(null), ms(undefined), ms(Number.NaN), rate(0.095), rate(0), signed(2500), signed(-1)]).toEqual(['–', '–', '–', '9.5 %', '0 %', '+2,500', '−1.0']);
+    expect([1, 10, 1000, 0.5, 2.5].map(tick)).toEqual(['1', '10', '1,000', '0.50', '2.5']);
+  });
+  it('chooses log ticks that do not crowd', () => {
+    expect(logTicks(1, 2000, 7)).toEqual([1, 10, 100, 1000]);
+    expect(logTicks(60, 700, 7)).toEqual([100, 200, 500]);
+    expect(logTicks(60, 65_000, 6)).toEqual([100, 1000, 10_000]);
   });
 });

@@ -1,168 +1,240 @@
 /** The site's charts: each a plain function of its data, returning inline SVG. */
 import * as Plot from '@observablehq/plot';
-import { colorScale, PALETTE, renderPlot } from './render.ts';
+import { colorScale, ordered, PART_COLORS, partScale, renderPlot, WIDTH, type Part, type SeriesColors } from './render.ts';
 
 const MS = 'ms';
 
-/** TTFT split into network and server time per region (stacked horizontal bars). */
-export function ttftSplitChart(rows: Array<{ series: string; network_ms: number | null; server_ms: number | null }>): string {
-  const parts = rows.flatMap((r) => r.network_ms === null || r.server_ms === null ? [] : [
-    { series: r.series, part: 'network', ms: r.network_ms },
-    { series: r.series, part: 'server', ms: r.server_ms },
-  ]);
-  return renderPlot({
-    height: 60 + 36 * rows.length,
+/** One row of a split chart: a series' median network and server time, and the residual where the server reports its own time to first token. */
+export interface SplitRow {
+  series: string;
+  network_ms: number | null;
+  server_ms: number | null;
+  residual_ms?: number | null;
+}
+
+/**
+ * The split's stacked parts of one row: network, then the server's time. When the residual is known
+ * and lies inside the server's time, the server's part is drawn as what its own report covers plus
+ * the residual (gateways, proxies, buffering); a negative residual cannot be stacked and stays in the table.
+ */
+export function splitParts(r: SplitRow): Array<{ part: Part; x1: number; x2: number }> {
+  if (r.network_ms === null || r.server_ms === null) return [];
+  const n = r.network_ms;
+  const residual = r.residual_ms ?? null;
+  if (residual !== null && residual > 0 && residual < r.server_ms) {
+    return [{ part: 'network', x1: 0, x2: n }, { part: 'server', x1: n, x2: n + r.server_ms - residual }, { part: 'residual', x1: n + r.server_ms - residual, x2: n + r.server_ms }];
+  }
+  return [{ part: 'network', x1: 0, x2: n }, { part: 'server', x1: n, x2: n + r.server_ms }];
+}
+
+/** TTFT split into network and server time per series (stacked horizontal bars), series in the given order. */
+export function ttftSplitChart(rows: SplitRow[], order: string[]): string {
+  const parts = rows.flatMap((r) => splitParts(r).map((p) => ({ series: r.series, ...p })));
+  const used = [...new Set(parts.map((p) => p.part))];
+  const domain = order.filter((o) => rows.some((r) => r.series === o));
+  return renderPlot((w) => ({
+    height: 60 + 36 * domain.length,
     marginLeft: 60,
-    x: { label: `median time to first token (${MS}) →`, grid: true },
-    y: { label: null, domain: rows.map((r) => r.series) },
-    color: colorScale(['network', 'server']),
+    x: { label: `median time to first token (${MS}) →`, grid: true, ticks: w < WIDTH ? 4 : 8 },
+    y: { label: null, domain },
+    color: partScale(used),
     marks: [
-      Plot.barX(parts, { y: 'series', x: 'ms', fill: 'part', tip: false }),
+      Plot.barX(parts, { y: 'series', x1: 'x1', x2: 'x2', fill: 'part' }),
       Plot.ruleX([0]),
     ],
-  }, 'Median TTFT per region split into network and server time');
+  }), 'Median TTFT per series split into network and server time');
 }
 
 /** Points an ECDF line keeps per series: enough for the eye, light however many samples there are. */
 export const ECDF_POINTS = 200;
 
 /** Empirical cumulative distribution of TTFT per series. */
-export function ttftEcdfChart(values: Array<{ series: string; ttft_ms: number }>): string {
-  const series = [...new Set(values.map((v) => v.series))].sort();
+export function ttftEcdfChart(values: Array<{ series: string; ttft_ms: number }>, colors?: SeriesColors): string {
+  const series = ordered(values.map((v) => v.series), colors);
   const points = series.flatMap((name) => {
     const sorted = values.filter((v) => v.series === name).map((v) => v.ttft_ms).sort((a, b) => a - b);
     const step = Math.max(1, Math.ceil(sorted.length / ECDF_POINTS));
     const kept = sorted.flatMap((ttft_ms, i) => (i % step === step - 1 || i === sorted.length - 1 ? [{ series: name, ttft_ms, share: (i + 1) / sorted.length }] : []));
     return [{ series: name, ttft_ms: sorted[0], share: 0 }, ...kept];
   });
-  return renderPlot({
+  return renderPlot((w) => ({
     height: 260,
-    x: { label: `time to first token (${MS}) →`, grid: true },
+    x: { label: `time to first token (${MS}) →`, grid: true, ticks: w < WIDTH ? 4 : 8 },
     y: { label: '↑ share of samples', domain: [0, 1], tickFormat: '%', grid: true },
-    color: colorScale(series),
+    color: colorScale(series, colors),
     marks: [Plot.line(points, { x: 'ttft_ms', y: 'share', stroke: 'series', curve: 'step-after', strokeWidth: 2 })],
-  }, 'Cumulative distribution of time to first token');
+  }), 'Cumulative distribution of time to first token');
 }
 
-/** p50 (solid) and p95 (dashed) TTFT over time per region. */
-export function ttftOverTimeChart(points: Array<{ series: string; t: number; p50: number; p95: number }>): string {
-  const series = [...new Set(points.map((p) => p.series))].sort();
-  const data = points.map((p) => ({ ...p, date: new Date(p.t) }));
-  return renderPlot({
+/** Periods a p95 needs before it is drawn: below this it is a maximum in disguise. */
+export const P95_MIN_N = 10;
+
+/**
+ * p50 (solid, dotted at each period) and p95 (dashed, where a period had P95_MIN_N samples) TTFT over
+ * time per series; a line joins only consecutive periods, so a gap stays a gap.
+ */
+export function ttftOverTimeChart(points: Array<{ series: string; t: number; n: number; p50: number; p95: number }>, periodMs: number, colors?: SeriesColors, window?: { from: number; to: number }): string {
+  const series = ordered(points.map((p) => p.series), colors);
+  const data = points.map((p) => ({ ...p, date: new Date(p.t), run: `${p.series}|${runOf(points, p, periodMs)}` }));
+  const tails = data.filter((p) => p.n >= P95_MIN_N);
+  return renderPlot((w) => ({
     height: 260,
-    x: { label: null, type: 'utc' },
+    x: timeAxis(w, window),
     y: { label: `↑ TTFT (${MS})`, grid: true, zero: true },
-    color: colorScale(series),
+    color: colorScale(series, colors),
     marks: [
-      Plot.line(data, { x: 'date', y: 'p50', stroke: 'series', strokeWidth: 2, marker: 'dot' }),
-      Plot.line(data, { x: 'date', y: 'p95', stroke: 'series', strokeDasharray: '4,3', strokeOpacity: 0.8 }),
+      Plot.line(data, { x: 'date', y: 'p50', stroke: 'series', z: 'run', strokeWidth: 2 }),
+      Plot.dot(data, { x: 'date', y: 'p50', fill: 'series', r: 2.5 }),
+      Plot.line(tails, { x: 'date', y: 'p95', stroke: 'series', z: 'run', strokeDasharray: '4,3', strokeOpacity: 0.8 }),
     ],
-  }, 'Median (solid) and 95th percentile (dashed) time to first token over time');
+  }), 'Median (solid) and 95th percentile (dashed) time to first token over time');
+}
+
+/** A UTC time axis in hours and minutes over the whole window (so one busy hour is a bar in its place, not the whole chart). */
+function timeAxis(width: number, window?: { from: number; to: number }): Plot.ScaleOptions {
+  const multiDay = window !== undefined && window.to - window.from > 2 * 86_400_000;
+  return {
+    label: 'time (UTC) →', type: 'utc', ticks: width < WIDTH ? 4 : 8, tickFormat: multiDay ? '%b %-d' : '%H:%M',
+    ...(window ? { domain: [new Date(window.from), new Date(window.to)] } : {}),
+  };
+}
+
+/** The start of the unbroken run of periods a point belongs to (its series' periods without a gap). */
+export function runOf(points: Array<{ series: string; t: number }>, p: { series: string; t: number }, periodMs: number): number {
+  const times = new Set(points.filter((q) => q.series === p.series).map((q) => q.t));
+  let t = p.t;
+  while (times.has(t - periodMs)) t -= periodMs;
+  return t;
 }
 
 /** A histogram of one quantity. */
 export function histogramChart(values: number[], label: string, unit: string): string {
-  return renderPlot({
+  return renderPlot((w) => ({
     height: 220,
-    x: { label: `${label} (${unit}) →` },
+    x: { label: `${label} (${unit}) →`, ticks: w < WIDTH ? 4 : 8 },
     y: { label: '↑ count', grid: true },
-    marks: [Plot.rectY(values, { ...Plot.binX({ y: 'count' }, { x: (d: number) => d, thresholds: 30 }), fill: PALETTE[0] }), Plot.ruleY([0])],
-  }, `Histogram of ${label}`);
+    marks: [Plot.rectY(values, { ...Plot.binX({ y: 'count' }, { x: (d: number) => d, thresholds: w < WIDTH ? 20 : 30 }), fill: PART_COLORS.server }), Plot.ruleY([0])],
+  }), `Histogram of ${label}`);
 }
 
 /** TTFT against prompt size: the median (dot) and p10–p90 (bar) per prompt size and series. */
-export function ttftByPromptChart(rows: Array<{ series: string; prompt_tokens: number; p10: number; p50: number; p90: number }>): string {
-  const series = [...new Set(rows.map((r) => r.series))].sort();
-  return renderPlot({
+export function ttftByPromptChart(rows: Array<{ series: string; prompt_tokens: number; p10: number; p50: number; p90: number }>, colors?: SeriesColors): string {
+  const series = ordered(rows.map((r) => r.series), colors);
+  return renderPlot((w) => ({
     height: 240,
-    x: { label: 'prompt size (tokens) →', grid: true },
+    x: { label: 'prompt size (tokens) →', grid: true, ticks: w < WIDTH ? 4 : 8 },
     y: { label: `↑ TTFT (${MS})`, grid: true, zero: true },
-    color: colorScale(series),
+    color: colorScale(series, colors),
     marks: [
       Plot.ruleX(rows, { x: 'prompt_tokens', y1: 'p10', y2: 'p90', stroke: 'series', strokeWidth: 3, strokeOpacity: 0.5 }),
+      Plot.line(rows, { x: 'prompt_tokens', y: 'p50', stroke: 'series', strokeOpacity: 0.6 }),
       Plot.dot(rows, { x: 'prompt_tokens', y: 'p50', fill: 'series', r: 4 }),
     ],
-  }, 'Time to first token against prompt size');
+  }), 'Time to first token against prompt size');
 }
 
 /** Failed samples per error class over time (stacked bars). */
-export function errorsOverTimeChart(rows: Array<{ t: number; error: string; count: number }>, bucketMs: number): string {
+export function errorsOverTimeChart(rows: Array<{ t: number; error: string; count: number }>, bucketMs: number, window?: { from: number; to: number }): string {
   const classes = [...new Set(rows.map((r) => r.error))].sort();
   const data = rows.map((r) => ({ ...r, start: new Date(r.t), end: new Date(r.t + bucketMs) }));
-  return renderPlot({
+  return renderPlot((w) => ({
     height: 220,
-    x: { label: null, type: 'utc' },
+    x: timeAxis(w, window),
     y: { label: '↑ failed samples', grid: true },
     color: colorScale(classes),
     marks: [Plot.rectY(data, { x1: 'start', x2: 'end', y: 'count', fill: 'error', inset: 1 }), Plot.ruleY([0])],
-  }, 'Failed samples by error class over time');
+  }), 'Failed samples by error class over time');
+}
+
+/** Tick values for a log axis over [lo, hi]: 1, 2 and 5 times powers of ten, thinned to at most `max`. */
+export function logTicks(lo: number, hi: number, max: number): number[] {
+  const all: number[] = [];
+  for (let p = Math.floor(Math.log10(Math.max(lo, 1e-9))); 10 ** p <= hi; p++) for (const m of [1, 2, 5]) { const v = m * 10 ** p; if (v >= lo && v <= hi) all.push(v); }
+  if (all.length <= max) return all;
+  const decades = all.filter((v) => Math.log10(v) % 1 === 0);
+  return decades.length >= 2 ? decades : [all[0], all.at(-1)!];
 }
 
 /** Expected total time against output length per target, log-scaled, with the lengths where the winner flips. */
-export function expectedTotalChart(lines: Array<{ target: string; tokens: number; total_ms: number }>, flips: Array<{ tokens: number; label: string }>): string {
-  const targets = [...new Set(lines.map((l) => l.target))];
-  return renderPlot({
+export function expectedTotalChart(lines: Array<{ target: string; tokens: number; total_ms: number }>, flips: Array<{ tokens: number; label: string }>, colors?: SeriesColors): string {
+  const targets = ordered(lines.map((l) => l.target), colors);
+  const xs = lines.map((l) => l.tokens);
+  const ys = lines.map((l) => l.total_ms);
+  return renderPlot((w) => ({
     height: 280,
-    x: { label: 'output tokens →', type: 'log', grid: true },
-    y: { label: `↑ expected total (${MS})`, type: 'log', grid: true },
-    color: colorScale(targets),
+    marginRight: 20,
+    x: { label: 'answer tokens →', type: 'log', grid: true, ticks: logTicks(Math.min(...xs), Math.max(...xs), w < WIDTH ? 4 : 7) as never },
+    y: { label: `↑ expected total (${MS})`, type: 'log', grid: true, ticks: logTicks(Math.min(...ys), Math.max(...ys), w < WIDTH ? 4 : 6) as never },
+    color: colorScale(targets, colors),
     marks: [
       Plot.line(lines, { x: 'tokens', y: 'total_ms', stroke: 'target', strokeWidth: 2 }),
       Plot.ruleX(flips, { x: 'tokens', strokeDasharray: '3,3', strokeOpacity: 0.6 }),
       Plot.text(flips, { x: 'tokens', frameAnchor: 'top', text: 'label', dy: -4, lineAnchor: 'bottom' }),
     ],
-  }, 'Expected total time by output length for each target');
+  }), 'Expected total time by answer length for each target');
 }
 
 export interface OverviewBar {
   /** Row label: region · target. */
   row: string;
+  /** The target's colour (identity.ts), on a dot before the label. */
+  color: string;
   network_ms: number | null;
   server_ms: number | null;
   ttft_ms: number;
   ttfa_ms: number | null;
 }
 
+/** Height of one overview row: its label above, its bar below. */
+const OVERVIEW_ROW = 34;
+
 /**
  * The overview's answer: per region × target (rows in the order given: by region, fastest first), the
  * median network and server time stacked, TTFT's median as a tick, and the median first *answer* token
- * as a dot where it comes later (a model that reasons first). Rows without a split show TTFT alone.
+ * as a ring where it comes later (a model that reasons first). Rows without a split show TTFT alone.
+ * Each row's label sits above its bar, so the bars keep the chart's whole width on a phone.
  */
 export function overviewSplitChart(rows: OverviewBar[]): string {
-  const parts = rows.flatMap((r) => r.network_ms === null || r.server_ms === null
-    ? [{ row: r.row, part: 'no split', x1: 0, x2: r.ttft_ms }]
-    : [{ row: r.row, part: 'network', x1: 0, x2: r.network_ms }, { row: r.row, part: 'server', x1: r.network_ms, x2: r.network_ms + r.server_ms }]);
+  const parts = rows.flatMap((r) => {
+    const split = splitParts({ series: r.row, network_ms: r.network_ms, server_ms: r.server_ms });
+    return split.length ? split.map((p) => ({ row: r.row, ...p })) : [{ row: r.row, part: 'no split' as Part, x1: 0, x2: r.ttft_ms }];
+  });
+  const used = (['network', 'server', 'no split'] as Part[]).filter((p) => parts.some((x) => x.part === p));
   const later = rows.filter((r) => r.ttfa_ms !== null && r.ttfa_ms > r.ttft_ms * 1.05);
-  return renderPlot({
-    height: 70 + 22 * rows.length,
-    marginLeft: 270,
-    x: { label: `median time (${MS}) →`, grid: true },
-    y: { label: null, domain: rows.map((r) => r.row) },
-    color: { type: 'ordinal', domain: ['network', 'server', 'no split'], range: [PALETTE[0], PALETTE[1], '#8c8c8c'], legend: true },
+  return renderPlot((w) => ({
+    height: 60 + OVERVIEW_ROW * rows.length,
+    marginLeft: 8,
+    marginRight: 48,
+    x: { label: `median time (${MS}) →`, grid: true, ticks: w < WIDTH ? 4 : 8 },
+    y: { axis: null, domain: rows.map((r) => r.row), paddingInner: 0, paddingOuter: 0 },
+    color: partScale(used),
     marks: [
-      Plot.barX(parts, { y: 'row', x1: 'x1', x2: 'x2', fill: 'part' }),
-      Plot.tickX(rows, { y: 'row', x: 'ttft_ms', stroke: 'currentColor', strokeWidth: 2 }),
-      Plot.dot(later, { y: 'row', x: 'ttfa_ms', stroke: 'currentColor', fill: 'none', r: 4 }),
+      Plot.barX(parts, { y: 'row', x1: 'x1', x2: 'x2', fill: 'part', insetTop: OVERVIEW_ROW / 2, insetBottom: 3 }),
+      Plot.tickX(rows, { y: 'row', x: 'ttft_ms', stroke: 'currentColor', strokeWidth: 2, insetTop: OVERVIEW_ROW / 2 - 2, insetBottom: 1 }),
+      Plot.dot(later, { y: 'row', x: 'ttfa_ms', dy: OVERVIEW_ROW / 4, stroke: 'currentColor', fill: 'none', r: 4 }),
+      Plot.text(later, { y: 'row', x: 'ttfa_ms', dy: OVERVIEW_ROW / 4, dx: 7, text: () => 'answer', textAnchor: 'start', fontSize: 10 }),
+      Plot.dot(rows, { y: 'row', frameAnchor: 'left', dx: 5, dy: -OVERVIEW_ROW / 4 + 1, fill: 'color', r: 4 }),
+      Plot.text(rows, { y: 'row', text: 'row', frameAnchor: 'left', textAnchor: 'start', dx: 13, dy: -OVERVIEW_ROW / 4 + 1 }),
       Plot.ruleX([0]),
     ],
-  }, 'Median time to first token per region and target, split into network and server time, with the first answer token where it comes later');
+  }), 'Median time to first token per region and target, split into network and server time, with the first answer token where it comes later');
 }
 
 /**
  * An incident's probes: TTFT of each affected region's probe over time (UTC), failed probes as ×
  * along the top, the baseline p99 (dashed) and the rule's threshold (dotted) where they existed.
  */
-export function incidentChart(points: Array<{ t: number; region: string; ttft_ms: number | null; error: boolean; baseline: number | null; threshold: number | null }>): string {
-  const regions = [...new Set(points.map((p) => p.region))].sort();
+export function incidentChart(points: Array<{ t: number; region: string; ttft_ms: number | null; error: boolean; baseline: number | null; threshold: number | null }>, colors?: SeriesColors): string {
+  const regions = ordered(points.map((p) => p.region), colors);
   const ok = points.filter((p) => !p.error && p.ttft_ms !== null).map((p) => ({ ...p, date: new Date(p.t) }));
   const top = Math.max(1, ...ok.map((p) => p.ttft_ms!), ...points.map((p) => p.threshold ?? 0)) * 1.1;
   const failed = points.filter((p) => p.error).map((p) => ({ ...p, date: new Date(p.t), y: top }));
   const lines = (key: 'baseline' | 'threshold') => points.filter((p) => p[key] !== null).map((p) => ({ date: new Date(p.t), region: p.region, v: p[key]! }));
-  return renderPlot({
+  return renderPlot((w) => ({
     height: 240,
-    x: { label: 'time (UTC) →', type: 'utc', tickFormat: '%H:%M' },
+    x: { label: 'time (UTC) →', type: 'utc', tickFormat: '%H:%M', ticks: w < WIDTH ? 4 : 8 },
     y: { label: `↑ TTFT (${MS})`, grid: true, zero: true, domain: [0, top] },
-    color: colorScale(regions),
+    color: colorScale(regions, colors),
     symbol: { legend: false },
     marks: [
       Plot.line(lines('baseline'), { x: 'date', y: 'v', stroke: 'region', strokeDasharray: '6,3', strokeOpacity: 0.7 }),
@@ -170,5 +242,5 @@ export function incidentChart(points: Array<{ t: number; region: string; ttft_ms
       Plot.dot(ok, { x: 'date', y: 'ttft_ms', stroke: 'region', fill: 'region', r: 3 }),
       Plot.dot(failed, { x: 'date', y: 'y', stroke: 'region', symbol: 'times', r: 5, strokeWidth: 2 }),
     ],
-  }, 'TTFT of the affected regions during the incident against their baseline, failed probes marked ×');
+  }), 'TTFT of the affected regions during the incident against their baseline, failed probes marked ×');
 }

@@ -128,8 +128,9 @@ export async function collectSiteData(apiBase: string, now = Date.now(), fetchIm
   const { regions } = await get<{ regions: Region[] }>('regions', `${base}/regions?window=1m`);
   const { targets } = await get<{ targets: Target[] }>('targets', `${base}/targets?window=1m`);
   const v = `variant=${encodeURIComponent(variant.id)}`;
-  const hourly = (await get<{ rows: RollupJson[] }>('rollups_hourly', `${base}/rollups?resolution=hour&${v}&from=${lastHour - 24 * HOUR_MS}&to=${lastHour}`)).rows.map(rollupFromJson);
-  const daily = (await get<{ rows: RollupJson[] }>('rollups_daily', `${base}/rollups?resolution=day&${v}&from=${today - LONGEST_WINDOW_DAYS * DAY_MS}&to=${today}`)).rows.map(rollupFromJson);
+  // Every variant's rows in two reads; each variant's views are built from its own rows alone.
+  const hourly = (await get<{ rows: RollupJson[] }>('rollups_hourly', `${base}/rollups?resolution=hour&from=${lastHour - 24 * HOUR_MS}&to=${lastHour}`)).rows.map(rollupFromJson);
+  const daily = (await get<{ rows: RollupJson[] }>('rollups_daily', `${base}/rollups?resolution=day&from=${today - LONGEST_WINDOW_DAYS * DAY_MS}&to=${today}`)).rows.map(rollupFromJson);
 
   const samples: SiteSample[] = [];
   requests.samples = `${base}/samples?limit=${PAGE}&${recent}`;
@@ -144,7 +145,9 @@ export async function collectSiteData(apiBase: string, now = Date.now(), fetchIm
   const { incidents } = await get<{ incidents: SiteIncident[] }>('incidents', `${base}/incidents?from=${today - LONGEST_WINDOW_DAYS * DAY_MS}&to=${now}&limit=200&points=true`);
 
   countSlice(regions, targets, samples);
-  const windows = windowViews(hourly, daily, now);
+  const ofVariant = (rows: Rollup[], id: string) => rows.filter((r) => r.prompt_variant === id);
+  const variant_windows = Object.fromEntries(health.prompt_variants.map((pv) => [pv.id, windowViews(ofVariant(hourly, pv.id), ofVariant(daily, pv.id), now)]));
+  const windows = variant_windows[variant.id];
   const main = windows.find((w) => w.id === DEFAULT_WINDOW)!;
   // Not fetched by the build: the same figures of the default view asked of the API, for checking.
   for (const m of SITE_METRICS) {
@@ -158,6 +161,7 @@ export async function collectSiteData(apiBase: string, now = Date.now(), fetchIm
     schedule: health.schedule,
     variant,
     variants: health.prompt_variants,
+    variant_windows,
     regions,
     targets,
     percentiles: main.percentiles,

@@ -31,6 +31,7 @@ export function emptySiteData(config: ObservatoryConfig, now = Date.now()): Site
     schedule: config.schedule,
     variant: variants[0],
     variants,
+    variant_windows: Object.fromEntries(variants.map((v) => [v.id, windows])),
     regions: config.regions.map((r) => ({ code: r.code, label: r.label, location_hint: r.locationHint, samples: 0, last_sample_at: null, colos: [] })),
     targets: config.targets.map((t) => ({
       id: t.id, label: t.label, provider: t.provider, api: t.api, model: t.model, endpoint_host: hostOf(t.url), reference: t.reference === true,

@@ -16,7 +16,9 @@ async function load(): Promise<SiteData> {
     try {
       // An export made before status and incidents existed has neither: shown as "no status yet".
       const data = JSON.parse(await readFile(file, 'utf8')) as Partial<SiteData>;
-      return { ...data, status: data.status ?? null, incidents: data.incidents ?? [], source: file } as SiteData;
+      // One made before variants had their own views holds the first variant's only.
+      const variant_windows = data.variant_windows ?? (data.variant && data.windows ? { [data.variant.id]: data.windows } : {});
+      return { ...data, variant_windows, status: data.status ?? null, incidents: data.incidents ?? [], source: file } as SiteData;
     } catch (e) {
       throw new SiteDataError(`cannot read the data export ${file}: ${(e as Error).message}`);
     }

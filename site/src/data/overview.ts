@@ -1,5 +1,6 @@
 /** Lookups over the API's percentile groups for the overview and region pages. */
 import type { PercentileGroup, SiteData, SiteMetric, SiteSample } from './types.ts';
+import { variantWords } from './variants.ts';
 
 /** Anything holding percentiles by metric: the site's default view (SiteData) or any window's. */
 type WithPercentiles = Pick<SiteData, 'percentiles'>;
@@ -47,9 +48,9 @@ export function ofVariant(data: SiteData, samples: SiteSample[]): SiteSample[] {
   return samples.filter((s) => s.prompt_variant === data.variant.id);
 }
 
-/** "Chat (200 tokens in, 64 out)": what every figure on the site is about. */
+/** "prompt variant chat-short (200 tokens in, up to 64 out)": what every figure of a page is about. */
 export function variantText(data: SiteData): string {
   const v = data.variant;
   const others = data.variants.length - 1;
-  return `prompt variant ${v.id} (${v.prompt_tokens} tokens in, up to ${v.max_tokens} out)${others > 0 ? `; ${others} other variant${others > 1 ? 's' : ''} only in "TTFT against prompt size"` : ''}`;
+  return `prompt variant ${v.id} (${variantWords(v)})${others > 0 ? `; ${others} other variant${others > 1 ? 's have their' : ' has its'} own page${others > 1 ? 's' : ''}, never pooled with this one` : ''}`;
 }

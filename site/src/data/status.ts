@@ -59,10 +59,10 @@ export function recentTally(samples: SiteSample[], nowMs: number): Tally {
 }
 
 /** The target's status now, and one verdict per period of the view (oldest first, empty periods included). */
-export function targetStatus(data: SiteData, view: WindowView, target: string) {
+export function targetStatus(data: SiteData, view: WindowView, target: string, variant = data.variant.id) {
   const base = view.ttft_by_target.find((g) => g.target === target);
   const baseline = base && base.n >= STATUS_RULES.minBaseline ? base.p50 : null;
-  const now = judge(recentTally(data.samples.filter((s) => s.target === target && s.prompt_variant === data.variant.id), Date.parse(data.generated_at)), baseline);
+  const now = judge(recentTally(data.samples.filter((s) => s.target === target && s.prompt_variant === variant), Date.parse(data.generated_at)), baseline);
   const step = view.resolution === 'hour' ? HOUR_MS : 24 * HOUR_MS;
   const points = new Map(view.target_history.filter((p) => p.target === target).map((p) => [Date.parse(p.start), p]));
   const periods: Array<{ start: string } & StatusVerdict> = [];

@@ -161,9 +161,14 @@ export interface SiteData {
   window: Window;
   simulated: boolean;
   schedule: string;
-  /** The prompt variant every table and chart is about (the configuration's first), so variants never mix. */
+  /**
+   * The prompt variant the figures below are about (the configuration's first; `scopedTo` in
+   * variants.ts gives any other's), so variants never mix.
+   */
   variant: PromptVariant;
   variants: PromptVariant[];
+  /** Every variant's window views (the default variant's are also `windows`). */
+  variant_windows: Record<string, WindowView[]>;
   regions: Region[];
   targets: Target[];
   /** Percentiles by region and target over the default window (`windows` holds every view). */
