@@ -15,10 +15,11 @@
  *     url: 'https://api.openai.com/v1/chat/completions', model: 'gpt-4o-mini', apiKeySecret: 'OPENAI_API_KEY' },
  */
 import type { ObservatoryConfig } from './shared/config/types.ts';
+import { preset } from './shared/config/presets.ts';
 
 type Target = ObservatoryConfig['targets'][number];
 const reference = (id: string, label: string, api: Target['api'], path: string, extra: Partial<Target> = {}): Target =>
-  ({ id: `reference-${id}`, label, provider: 'Reference endpoint', api, url: `{REFERENCE_URL}${path}`, model: `ref-${id}`, reference: true, promptVariants: ['chat-short'], ...extra });
+  ({ id: `reference-${id}`, label, provider: 'Reference endpoint', api, url: `{REFERENCE_URL}${path}`, model: `ref-${id}`, reference: true, promptVariants: ['chat'], ...extra });
 
 export const config: ObservatoryConfig = {
   // Every 5 minutes. Must equal [triggers] crons in wrangler.toml.
@@ -32,22 +33,21 @@ export const config: ObservatoryConfig = {
   ],
   targets: [
     // vendor_timing=1: also reports a vLLM-style time to first token in the body, so residual_ms is shown.
-    // Each runs the chat prompt; these two also the long one, so TTFT against prompt size shows their prefill.
-    reference('fast-small', 'Reference · fast small model', 'openai-chat', '/v1/chat/completions', { headers: { 'x-ref-params': 'vendor_timing=1' }, promptVariants: ['chat-short', 'long-prompt'] }),
-    reference('slow-large', 'Reference · slow large model', 'anthropic-messages', '/v1/messages', { promptVariants: ['chat-short', 'long-prompt'] }),
+    // Every target runs the chat preset; these also code completion, and the fast one long context, so TTFT
+    // against prompt size has three sizes to fit its prefill rate to.
+    reference('fast-small', 'Reference · fast small model', 'openai-chat', '/v1/chat/completions', { headers: { 'x-ref-params': 'vendor_timing=1' }, promptVariants: ['chat', 'code', 'long-context'] }),
+    reference('slow-large', 'Reference · slow large model', 'anthropic-messages', '/v1/messages', { promptVariants: ['chat', 'code'] }),
     // Streams its reasoning (summaries) before the answer; a low effort keeps it inside the 64-token budget.
     reference('reasoning', 'Reference · reasoning model', 'openai-responses', '/v1/responses', { reasoning: true, extraBody: { reasoning: { effort: 'low' } } }),
-    reference('batching', 'Reference · batching server', 'gemini', '/v1beta/models/{model}:streamGenerateContent?alt=sse'),
+    reference('batching', 'Reference · batching server', 'gemini', '/v1beta/models/{model}:streamGenerateContent?alt=sse', { promptVariants: ['chat', 'code'] }),
     // Thinks without streaming it (counted in usage only), like OpenAI's reasoning models on Chat Completions.
     // Its 300 reasoning tokens would use up the 64-token budget (no answer): a minimal effort leaves 30 for thinking.
     reference('hidden-reasoning', 'Reference · hidden reasoning model', 'openai-chat', '/v1/chat/completions', { reasoning: true, extraBody: { reasoning_effort: 'minimal' } }),
   ],
-  // Each variant is reported on its own (never pooled); the site shows the first by default, the others a click away.
-  // A target runs every variant unless it lists its own (promptVariants on the target).
-  promptVariants: [
-    { id: 'chat-short', label: 'Chat: 200-token prompt, 64 tokens out', promptTokens: 200, maxTokens: 64 },
-    { id: 'long-prompt', label: 'Long prompt: 2,000 tokens in, 16 out', promptTokens: 2000, maxTokens: 16 },
-  ],
+  // Workload presets (shared/config/presets.ts: code, chat, summary, long-context) or your own { id, label,
+  // promptTokens, maxTokens }. Each is reported on its own (never pooled); the site shows the first by default,
+  // the others a click away. A target runs every variant unless it lists its own (promptVariants on the target).
+  promptVariants: [preset('chat'), preset('code'), preset('long-context')],
   timeouts: { headersMs: 30_000, firstTokenMs: 60_000, idleMs: 20_000, totalMs: 120_000 },
   concurrency: 1,
   rttProbes: 2,

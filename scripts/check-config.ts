@@ -7,6 +7,7 @@ import { config } from '../observatory.config.ts';
 import { ConfigError, validateConfig } from '../shared/config/validate.ts';
 import { capacity, freePlanGoal, PLAN_LIMITS, type Capacity } from '../shared/config/capacity.ts';
 import { reasoningBudgetWarnings } from '../shared/config/reasoning-budget.ts';
+import { vendorTokens } from '../shared/config/vendor-tokens.ts';
 import type { ObservatoryConfig } from '../shared/config/types.ts';
 
 try {
@@ -49,4 +50,16 @@ report('this configuration', config, capacity(config));
 
 const goal = freePlanGoal(config);
 report('the free-plan goal (6 regions × 10 targets, hourly site builds, a /metrics scrape a minute, 1,000 API requests a day)', goal, capacity(goal));
+
+// What probing costs at the vendors: tokens per day, and money where a target gives its list price.
+const tokens = vendorTokens(config);
+console.log('\nvendor tokens per day (input; output at most: each probe asks for its variant\'s maxTokens)');
+console.log(`  ${'target'.padEnd(32)}${'probes'.padStart(9)}${'of which bursts'.padStart(17)}${'input tokens'.padStart(15)}${'output tokens'.padStart(15)}${'US$ a day'.padStart(11)}${'a month'.padStart(10)}`);
+for (const t of tokens.targets) {
+  const money = (x: number | null) => (x === null ? '–' : x.toFixed(2));
+  console.log(`  ${t.target.padEnd(32)}${n(t.probesPerDay).padStart(9)}${n(t.burstStreamsPerDay).padStart(17)}${n(t.inputTokensPerDay).padStart(15)}${n(t.outputTokensPerDay).padStart(15)}${money(t.dollarsPerDay).padStart(11)}${money(t.dollarsPerDay === null ? null : t.dollarsPerDay * 30).padStart(10)}`);
+}
+const sum = (f: (t: (typeof tokens.targets)[number]) => number) => tokens.targets.reduce((a, t) => a + f(t), 0);
+console.log(`  ${'all targets'.padEnd(32)}${n(sum((t) => t.probesPerDay)).padStart(9)}${n(sum((t) => t.burstStreamsPerDay)).padStart(17)}${n(sum((t) => t.inputTokensPerDay)).padStart(15)}${n(sum((t) => t.outputTokensPerDay)).padStart(15)}${tokens.dollarsPerDay.toFixed(2).padStart(11)}${(tokens.dollarsPerDay * 30).toFixed(2).padStart(10)}`);
+if (tokens.unpriced.length > 0) console.log(`  no price for ${tokens.unpriced.join(', ')}: set price: { inputPerMTokens, outputPerMTokens } on a target to see its cost`);
 for (const w of reasoningBudgetWarnings(config)) console.warn(`warning: ${w.message}`);

@@ -2,6 +2,7 @@ import { NONCE_HEX_CHARS } from './constants.ts';
 
 /** Short common words: about one token each in the usual tokenizers. */
 const FILLER = 'the cat sat on a mat and saw one red bird fly over it as we ran to see'.split(' ');
+const SENTENCE = FILLER.join(' ');
 const INSTRUCTION =
   'Ignore the line of filler words above. Write a long, plain story about a lighthouse keeper. ' +
   'Keep writing until you are stopped; do not end early.';
@@ -22,7 +23,9 @@ export function randomNonce(): string {
  */
 export function buildPrompt(promptTokens: number, nonce: string): string {
   const fillerCount = Math.max(0, promptTokens - FIXED_PROMPT_TOKENS);
-  const words: string[] = [];
-  for (let i = 0; i < fillerCount; i++) words.push(FILLER[i % FILLER.length]);
-  return `Request ${nonce}.\n${words.join(' ')}\n${INSTRUCTION}`;
+  // Whole sentences by repeat() and one partial: a handful of allocations whatever the size (a 32k-token prompt included).
+  const whole = Math.floor(fillerCount / FILLER.length);
+  const rest = FILLER.slice(0, fillerCount % FILLER.length).join(' ');
+  const words = (SENTENCE + ' ').repeat(whole) + rest;
+  return `Request ${nonce}.\n${words.trimEnd()}\n${INSTRUCTION}`;
 }

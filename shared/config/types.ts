@@ -45,6 +45,10 @@ export interface TargetConfig {
   promptVariants?: string[];
   /** The bundled reference endpoint: a control row, labelled as such. */
   reference?: boolean;
+  /** The vendor's list price in US dollars per million tokens, for `npm run capacity`'s cost of probing. */
+  price?: { inputPerMTokens: number; outputPerMTokens: number };
+  /** Opt in to the scheduled concurrency probes (`bursts`): several simultaneous streams, level by level. */
+  bursts?: boolean;
   /**
    * The model reasons before it answers (streamed or hidden). Default: guessed from the model name.
    * `npm run capacity` warns when such a target's budget makes `no_answer` likely.
@@ -86,6 +90,21 @@ export interface ObservatoryConfig {
   status?: StatusRulesConfig;
   /** Where incident messages go: channels by name, secrets as Worker secrets. */
   notifications?: NotificationsConfig;
+  /** Scheduled concurrency probes of the targets that opt in (`bursts: true`). */
+  bursts?: BurstConfig;
+}
+
+/**
+ * Concurrency probes: on their own schedule, each region starts `level` simultaneous streams to each
+ * opted-in target, for each level in turn; a rate limit (429) stops the escalation for that run.
+ */
+export interface BurstConfig {
+  /** Cron of the runs, hourly (`M * * * *`) or daily (`M H * * *`); it must be among wrangler.toml's crons too. */
+  schedule: string;
+  /** Simultaneous streams per level, ascending, from 1 to 32 (default [1, 4, 8, 16]). */
+  levels?: number[];
+  /** The prompt variant the streams use (default: the configuration's first). */
+  variant?: string;
 }
 
 export interface ReadersConfig {

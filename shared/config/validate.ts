@@ -3,6 +3,7 @@ import { API_IDS, MAX_TOKENS_PARAMS } from '../types.ts';
 import { capacity, PLAN_LIMITS, tickMinutesOf } from './capacity.ts';
 import { LOCATION_HINTS, type ObservatoryConfig } from './types.ts';
 import { notificationProblems, statusProblems } from './validate-status.ts';
+import { burstCadence, DEFAULT_BURST_LEVELS, MAX_BURST_LEVEL } from './bursts.ts';
 
 export class ConfigError extends Error {
   readonly problems: string[];
@@ -71,6 +72,14 @@ export function validateConfig(config: ObservatoryConfig): ObservatoryConfig {
     }
     for (const r of t.regions ?? []) if (!regionCodes.includes(r)) p.push(`${where}: unknown region "${r}"`);
     for (const v of t.promptVariants ?? []) if (!variantIds.includes(v)) p.push(`${where}: unknown prompt variant "${v}"`);
+    if (t.price !== undefined) {
+      for (const k of ['inputPerMTokens', 'outputPerMTokens'] as const) {
+        const x = t.price[k];
+        if (typeof x !== 'number' || !Number.isFinite(x) || x < 0 || x > 10_000) p.push(`${where}: price.${k} must be US dollars per million tokens, from 0 to 10000`);
+      }
+    }
+    if (t.bursts !== undefined && typeof t.bursts !== 'boolean') p.push(`${where}: bursts must be true or false`);
+    if (t.bursts && config.bursts === undefined) p.push(`${where}: bursts is on but the configuration has no bursts schedule`);
   }
   for (const d of duplicates(targetIds)) p.push(`target "${d}" is listed twice`);
 
@@ -96,7 +105,7 @@ export function validateConfig(config: ObservatoryConfig): ObservatoryConfig {
   if (readers.siteRebuildMinutes !== undefined && !isInt(readers.siteRebuildMinutes, 0, 10_080)) p.push('readers.siteRebuildMinutes must be a whole number of minutes from 0 (no builds) to 10080');
   if (readers.metricsScrapeSeconds !== undefined && !isInt(readers.metricsScrapeSeconds, 0, 86_400)) p.push('readers.metricsScrapeSeconds must be a whole number of seconds from 0 (no scrapes) to 86400');
   if (readers.apiRequestsPerDay !== undefined && !isInt(readers.apiRequestsPerDay, 0, 10_000_000)) p.push('readers.apiRequestsPerDay must be a whole number from 0 to 10000000');
-  p.push(...statusProblems(config.status), ...notificationProblems(config.notifications));
+  p.push(...statusProblems(config.status), ...notificationProblems(config.notifications), ...burstProblems(config, variantIds));
 
   if (p.length === 0) {
     const c = capacity(config);
@@ -105,4 +114,25 @@ export function validateConfig(config: ObservatoryConfig): ObservatoryConfig {
   }
   if (p.length > 0) throw new ConfigError(p);
   return config;
+}
+
+/** The concurrency bursts: a schedule of their own, hourly or daily, off the ticks' minutes; levels ascending, each within what a region can start at once. */
+function burstProblems(config: ObservatoryConfig, variantIds: string[]): string[] {
+  const b = config.bursts;
+  if (b === undefined) return [];
+  const p: string[] = [];
+  const cadence = typeof b.schedule === 'string' ? burstCadence(b.schedule) : null;
+  if (cadence === null) p.push(`bursts.schedule must be hourly ("M * * * *") or daily ("M H * * *"), got "${b.schedule}"`);
+  else {
+    const minute = Number(b.schedule.trim().split(/\s+/)[0]);
+    const tick = tickMinutesOf(config.schedule);
+    if (tick !== null && minute % tick === 0) p.push(`bursts.schedule runs at minute ${minute}, when a tick starts: pick a minute between ticks, so the bursts and the regular probes do not distort each other`);
+  }
+  const levels = b.levels ?? DEFAULT_BURST_LEVELS;
+  if (!Array.isArray(levels) || levels.length === 0 || levels.some((l) => !isInt(l, 1, MAX_BURST_LEVEL))) p.push(`bursts.levels must be whole numbers of simultaneous streams from 1 to ${MAX_BURST_LEVEL}`);
+  else if (levels.some((l, i) => i > 0 && l <= levels[i - 1])) p.push('bursts.levels must ascend (each level is run after the one before, and stops at a rate limit)');
+  else if (levels[0] !== 1) p.push('bursts.levels must start at 1: the queueing at each level is measured against one stream alone');
+  if (b.variant !== undefined && !variantIds.includes(b.variant)) p.push(`bursts.variant: unknown prompt variant "${b.variant}"`);
+  if (!config.targets.some((t) => t.bursts)) p.push('bursts is configured but no target opts in (bursts: true on a target)');
+  return p;
 }

@@ -74,7 +74,7 @@ describe('guard rails', () => {
   });
 
   it('rejects a body over the size cap with 413, whatever content-length claims', async () => {
-    const big = JSON.stringify({ ...chat, messages: [{ role: 'user', content: 'x'.repeat(70_000) }] });
+    const big = JSON.stringify({ ...chat, messages: [{ role: 'user', content: 'x'.repeat(1_100_000) }] });
     expect((await post('/v1/chat/completions', big)).status).toBe(413);
   });
 

@@ -8,6 +8,9 @@ import { parseTrace } from '../../workers/observatory/colo.ts';
 import { coloOutsideRegion } from '../../shared/config/colos.ts';
 import type { ObservatoryConfig, TargetConfig } from '../../shared/config/types.ts';
 import { reasoningBudgetWarnings } from '../../shared/config/reasoning-budget.ts';
+import { PROMPT_PRESETS, preset } from '../../shared/config/presets.ts';
+import { vendorTokens } from '../../shared/config/vendor-tokens.ts';
+import { burstCadence } from '../../shared/config/bursts.ts';
 
 function problems(change: (c: ObservatoryConfig) => void): string[] {
   const copy: ObservatoryConfig = structuredClone(config);
@@ -184,5 +187,47 @@ describe('reasoning budget warnings (npm run capacity)', () => {
   });
   it('the demo configuration probes its reasoning models with bounded reasoning', () => {
     expect(reasoningBudgetWarnings(config)).toEqual([]);
+  });
+});
+
+describe('workload presets and vendor tokens', () => {
+  it('ships presets from code completion to long context, each a valid variant', () => {
+    expect(Object.keys(PROMPT_PRESETS)).toEqual(['code', 'chat', 'summary', 'long-context']);
+    expect(preset('long-context').promptTokens).toBeGreaterThan(preset('summary').promptTokens);
+    expect(preset('chat', { id: 'chat-long', maxTokens: 200 })).toMatchObject({ id: 'chat-long', promptTokens: 200, maxTokens: 200 });
+    expect(() => validateConfig({ ...config, promptVariants: Object.values(PROMPT_PRESETS).map((p) => ({ ...p })) })).not.toThrow();
+  });
+
+  it('counts tokens per day per target, bursts included, and the money at a list price', () => {
+    const one: ObservatoryConfig = {
+      ...config, regions: config.regions.slice(0, 2), promptVariants: [preset('chat'), preset('code')],
+      bursts: { schedule: '2 * * * *', levels: [1, 4] },
+      targets: [{ ...config.targets[0], promptVariants: ['chat', 'code'], bursts: true, reference: false, price: { inputPerMTokens: 0.15, outputPerMTokens: 0.6 } }],
+    };
+    const [t] = vendorTokens(one).targets;
+    // 2 regions × 288 ticks × (chat + code), plus per region 24 runs a day of 1 + 4 streams of the first variant (chat).
+    const ticks = 2 * 288;
+    const bursts = 2 * 24 * 5;
+    expect(t.probesPerDay).toBe(ticks * 2 + bursts);
+    expect(t.burstStreamsPerDay).toBe(bursts);
+    expect(t.inputTokensPerDay).toBe(ticks * (200 + 1_000) + bursts * 200);
+    expect(t.outputTokensPerDay).toBe(ticks * (64 + 24) + bursts * 64);
+    expect(t.dollarsPerDay).toBeCloseTo((t.inputTokensPerDay * 0.15 + t.outputTokensPerDay * 0.6) / 1e6, 9);
+    expect(vendorTokens(one).unpriced).toEqual([]);
+  });
+
+  it('checks prices and the burst schedule', () => {
+    const bad = (f: (c: ObservatoryConfig) => void) => problems(f);
+    expect(bad((c) => { c.targets[0].price = { inputPerMTokens: -1, outputPerMTokens: 1 }; })).toEqual([expect.stringContaining('price.inputPerMTokens')]);
+    expect(bad((c) => { c.targets[0].bursts = true; })).toEqual([expect.stringContaining('no bursts schedule')]);
+    expect(bad((c) => { c.targets[0].bursts = true; c.bursts = { schedule: '*/5 * * * *' }; })).toEqual([expect.stringContaining('hourly')]);
+    expect(bad((c) => { c.targets[0].bursts = true; c.bursts = { schedule: '10 * * * *' }; })).toEqual([expect.stringContaining('when a tick starts')]);
+    expect(bad((c) => { c.targets[0].bursts = true; c.bursts = { schedule: '2 * * * *', levels: [1, 8, 4] }; })).toEqual([expect.stringContaining('ascend')]);
+    expect(bad((c) => { c.targets[0].bursts = true; c.bursts = { schedule: '2 3 * * *', levels: [2, 4] }; })).toEqual([expect.stringContaining('start at 1')]);
+    expect(bad((c) => { c.targets[0].bursts = true; c.bursts = { schedule: '2 3 * * *', levels: [1, 64] }; })).toEqual([expect.stringContaining('from 1 to 32')]);
+    expect(bad((c) => { c.bursts = { schedule: '2 * * * *' }; for (const t of c.targets) t.bursts = false; })).toEqual([expect.stringContaining('no target opts in')]);
+    expect(burstCadence('7 * * * *')).toBe('hourly');
+    expect(burstCadence('7 4 * * *')).toBe('daily');
+    expect(burstCadence('7 4 * * 1')).toBeNull();
   });
 });

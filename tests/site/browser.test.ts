@@ -228,16 +228,20 @@ describe('the built site in Chromium', () => {
       expect(targets).toHaveLength(runs.length * config.regions.length);
       await page.close();
     }
-    // A target that runs several variants: tabs, and TTFT against prompt size drawn; one that runs one: neither.
+    // A target that runs several variants: tabs, and its prefill fitted per region; one that runs one: neither.
     const several = config.targets.find((t) => PAIRS.filter((p) => p.target === t.id).length > 1)!;
     const single = config.targets.find((t) => PAIRS.filter((p) => p.target === t.id).length === 1)!;
     const a = await open(`/targets/${several.id}/`);
     expect(await a.locator('nav.variant-tabs a').count()).toBe(PAIRS.filter((p) => p.target === several.id).length);
-    expect(await a.locator('figure.chart', { hasText: 'TTFT against prompt size' }).locator('.plot-wide svg[role="img"]').count()).toBe(1);
+    const prefill = a.locator('figure.chart', { hasText: 'Prefill' });
+    expect(await prefill.locator('.plot-wide svg[role="img"]').count()).toBe(1);
+    // Each region's prefill rate per 1,000 tokens, with its interval, from the reference's known model.
+    expect(await prefill.locator('tbody tr').count()).toBe(config.regions.length);
+    for (const cell of await prefill.locator('tbody tr td:nth-child(2)').allTextContents()) expect(cell).toMatch(/^[\d,.]+( \[[\d,.]+–[\d,.]+\])?$/);
     await a.close();
     const b = await open(`/targets/${single.id}/`);
     expect(await b.locator('nav.variant-tabs').count()).toBe(0);
-    expect(await b.locator('figure.chart', { hasText: 'TTFT against prompt size' }).locator('.shapeless').textContent()).toContain('needs two or more prompt sizes');
+    expect(await b.locator('figure.chart', { hasText: 'Prefill' }).locator('.shapeless').textContent()).toContain('needs two or more prompt sizes');
     // Every recent sample streamed token by token? Then tokens per chunk is a sentence, not one full-width bar.
     const perChunk = b.locator('figure.chart', { hasText: 'Tokens per chunk' });
     if (await perChunk.locator('.shapeless').count()) expect(await perChunk.locator('.shapeless').textContent()).toMatch(/carried \d+ tokens? per token-bearing read/);

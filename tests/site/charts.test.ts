@@ -3,7 +3,7 @@
  * pinned to UTC by the project). A change to a chart shows up here as a diff to look at.
  */
 import { describe, expect, it } from 'vitest';
-import { errorsOverTimeChart, expectedTotalChart, histogramChart, overviewSplitChart, runOf, splitParts, ttftByPromptChart, ttftEcdfChart, ttftOverTimeChart, ttftSplitChart } from '../../site/src/charts/charts.ts';
+import { errorsOverTimeChart, expectedTotalChart, histogramChart, overviewSplitChart, runOf, splitParts, prefillChart, ttftEcdfChart, ttftOverTimeChart, ttftSplitChart } from '../../site/src/charts/charts.ts';
 
 const T0 = Date.UTC(2026, 0, 10);
 const SNAP = (name: string) => `./__snapshots__/${name}.svg.html`;
@@ -61,8 +61,11 @@ describe('charts', () => {
     await expect(histogramChart([8, 9, 9, 10, 10, 10, 11, 30], 'gap between token-bearing reads', 'ms')).toMatchFileSnapshot(SNAP('histogram'));
   });
 
-  it('TTFT by prompt size', async () => {
-    await expect(ttftByPromptChart([{ series: 'weur', prompt_tokens: 200, p10: 110, p50: 120, p90: 150 }, { series: 'weur', prompt_tokens: 2000, p10: 440, p50: 480, p90: 530 }])).toMatchFileSnapshot(SNAP('ttft-by-prompt'));
+  it('prefill: server time against prompt size with the fitted line', async () => {
+    const points = [200, 1_000, 32_000].flatMap((x) => [{ series: 'weur', prompt_tokens: x, server_ms: 40 + 0.08 * x }, { series: 'apac', prompt_tokens: x, server_ms: 45 + 0.08 * x }]);
+    const svg = prefillChart(points, [{ series: 'weur', slope: 0.08, intercept: 40, from: 200, to: 32_000 }], new Map([['weur', '#0072B2'], ['apac', '#E69F00']]));
+    expect(svg).toContain('prompt tokens (log scale)');
+    await expect(svg).toMatchFileSnapshot(SNAP('prefill'));
   });
 
   it('errors over time', async () => {

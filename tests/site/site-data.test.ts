@@ -7,7 +7,7 @@ import { regionColors, targetColor, targetColors } from '../../site/src/data/ide
 import { colorScale, ordered, tick } from '../../site/src/charts/render.ts';
 import { logTicks } from '../../site/src/charts/charts.ts';
 import { fmt, ms, rate, signed } from '../../site/src/format.ts';
-import { errorsOverTime, itlGaps, splitBySeries, tokensPerChunk, ttftByPromptSize, ttftOverTime } from '../../site/src/data/series.ts';
+import { errorsOverTime, itlGaps, prefillFits, splitBySeries, tokensPerChunk, ttftOverTime } from '../../site/src/data/series.ts';
 import type { PercentileGroup, SiteData, SiteSample, WindowView } from '../../site/src/data/types.ts';
 import { windowViews } from '../../site/src/data/collect.ts';
 import { rollUp, type Rollup } from '../../shared/rollup.ts';
@@ -17,7 +17,7 @@ import { ofVariant, variantText } from '../../site/src/data/overview.ts';
 const T0 = Date.UTC(2026, 0, 10);
 function sample(over: Partial<SiteSample>): SiteSample {
   return {
-    id: 1, tick_id: T0, started_at: T0, region: 'weur', target: 'a', prompt_variant: 'p', prompt_tokens: 200, colo: null, colo_outside_region: false, simulated: false, backfill: false,
+    id: 1, tick_id: T0, started_at: T0, region: 'weur', target: 'a', prompt_variant: 'p', prompt_tokens: 200, input_tokens: null, colo: null, colo_outside_region: false, simulated: false, backfill: false,
     error: null, status: 200, ttft_ms: 100, ttfa_ms: 100, network_ms: 20, server_ms: 80, residual_ms: null, split_source: 'server-timing', split_note: null,
     tpot_ms: 10, decode_tps: 100, total_ms: 500, output_tokens: 10, reasoning_tokens: null, reasoning_streamed: false, answer_tokens: 10, chunks: 5, timeline: [100, 110, 130], ...over,
   };
@@ -154,12 +154,22 @@ describe('series', () => {
     ]);
     expect(errorsOverTime(samples, 3_600_000)).toEqual([{ t: T0, error: 'stall', count: 1 }]);
   });
-  it('summarises TTFT per prompt size', () => {
-    const samples = [100, 200, 300].map((ttft_ms) => sample({ ttft_ms })).concat([sample({ prompt_tokens: 2000, ttft_ms: 900 })]);
-    expect(ttftByPromptSize(samples)).toEqual([
-      { series: 'weur', prompt_tokens: 200, n: 3, p10: 120, p50: 200, p90: 280 },
-      { series: 'weur', prompt_tokens: 2000, n: 1, p10: 900, p50: 900, p90: 900 },
-    ]);
+  it('fits the prefill rate per series from server time against the provider-counted prompt tokens', () => {
+    // Server time = 30 ms + 0.1 ms per counted token; the configured sizes (200, 2,000) are 10 % above what the provider counted.
+    const samples = [200, 2_000].flatMap((size) => [0, 1, 2, 3].map((i) => sample({ prompt_tokens: size, input_tokens: size * 0.9, server_ms: 30 + 0.1 * size * 0.9 + i })));
+    const { fits, points } = prefillFits(samples);
+    expect(fits).toHaveLength(1);
+    expect(fits[0].tokens).toBe('reported by the provider');
+    expect(fits[0].sizes).toEqual([200, 2_000]);
+    expect(fits[0].fit!.slope).toBeCloseTo(0.1, 6);
+    expect(fits[0].fit!.intercept).toBeCloseTo(31.5, 6);
+    expect(points.map((p) => p.prompt_tokens)).toContain(1_800);
+    // One sample without a usage report: the whole series falls back to the configured sizes, never a mix.
+    const mixed = prefillFits([...samples, sample({ prompt_tokens: 2_000, input_tokens: null, server_ms: 210 })]);
+    expect(mixed.fits[0].tokens).toBe('configured');
+    expect(mixed.points.every((p) => p.prompt_tokens === 200 || p.prompt_tokens === 2_000)).toBe(true);
+    // A single prompt size has no slope.
+    expect(prefillFits(samples.filter((s) => s.prompt_tokens === 200)).fits[0].fit).toBeNull();
   });
 
   it('derives ITL gaps from timelines and tokens per chunk', () => {

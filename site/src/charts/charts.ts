@@ -117,20 +117,27 @@ export function histogramChart(values: number[], label: string, unit: string): s
   }), `Histogram of ${label}`);
 }
 
-/** TTFT against prompt size: the median (dot) and p10–p90 (bar) per prompt size and series. */
-export function ttftByPromptChart(rows: Array<{ series: string; prompt_tokens: number; p10: number; p50: number; p90: number }>, colors?: SeriesColors): string {
-  const series = ordered(rows.map((r) => r.series), colors);
+/**
+ * Server time against prompt size (log scale): each sample a dot, each series' fitted prefill line
+ * (server time = overhead + rate × prompt tokens, a curve on the log axis) drawn over the sizes it ran.
+ */
+export function prefillChart(points: Array<{ series: string; prompt_tokens: number; server_ms: number }>, fits: Array<{ series: string; slope: number; intercept: number; from: number; to: number }>, colors?: SeriesColors): string {
+  const series = ordered([...points.map((p) => p.series), ...fits.map((f) => f.series)], colors);
+  const curve = fits.flatMap((f) => Array.from({ length: 41 }, (_, i) => {
+    const x = f.from * (f.to / f.from) ** (i / 40);
+    return { series: f.series, x, y: f.intercept + f.slope * x };
+  }));
+  const xs = points.map((p) => p.prompt_tokens);
   return renderPlot((w) => ({
-    height: 240,
-    x: { label: 'prompt size (tokens) →', grid: true, ticks: w < WIDTH ? 4 : 8 },
-    y: { label: `↑ TTFT (${MS})`, grid: true, zero: true },
+    height: 260,
+    x: { label: 'prompt tokens (log scale) →', type: 'log', grid: true, ticks: logTicks(Math.min(...xs), Math.max(...xs), w < WIDTH ? 4 : 7) as never },
+    y: { label: `↑ server time (${MS})`, grid: true, zero: true },
     color: colorScale(series, colors),
     marks: [
-      Plot.ruleX(rows, { x: 'prompt_tokens', y1: 'p10', y2: 'p90', stroke: 'series', strokeWidth: 3, strokeOpacity: 0.5 }),
-      Plot.line(rows, { x: 'prompt_tokens', y: 'p50', stroke: 'series', strokeOpacity: 0.6 }),
-      Plot.dot(rows, { x: 'prompt_tokens', y: 'p50', fill: 'series', r: 4 }),
+      Plot.dot(points, { x: 'prompt_tokens', y: 'server_ms', stroke: 'series', r: 2.5, strokeOpacity: 0.5 }),
+      Plot.line(curve, { x: 'x', y: 'y', stroke: 'series', strokeWidth: 2 }),
     ],
-  }), 'Time to first token against prompt size');
+  }), 'Server time against prompt size, with each series\' fitted prefill line');
 }
 
 /** Failed samples per error class over time (stacked bars). */

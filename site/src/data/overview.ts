@@ -48,7 +48,7 @@ export function ofVariant(data: SiteData, samples: SiteSample[]): SiteSample[] {
   return samples.filter((s) => s.prompt_variant === data.variant.id);
 }
 
-/** "prompt variant chat-short (200 tokens in, up to 64 out)": what every figure of a page is about. */
+/** "prompt variant chat (200 tokens in, up to 64 out)": what every figure of a page is about. */
 export function variantText(data: SiteData): string {
   const v = data.variant;
   const others = data.variants.length - 1;

@@ -1,6 +1,7 @@
 /** Per-target series for the charts, derived from samples at build time. */
 import { percentile } from '../../../shared/stats/percentile.ts';
 import type { SiteSample } from './types.ts';
+import { theilSen } from '../../../shared/stats/line-fit.ts';
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
@@ -86,22 +87,6 @@ export function tokensPerChunk(samples: SiteSample[]): number[] {
   });
 }
 
-/** TTFT p10/p50/p90 per prompt size (the variant's input tokens) and series. */
-export function ttftByPromptSize(samples: SiteSample[], seriesOf: SeriesOf = byRegion) {
-  const groups = new Map<string, { series: string; prompt_tokens: number; values: number[] }>();
-  for (const s of samples) {
-    if (!ok(s) || s.ttft_ms === null) continue;
-    const series = seriesOf(s);
-    const key = `${series}|${s.prompt_tokens}`;
-    let g = groups.get(key);
-    if (!g) groups.set(key, (g = { series, prompt_tokens: s.prompt_tokens, values: [] }));
-    g.values.push(s.ttft_ms);
-  }
-  return [...groups.values()]
-    .map((g) => ({ series: g.series, prompt_tokens: g.prompt_tokens, n: g.values.length, p10: percentile(g.values, 0.1)!, p50: percentile(g.values, 0.5)!, p90: percentile(g.values, 0.9)! }))
-    .sort((a, b) => a.prompt_tokens - b.prompt_tokens || a.series.localeCompare(b.series));
-}
-
 /** Failed samples per error class and time bucket. */
 export function errorsOverTime(samples: SiteSample[], bucketMs: number) {
   const counts = new Map<string, { t: number; error: string; count: number }>();
@@ -119,4 +104,31 @@ export function errorsOverTime(samples: SiteSample[], bucketMs: number) {
 /** A bucket size that gives a readable number of points for the window. */
 export function bucketFor(fromMs: number, toMs: number): number {
   return toMs - fromMs > 2 * DAY_MS ? 6 * HOUR_MS : HOUR_MS;
+}
+
+/**
+ * The prefill rate per series: a robust line (Theil–Sen) of server time against prompt tokens over
+ * the successful samples of every prompt variant, so the slope is the server's time per prompt token
+ * and the intercept its fixed overhead. Server time, not TTFT, so the network's share (different per
+ * region, the same for every prompt size) drops out of the slope and out of the overhead. Prompt
+ * tokens as the provider counted them (its usage report) when every sample of the series has one,
+ * else the variant's configured size (approximate by construction): never a mix of the two.
+ */
+export function prefillFits(samples: SiteSample[], seriesOf: SeriesOf = byRegion) {
+  const usable = samples.filter((s) => ok(s) && s.server_ms !== null);
+  const names = [...new Set(usable.map(seriesOf))];
+  const points: Array<{ series: string; prompt_tokens: number; server_ms: number }> = [];
+  const fits = names.map((series) => {
+    const mine = usable.filter((s) => seriesOf(s) === series);
+    const counted = mine.every((s) => s.input_tokens !== null && s.input_tokens !== undefined);
+    const own = mine.map((s) => ({ series, prompt_tokens: counted ? s.input_tokens! : s.prompt_tokens, server_ms: s.server_ms! }));
+    points.push(...own);
+    return {
+      series,
+      tokens: counted ? 'reported by the provider' as const : 'configured' as const,
+      sizes: [...new Set(mine.map((s) => s.prompt_tokens))].sort((a, b) => a - b),
+      fit: theilSen(own.map((p) => [p.prompt_tokens, p.server_ms] as const)),
+    };
+  });
+  return { points, fits };
 }

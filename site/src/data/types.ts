@@ -54,7 +54,7 @@ export interface PercentileGroup {
 
 /** The columns of a stored sample the site uses (the API's sample, trimmed): names checked against the one schema. */
 export const SITE_SAMPLE_FIELDS = [
-  'id', 'tick_id', 'started_at', 'region', 'target', 'prompt_variant', 'prompt_tokens', 'colo', 'colo_outside_region', 'simulated', 'backfill', 'error', 'status',
+  'id', 'tick_id', 'started_at', 'region', 'target', 'prompt_variant', 'prompt_tokens', 'input_tokens', 'colo', 'colo_outside_region', 'simulated', 'backfill', 'error', 'status',
   'ttft_ms', 'ttfa_ms', 'network_ms', 'server_ms', 'residual_ms', 'split_source', 'split_note', 'tpot_ms', 'decode_tps', 'total_ms',
   'output_tokens', 'reasoning_tokens', 'reasoning_streamed', 'answer_tokens', 'chunks', 'timeline',
 ] as const satisfies ReadonlyArray<keyof StoredRow | 'id'>;
