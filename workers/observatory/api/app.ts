@@ -158,7 +158,7 @@ app.get('/api/v1/percentiles', async (c) => {
   const now = Date.now();
   const filter = filterFrom(q, now);
   const metric = parseChoice(q, 'metric', METRICS, 'ttft_ms');
-  const by = groupingFor(metric, (parseList(q, 'by', GROUP_COLUMNS) ?? ['region', 'target']) as GroupColumn[]);
+  const by = groupingFor(metric, (parseList(q, 'by', GROUP_COLUMNS) ?? ['region', 'target']) as GroupColumn[], filter.variants?.length ?? getConfig().promptVariants.length);
   // Raw samples while the window lies within their retention (exact, with intervals); hourly rollups beyond it.
   const rawFrom = now - getConfig().retentionDays * MS_PER_DAY;
   const source = parseChoice(q, 'source', ['raw', 'rollups'] as const, filter.fromTick >= rawFrom ? 'raw' : 'rollups');

@@ -18,8 +18,10 @@ export type Metric = MetricField;
 export const SPLIT_METRICS: readonly Metric[] = ['network_ms', 'server_ms', 'residual_ms'];
 
 /** The grouping a metric is reported by: the split's parts always per split_source. */
-export function groupingFor(metric: Metric, by: readonly GroupColumn[]): GroupColumn[] {
-  return SPLIT_METRICS.includes(metric) && !by.includes('split_source') ? [...by, 'split_source'] : [...by];
+export function groupingFor(metric: Metric, by: readonly GroupColumn[], variantsSelected: number): GroupColumn[] {
+  const grouping: GroupColumn[] = SPLIT_METRICS.includes(metric) && !by.includes('split_source') ? [...by, 'split_source'] : [...by];
+  // Prompt variants are never pooled either: a 200-token and a 32,000-token prompt are different workloads.
+  return variantsSelected > 1 && !grouping.includes('prompt_variant') ? [...grouping, 'prompt_variant'] : grouping;
 }
 
 export type { GroupRecord } from '../../../shared/rollup-percentiles.ts';
