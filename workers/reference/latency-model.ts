@@ -9,11 +9,20 @@ export interface Schedule {
 }
 
 /**
- * The request's timeline: queue (grows with requests in flight), prefill (grows with prompt
- * tokens), then one decode step per token with jitter that grows slowly with position.
+ * The request's timeline, for a request arriving while its replica serves `inFlight` requests (itself
+ * included):
+ *   queue        = queue_base_ms + queue_per_concurrent_ms × (inFlight − 1)
+ *   prefill      = prefill_base_ms + prefill_ms_per_token × prompt tokens
+ *   decode step  = decode_ms_per_token × (1 + decode_per_concurrent × (inFlight − 1))
+ *                  × (1 + kv_growth_per_1k × position / 1000) × (1 ± decode_jitter)
+ * So L requests arriving together see 1 … L in flight: their median queue grows by
+ * queue_per_concurrent_ms × (L − 1) / 2 over one alone, and their median decode step by the factor
+ * 1 + decode_per_concurrent × (L − 1) / 2 (expectedQueueing below; tested against measured bursts).
  */
 export function planSchedule(p: Profile, promptTokens: number, outputTokens: number, inFlight: number, random: () => number = Math.random): Schedule {
-  const queueMs = p.queue_base_ms + p.queue_per_concurrent_ms * Math.max(0, inFlight - 1);
+  const others = Math.max(0, inFlight - 1);
+  const queueMs = p.queue_base_ms + p.queue_per_concurrent_ms * others;
+  const batchSlowdown = 1 + p.decode_per_concurrent * others;
   const prefillMs = p.prefill_base_ms + p.prefill_ms_per_token * promptTokens;
   const chunks: Schedule['chunks'] = [];
   let t = queueMs + prefillMs;
@@ -22,7 +31,7 @@ export function planSchedule(p: Profile, promptTokens: number, outputTokens: num
     if (i > 0) {
       const slowdown = 1 + (p.kv_growth_per_1k * i) / 1000;
       const jitter = 1 + p.decode_jitter * (2 * random() - 1);
-      t += p.decode_ms_per_token * slowdown * jitter;
+      t += p.decode_ms_per_token * batchSlowdown * slowdown * jitter;
     }
     pending++;
     if (pending === p.tokens_per_chunk || i === outputTokens - 1) {
@@ -31,4 +40,13 @@ export function planSchedule(p: Profile, promptTokens: number, outputTokens: num
     }
   }
   return { queueMs, prefillMs, chunks };
+}
+
+/**
+ * What the model predicts for L requests arriving together (the k-th sees k in flight): the median
+ * added queue over one request alone, and the median decode step's factor.
+ */
+export function expectedQueueing(p: Pick<Profile, 'queue_per_concurrent_ms' | 'decode_per_concurrent'>, level: number): { addedQueueMs: number; decodeFactor: number } {
+  const medianOthers = (level - 1) / 2;
+  return { addedQueueMs: p.queue_per_concurrent_ms * medianOthers, decodeFactor: 1 + p.decode_per_concurrent * medianOthers };
 }

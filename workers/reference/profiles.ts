@@ -9,8 +9,12 @@
 export interface Profile {
   /** Fixed scheduling delay before prefill starts. */
   queue_base_ms: number;
-  /** Added queueing per other request in flight on this instance. */
+  /** Added queueing per other request in flight on its replica (latency-model.ts states the model). */
   queue_per_concurrent_ms: number;
+  /** Relative decode slowdown per other request in flight: a batch shares each decode step. */
+  decode_per_concurrent: number;
+  /** Concurrent requests a replica accepts; beyond, 429 with retry-after (0 = no limit). */
+  max_concurrent: number;
   prefill_base_ms: number;
   prefill_ms_per_token: number;
   decode_ms_per_token: number;
@@ -52,6 +56,8 @@ export interface Profile {
 const BASE: Profile = {
   queue_base_ms: 5,
   queue_per_concurrent_ms: 5,
+  decode_per_concurrent: 0,
+  max_concurrent: 0,
   prefill_base_ms: 20,
   prefill_ms_per_token: 0.1,
   decode_ms_per_token: 10,
@@ -85,8 +91,11 @@ export const MODELS: Record<string, Profile> = {
    * tokens, a lower effort or a smaller thinking budget to get an answer.
    */
   'ref-hidden-reasoning': { ...BASE, queue_base_ms: 10, prefill_base_ms: 60, prefill_ms_per_token: 0.3, decode_ms_per_token: 10, reasoning_tokens: 300, reasoning_streamed: 0 },
-  /** A batching server: long queue under load, several tokens per chunk, vendor timings in the body. */
-  'ref-batching': { ...BASE, queue_base_ms: 40, queue_per_concurrent_ms: 25, prefill_base_ms: 30, prefill_ms_per_token: 0.2, decode_ms_per_token: 6, tokens_per_chunk: 4, keep_alive_ms: 20, vendor_timing: 1 },
+  /**
+   * A batching server: long queue under load, each decode step slower as the batch grows (4 % per
+   * other request), several tokens per chunk, vendor timings in the body.
+   */
+  'ref-batching': { ...BASE, queue_base_ms: 40, queue_per_concurrent_ms: 25, decode_per_concurrent: 0.04, prefill_base_ms: 30, prefill_ms_per_token: 0.2, decode_ms_per_token: 6, tokens_per_chunk: 4, keep_alive_ms: 20, vendor_timing: 1 },
 };
 
 export const DEFAULT_MODEL = 'ref-fast-small';
@@ -95,6 +104,8 @@ export const DEFAULT_MODEL = 'ref-fast-small';
 const LIMITS: Record<keyof Profile, [number, number]> = {
   queue_base_ms: [0, 30_000],
   queue_per_concurrent_ms: [0, 10_000],
+  decode_per_concurrent: [0, 10],
+  max_concurrent: [0, 10_000],
   prefill_base_ms: [0, 30_000],
   prefill_ms_per_token: [0, 100],
   decode_ms_per_token: [0, 5_000],

@@ -20,10 +20,25 @@ export interface Completion {
   fault: Fault | null;
   /** Longest any fault may hold the connection. */
   maxHoldMs: number;
+  /**
+   * Which replica serves it: requests share a queue (and a batch) only with requests of the same model
+   * from the same region (the x-ref-region the observatory sends; one shared replica otherwise).
+   */
+  replica: string;
 }
 
-/** Requests in flight on this isolate: the only state, and it lives no longer than the requests. */
-let inFlight = 0;
+/** Requests in flight on this isolate per replica: the only state, and it lives no longer than the requests. */
+const inFlight = new Map<string, number>();
+const enter = (replica: string): number => {
+  const n = (inFlight.get(replica) ?? 0) + 1;
+  inFlight.set(replica, n);
+  return n;
+};
+const leave = (replica: string): void => {
+  const n = (inFlight.get(replica) ?? 1) - 1;
+  if (n <= 0) inFlight.delete(replica);
+  else inFlight.set(replica, n);
+};
 
 const sleep = (ms: number) => (ms > 0 ? new Promise<void>((r) => setTimeout(r, ms)) : Promise.resolve());
 const encoder = new TextEncoder();
@@ -44,9 +59,14 @@ export async function serveCompletion(c: Completion, arrived: number): Promise<R
   }
   if (c.fault === 'slow-headers') await sleep(Math.min(c.profile.slow_headers_ms, c.maxHoldMs));
 
-  inFlight++;
+  // A replica with a concurrency limit refuses the request beyond it, as vendors do (429, retry-after).
+  const concurrent = (inFlight.get(c.replica) ?? 0) + 1;
+  if (c.profile.max_concurrent > 0 && concurrent > c.profile.max_concurrent) {
+    return counted(withTiming(errorResponse(c.format, 429, `rate limited: more than ${c.profile.max_concurrent} concurrent requests`, { 'retry-after': String(RETRY_AFTER_S) }), { app: performance.now() - arrived }), concurrent);
+  }
+  const n = enter(c.replica);
   const reasoning = plannedReasoningTokens(c.profile, c.reasoning, c.maxTokens, c.fault);
-  const schedule = planSchedule(c.profile, c.promptTokens, c.maxTokens, inFlight);
+  const schedule = planSchedule(c.profile, c.promptTokens, c.maxTokens, n);
   const ctx: StreamContext = { id: crypto.randomUUID().replaceAll('-', ''), model: c.model, created: Math.floor(Date.now() / 1000), promptTokens: c.promptTokens, includeUsage: c.includeUsage, state: {} };
   const usage: Usage = { promptTokens: c.promptTokens, outputTokens: c.maxTokens, reasoningTokens: reasoning };
 
@@ -54,10 +74,10 @@ export async function serveCompletion(c: Completion, arrived: number): Promise<R
     try {
       await sleep(schedule.chunks[schedule.chunks.length - 1].at - (performance.now() - arrived));
     } finally {
-      inFlight--;
+      leave(c.replica);
     }
     const body = c.format.nonStreamed(ctx, answerTokens(0, c.maxTokens - reasoning), usage);
-    return withTiming(new Response(body, { headers: { 'content-type': 'application/json' } }), { app: performance.now() - arrived }, c);
+    return counted(withTiming(new Response(body, { headers: { 'content-type': 'application/json' } }), { app: performance.now() - arrived }, c), n);
   }
 
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
@@ -66,7 +86,7 @@ export async function serveCompletion(c: Completion, arrived: number): Promise<R
   const run = new StreamRun(c, ctx, schedule, usage, reasoning, arrived, writer);
 
   if (c.profile.headers_at_once === 1) {
-    const response = withTiming(new Response(readable, { headers }), { queue: 0, prefill: 0, app: performance.now() - arrived }, c);
+    const response = counted(withTiming(new Response(readable, { headers }), { queue: 0, prefill: 0, app: performance.now() - arrived }, c), n);
     run.produce(0).finally(() => closeQuietly(writer));
     return response;
   }
@@ -77,7 +97,7 @@ export async function serveCompletion(c: Completion, arrived: number): Promise<R
   run.queueFirstChunk();
   const spent = performance.now() - arrived;
   const queued = Math.min(schedule.queueMs, spent - handling);
-  const response = withTiming(new Response(readable, { headers }), { queue: queued, prefill: spent - queued - handling, app: handling }, c);
+  const response = counted(withTiming(new Response(readable, { headers }), { queue: queued, prefill: spent - queued - handling, app: handling }, c), n);
   run.produce(1).finally(() => closeQuietly(writer));
   return response;
 }
@@ -134,7 +154,7 @@ class StreamRun {
     } catch {
       // the client closed the connection
     } finally {
-      inFlight--;
+      leave(this.c.replica);
     }
   }
 
@@ -224,6 +244,13 @@ function faultMessage(status: number): string {
 function withTiming(response: Response, parts: Record<string, number>, c?: Completion): Response {
   const claim = c?.fault === 'bad-server-timing' ? impossibleClaim(c.profile.bad_server_timing_ms) : honestClaim(parts);
   setTimingHeaders(response.headers, claim, c?.profile.vendor_timing === 1);
+  return response;
+}
+
+/** How many requests its replica was serving when a request arrived (itself included): what its queue and decode were planned for. */
+export const IN_FLIGHT_HEADER = 'x-ref-in-flight';
+function counted(response: Response, n: number): Response {
+  response.headers.set(IN_FLIGHT_HEADER, String(n));
   return response;
 }
 
