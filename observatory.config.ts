@@ -35,11 +35,12 @@ export const config: ObservatoryConfig = {
     // vendor_timing=1: also reports a vLLM-style time to first token in the body, so residual_ms is shown.
     // Every target runs the chat preset; these also code completion, and the fast one long context, so TTFT
     // against prompt size has three sizes to fit its prefill rate to.
-    reference('fast-small', 'Reference · fast small model', 'openai-chat', '/v1/chat/completions', { headers: { 'x-ref-params': 'vendor_timing=1' }, promptVariants: ['chat', 'code', 'long-context'] }),
+    reference('fast-small', 'Reference · fast small model', 'openai-chat', '/v1/chat/completions', { headers: { 'x-ref-params': 'vendor_timing=1' }, promptVariants: ['chat', 'code', 'long-context'], bursts: true }),
     reference('slow-large', 'Reference · slow large model', 'anthropic-messages', '/v1/messages', { promptVariants: ['chat', 'code'] }),
     // Streams its reasoning (summaries) before the answer; a low effort keeps it inside the 64-token budget.
     reference('reasoning', 'Reference · reasoning model', 'openai-responses', '/v1/responses', { reasoning: true, extraBody: { reasoning: { effort: 'low' } } }),
-    reference('batching', 'Reference · batching server', 'gemini', '/v1beta/models/{model}:streamGenerateContent?alt=sse', { promptVariants: ['chat', 'code'] }),
+    // Its queue and decode slow down as concurrent requests rise: the concurrency probes show the curve.
+    reference('batching', 'Reference · batching server', 'gemini', '/v1beta/models/{model}:streamGenerateContent?alt=sse', { promptVariants: ['chat', 'code'], bursts: true }),
     // Thinks without streaming it (counted in usage only), like OpenAI's reasoning models on Chat Completions.
     // Its 300 reasoning tokens would use up the 64-token budget (no answer): a minimal effort leaves 30 for thinking.
     reference('hidden-reasoning', 'Reference · hidden reasoning model', 'openai-chat', '/v1/chat/completions', { reasoning: true, extraBody: { reasoning_effort: 'minimal' } }),
@@ -48,6 +49,10 @@ export const config: ObservatoryConfig = {
   // promptTokens, maxTokens }. Each is reported on its own (never pooled); the site shows the first by default,
   // the others a click away. A target runs every variant unless it lists its own (promptVariants on the target).
   promptVariants: [preset('chat'), preset('code'), preset('long-context')],
+  // Concurrency probes, hourly at minute 2 (between ticks; also in wrangler.toml's crons): each region starts
+  // 1, 4, 8 and 16 simultaneous streams of the first variant to each target with bursts: true. Real vendors
+  // bill every stream: npm run capacity counts them.
+  bursts: { schedule: '2 * * * *', levels: [1, 4, 8, 16] },
   timeouts: { headersMs: 30_000, firstTokenMs: 60_000, idleMs: 20_000, totalMs: 120_000 },
   concurrency: 1,
   rttProbes: 2,

@@ -29,11 +29,12 @@ describe('observatory.config.ts', () => {
     expect(() => validateConfig(config)).not.toThrow();
   });
 
-  it('its schedule is the cron wrangler.toml declares, in every environment', () => {
+  it('its schedules (ticks, then concurrency runs) are the crons wrangler.toml declares, in every environment', () => {
     const local = unstable_readConfig({ config: 'wrangler.toml' }, { hideWarnings: true });
     const production = unstable_readConfig({ config: 'wrangler.toml', env: 'production' }, { hideWarnings: true });
-    expect(local.triggers.crons).toEqual([config.schedule]);
-    expect(production.triggers.crons).toEqual([config.schedule]);
+    const crons = [config.schedule, ...(config.bursts ? [config.bursts.schedule] : [])];
+    expect(local.triggers.crons).toEqual(crons);
+    expect(production.triggers.crons).toEqual(crons);
   });
 
   const cases: Array<[string, (c: ObservatoryConfig) => void, string]> = [

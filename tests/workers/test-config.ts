@@ -16,12 +16,15 @@ export const config: ObservatoryConfig = {
     { code: 'apac', label: 'Asia-Pacific', locationHint: 'apac' },
   ],
   targets: [
-    { id: 'ref-chat', label: 'Reference chat', provider: 'Reference', api: 'openai-chat', url: '{REFERENCE_URL}/v1/chat/completions', model: 'ref-fast-small', apiKeySecret: 'REFERENCE_KEY', headers: { 'x-ref-params': QUICK }, reference: true },
-    { id: 'ref-messages', label: 'Reference messages', provider: 'Reference', api: 'anthropic-messages', url: '{REFERENCE_URL}/v1/messages', model: 'ref-slow-large', apiKeySecret: 'REFERENCE_KEY', headers: { 'x-ref-params': QUICK }, reference: true },
+    // Both take part in the concurrency probes; the chat model's replicas accept 4 concurrent requests, then answer 429.
+    { id: 'ref-chat', label: 'Reference chat', provider: 'Reference', api: 'openai-chat', url: '{REFERENCE_URL}/v1/chat/completions', model: 'ref-fast-small', apiKeySecret: 'REFERENCE_KEY', headers: { 'x-ref-params': `${QUICK}, max_concurrent=4` }, reference: true, bursts: true },
+    { id: 'ref-messages', label: 'Reference messages', provider: 'Reference', api: 'anthropic-messages', url: '{REFERENCE_URL}/v1/messages', model: 'ref-slow-large', apiKeySecret: 'REFERENCE_KEY', headers: { 'x-ref-params': QUICK }, reference: true, bursts: true },
     { id: 'ref-broken', label: 'Always failing', provider: 'Reference', api: 'openai-chat', url: '{REFERENCE_URL}/v1/chat/completions', model: 'ref-fast-small', apiKeySecret: 'REFERENCE_KEY', headers: { 'x-ref-fault': 'http-500' }, reference: true },
     { id: 'ref-no-key', label: 'Missing secret', provider: 'Reference', api: 'openai-chat', url: '{REFERENCE_URL}/v1/chat/completions', model: 'ref-fast-small', apiKeySecret: 'ABSENT_KEY', regions: ['weur'] },
   ],
   promptVariants: [{ id: 'tiny', label: 'Tiny', promptTokens: 40, maxTokens: 6 }],
+  // Run only when a test fires this cron (tests/workers/bursts.test.ts).
+  bursts: { schedule: '2 * * * *', levels: [1, 4, 8, 16] },
   timeouts: { headersMs: 5_000, firstTokenMs: 5_000, idleMs: 5_000, totalMs: 10_000 },
   concurrency: 1,
   rttProbes: 1,

@@ -6,7 +6,9 @@
  * Storage writes are a cost too: a probe normally costs two (its job queued, then removed).
  */
 import { DurableObject } from 'cloudflare:workers';
-import { findRegion, findTarget, findVariant, getConfig, type Job } from './config.ts';
+import { findRegion, findTarget, findVariant, getConfig, workList, type Job } from './config.ts';
+import { runTargetBurst } from './burst-run.ts';
+import { burstTargetsStored } from './db/bursts.ts';
 import { COLO_REFRESH_MS, fetchColo } from './colo.ts';
 import { MissingSecretError, runJob } from './probe-job.ts';
 import { insertSamples, storedKeys } from './db/samples.ts';
@@ -38,6 +40,8 @@ export interface ProberStatus {
   pendingRollups: number;
   /** Ticks probed here whose status evaluation has not yet reached the status keeper. */
   pendingEvaluations: number;
+  /** Concurrency runs (per target) still to run. */
+  pendingBursts: number;
   /** Rolled-up hours not yet accepted by the OTLP collector. */
   pendingOtlp: number;
   lastOtlpError: string | null;
@@ -72,7 +76,29 @@ export class RegionProber extends DurableObject<Env> {
       // Ticks whose jobs are all done here, to be evaluated by the status rules in tick order (done = 0), and
       // those evaluated within the rules' lookback (done = 1): the ticks an evaluation reads from D1.
       sql.exec('CREATE TABLE IF NOT EXISTS evaluations (tick_id INTEGER PRIMARY KEY, done INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID');
+      // Concurrency runs owed (burst-run.ts): one row per run and target, removed once its samples are in D1.
+      sql.exec('CREATE TABLE IF NOT EXISTS burst_runs (tick_id INTEGER NOT NULL, target TEXT NOT NULL, PRIMARY KEY (tick_id, target)) WITHOUT ROWID');
     });
+  }
+
+  /**
+   * Queues a concurrency run of every target here that opted in. Run by the alarm once no regular
+   * job is waiting, one target at a time, so a burst never overlaps this region's own probes.
+   */
+  async enqueueBursts(region: string, tickId: number): Promise<EnqueueResult> {
+    if (this.getMeta('region') !== region) this.setMeta('region', region);
+    const targets = [...new Set(workList(region).filter((w) => w.target.bursts).map((w) => w.target.id))];
+    // A retried cron does not measure (and pay for) a run D1 already holds.
+    let done = new Set<string>();
+    try {
+      done = await burstTargetsStored(this.env.DB, tickId, region);
+    } catch (e) {
+      console.error(`region ${region}: could not check D1 for stored bursts (${e instanceof Error ? e.message : e}); queueing all`);
+    }
+    let queued = 0;
+    for (const target of targets.filter((t) => !done.has(t))) queued += this.ctx.storage.sql.exec('INSERT INTO burst_runs (tick_id, target) VALUES (?, ?) ON CONFLICT DO NOTHING', tickId, target).rowsWritten > 0 ? 1 : 0;
+    if (queued > 0 && (await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now());
+    return { queued, skipped: targets.length - queued };
   }
 
   /**
@@ -105,6 +131,7 @@ export class RegionProber extends DurableObject<Env> {
       outbox: this.count('outbox'),
       pendingRollups: this.count('dirty_hours') + this.count('dirty_days'),
       pendingEvaluations: Number(this.ctx.storage.sql.exec('SELECT COUNT(*) AS n FROM evaluations WHERE done = 0').one().n),
+      pendingBursts: this.count('burst_runs'),
       pendingOtlp: this.count('otlp_pending'),
       lastOtlpError: this.getMeta('last_otlp_error'),
       colo: this.getMeta('colo'),
@@ -133,7 +160,31 @@ export class RegionProber extends DurableObject<Env> {
     }
     const rolled = await this.rollUpDirtyHours(regionCode!);
     const evaluated = await this.evaluatePending(regionCode!);
+    // Concurrency runs last, one target per alarm, once the tick's own probes, rollups and evaluations are done.
+    if (this.count('burst_runs') > 0) {
+      const ran = await this.runOneBurst(region);
+      await this.ctx.storage.setAlarm(Date.now() + (ran ? 0 : FLUSH_RETRY_MS));
+      return;
+    }
     if ((!rolled || !evaluated) && (await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + FLUSH_RETRY_MS);
+  }
+
+  /** The oldest queued concurrency run; kept for a later alarm when it fails (its stored streams are not written twice). */
+  private async runOneBurst(region: RegionConfig): Promise<boolean> {
+    const row = this.ctx.storage.sql.exec<Row>('SELECT tick_id, target FROM burst_runs ORDER BY tick_id, target LIMIT 1').toArray()[0];
+    const tickId = Number(row.tick_id);
+    const target = findTarget(String(row.target));
+    try {
+      if (target && getConfig().bursts) {
+        const outcome = await runTargetBurst(this.env, region, target, tickId, this.referenceUrl(region.code));
+        console.log(`region ${region.code}: burst of ${target.id}: ${outcome.levels.map((l) => `level ${l.level} ${l.streams - l.errors}/${l.streams} ok, spread ${l.start_spread_ms?.toFixed(1)} ms`).join('; ')}${outcome.stopped_at ? ` (rate limited at ${outcome.stopped_at}: stopped)` : ''}`);
+      }
+    } catch (e) {
+      this.noteFlushError(e, 0);
+      return false;
+    }
+    this.ctx.storage.sql.exec('DELETE FROM burst_runs WHERE tick_id = ? AND target = ?', row.tick_id, row.target);
+    return true;
   }
 
   /** The status rules' evaluation of every finished tick (status-evaluation.ts); false when one failed (kept for retry). */
@@ -309,7 +360,7 @@ export class RegionProber extends DurableObject<Env> {
     console.error(`region ${this.getMeta('region')}: D1 write failed, ${kept} sample(s) kept for retry: ${message}`);
   }
 
-  private count(table: 'jobs' | 'outbox' | 'dirty_hours' | 'dirty_days' | 'otlp_pending' | 'evaluations'): number {
+  private count(table: 'jobs' | 'outbox' | 'dirty_hours' | 'dirty_days' | 'otlp_pending' | 'evaluations' | 'burst_runs'): number {
     return Number(this.ctx.storage.sql.exec(`SELECT COUNT(*) AS n FROM ${table}`).one().n);
   }
 

@@ -7,6 +7,7 @@ import { getCapacity, getConfig, workList, type Job } from './config.ts';
 import { deleteSamplesBefore } from './db/samples.ts';
 import { deleteRollupsBefore } from './db/rollups.ts';
 import { deleteIncidentsBefore } from './db/status.ts';
+import { deleteBurstSamplesBefore } from './db/bursts.ts';
 import { MS_PER_DAY, MS_PER_MINUTE, tickSlice } from '../../shared/config/capacity.ts';
 import type { EnqueueResult } from './region-prober.ts';
 
@@ -46,12 +47,34 @@ export async function runTick(env: Env, tickId: number, backfill = false): Promi
   return report;
 }
 
+/**
+ * A concurrency run (config.bursts, on its own cron): each region queues one run per opted-in target,
+ * which its object starts once its regular probes are done. The run time is its id, so a retried cron
+ * queues nothing twice.
+ */
+export async function runBursts(env: Env, runId: number): Promise<TickReport> {
+  const config = getConfig();
+  const report: TickReport = { tick_id: runId, spread: 1, slice: 0, backfill: false, regions: [] };
+  if (!config.bursts) return report;
+  await Promise.all(config.regions.map(async (region) => {
+    try {
+      const stub = env.REGION_PROBER.getByName(region.code, { locationHint: region.locationHint });
+      report.regions.push({ region: region.code, ...(await stub.enqueueBursts(region.code, runId)) });
+    } catch (e) {
+      const error = e instanceof Error ? e.message : String(e);
+      console.error(`burst run ${runId}: region ${region.code} could not be reached: ${error}`);
+      report.regions.push({ region: region.code, error });
+    }
+  }));
+  return report;
+}
+
 /** Once a day (the first tick after midnight UTC), deletes samples, rollups and resolved incidents older than their retention. */
 export async function applyRetention(env: Env, tickId: number): Promise<{ samples: number; rollups: number; incidents: number } | null> {
   const { retentionDays, rollupRetentionDays } = getConfig();
   if (tickId % MS_PER_DAY >= getCapacity().tickMinutes * MS_PER_MINUTE) return null;
   return {
-    samples: await deleteSamplesBefore(env.DB, tickId - retentionDays * MS_PER_DAY),
+    samples: await deleteSamplesBefore(env.DB, tickId - retentionDays * MS_PER_DAY) + await deleteBurstSamplesBefore(env.DB, tickId - retentionDays * MS_PER_DAY),
     rollups: await deleteRollupsBefore(env.DB, tickId - rollupRetentionDays * MS_PER_DAY),
     // Resolved incidents are kept as long as rollups (their history page and feed).
     incidents: await deleteIncidentsBefore(env.DB, tickId - rollupRetentionDays * MS_PER_DAY),

@@ -6,13 +6,19 @@ import { METHOD_VERSION, ROWS_READ_HEADER, ROWS_WRITTEN_HEADER } from '../../../
 import { getCapacity, getConfig } from '../config.ts';
 import { colosByRegion, lastSampleByTarget, latestTick, listSamples, type SampleFilter } from '../db/samples.ts';
 import { SAMPLE_COLUMNS } from '../db/sample-row.ts';
-import { runTick, tickIdFor } from '../scheduler.ts';
+import { runBursts, runTick, tickIdFor } from '../scheduler.ts';
+import { burstSamplesIn, latestBurstRuns } from '../db/bursts.ts';
+import { levelReports, type BurstStreamRow } from '../../../shared/bursts/level-report.ts';
+import { burstLevels } from '../../../shared/config/bursts.ts';
 import { requireAdmin } from './admin.ts';
 import { toCsv } from '../../../shared/csv.ts';
 import { ApiError, badRequest } from './errors.ts';
 import { GROUP_COLUMNS, METRICS, ROLLUP_FIGURES, SPLIT_METRICS, groupingFor, percentileGroups, percentileGroupsFromRollups, type GroupColumn, type Metric } from './percentiles.ts';
 import { HOUR_MS, rollupToJson } from '../../../shared/rollup.ts';
-import { MS_PER_DAY } from '../../../shared/config/capacity.ts';
+import { MS_PER_DAY, MS_PER_MINUTE } from '../../../shared/config/capacity.ts';
+
+/** Runs a concurrency report covers unless a window is given. */
+const DEFAULT_BURST_RUNS = 6;
 import { HISTOGRAM_RELATIVE_ERROR, HISTOGRAM_SCALE } from '../../../shared/stats/exp-histogram.ts';
 import { ERROR_CLASSES } from '../../../shared/ids.ts';
 import { rollupsIn, rollupTotals } from '../db/rollups.ts';
@@ -247,6 +253,42 @@ app.post('/api/v1/ticks', async (c) => {
     tickId = tickIdFor(body.tick_id);
   }
   return c.json(await runTick(c.env, tickId, body.backfill === true), 202);
+});
+
+/**
+ * Concurrency probes: per region × target, what each level reported (TTFT p50/p95, server time's growth
+ * over one stream alone, decode speed per stream, errors and rate limits, how closely the starts lined
+ * up), over the newest `runs` runs (default 6) or a window; `streams=true` adds every stream.
+ */
+app.get('/api/v1/bursts', async (c) => {
+  const q = new URL(c.req.url).searchParams;
+  onlyKnown(q, [...WINDOW_PARAMS, 'region', 'target', 'runs', 'streams']);
+  // Without a window: the newest runs of the raw retention (burst samples are kept as long as samples).
+  const explicit = WINDOW_PARAMS.some((p) => q.has(p));
+  const filter = filterFrom(q, Date.now());
+  if (!explicit) filter.fromTick = Date.now() - getConfig().retentionDays * MS_PER_DAY;
+  const runs = explicit && !q.has('runs') ? undefined : await latestBurstRuns(c.env.DB, parseInt(q, 'runs', DEFAULT_BURST_RUNS, 1, 200)!, filter);
+  const rows = await burstSamplesIn(c.env.DB, { fromTick: filter.fromTick, toTick: filter.toTick, runs, regions: filter.regions, targets: filter.targets });
+  const pairs = new Map<string, typeof rows>();
+  for (const r of rows) pairs.set(`${r.region}|${r.target}|${r.prompt_variant}`, [...(pairs.get(`${r.region}|${r.target}|${r.prompt_variant}`) ?? []), r]);
+  const config = getConfig();
+  return c.json({
+    schedule: config.bursts?.schedule ?? null,
+    levels: config.bursts ? burstLevels(config.bursts) : [],
+    runs: [...new Set(rows.map((r) => Number(r.tick_id)))].sort((a, b) => a - b).map((t) => new Date(t).toISOString()),
+    method: 'per level: TTFT p50/p95 and server time p50 over its successful streams; server_growth_ms = server p50 at the level − at level 1 (the queueing it adds); decode_tps per stream (median, slowest); rate_limited = answers 429 (a 429 stops a run\'s escalation); start spread = the last stream\'s request after the first, per run',
+    reports: [...pairs.entries()].map(([key, mine]) => {
+      const [region, target, prompt_variant] = key.split('|');
+      return { region, target, prompt_variant, levels: levelReports(mine as unknown as BurstStreamRow[]) };
+    }),
+    ...(q.get('streams') === 'true' ? { streams: rows } : {}),
+  });
+});
+
+app.post('/api/v1/bursts', async (c) => {
+  await requireAdmin(c.req.raw, (c.env as { ADMIN_TOKEN?: string }).ADMIN_TOKEN);
+  if (!getConfig().bursts) throw badRequest('no concurrency probes are configured (bursts in observatory.config.ts)');
+  return c.json(await runBursts(c.env, Math.floor(Date.now() / MS_PER_MINUTE) * MS_PER_MINUTE), 202);
 });
 
 app.route('/', statusRoutes);

@@ -1,0 +1,104 @@
+/**
+ * Concurrency probes inside workerd: on their own cron each region runs 1, 4, 8 and 16 simultaneous
+ * streams per opted-in target, split over runner objects and started together; the samples are
+ * stored apart from the regular ones (never in percentiles, rollups or status); a 429 stops the
+ * escalation; a retried run writes nothing twice; the API reports each level.
+ */
+import { describe, expect, it } from 'vitest';
+import { createExecutionContext, createScheduledController, runDurableObjectAlarm, waitOnExecutionContext } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import worker from '../../workers/observatory/index.ts';
+import { config } from './test-config.ts';
+import type { LevelReport } from '../../shared/bursts/level-report.ts';
+
+const REGIONS = config.regions.map((r) => r.code);
+const RUN = Date.UTC(2026, 0, 5, 10, 2); // 10:02, the bursts' minute
+
+async function fireBurstCron(scheduledTime: number): Promise<void> {
+  const ctx = createExecutionContext();
+  await worker.scheduled(createScheduledController({ cron: config.bursts!.schedule, scheduledTime }), env, ctx);
+  await waitOnExecutionContext(ctx);
+}
+
+/** Runs (or waits for) each region's alarms until its runs are done: bounded at 60 s, as a run takes a few seconds. */
+async function runAll(): Promise<void> {
+  for (const region of REGIONS) {
+    const stub = env.REGION_PROBER.getByName(region);
+    for (let i = 0; i < 600 && (await stub.status()).pendingBursts > 0; i++) {
+      await runDurableObjectAlarm(stub);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect((await stub.status()).pendingBursts, `${region}: runs still pending after 60 s`).toBe(0);
+  }
+}
+
+type Row = { region: string; target: string; burst_id: string; burst_level: number; burst_stream: number; start_offset_ms: number; status: number | null; error: string | null; server_ms: number | null };
+const rows = async () => (await env.DB.prepare('SELECT region, target, burst_id, burst_level, burst_stream, start_offset_ms, status, error, server_ms FROM burst_samples ORDER BY region, target, burst_level, burst_stream').all<Row>()).results;
+
+describe('concurrency probes', () => {
+  it('run every level of every opted-in target in every region, on their own cron, with the streams started together', async () => {
+    await fireBurstCron(RUN + 3_000);
+    await runAll();
+    const all = await rows();
+    for (const region of REGIONS) {
+      const messages = all.filter((r) => r.region === region && r.target === 'ref-messages');
+      // 1 + 4 + 8 + 16 streams, each level one burst id, streams numbered 0…level−1.
+      expect(messages.map((r) => r.burst_level)).toEqual([1, ...Array(4).fill(4), ...Array(8).fill(8), ...Array(16).fill(16)]);
+      for (const level of [1, 4, 8, 16]) {
+        const mine = messages.filter((r) => r.burst_level === level);
+        expect(new Set(mine.map((r) => r.burst_id)).size).toBe(1);
+        expect(mine.map((r) => r.burst_stream)).toEqual(Array.from({ length: level }, (_, i) => i));
+        expect(Math.min(...mine.map((r) => r.start_offset_ms))).toBe(0);
+        // Started together: a spread that a definition error (absolute times, or levels run one stream after another) would break.
+        expect(Math.max(...mine.map((r) => r.start_offset_ms)), `${region} level ${level}`).toBeLessThan(1_000);
+      }
+      expect(messages.every((r) => r.error === null)).toBe(true);
+    }
+    // Nothing reaches the regular samples, hence no percentile, rollup or status sees them.
+    expect((await env.DB.prepare('SELECT COUNT(*) AS n FROM samples').first<{ n: number }>())!.n).toBe(0);
+  });
+
+  it("stop a target's escalation at a rate limit (429)", async () => {
+    const chat = (await rows()).filter((r) => r.target === 'ref-chat');
+    for (const region of REGIONS) {
+      const mine = chat.filter((r) => r.region === region);
+      // Its replicas accept 4 at once: levels 1 and 4 pass; at level 8 the streams beyond 4 still in flight get 429
+      // (up to four: these streams are short, a slot frees as one ends), and level 16 is never run.
+      expect(mine.filter((r) => r.burst_level <= 4).every((r) => r.error === null)).toBe(true);
+      const limited = mine.filter((r) => r.burst_level === 8 && r.status === 429).length;
+      expect(limited, region).toBeGreaterThanOrEqual(1);
+      expect(limited, region).toBeLessThanOrEqual(4);
+      expect(mine.filter((r) => r.burst_level === 16)).toHaveLength(0);
+    }
+  });
+
+  it('a retried run measures and writes nothing twice', async () => {
+    const before = (await rows()).length;
+    await fireBurstCron(RUN + 45_000);
+    for (const region of REGIONS) expect((await env.REGION_PROBER.getByName(region).status()).pendingBursts, region).toBe(0);
+    await runAll();
+    expect((await rows()).length).toBe(before);
+  });
+
+  it('reports each level: TTFT, the queueing over one stream alone, decode per stream, errors, rate limits and start spread', async () => {
+    const body = await (await worker.fetch(new Request('http://observatory/api/v1/bursts?runs=6'), env, createExecutionContext())).json() as { runs: string[]; reports: Array<{ region: string; target: string; levels: LevelReport[] }> };
+    expect(body.runs).toEqual([new Date(RUN).toISOString()]);
+    const messages = body.reports.find((r) => r.region === 'weur' && r.target === 'ref-messages')!;
+    expect(messages.levels.map((l) => [l.level, l.streams, l.ok, l.errors, l.rate_limited])).toEqual([[1, 1, 1, 0, 0], [4, 4, 4, 0, 0], [8, 8, 8, 0, 0], [16, 16, 16, 0, 0]]);
+    const [one, four, , sixteen] = messages.levels;
+    expect(one.server_growth_ms).toBe(0);
+    // The reference's slow-large replica queues 15 ms per other request: the median of 16 streams about 7.5 × 15 ms more.
+    expect(sixteen.server_growth_ms!).toBeGreaterThan(50);
+    expect(sixteen.server_growth_ms!).toBeGreaterThan(four.server_growth_ms!);
+    for (const l of messages.levels) {
+      expect(l.ttft_p50).toBeGreaterThan(0);
+      expect(l.decode_tps_p50).toBeGreaterThan(0);
+      expect(l.decode_tps_min).toBeLessThanOrEqual(l.decode_tps_p50!);
+      expect(l.start_spread_ms_max).toBeGreaterThanOrEqual(0);
+    }
+    console.log(`weur ref-messages: ${messages.levels.map((l) => `level ${l.level}: TTFT p50 ${l.ttft_p50!.toFixed(1)} ms, server +${l.server_growth_ms!.toFixed(1)} ms, decode p50 ${l.decode_tps_p50!.toFixed(0)} tok/s, start spread ${l.start_spread_ms_max!.toFixed(1)} ms`).join('; ')}`);
+    const chat = body.reports.find((r) => r.region === 'weur' && r.target === 'ref-chat')!;
+    expect(chat.levels.map((l) => l.level)).toEqual([1, 4, 8]);
+    expect(chat.levels.map((l) => l.rate_limited > 0)).toEqual([false, false, true]);
+  });
+});
