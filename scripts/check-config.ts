@@ -24,12 +24,15 @@ const pct = (used: number, limit: number) => `${((used / limit) * 100).toFixed(1
 /** Each billed figure per day, against both plans; the spread applies to what probing does. */
 function report(label: string, cfg: ObservatoryConfig, c: Capacity): void {
   const s = c.spread;
+  const b = c.bursts;
+  // Spreading divides the ticks' work; the concurrency runs are not spread.
+  const spreadOut = (total: number, burst: number) => (total - burst) / s + burst;
   const rows: Array<[string, number, keyof typeof PLAN_LIMITS.free]> = [
-    ['D1 rows written', c.d1RowsWrittenPerDay / s, 'd1RowsWrittenPerDay'],
+    ['D1 rows written', spreadOut(c.d1RowsWrittenPerDay, b.d1RowsWrittenPerDay), 'd1RowsWrittenPerDay'],
     ['D1 rows read', (c.d1RowsRead.rollups + c.d1RowsRead.status) / s + c.d1RowsRead.siteBuilds + c.d1RowsRead.metrics + c.d1RowsRead.api, 'd1RowsReadPerDay'],
-    ['DO storage rows written', c.doRowsWrittenPerDay / s, 'doRowsWrittenPerDay'],
-    ['DO requests', c.doRequestsPerDay / s, 'doRequestsPerDay'],
-    ['DO duration (GB-s)', c.doGbSecondsPerDay / s, 'doGbSecondsPerDay'],
+    ['DO storage rows written', spreadOut(c.doRowsWrittenPerDay, b.doRowsWrittenPerDay), 'doRowsWrittenPerDay'],
+    ['DO requests', spreadOut(c.doRequestsPerDay, b.doRequestsPerDay), 'doRequestsPerDay'],
+    ['DO duration (GB-s)', spreadOut(c.doGbSecondsPerDay, b.doGbSecondsPerDay), 'doGbSecondsPerDay'],
   ];
   console.log(`\n${label}: ${cfg.regions.length} regions, ${cfg.targets.length} targets, ${cfg.promptVariants.length} prompt variant(s), a tick every ${c.tickMinutes} min`);
   console.log(`  ${'per day'.padEnd(26)}${'use'.padStart(12)}${'free limit'.padStart(14)}${'share'.padStart(9)}${'paid incl.'.padStart(16)}${'share'.padStart(9)}`);
@@ -43,6 +46,7 @@ function report(label: string, cfg: ObservatoryConfig, c: Capacity): void {
   const worst = rows.map(([name, used, key]) => [name, used / (PLAN_LIMITS.free[key] as number)] as const).sort((a, b) => b[1] - a[1])[0];
   console.log(`  on the free plan the first limit to bind is ${worst[0]} at ${(worst[1] * 100).toFixed(1)} %; ${c.spread > 1 ? `each tick runs 1/${c.spread} of the work (${c.bindingLimit})` : 'every tick runs all of its work'}`);
   console.log(`  probes per day ${n(c.probesPerDay / s)}; subrequests per probe invocation ${c.subrequestsPerProbeInvocation} of ${PLAN_LIMITS[cfg.plan].subrequestsPerInvocation}`);
+  if (b.streamsPerDay > 0) console.log(`  concurrency probes (included above): ${n(b.streamsPerDay)} streams a day; D1 rows written ${n(b.d1RowsWrittenPerDay)}, DO requests ${n(b.doRequestsPerDay)}, DO rows ${n(b.doRowsWrittenPerDay)}, DO ${n(b.doGbSecondsPerDay)} GB-s, ${n(b.siteBuildRowsRead)} rows read a site build`);
 }
 
 console.log(`observatory.config.ts is valid (${config.plan} plan)`);

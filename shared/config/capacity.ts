@@ -6,6 +6,7 @@
 import type { ObservatoryConfig } from './types.ts';
 import { lookbackMs, resolveStatusRules } from '../status/rules.ts';
 import { BASELINE_DAYS, TRAILING_HOURS } from '../status/baseline.ts';
+import { burstLevels, burstRunsPerDay, burstStreamsPerRun } from './bursts.ts';
 
 export interface PlanLimits {
   /** Free: daily quotas are hard limits (operations fail past them). Paid: they are what is included before usage pricing. */
@@ -91,6 +92,35 @@ const MINUTES_PER_DAY = 1_440;
 export const MS_PER_MINUTE = 60_000;
 export const MS_PER_DAY = 86_400_000;
 
+/** Runs the site build reads of the concurrency probes (GET /api/v1/bursts?runs=6). */
+export const SITE_BURST_RUNS = 6;
+
+/**
+ * The concurrency probes' share, per day: each stream a stored row like a sample (row, index entry,
+ * and both again at retention); per region and run one RPC to queue it, and per target an alarm and
+ * one RPC per runner object (4 streams each); 2 Durable Object rows per target run (queued, then
+ * removed); each runner busy for a stream's time; the site build reads the newest runs' streams.
+ * Not reduced when ticks are spread (bursts are not).
+ */
+export function burstCosts(config: ObservatoryConfig) {
+  const b = config.bursts;
+  const pairs = b ? config.regions.reduce((n, r) => n + config.targets.filter((t) => t.bursts && (!t.regions || t.regions.includes(r.code))).length, 0) : 0;
+  const runs = b ? burstRunsPerDay(b) : 0;
+  const streams = b ? burstStreamsPerRun(b) : 0;
+  const runners = b ? burstLevels(b).reduce((n, l) => n + Math.ceil(l / STREAMS_PER_RUNNER_FOR_COST), 0) : 0;
+  return {
+    streamsPerDay: pairs * runs * streams,
+    d1RowsWrittenPerDay: pairs * runs * streams * D1_ROWS_WRITTEN_PER_SAMPLE,
+    doRequestsPerDay: runs * ((b ? config.regions.length : 0) + pairs * (1 + runners)),
+    doRowsWrittenPerDay: runs * pairs * DO_ROWS_WRITTEN_PER_PROBE,
+    doGbSecondsPerDay: runs * pairs * runners * config.probeSecondsEstimate * DO_GB,
+    siteBuildRowsRead: SITE_BURST_RUNS * pairs * streams,
+  };
+}
+
+/** Streams one runner object starts (shared/bursts/level-report.ts STREAMS_PER_RUNNER). */
+const STREAMS_PER_RUNNER_FOR_COST = 4;
+
 export interface Capacity {
   tickMinutes: number;
   ticksPerDay: number;
@@ -108,6 +138,8 @@ export interface Capacity {
   doRequestsPerDay: number;
   doGbSecondsPerDay: number;
   subrequestsPerProbeInvocation: number;
+  /** The concurrency probes' share of the figures above (already included in them). */
+  bursts: ReturnType<typeof burstCosts>;
   /** Each tick runs 1/spread of the work list in turn; 1 means everything every tick. */
   spread: number;
   /** The limit that sets the spread, or null when everything fits. */
@@ -155,10 +187,10 @@ export function capacity(config: ObservatoryConfig): Capacity {
   // One rollup row per hour for each region × target × variant probed; each region's rollup reads the hour's samples of all regions.
   const rollupRowsPerDay = perTick * HOURS_PER_DAY;
   const d1RowsWrittenPerDay = probesPerDay * D1_ROWS_WRITTEN_PER_SAMPLE + rollupRowsPerDay * (ROLLUP_ROWS_WRITTEN_PER_PAIR + ROLLUP_ROWS_DELETED_PER_PAIR)
-    + perTick * DAILY_ROWS_WRITTEN_PER_PAIR;
+    + perTick * DAILY_ROWS_WRITTEN_PER_PAIR + burstCosts(config).d1RowsWrittenPerDay;
   const readers = { ...DEFAULT_READERS, ...config.readers };
   const siteBuildRowsRead = perTick * SITE_BUILD_ROLLUP_ROWS_PER_PAIR
-    + perTick * (SITE_BUILD_RECENT_HOURS * 60 / tickMinutes) * SITE_BUILD_RAW_READS_PER_SAMPLE + SITE_BUILD_FIXED_READS;
+    + perTick * (SITE_BUILD_RECENT_HOURS * 60 / tickMinutes) * SITE_BUILD_RAW_READS_PER_SAMPLE + SITE_BUILD_FIXED_READS + burstCosts(config).siteBuildRowsRead;
   const d1RowsRead = {
     rollups: config.regions.length * probesPerDay * ROLLUP_ROWS_READ_PER_SAMPLE_IN_HOUR + rollupRowsPerDay * ROLLUP_ROWS_READ_PER_PAIR
       + config.regions.length * rollupRowsPerDay * DAILY_ROWS_READ_PER_HOURLY_ROW + perTick * DAILY_UPSERT_ROWS_READ_PER_PAIR + config.regions.length * HOURS_PER_DAY * ROLLUP_MARK_READS_PER_REGION_HOUR,
@@ -171,11 +203,12 @@ export function capacity(config: ObservatoryConfig): Capacity {
   };
   const d1RowsReadPerDay = d1RowsRead.rollups + d1RowsRead.status + d1RowsRead.siteBuilds + d1RowsRead.metrics + d1RowsRead.api;
   const targetVariants = config.targets.reduce((n, t) => n + (t.promptVariants ? t.promptVariants.length : config.promptVariants.length), 0);
-  const doRowsWrittenPerDay = probesPerDay * DO_ROWS_WRITTEN_PER_PROBE + config.regions.length * (HOURS_PER_DAY * DO_ROWS_WRITTEN_PER_REGION_HOUR + DO_ROWS_WRITTEN_PER_REGION_DAY)
+  const doRowsWrittenPerDay = burstCosts(config).doRowsWrittenPerDay + probesPerDay * DO_ROWS_WRITTEN_PER_PROBE + config.regions.length * (HOURS_PER_DAY * DO_ROWS_WRITTEN_PER_REGION_HOUR + DO_ROWS_WRITTEN_PER_REGION_DAY)
     + regionTicksPerDay * DO_ROWS_WRITTEN_PER_REGION_TICK_STATUS + probesPerDay * KEEPER_ROWS_WRITTEN_PER_PAIR + targetVariants * ticksPerDay * KEEPER_ROWS_WRITTEN_PER_TARGET_TICK;
+  const bursts = burstCosts(config);
   // One alarm invocation per probe, plus per region and tick one RPC from the scheduler and one report to the status keeper.
-  const doRequestsPerDay = probesPerDay + 2 * regionTicksPerDay;
-  const doGbSecondsPerDay = probesPerDay * config.probeSecondsEstimate * DO_GB;
+  const doRequestsPerDay = probesPerDay + 2 * regionTicksPerDay + bursts.doRequestsPerDay;
+  const doGbSecondsPerDay = probesPerDay * config.probeSecondsEstimate * DO_GB + bursts.doGbSecondsPerDay;
   const busiest = Math.max(0, ...Object.values(probesPerRegionTick));
   const tickSeconds = (busiest * config.probeSecondsEstimate) / config.concurrency;
 
@@ -204,6 +237,7 @@ export function capacity(config: ObservatoryConfig): Capacity {
     doRequestsPerDay,
     doGbSecondsPerDay,
     subrequestsPerProbeInvocation: config.concurrency * (1 + config.rttProbes) + 2,
+    bursts,
     spread,
     bindingLimit: spread > 1 ? ratios[0][0] : null,
   };
@@ -211,13 +245,15 @@ export function capacity(config: ObservatoryConfig): Capacity {
 
 /**
  * The scale the project aims to run on the free plan: 6 regions × 10 targets (copies of the base
- * configuration's first) and its first prompt variant, every 5 minutes, with hourly site builds.
+ * configuration's first) and its first prompt variant, every 5 minutes, with hourly site builds
+ * (without concurrency probes, which `npm run capacity` counts for your own configuration).
  */
 export function freePlanGoal(base: ObservatoryConfig): ObservatoryConfig {
   return {
     ...base, plan: 'free', schedule: '*/5 * * * *',
     regions: (['weur', 'eeur', 'enam', 'wnam', 'apac', 'oc'] as const).map((code) => ({ code, label: code, locationHint: code })),
-    targets: Array.from({ length: 10 }, (_, k) => ({ ...base.targets[0], id: `target-${k + 1}`, regions: undefined, promptVariants: undefined })),
+    targets: Array.from({ length: 10 }, (_, k) => ({ ...base.targets[0], id: `target-${k + 1}`, regions: undefined, promptVariants: undefined, bursts: undefined })),
+    bursts: undefined,
     promptVariants: base.promptVariants.slice(0, 1),
     readers: { siteRebuildMinutes: 60 },
   };

@@ -71,7 +71,7 @@ describe('observatory.config.ts', () => {
 
 describe('capacity', () => {
   /** The shipped regions and targets on one prompt variant each: the model's counts below, independent of the demo's variants. */
-  const oneVariant: ObservatoryConfig = { ...config, promptVariants: config.promptVariants.slice(0, 1), targets: config.targets.map((t) => ({ ...t, promptVariants: undefined })) };
+  const oneVariant: ObservatoryConfig = { ...config, bursts: undefined, promptVariants: config.promptVariants.slice(0, 1), targets: config.targets.map((t) => ({ ...t, promptVariants: undefined, bursts: undefined })) };
 
   it('counts every target × variant a target runs', () => {
     const pairs = targetVariantPairs(config);
@@ -218,7 +218,8 @@ describe('workload presets and vendor tokens', () => {
   });
 
   it('checks prices and the burst schedule', () => {
-    const bad = (f: (c: ObservatoryConfig) => void) => problems(f);
+    // From a configuration without concurrency probes.
+    const bad = (f: (c: ObservatoryConfig) => void) => problems((c) => { c.bursts = undefined; for (const t of c.targets) t.bursts = undefined; f(c); });
     expect(bad((c) => { c.targets[0].price = { inputPerMTokens: -1, outputPerMTokens: 1 }; })).toEqual([expect.stringContaining('price.inputPerMTokens')]);
     expect(bad((c) => { c.targets[0].bursts = true; })).toEqual([expect.stringContaining('no bursts schedule')]);
     expect(bad((c) => { c.targets[0].bursts = true; c.bursts = { schedule: '*/5 * * * *' }; })).toEqual([expect.stringContaining('hourly')]);
@@ -230,5 +231,20 @@ describe('workload presets and vendor tokens', () => {
     expect(burstCadence('7 * * * *')).toBe('hourly');
     expect(burstCadence('7 4 * * *')).toBe('daily');
     expect(burstCadence('7 4 * * 1')).toBeNull();
+  });
+});
+
+describe('the concurrency probes in the capacity model', () => {
+  it('counts their streams, rows, requests and duration, and keeps them out of the spread', () => {
+    const base: ObservatoryConfig = { ...config, bursts: undefined, targets: config.targets.map((t) => ({ ...t, bursts: undefined })) };
+    const withBursts: ObservatoryConfig = { ...base, bursts: { schedule: '2 * * * *', levels: [1, 4, 8, 16] }, targets: base.targets.map((t, i) => ({ ...t, bursts: i < 2 })) };
+    const b = capacity(withBursts).bursts;
+    // 3 regions × 2 targets, 24 runs a day, 29 streams a run; runners per run 1 + 1 + 2 + 4 = 8.
+    expect(b.streamsPerDay).toBe(6 * 24 * 29);
+    expect(b.d1RowsWrittenPerDay).toBe(6 * 24 * 29 * 4);
+    expect(b.doRequestsPerDay).toBe(24 * (3 + 6 * (1 + 8)));
+    expect(b.doRowsWrittenPerDay).toBe(24 * 6 * 2);
+    expect(capacity(withBursts).d1RowsWrittenPerDay - capacity(base).d1RowsWrittenPerDay).toBe(b.d1RowsWrittenPerDay);
+    expect(capacity(base).bursts.streamsPerDay).toBe(0);
   });
 });
