@@ -7,7 +7,8 @@
  * hours and days back, rolled up), then the last 45 minutes at the schedule's step, during which the
  * reference endpoint degrades the farthest region on schedule (slower, then failing), so the status
  * rules open an incident, escalate and resolve it, and its notifications reach a local sink that
- * prints them. Then a tick on the schedule. The site is built and served, and rebuilt after every
+ * prints them. Then one concurrency run (1, 4, 8, 16 simultaneous streams per opted-in target), and a
+ * tick on the schedule. The site is built and served, and rebuilt after every
  * tick. Ctrl-C stops everything.
  */
 import { parseArgs } from 'node:util';
@@ -38,6 +39,8 @@ const SLOW_TICKS = [2, 4];
 const FAIL_TICKS = [4, 7];
 /** Server time the degraded region's probes get on top, while it is slower. */
 const SLOW_MS = 2_500;
+/** Longest the demo waits for its concurrency run. */
+const BURST_WAIT_MS = 180_000;
 
 function fail(message: string): never {
   console.error(`start: ${message}`);
@@ -147,6 +150,36 @@ await post(null);
 have = await waitForSamples(have + (incidentTicks.length + 1) * perTick);
 say(`${have} samples stored`);
 await waitForStatusReport(grid);
+await concurrencyRun();
+
+/**
+ * 3. One concurrency run now (they run hourly on their own cron): each region starts 1, 4, 8 and 16
+ * simultaneous streams to each target that opted in; the batching model's queue and decode slow down
+ * as the streams rise.
+ */
+async function concurrencyRun(): Promise<void> {
+  if (!config.bursts) return;
+  const pairs = config.regions.length * config.targets.filter((t) => t.bursts).length;
+  const levels = config.bursts.levels ?? [1];
+  say(`a concurrency run: each region starts ${levels.join(', ')} simultaneous streams to ${config.targets.filter((t) => t.bursts).map((t) => t.id).join(', ')}`);
+  const started = await fetch(`${api}/api/v1/bursts`, { method: 'POST', headers: admin });
+  if (!started.ok) return say(`concurrency run not started: ${started.status} ${(await started.text()).slice(0, 200)}`);
+  type Report = { region: string; target: string; levels: Array<{ level: number; ttft_p50: number | null; server_growth_ms: number | null; decode_tps_p50: number | null; start_spread_ms_max: number | null; rate_limited: number }> };
+  let reports: Report[] = [];
+  const deadline = Date.now() + BURST_WAIT_MS;
+  const done = (r: Report) => r.levels.length === levels.length || r.levels.some((l) => l.rate_limited > 0);
+  while (Date.now() < deadline) {
+    reports = ((await (await fetch(`${api}/api/v1/bursts?runs=1`)).json()) as { reports: Report[] }).reports;
+    if (reports.length >= pairs && reports.every(done)) break;
+    await new Promise((r) => setTimeout(r, 2_000));
+  }
+  if (!(reports.length >= pairs && reports.every(done))) say('concurrency run not finished yet; the site shows it once it is (the next rebuild)');
+  for (const r of reports.filter((x) => x.region === config.regions[0].code)) {
+    const last = r.levels.at(-1)!;
+    const first = r.levels[0];
+    say(`  ${r.region} ${r.target}: ${first.level} → ${last.level} streams, TTFT p50 ${first.ttft_p50?.toFixed(0)} → ${last.ttft_p50?.toFixed(0)} ms (server +${last.server_growth_ms?.toFixed(0)} ms), decode ${first.decode_tps_p50?.toFixed(0)} → ${last.decode_tps_p50?.toFixed(0)} tok/s per stream, starts within ${last.start_spread_ms_max?.toFixed(0)} ms`);
+  }
+}
 
 /** Until every region has evaluated the tick of now and the keeper has delivered what it owes (bounded). */
 async function waitForStatusReport(tick: number): Promise<void> {

@@ -140,6 +140,59 @@ export function prefillChart(points: Array<{ series: string; prompt_tokens: numb
   }), 'Server time against prompt size, with each series\' fitted prefill line');
 }
 
+/** One point of a concurrency chart: a series (region or target) at one level. */
+export interface LevelPoint {
+  series: string;
+  level: number;
+  ttft_p50: number | null;
+  ttft_p95: number | null;
+  decode_tps_p50: number | null;
+  decode_tps_min: number | null;
+}
+
+/** The levels on a log-2 axis, each a tick. */
+function levelAxis(levels: number[]): Plot.ScaleOptions {
+  return { label: 'simultaneous streams →', type: 'log', base: 2, ticks: levels as never, tickFormat: (d: number) => String(d), grid: true };
+}
+
+/** TTFT p50 (solid, dots) and p95 (dashed) by concurrency level, per series. */
+export function concurrencyTtftChart(points: LevelPoint[], colors?: SeriesColors): string {
+  const series = ordered(points.map((p) => p.series), colors);
+  const levels = [...new Set(points.map((p) => p.level))].sort((a, b) => a - b);
+  const p50 = points.filter((p) => p.ttft_p50 !== null);
+  const p95 = points.filter((p) => p.ttft_p95 !== null);
+  return renderPlot(() => ({
+    height: 240,
+    x: levelAxis(levels),
+    y: { label: `↑ TTFT (${MS})`, grid: true, zero: true },
+    color: colorScale(series, colors),
+    marks: [
+      Plot.line(p50, { x: 'level', y: 'ttft_p50', stroke: 'series', strokeWidth: 2 }),
+      Plot.dot(p50, { x: 'level', y: 'ttft_p50', fill: 'series', r: 3 }),
+      Plot.line(p95, { x: 'level', y: 'ttft_p95', stroke: 'series', strokeDasharray: '4,3', strokeOpacity: 0.8 }),
+    ],
+  }), 'Median (solid) and 95th percentile (dashed) time to first token by number of simultaneous streams');
+}
+
+/** Decode speed each stream saw by concurrency level: the median (solid) and the slowest stream (dotted). */
+export function concurrencyDecodeChart(points: LevelPoint[], colors?: SeriesColors): string {
+  const series = ordered(points.map((p) => p.series), colors);
+  const levels = [...new Set(points.map((p) => p.level))].sort((a, b) => a - b);
+  const med = points.filter((p) => p.decode_tps_p50 !== null);
+  const min = points.filter((p) => p.decode_tps_min !== null);
+  return renderPlot(() => ({
+    height: 240,
+    x: levelAxis(levels),
+    y: { label: '↑ decode speed per stream (tokens/s)', grid: true, zero: true },
+    color: colorScale(series, colors),
+    marks: [
+      Plot.line(med, { x: 'level', y: 'decode_tps_p50', stroke: 'series', strokeWidth: 2 }),
+      Plot.dot(med, { x: 'level', y: 'decode_tps_p50', fill: 'series', r: 3 }),
+      Plot.line(min, { x: 'level', y: 'decode_tps_min', stroke: 'series', strokeDasharray: '1,3', strokeOpacity: 0.9 }),
+    ],
+  }), 'Decode speed per stream by number of simultaneous streams: median (solid) and slowest stream (dotted)');
+}
+
 /** Failed samples per error class over time (stacked bars). */
 export function errorsOverTimeChart(rows: Array<{ t: number; error: string; count: number }>, bucketMs: number, window?: { from: number; to: number }): string {
   const classes = [...new Set(rows.map((r) => r.error))].sort();

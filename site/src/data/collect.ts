@@ -5,12 +5,13 @@
  * inter-token latency and the split's residual. Every request's D1 rows read are counted.
  */
 import { ROWS_READ_HEADER } from '../../../shared/constants.ts';
+import { SITE_BURST_RUNS } from '../../../shared/config/capacity.ts';
 import { DAY_MS, HOUR_MS, dayOf, hourOf, mergeByGroup, rollupFromJson, type Rollup, type RollupJson } from '../../../shared/rollup.ts';
 import { mergeGroups, rollupPercentileGroups, type RollupGroupColumn } from '../../../shared/rollup-percentiles.ts';
 import { HISTOGRAM_RELATIVE_ERROR, quantile } from '../../../shared/stats/exp-histogram.ts';
 import {
   DEFAULT_WINDOW, SITE_METRICS, SITE_SAMPLE_FIELDS, WINDOWS, type HistoryPoint, type PercentileGroup, type PromptVariant, type Region, type SiteData,
-  type SiteIncident, type SiteMetric, type SiteSample, type StatusDoc, type Target, type WindowView,
+  type SiteBursts, type SiteIncident, type SiteMetric, type SiteSample, type StatusDoc, type Target, type WindowView,
 } from './types.ts';
 
 /** The longest view, in days: how far back the daily rows are read. */
@@ -142,6 +143,7 @@ export async function collectSiteData(apiBase: string, now = Date.now(), fetchIm
   } while (cursor !== null && samples.length < MAX_SAMPLES);
 
   const status = await get<StatusDoc>('status', `${base}/status`);
+  const bursts = await get<SiteBursts>('bursts', `${base}/bursts?runs=${SITE_BURST_RUNS}`);
   const { incidents } = await get<{ incidents: SiteIncident[] }>('incidents', `${base}/incidents?from=${today - LONGEST_WINDOW_DAYS * DAY_MS}&to=${now}&limit=200&points=true`);
 
   countSlice(regions, targets, samples);
@@ -171,6 +173,7 @@ export async function collectSiteData(apiBase: string, now = Date.now(), fetchIm
     samples,
     status,
     incidents,
+    bursts: { schedule: bursts.schedule, levels: bursts.levels, runs: bursts.runs, reports: bursts.reports },
     api_requests: requests,
     d1_rows_read: rowsRead,
     d1_rows_read_total: Object.values(rowsRead).reduce((n, x) => n + x, 0),

@@ -44,6 +44,7 @@ export function emptySiteData(config: ObservatoryConfig, now = Date.now()): Site
     samples: [],
     status: null,
     incidents: [],
+    bursts: null,
     api_requests: {},
     d1_rows_read: {},
     d1_rows_read_total: 0,

@@ -153,6 +153,17 @@ export interface SiteIncident {
   points: Array<{ t: number; region: string; ttft_ms: number | null; error: boolean; baseline: number | null; threshold: number | null }>;
 }
 
+/** One level of a region × target's concurrency probes (GET /api/v1/bursts, shared/bursts/level-report.ts). */
+export type BurstLevel = import('../../../shared/bursts/level-report.ts').LevelReport;
+
+export interface SiteBursts {
+  schedule: string | null;
+  levels: number[];
+  /** The runs the reports cover (ISO times). */
+  runs: string[];
+  reports: Array<{ region: string; target: string; prompt_variant: string; levels: BurstLevel[] }>;
+}
+
 export interface SiteData {
   generated_at: string;
   /** Where the data came from: the API's base URL, or the export file it was read from. */
@@ -183,6 +194,8 @@ export interface SiteData {
   status: StatusDoc | null;
   /** Incidents opened in the longest view's window (or still open), newest first. */
   incidents: SiteIncident[];
+  /** The concurrency probes' newest runs (null when the API had none to give). */
+  bursts: SiteBursts | null;
   /** The API requests behind each part, so a reader (or a test) can check the numbers. */
   api_requests: Record<string, string>;
   /** D1 rows each request read (the API's x-d1-rows-read header), and their sum: what one build costs. */
