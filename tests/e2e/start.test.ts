@@ -120,6 +120,25 @@ describe('npm start', () => {
     expect((history.match(/<article class="incident"/g) ?? []).length).toBeGreaterThanOrEqual(pairs.length);
   });
 
+  it('runs one concurrency run and shows its curve: the batching model slower per request as streams rise', async () => {
+    expect(output).toMatch(/a concurrency run: each region starts 1, 4, 8, 16 simultaneous streams/);
+    type Level = { level: number; streams: number; ok: number; server_growth_ms: number | null; decode_tps_p50: number | null };
+    const { reports } = (await (await fetch(`http://127.0.0.1:${ports.api}/api/v1/bursts?runs=1`)).json()) as { reports: Array<{ region: string; target: string; levels: Level[] }> };
+    const opted = config.targets.filter((t) => t.bursts).map((t) => t.id);
+    expect(new Set(reports.map((r) => r.target))).toEqual(new Set(opted));
+    for (const r of reports.filter((x) => x.target === 'reference-batching')) {
+      expect(r.levels.map((l) => [l.level, l.streams])).toEqual(config.bursts!.levels!.map((l) => [l, l]));
+      const [one, , , sixteen] = r.levels;
+      // The model: 25 ms more queue per other request in flight, so about 7.5 × 25 ms at 16 for the median stream;
+      // decode 4 % slower per other request. Bounds a wrong baseline or pooled replicas break, a busy machine does not.
+      expect(sixteen.server_growth_ms!, r.region).toBeGreaterThan(80);
+      expect(sixteen.decode_tps_p50!, r.region).toBeLessThan(one.decode_tps_p50!);
+    }
+    const html = await (await fetch(`${siteUrl}targets/reference-batching/`)).text();
+    expect(html).toContain('id="concurrency-ttft"');
+    expect(html).toContain('Under concurrent load: decode speed per stream');
+  });
+
   it('passes every deploy step that needs no account (npm run deploy -- --dry-run)', async () => {
     const dry = spawn(process.execPath, ['scripts/deploy.ts', '--dry-run', '--api', `http://127.0.0.1:${ports.api}`], { stdio: ['ignore', 'pipe', 'pipe'] });
     let log = '';

@@ -41,6 +41,19 @@ async function waitForSamples(api: string, expected: number): Promise<void> {
   throw new Error(`fewer than ${expected} samples after 120 s`);
 }
 
+/** Until every opted-in region × target has reported every level of its run (or stopped at a rate limit), bounded at 180 s. */
+async function waitForBursts(api: string): Promise<void> {
+  const pairs = config.regions.length * config.targets.filter((t) => t.bursts).length;
+  const levels = config.bursts?.levels?.length ?? 0;
+  type Report = { levels: Array<{ rate_limited: number }> };
+  for (let i = 0; i < 180; i++) {
+    const { reports } = (await (await fetch(`${api}/api/v1/bursts?runs=1`)).json()) as { reports: Report[] };
+    if (reports.length >= pairs && reports.every((r) => r.levels.length === levels || r.levels.some((l) => l.rate_limited > 0))) return;
+    await new Promise((r) => setTimeout(r, 1_000));
+  }
+  throw new Error('the concurrency run did not finish in 180 s');
+}
+
 beforeAll(async () => {
   const now = Date.now();
   const grid = Math.floor(now / TICK_MS) * TICK_MS;
@@ -54,6 +67,9 @@ beforeAll(async () => {
   expect(await waitForStatus(local.apiUrl, grid)).toBe(true);
   // The pages' windows are merged from rollups: wait for the backfilled hours' rows.
   await waitForRollups(local.apiUrl, Array.from({ length: BACKFILL_TICKS }, (_, k) => now - (k + 1) * 3_600_000), probesPerTick(config));
+  // One concurrency run, for the concurrency charts.
+  expect((await fetch(`${local.apiUrl}/api/v1/bursts`, { method: 'POST', headers: admin })).status).toBe(202);
+  await waitForBursts(local.apiUrl);
   await buildSite(join(work, 'dist'), { apiUrl: local.apiUrl });
   site = await serveStatic(join(work, 'dist'));
   data = JSON.parse(readFileSync(join(work, 'dist/data/site-data.json'), 'utf8'));
@@ -256,6 +272,23 @@ describe('the built site in Chromium', () => {
     expect(await o.locator('#overview-chart th').allTextContents()).toContain('residual p50 ms (recent)');
     await o.close();
     void first;
+  });
+
+  it('shows the concurrency curve of the targets that opted in, and says why the others have none', async () => {
+    const opted = config.targets.find((t) => t.bursts)!;
+    const other = config.targets.find((t) => !t.bursts)!;
+    const page = await open(`/targets/${opted.id}/`);
+    const ttft = page.locator('#concurrency-ttft');
+    expect(await ttft.locator('.plot-wide svg[role="img"]').count()).toBe(1);
+    // A row per region × level, each level's streams all measured (a rate limit would show in its column).
+    const rows = await ttft.locator('tbody tr').allTextContents();
+    expect(rows).toHaveLength(config.regions.length * config.bursts!.levels!.length);
+    expect(rows[0]).toMatch(new RegExp(`^${config.regions[0].code} × 1`));
+    expect(await page.locator('#concurrency-decode .plot-wide svg[role="img"]').count()).toBe(1);
+    await page.close();
+    const none = await open(`/targets/${other.id}/`);
+    expect(await none.locator('#concurrency-ttft .shapeless').textContent()).toContain('takes no part in the concurrency probes');
+    await none.close();
   });
 
   it('keeps chart text at reading size on a phone, and says when a table scrolls sideways', async () => {
