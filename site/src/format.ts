@@ -38,9 +38,17 @@ export function when(iso: string | null | undefined): string {
 }
 
 /** "123 [110–140]": a percentile with its 95 % interval, or without when the sample is too small. */
-export function withCi(value: number | null, low: number | null, high: number | null): string {
+export function withCi(value: number | null, low: number | null, high: number | null, format: (v: number | null) => string = ms): string {
   if (value === null) return '–';
-  return low === null || high === null ? ms(value) : `${ms(value)} [${ms(low)}–${ms(high)}]`;
+  return low === null || high === null ? format(value) : `${format(value)} [${format(low)}–${format(high)}]`;
+}
+
+/** One decimal more than the rule, for a figure whose interval is narrower than a whole unit (80.0 [79.8–80.3]). */
+export function precise(v: number | null | undefined): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return '–';
+  if (Math.abs(v) < 10) return fmt(v);
+  const [whole, tenth] = Math.abs(v).toFixed(1).split('.');
+  return `${v < 0 ? '−' : ''}${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${tenth}`;
 }
 
 /** A tail percentile's note when its sample is too small for a 95 % interval (its cell is shown muted). */

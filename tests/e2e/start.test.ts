@@ -23,12 +23,12 @@ beforeAll(async () => {
   start = spawn(process.execPath, ['scripts/start.ts', '--port', String(ports.api), '--reference-port', String(ports.reference), '--site-port', String(ports.site), '--backfill', '2', '--history-days', '2', '--persist-to', work], { stdio: ['ignore', 'pipe', 'pipe'] });
   start.stdout!.on('data', (d) => (output += d));
   start.stderr!.on('data', (d) => (output += d));
-  for (let i = 0; i < 480 && !output.includes('Ctrl-C stops everything'); i++) {
+  for (let i = 0; i < 1_200 && !output.includes('Ctrl-C stops everything'); i++) {
     if (start.exitCode !== null) throw new Error(`npm start exited early:\n${output}`);
     await new Promise((r) => setTimeout(r, 500));
   }
   siteUrl = /report site:\s+(\S+)/.exec(output)?.[1] ?? '';
-}, 300_000);
+}, 660_000);
 
 afterAll(async () => {
   if (start.exitCode === null) start.kill('SIGKILL');

@@ -6,7 +6,7 @@ import { scopedTo, variantPath } from '../../site/src/data/variants.ts';
 import { regionColors, targetColor, targetColors } from '../../site/src/data/identity.ts';
 import { colorScale, ordered, tick } from '../../site/src/charts/render.ts';
 import { logTicks } from '../../site/src/charts/charts.ts';
-import { fmt, ms, rate, signed } from '../../site/src/format.ts';
+import { fmt, ms, precise, rate, signed } from '../../site/src/format.ts';
 import { errorsOverTime, itlGaps, prefillFits, splitBySeries, tokensPerChunk, ttftOverTime } from '../../site/src/data/series.ts';
 import type { PercentileGroup, SiteData, SiteSample, WindowView } from '../../site/src/data/types.ts';
 import { windowViews } from '../../site/src/data/collect.ts';
@@ -223,6 +223,8 @@ describe('one visual language', () => {
     expect([0, 0.256, 4.04, 9.96, 60, 121.4, 1234.5, 123456, -1, -0.004].map(fmt)).toEqual(['0', '0.26', '4.0', '10', '60', '121', '1,235', '123,456', '−1.0', '0']);
     expect([ms(null), ms(undefined), ms(Number.NaN), rate(0.095), rate(0), signed(2500), signed(-1)]).toEqual(['–', '–', '–', '9.5 %', '0 %', '+2,500', '−1.0']);
     expect([1, 10, 1000, 0.5, 2.5].map(tick)).toEqual(['1', '10', '1,000', '0.50', '2.5']);
+    // One decimal more where an interval is narrower than a unit (a prefill rate: 80.0 [79.8–80.3]).
+    expect([80, 79.96, 79.84, 1234.56, -12.34, 5.55].map(precise)).toEqual(['80.0', '80.0', '79.8', '1,234.6', '−12.3', '5.5']);
   });
   it('chooses log ticks that do not crowd', () => {
     expect(logTicks(1, 2000, 7)).toEqual([1, 10, 100, 1000]);
