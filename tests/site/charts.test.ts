@@ -3,7 +3,7 @@
  * pinned to UTC by the project). A change to a chart shows up here as a diff to look at.
  */
 import { describe, expect, it } from 'vitest';
-import { errorsOverTimeChart, expectedTotalChart, histogramChart, overviewSplitChart, runOf, splitParts, prefillChart, ttftEcdfChart, ttftOverTimeChart, ttftSplitChart } from '../../site/src/charts/charts.ts';
+import { errorsOverTimeChart, expectedTotalChart, histogramChart, overviewSplitChart, runOf, concurrencyTtftChart, concurrencyDecodeChart, splitParts, prefillChart, ttftEcdfChart, ttftOverTimeChart, ttftSplitChart } from '../../site/src/charts/charts.ts';
 
 const T0 = Date.UTC(2026, 0, 10);
 const SNAP = (name: string) => `./__snapshots__/${name}.svg.html`;
@@ -84,5 +84,14 @@ describe('charts', () => {
   it('expected total by length, with a flip', async () => {
     const lines = [1, 10, 100, 1000].flatMap((n) => [{ target: 'A', tokens: n, total_ms: 100 + (n - 1) * 10 }, { target: 'B', tokens: n, total_ms: 200 + (n - 1) * 5 }]);
     await expect(expectedTotalChart(lines, [{ tokens: 21, label: '21' }])).toMatchFileSnapshot(SNAP('expected-total'));
+  });
+
+  it('concurrency: TTFT and decode speed by level on a log-2 axis of the levels', async () => {
+    const points = [1, 4, 8, 16].flatMap((level, i) => [{ series: 'weur', level, ttft_p50: 100 + 20 * i, ttft_p95: 120 + 40 * i, decode_tps_p50: 150 - 5 * i, decode_tps_min: 140 - 10 * i }]);
+    const ttft = concurrencyTtftChart(points);
+    for (const l of ['1', '4', '8', '16']) expect(ttft).toContain(`>${l}<`);
+    expect(ttft).toContain('simultaneous streams');
+    await expect(ttft).toMatchFileSnapshot(SNAP('concurrency-ttft'));
+    expect(concurrencyDecodeChart(points)).toContain('decode speed per stream');
   });
 });

@@ -155,42 +155,36 @@ function levelAxis(levels: number[]): Plot.ScaleOptions {
   return { label: 'simultaneous streams →', type: 'log', base: 2, ticks: levels as never, tickFormat: (d: number) => String(d), grid: true };
 }
 
-/** TTFT p50 (solid, dots) and p95 (dashed) by concurrency level, per series. */
-export function concurrencyTtftChart(points: LevelPoint[], colors?: SeriesColors): string {
+/**
+ * One figure by concurrency level, per series: a main line with dots (`main`) and a second, thinner one
+ * (`second`, dashed or dotted), on a log-2 axis of the levels.
+ */
+function levelChart(points: LevelPoint[], main: keyof LevelPoint, second: keyof LevelPoint, dash: string, yLabel: string, label: string, colors?: SeriesColors): string {
   const series = ordered(points.map((p) => p.series), colors);
   const levels = [...new Set(points.map((p) => p.level))].sort((a, b) => a - b);
-  const p50 = points.filter((p) => p.ttft_p50 !== null);
-  const p95 = points.filter((p) => p.ttft_p95 !== null);
+  const first = points.filter((p) => p[main] !== null);
+  const other = points.filter((p) => p[second] !== null);
   return renderPlot(() => ({
     height: 240,
     x: levelAxis(levels),
-    y: { label: `↑ TTFT (${MS})`, grid: true, zero: true },
+    y: { label: yLabel, grid: true, zero: true },
     color: colorScale(series, colors),
     marks: [
-      Plot.line(p50, { x: 'level', y: 'ttft_p50', stroke: 'series', strokeWidth: 2 }),
-      Plot.dot(p50, { x: 'level', y: 'ttft_p50', fill: 'series', r: 3 }),
-      Plot.line(p95, { x: 'level', y: 'ttft_p95', stroke: 'series', strokeDasharray: '4,3', strokeOpacity: 0.8 }),
+      Plot.line(first, { x: 'level', y: main, stroke: 'series', strokeWidth: 2 }),
+      Plot.dot(first, { x: 'level', y: main, fill: 'series', r: 3 }),
+      Plot.line(other, { x: 'level', y: second, stroke: 'series', strokeDasharray: dash, strokeOpacity: 0.85 }),
     ],
-  }), 'Median (solid) and 95th percentile (dashed) time to first token by number of simultaneous streams');
+  }), label);
+}
+
+/** TTFT p50 (solid, dots) and p95 (dashed) by concurrency level, per series. */
+export function concurrencyTtftChart(points: LevelPoint[], colors?: SeriesColors): string {
+  return levelChart(points, 'ttft_p50', 'ttft_p95', '4,3', `↑ TTFT (${MS})`, 'Median (solid) and 95th percentile (dashed) time to first token by number of simultaneous streams', colors);
 }
 
 /** Decode speed each stream saw by concurrency level: the median (solid) and the slowest stream (dotted). */
 export function concurrencyDecodeChart(points: LevelPoint[], colors?: SeriesColors): string {
-  const series = ordered(points.map((p) => p.series), colors);
-  const levels = [...new Set(points.map((p) => p.level))].sort((a, b) => a - b);
-  const med = points.filter((p) => p.decode_tps_p50 !== null);
-  const min = points.filter((p) => p.decode_tps_min !== null);
-  return renderPlot(() => ({
-    height: 240,
-    x: levelAxis(levels),
-    y: { label: '↑ decode speed per stream (tokens/s)', grid: true, zero: true },
-    color: colorScale(series, colors),
-    marks: [
-      Plot.line(med, { x: 'level', y: 'decode_tps_p50', stroke: 'series', strokeWidth: 2 }),
-      Plot.dot(med, { x: 'level', y: 'decode_tps_p50', fill: 'series', r: 3 }),
-      Plot.line(min, { x: 'level', y: 'decode_tps_min', stroke: 'series', strokeDasharray: '1,3', strokeOpacity: 0.9 }),
-    ],
-  }), 'Decode speed per stream by number of simultaneous streams: median (solid) and slowest stream (dotted)');
+  return levelChart(points, 'decode_tps_p50', 'decode_tps_min', '1,3', '↑ decode speed per stream (tokens/s)', 'Decode speed per stream by number of simultaneous streams: median (solid) and slowest stream (dotted)', colors);
 }
 
 /** Failed samples per error class over time (stacked bars). */
