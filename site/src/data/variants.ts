@@ -30,3 +30,8 @@ export function otherVariants(data: SiteData): PromptVariant[] {
 export function variantWords(v: PromptVariant): string {
   return `${v.prompt_tokens.toLocaleString('en-US')} tokens in, up to ${v.max_tokens.toLocaleString('en-US')} out`;
 }
+
+/** "Code completion" from "Code completion: 1,000 tokens of context, 24 out": a selector's short name (the label before its colon). */
+export function shortName(v: PromptVariant): string {
+  return v.label.split(':')[0].trim() || v.id;
+}
