@@ -16,8 +16,9 @@ export const config: ObservatoryConfig = {
     { code: 'apac', label: 'Asia-Pacific', locationHint: 'apac' },
   ],
   targets: [
-    // Both take part in the concurrency probes; the chat model's replicas accept 4 concurrent requests, then answer 429.
-    { id: 'ref-chat', label: 'Reference chat', provider: 'Reference', api: 'openai-chat', url: '{REFERENCE_URL}/v1/chat/completions', model: 'ref-fast-small', apiKeySecret: 'REFERENCE_KEY', headers: { 'x-ref-params': `${QUICK}, max_concurrent=4` }, reference: true, bursts: true },
+    // Both take part in the concurrency probes; the chat model's replicas accept 4 concurrent requests, then answer 429
+    // (its streams last 200 ms, so a level's streams overlap even when a busy machine spreads their starts).
+    { id: 'ref-chat', label: 'Reference chat', provider: 'Reference', api: 'openai-chat', url: '{REFERENCE_URL}/v1/chat/completions', model: 'ref-fast-small', apiKeySecret: 'REFERENCE_KEY', headers: { 'x-ref-params': `${QUICK}, decode_ms_per_token=40, max_concurrent=4` }, reference: true, bursts: true },
     { id: 'ref-messages', label: 'Reference messages', provider: 'Reference', api: 'anthropic-messages', url: '{REFERENCE_URL}/v1/messages', model: 'ref-slow-large', apiKeySecret: 'REFERENCE_KEY', headers: { 'x-ref-params': QUICK }, reference: true, bursts: true },
     { id: 'ref-broken', label: 'Always failing', provider: 'Reference', api: 'openai-chat', url: '{REFERENCE_URL}/v1/chat/completions', model: 'ref-fast-small', apiKeySecret: 'REFERENCE_KEY', headers: { 'x-ref-fault': 'http-500' }, reference: true },
     { id: 'ref-no-key', label: 'Missing secret', provider: 'Reference', api: 'openai-chat', url: '{REFERENCE_URL}/v1/chat/completions', model: 'ref-fast-small', apiKeySecret: 'ABSENT_KEY', regions: ['weur'] },
