@@ -129,10 +129,13 @@ describe('npm start', () => {
     for (const r of reports.filter((x) => x.target === 'reference-batching')) {
       expect(r.levels.map((l) => [l.level, l.streams])).toEqual(config.bursts!.levels!.map((l) => [l, l]));
       const [one, , , sixteen] = r.levels;
-      // The model: 25 ms more queue per other request in flight, so about 7.5 × 25 ms at 16 for the median stream;
-      // decode 4 % slower per other request. Bounds a wrong baseline or pooled replicas break, a busy machine does not.
+      // The model: 25 ms more queue per other request in flight, so about 7.5 × 25 ms at 16 for the median stream
+      // (measured 151–206 ms). A bound that a wrong baseline or pooled replicas break, a busy machine does not. (The
+      // decode slowdown, 4 % per other request, is checked against the model on a quiet loopback in
+      // tests/reference/queueing.timing.test.ts: here level 1 is one stream, whose speed a busy machine moves more.)
       expect(sixteen.server_growth_ms!, r.region).toBeGreaterThan(80);
-      expect(sixteen.decode_tps_p50!, r.region).toBeLessThan(one.decode_tps_p50!);
+      expect(one.server_growth_ms).toBe(0);
+      for (const l of r.levels) expect(l.decode_tps_p50!, `${r.region} × ${l.level}`).toBeGreaterThan(0);
     }
     const html = await (await fetch(`${siteUrl}targets/reference-batching/`)).text();
     expect(html).toContain('id="concurrency-ttft"');
