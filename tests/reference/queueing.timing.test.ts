@@ -34,9 +34,13 @@ describe('queueing on the reference batching model', () => {
       const grew = m.server - base.server;
       const factor = m.tpot / base.tpot;
       console.log(`level ${L}: server time +${grew.toFixed(1)} ms (model +${want.addedQueueMs.toFixed(1)}), TPOT ×${factor.toFixed(3)} (model ×${want.decodeFactor.toFixed(3)})`);
-      // Stated tolerance: 20 ms + 20 % on the added queue, 10 % on the decode factor (timers and loopback add a little to each).
-      expect(Math.abs(grew - want.addedQueueMs)).toBeLessThanOrEqual(20 + 0.2 * want.addedQueueMs);
-      expect(Math.abs(factor - want.decodeFactor) / want.decodeFactor).toBeLessThanOrEqual(0.1);
+      // Stated tolerance, wide enough for a busy machine (whose timers fire late) and narrow enough for a wrong model:
+      // the added queue between half the model's and 1.5 × it + 50 ms (no queue, or q·(L−1) for the median, falls
+      // outside at 16), the decode factor within 15 % (no batch slowdown is 23 % off at 16). Quiet, the measured
+      // curve lies within 10 ms + 10 % and 2 % (README).
+      expect(grew, `level ${L}`).toBeGreaterThanOrEqual(0.5 * want.addedQueueMs);
+      expect(grew, `level ${L}`).toBeLessThanOrEqual(1.5 * want.addedQueueMs + 50);
+      expect(Math.abs(factor - want.decodeFactor) / want.decodeFactor, `level ${L}`).toBeLessThanOrEqual(0.15);
     }
   });
 });
