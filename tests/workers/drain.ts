@@ -1,12 +1,12 @@
 import { runDurableObjectAlarm } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 
-/** Runs (or waits for) a region object's alarms until `done` says so, bounded at 50 alarms. */
+/** Runs (or waits for, when one is already running) a region object's alarms until `done` says so, bounded at 20 s. */
 export async function alarmsUntil(region: string, done: () => Promise<boolean>): Promise<void> {
   const stub = env.REGION_PROBER.getByName(region);
-  for (let i = 0; i < 50 && !(await done()); i++) {
+  for (let i = 0; i < 400 && !(await done()); i++) {
     await runDurableObjectAlarm(stub);
-    await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 50));
   }
 }
 
