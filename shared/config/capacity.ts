@@ -7,6 +7,7 @@ import type { ObservatoryConfig } from './types.ts';
 import { lookbackMs, resolveStatusRules } from '../status/rules.ts';
 import { BASELINE_DAYS, TRAILING_HOURS } from '../status/baseline.ts';
 import { burstLevels, burstRunsPerDay, burstStreamsPerRun } from './bursts.ts';
+import { STREAMS_PER_RUNNER } from '../bursts/level-report.ts';
 
 export interface PlanLimits {
   /** Free: daily quotas are hard limits (operations fail past them). Paid: they are what is included before usage pricing. */
@@ -107,7 +108,7 @@ export function burstCosts(config: ObservatoryConfig) {
   const pairs = b ? config.regions.reduce((n, r) => n + config.targets.filter((t) => t.bursts && (!t.regions || t.regions.includes(r.code))).length, 0) : 0;
   const runs = b ? burstRunsPerDay(b) : 0;
   const streams = b ? burstStreamsPerRun(b) : 0;
-  const runners = b ? burstLevels(b).reduce((n, l) => n + Math.ceil(l / STREAMS_PER_RUNNER_FOR_COST), 0) : 0;
+  const runners = b ? burstLevels(b).reduce((n, l) => n + Math.ceil(l / STREAMS_PER_RUNNER), 0) : 0;
   return {
     streamsPerDay: pairs * runs * streams,
     d1RowsWrittenPerDay: pairs * runs * streams * D1_ROWS_WRITTEN_PER_SAMPLE,
@@ -117,9 +118,6 @@ export function burstCosts(config: ObservatoryConfig) {
     siteBuildRowsRead: SITE_BURST_RUNS * pairs * streams,
   };
 }
-
-/** Streams one runner object starts (shared/bursts/level-report.ts STREAMS_PER_RUNNER). */
-const STREAMS_PER_RUNNER_FOR_COST = 4;
 
 export interface Capacity {
   tickMinutes: number;
