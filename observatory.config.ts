@@ -54,7 +54,8 @@ export const config: ObservatoryConfig = {
   // bill every stream: npm run capacity counts them.
   bursts: { schedule: '2 * * * *', levels: [1, 4, 8, 16] },
   timeouts: { headersMs: 30_000, firstTokenMs: 60_000, idleMs: 20_000, totalMs: 120_000 },
-  concurrency: 1,
+  // Probes a region runs at once, never two of one target (a Worker keeps at most 6 connections waiting for headers).
+  concurrency: 3,
   rttProbes: 2,
   // Raw samples for 14 days (exact percentiles, timelines); hourly rollups for 400 (long windows, at constant cost).
   retentionDays: 14,

@@ -88,6 +88,9 @@ export default defineConfig({
         test: {
           name: 'workers',
           include: ['tests/workers/**/*.test.ts'],
+          // One file at a time: the files share one reference endpoint, whose replicas (per model and region) queue
+          // and rate-limit concurrent requests; another file's probes in the same region would change what a burst meets.
+          fileParallelism: false,
           setupFiles: ['tests/workers/apply-migrations.ts', 'tests/workers/console-errors.ts'],
           globalSetup: ['tests/helpers/workers-reference-setup.ts'],
           testTimeout: 60_000,

@@ -93,6 +93,16 @@ const MINUTES_PER_DAY = 1_440;
 export const MS_PER_MINUTE = 60_000;
 export const MS_PER_DAY = 86_400_000;
 
+/**
+ * Probes one alarm of a regional object runs at most: `concurrency` at a time, a lane taking the next
+ * job as its probe ends, up to twice `concurrency` in all, and never more than the plan's subrequest
+ * budget allows (each probe: its stream and its round-trip requests, plus two for the object's own).
+ */
+export function probesPerAlarm(config: Pick<ObservatoryConfig, 'plan' | 'concurrency' | 'rttProbes'>): number {
+  const limit = PLAN_LIMITS[config.plan].subrequestsPerInvocation;
+  return Math.max(1, Math.min(2 * config.concurrency, Math.floor((limit - 2) / (1 + config.rttProbes))));
+}
+
 /** Runs the site build reads of the concurrency probes (GET /api/v1/bursts?runs=6). */
 export const SITE_BURST_RUNS = 6;
 
@@ -204,8 +214,11 @@ export function capacity(config: ObservatoryConfig): Capacity {
   const doRowsWrittenPerDay = burstCosts(config).doRowsWrittenPerDay + probesPerDay * DO_ROWS_WRITTEN_PER_PROBE + config.regions.length * (HOURS_PER_DAY * DO_ROWS_WRITTEN_PER_REGION_HOUR + DO_ROWS_WRITTEN_PER_REGION_DAY)
     + regionTicksPerDay * DO_ROWS_WRITTEN_PER_REGION_TICK_STATUS + probesPerDay * KEEPER_ROWS_WRITTEN_PER_PAIR + targetVariants * ticksPerDay * KEEPER_ROWS_WRITTEN_PER_TARGET_TICK;
   const bursts = burstCosts(config);
-  // One alarm invocation per probe, plus per region and tick one RPC from the scheduler and one report to the status keeper.
-  const doRequestsPerDay = probesPerDay + 2 * regionTicksPerDay + bursts.doRequestsPerDay;
+  // Per region and tick: an alarm per probesPerAlarm probes (the last one also rolls up and evaluates), one RPC from the
+  // scheduler and one report to the status keeper.
+  const perAlarm = probesPerAlarm(config);
+  const alarmsPerDay = ticksPerDay * Object.values(probesPerRegionTick).reduce((n, p) => n + Math.max(1, Math.ceil(p / perAlarm)), 0);
+  const doRequestsPerDay = alarmsPerDay + 2 * regionTicksPerDay + bursts.doRequestsPerDay;
   const doGbSecondsPerDay = probesPerDay * config.probeSecondsEstimate * DO_GB + bursts.doGbSecondsPerDay;
   const busiest = Math.max(0, ...Object.values(probesPerRegionTick));
   const tickSeconds = (busiest * config.probeSecondsEstimate) / config.concurrency;
@@ -234,7 +247,7 @@ export function capacity(config: ObservatoryConfig): Capacity {
     doRowsWrittenPerDay,
     doRequestsPerDay,
     doGbSecondsPerDay,
-    subrequestsPerProbeInvocation: config.concurrency * (1 + config.rttProbes) + 2,
+    subrequestsPerProbeInvocation: probesPerAlarm(config) * (1 + config.rttProbes) + 2,
     bursts,
     spread,
     bindingLimit: spread > 1 ? ratios[0][0] : null,

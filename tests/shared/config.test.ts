@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { unstable_readConfig } from 'wrangler';
 import { config } from '../../observatory.config.ts';
 import { ConfigError, validateConfig } from '../../shared/config/validate.ts';
-import { PLAN_LIMITS, capacity, freePlanGoal, maxProbesPerDay, probesPerTick, targetVariantPairs, tickMinutesOf, tickSlice } from '../../shared/config/capacity.ts';
+import { PLAN_LIMITS, capacity, freePlanGoal, maxProbesPerDay, probesPerAlarm, probesPerTick, targetVariantPairs, tickMinutesOf, tickSlice } from '../../shared/config/capacity.ts';
 import { parseTrace } from '../../workers/observatory/colo.ts';
 import { coloOutsideRegion } from '../../shared/config/colos.ts';
 import type { ObservatoryConfig, TargetConfig } from '../../shared/config/types.ts';
@@ -104,8 +104,11 @@ describe('capacity', () => {
     // Per probe its job (2) and its pair's state in the status keeper (1); per region hour and day the rollup marks;
     // per region tick its evaluation mark (3); per target and tick where its incident stepped (1).
     expect(c.doRowsWrittenPerDay).toBe(3 * 5 * 288 * 3 + 3 * (24 * 2 + 2) + 3 * 288 * 3 + 5 * 288);
-    // Per probe an alarm; per region and tick the scheduler's RPC and the report to the status keeper.
-    expect(c.doRequestsPerDay).toBe(3 * 5 * 288 + 2 * 3 * 288);
+    // Per region and tick: its 5 probes in one alarm (3 at a time, 6 an alarm at most) that also rolls up and
+    // evaluates, the scheduler's RPC and the report to the status keeper.
+    expect(probesPerAlarm(oneVariant)).toBe(6);
+    expect(c.doRequestsPerDay).toBe(3 * 288 + 2 * 3 * 288);
+    expect(c.subrequestsPerProbeInvocation).toBe(6 * (1 + 2) + 2);
     expect(c.spread).toBe(1);
     expect(c.bindingLimit).toBeNull();
   });

@@ -1,12 +1,13 @@
 /**
  * One regional Durable Object per configured region. A tick's jobs are queued in its own SQLite
- * storage; an alarm runs them one at a time (or `concurrency` at once), each alarm one small
- * invocation well inside the CPU and subrequest limits. Each sample goes straight to D1; when D1
+ * storage; an alarm runs a few of them (probesPerAlarm), `concurrency` at once and never two of one
+ * target at once, each alarm one small invocation well inside the CPU and subrequest limits. Each sample goes straight to D1; when D1
  * fails it waits in the object's outbox until a later alarm writes it, so nothing measured is lost.
  * Storage writes are a cost too: a probe normally costs two (its job queued, then removed).
  */
 import { DurableObject } from 'cloudflare:workers';
 import { findRegion, findTarget, findVariant, getConfig, workList, type Job } from './config.ts';
+import { probesPerAlarm } from '../../shared/config/capacity.ts';
 import { runTargetBurst } from './burst-run.ts';
 import { burstTargetsStored } from './db/bursts.ts';
 import { COLO_REFRESH_MS, fetchColo } from './colo.ts';
@@ -145,11 +146,7 @@ export class RegionProber extends DurableObject<Env> {
     const regionCode = this.getMeta('region');
     const region = regionCode ? findRegion(regionCode) : undefined;
     if (!region) return;
-    const claimed = this.claim(config.concurrency);
-    if (claimed.length > 0) {
-      const colo = await this.colo();
-      await Promise.all(claimed.map((job) => this.runOne(job, region, colo)));
-    }
+    await this.runProbes(region, config.concurrency, probesPerAlarm(config));
     if (this.count('jobs') > this.running.size) {
       await this.ctx.storage.setAlarm(Date.now());
       return;
@@ -271,15 +268,38 @@ export class RegionProber extends DurableObject<Env> {
     for (const hour of new Set(tickIds.map(hourOf))) this.ctx.storage.sql.exec('INSERT OR IGNORE INTO dirty_hours (hour) VALUES (?)', hour);
   }
 
-  /** Up to n queued jobs not already running here, oldest tick first. */
-  private claim(n: number): Job[] {
-    const rows = this.ctx.storage.sql.exec<Row>('SELECT tick_id, target, variant, backfill FROM jobs ORDER BY tick_id, target, variant LIMIT ?', n + this.running.size).toArray();
-    const jobs = rows
-      .map((r) => ({ tickId: Number(r.tick_id), target: String(r.target), variant: String(r.variant), backfill: r.backfill === 1 }))
-      .filter((j) => !this.running.has(keyOf(j)))
-      .slice(0, n);
-    for (const j of jobs) this.running.add(keyOf(j));
-    return jobs;
+  /**
+   * Runs up to `budget` queued probes, `lanes` at a time: each lane takes the oldest job whose target
+   * no other probe here is measuring (two probes of one target would queue behind each other at the
+   * vendor), and the next one as soon as its probe ends. Returns how many ran.
+   */
+  private async runProbes(region: RegionConfig, lanes: number, budget: number): Promise<number> {
+    let started = 0;
+    if (this.count('jobs') <= this.running.size) return 0;
+    const colo = await this.colo();
+    const lane = async (): Promise<void> => {
+      while (started < budget) {
+        const job = this.claimNext();
+        if (!job) return;
+        started++;
+        await this.runOne(job, region, colo);
+      }
+    };
+    await Promise.all(Array.from({ length: lanes }, lane));
+    return started;
+  }
+
+  /** The oldest queued job whose target is not being probed here now, or null. */
+  private claimNext(): Job | null {
+    const busy = [...new Set([...this.running].map((key) => key.split('|')[1]))];
+    const row = this.ctx.storage.sql.exec<Row>(
+      `SELECT tick_id, target, variant, backfill FROM jobs${busy.length ? ` WHERE target NOT IN (${busy.map(() => '?').join(', ')})` : ''} ORDER BY tick_id, target, variant LIMIT 1`,
+      ...busy,
+    ).toArray()[0];
+    if (!row) return null;
+    const job = { tickId: Number(row.tick_id), target: String(row.target), variant: String(row.variant), backfill: row.backfill === 1 };
+    this.running.add(keyOf(job));
+    return job;
   }
 
   private async runOne(job: Job, region: RegionConfig, colo: string | null): Promise<void> {
