@@ -1,10 +1,14 @@
 /** Builds the report site into a folder, from an API or an export file, as `npm run site:build` does. */
 import { spawn } from 'node:child_process';
+import type { PendingPart } from '../site/src/data/types.ts';
 
-export function buildSite(outDir: string, source: { apiUrl?: string; dataFile?: string }): Promise<string> {
+/** `pending`: what the demo is still measuring (site/src/data/pending.ts), shown on the pages instead of empty charts. */
+export function buildSite(outDir: string, source: { apiUrl?: string; dataFile?: string; pending?: PendingPart[] }): Promise<string> {
   const env: NodeJS.ProcessEnv = { ...process.env, SITE_OUT_DIR: outDir, ASTRO_TELEMETRY_DISABLED: '1' };
   if (source.apiUrl) env.SITE_API_URL = source.apiUrl;
   if (source.dataFile) env.SITE_DATA_FILE = source.dataFile;
+  if (source.pending?.length) env.SITE_PENDING = JSON.stringify(source.pending);
+  else delete env.SITE_PENDING;
   const astro = new URL('../node_modules/astro/bin/astro.mjs', import.meta.url).pathname;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [astro, 'build', '--root', 'site'], { env, stdio: ['ignore', 'pipe', 'pipe'] });

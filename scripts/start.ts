@@ -2,36 +2,46 @@
  * `npm start`: the whole observatory on this machine, on embedded defaults (no account, no key).
  * The reference endpoint and the probing Workers in workerd with a local D1; each region reaches the
  * reference through a delay proxy standing in for its distance (simulatedRttMs in the config), so the
- * split shows network time differing by region while server time does not. A short backfill of past
- * ticks (really measured now, flagged as backfill) fills the reports: first a baseline (recent
- * hours and days back, rolled up), then the last 45 minutes at the schedule's step, during which the
- * reference endpoint degrades the farthest region on schedule (slower, then failing), so the status
- * rules open an incident, escalate and resolve it, and its notifications reach a local sink that
- * prints them. Then one concurrency run (1, 4, 8, 16 simultaneous streams per opted-in target), and a
- * tick on the schedule. The site is built and served, and rebuilt after every
- * tick. Ctrl-C stops everything.
+ * split shows network time differing by region while server time does not.
+ *
+ * Serve first, then fill in. Past ticks are backfilled (really measured now, flagged as backfill), in
+ * phases, and the site is rebuilt as each lands:
+ * 1. the first report: the newest few backfill ticks of ended hours, rolled up, and the site served;
+ * 2. the backfill: the other recent ticks and a few days back for the long-window views;
+ * 3. the regional incident: the last 45 minutes at the schedule's step, during which the reference
+ *    endpoint degrades the farthest region on schedule (slower, then failing), so the status rules
+ *    open an incident, escalate and resolve it, and its notifications reach a local sink that prints
+ *    them; then the tick of now;
+ * 4. one concurrency run (1, 4, 8, 16 simultaneous streams per opted-in target).
+ * Until a part has landed the pages say what is being measured and when it should be ready. Then a
+ * tick on the schedule, and a rebuild after each. Ctrl-C stops everything.
  */
 import { parseArgs } from 'node:util';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { config } from '../observatory.config.ts';
 import { probesPerTick, tickMinutesOf } from '../shared/config/capacity.ts';
 import { startLocalObservatory, waitForRollups, waitForStatus } from './local-observatory.ts';
 import { startDelayProxy, type DelayProxy } from './delay-proxy.ts';
-import { serveStatic } from './static-server.ts';
+import { serveStatic, type StaticServer } from './static-server.ts';
 import { assertPortFree } from './processes.ts';
 import { intOption, usageError } from './options.ts';
 import { buildSite } from './site-build.ts';
 import { startNotifySink } from './notify-sink.ts';
-import { randomBytes } from 'node:crypto';
+import { Progress, duration } from './progress.ts';
+import type { PendingPart } from '../site/src/data/types.ts';
 
-const USAGE = 'usage: npm start -- [--port 8787] [--reference-port 8788] [--site-port 4321] [--backfill 12] [--history-days 90] [--persist-to .wrangler/demo]';
+const USAGE = 'usage: npm start -- [--port 8787] [--reference-port 8788] [--site-port 4321] [--backfill 8] [--history-days 90] [--persist-to .wrangler/demo]';
 const BACKFILL_SPACING_MS = 30 * 60_000;
-/** Days back of the older backfill ticks that fill the long-window views (those within --history-days). */
-const HISTORY_DAYS = [2, 4, 7, 12, 20, 35, 55, 85];
+/** The first report: this many of the newest backfill ticks (in ended hours), so every pair has a few samples. */
+const FIRST_TICKS = 3;
+/** Days back of the older backfill ticks that fill the long-window views (those within --history-days): two in each view. */
+const HISTORY_DAYS = [2, 5, 12, 22, 45, 80];
 const DAY_MS = 86_400_000;
-const SAMPLE_WAIT_MS = 10 * 60_000;
 const HOUR_MS = 3_600_000;
+/** Longest the demo waits for one phase's samples. */
+const SAMPLE_WAIT_MS = 10 * 60_000;
 /** The incident phase: this many ticks at the schedule's step, ending one step before now. */
 const INCIDENT_TICKS = 9;
 /** Of those, the ticks (0-based) at which the degraded region is slower, then failing. */
@@ -39,11 +49,14 @@ const SLOW_TICKS = [2, 4];
 const FAIL_TICKS = [4, 7];
 /** Server time the degraded region's probes get on top, while it is slower. */
 const SLOW_MS = 2_500;
-/** Longest the demo waits for its concurrency run. */
+/** Longest the demo waits for its concurrency run, and what it expects one to take before it has measured one. */
 const BURST_WAIT_MS = 180_000;
+const BURST_ESTIMATE_MS = 20_000;
 
+const progress = new Progress();
+const say = (line: string) => progress.say(`• ${line}`);
 function fail(message: string): never {
-  console.error(`start: ${message}`);
+  progress.say(`start: ${message}`);
   process.exit(2);
 }
 
@@ -57,11 +70,10 @@ const int = (name: string, value: string | undefined, fallback: number, min: num
 const apiPort = int('port', values.port, 8787, 1, 65535);
 const referencePort = int('reference-port', values['reference-port'], 8788, 1, 65535);
 const sitePort = int('site-port', values['site-port'], 4321, 1, 65535);
-const backfill = int('backfill', values.backfill, 12, 0, 200);
+const backfill = int('backfill', values.backfill, 8, 0, 200);
 const historyDays = int('history-days', values['history-days'], 90, 0, config.rollupRetentionDays);
 const persistTo = resolve(values['persist-to'] ?? '.wrangler/demo');
 const tickMs = (tickMinutesOf(config.schedule) ?? 5) * 60_000;
-const say = (line: string) => console.log(`• ${line}`);
 
 await assertPortFree(sitePort, '--site-port').catch((e) => fail(e.message));
 const proxies: DelayProxy[] = [];
@@ -72,7 +84,7 @@ const degraded = config.regions.at(-1)!.code;
 const at = (k: number) => new Date(incidentTicks[0] + k * tickMs).toISOString();
 const scheduledFaults = `region=${degraded}; from=${at(SLOW_TICKS[0])}; to=${at(SLOW_TICKS[1])}; slow_ms=${SLOW_MS}, region=${degraded}; from=${at(FAIL_TICKS[0])}; to=${at(FAIL_TICKS[1])}; fault=http-503`;
 const signingKey = randomBytes(16).toString('hex');
-const sink = await startNotifySink(signingKey, (line) => console.log(`  [sink] ${line}`));
+const sink = await startNotifySink(signingKey, (line) => progress.say(`  [sink] ${line}`));
 let local;
 try {
   local = await startLocalObservatory({
@@ -80,7 +92,7 @@ try {
     referencePort,
     persistTo,
     referenceBindings: { SCHEDULED_FAULTS: scheduledFaults },
-    log: (line) => { if (/error|✘/i.test(line)) console.log(`  [wrangler] ${line}`); },
+    log: (line) => { if (/error|✘/i.test(line)) progress.say(`  [wrangler] ${line}`); },
     progress: say,
     vars: async (referenceUrl) => {
       const urls: Record<string, string> = {};
@@ -99,61 +111,144 @@ try {
   await sink.close();
   fail((e as Error).message);
 }
+let timer: NodeJS.Timeout | undefined;
+let stopping = false;
+const stop = async () => {
+  if (stopping) return;
+  stopping = true;
+  clearTimeout(timer);
+  progress.say('');
+  console.log('stopping…');
+  await site?.close();
+  await local.stop();
+  for (const p of proxies) await p.close();
+  await sink.close();
+  process.exit(0);
+};
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);
+
 const api = local.apiUrl;
 const admin = { authorization: `Bearer ${local.adminToken}`, 'content-type': 'application/json' };
 const perTick = probesPerTick(config);
 
 async function sampleCount(): Promise<number> {
-  const health = await fetch(`${api}/api/v1/targets?window=${historyDays + 2}d`).then((r) => r.json() as Promise<{ targets: Array<{ samples: number }> }>);
-  return health.targets.reduce((n, t) => n + t.samples, 0);
+  const r = await fetch(`${api}/api/v1/targets?window=${historyDays + 2}d`);
+  if (!r.ok) throw new Error(`GET /api/v1/targets answered ${r.status}: ${(await r.text()).slice(0, 200)}`);
+  return ((await r.json()) as { targets: Array<{ samples: number }> }).targets.reduce((n, t) => n + t.samples, 0);
 }
 
-async function waitForSamples(expected: number): Promise<number> {
-  const deadline = Date.now() + SAMPLE_WAIT_MS;
-  let n = await sampleCount();
-  let shown = -1;
-  while (n < expected && Date.now() < deadline) {
-    if (n !== shown) say(`measured ${n}/${expected} samples`);
-    shown = n;
-    await new Promise((r) => setTimeout(r, 2_000));
-    n = await sampleCount();
-  }
-  return n;
-}
-
-const clock = (t: number) => `${new Date(t).toISOString().slice(11, 16)} UTC`;
 async function post(tick: number | null): Promise<void> {
   const r = await fetch(`${api}/api/v1/ticks`, { method: 'POST', headers: admin, body: tick === null ? '{}' : JSON.stringify({ tick_id: tick, backfill: true }) });
   if (r.status !== 202) fail(`tick ${tick === null ? 'now' : new Date(tick).toISOString()} refused: ${await r.text()}`);
 }
 
-// 1. The baseline: recent ticks every 30 min in hours that have ended before the incident phase, and days back.
-const before = await sampleCount();
-const baseline = [
-  ...Array.from({ length: backfill }, (_, k) => Math.floor(incidentTicks[0] / HOUR_MS) * HOUR_MS - (k + 1) * BACKFILL_SPACING_MS),
-  ...HISTORY_DAYS.filter((d) => d <= historyDays).map((d) => start - d * DAY_MS),
-].sort((a, b) => a - b);
-say(`a backfill of past ticks (measured now, flagged as backfill): ${backfill} every ${BACKFILL_SPACING_MS / 60_000} min, and ${baseline.length - backfill} spread over ${historyDays} days for the long-window views`);
-for (const tick of baseline) await post(tick);
-let have = await waitForSamples(before + baseline.length * perTick);
-try {
-  const rolled = await waitForRollups(api, baseline, perTick);
-  say(`rolled up: ${rolled.hourly} probes in hourly rows, ${rolled.daily} in daily rows (the current hour is rolled up once it ends)`);
-} catch (e) {
-  say(`rollups incomplete: ${(e as Error).message}; the long-window views may lag until the next tick`);
+/** Seconds per sample, as measured so far (for the pages' estimates of when a part lands). */
+let msPerSample = 0;
+/**
+ * Queues ticks (null: the tick of now) and shows one progress line until their samples are stored.
+ * Fails loudly, naming what it waited for, when they are not stored within SAMPLE_WAIT_MS.
+ */
+async function measure(label: string, ticks: Array<number | null>): Promise<void> {
+  if (ticks.length === 0) return;
+  const before = await sampleCount();
+  const expected = ticks.length * perTick;
+  const phase = progress.phase(label, expected, 'samples');
+  const started = Date.now();
+  for (const tick of ticks) await post(tick);
+  const deadline = started + SAMPLE_WAIT_MS;
+  let n = 0;
+  while (n < expected) {
+    if (Date.now() > deadline) fail(`${label}: ${n} of ${expected} samples stored after ${duration(SAMPLE_WAIT_MS)}; GET ${api}/api/v1/health says what each region is doing`);
+    await new Promise((r) => setTimeout(r, 500));
+    n = Math.min(expected, (await sampleCount()) - before);
+    phase.update(n);
+  }
+  msPerSample = (Date.now() - started) / expected;
+  phase.finish(`${expected} samples`);
 }
 
-// 2. The last 45 minutes at the schedule's step, with the degraded region; then the tick of now.
-say(`the last ${INCIDENT_TICKS * tickMs / 60_000} min at the schedule's step: region ${degraded} is ${SLOW_MS / 1000} s slower (server time) for ticks ${clock(incidentTicks[SLOW_TICKS[0]])}–${clock(incidentTicks[SLOW_TICKS[1] - 1])}, then fails (HTTP 503) for ${clock(incidentTicks[FAIL_TICKS[0]])}–${clock(incidentTicks[FAIL_TICKS[1] - 1])}: the status rules should open an incident, escalate and resolve it`);
-for (const tick of incidentTicks) await post(tick);
-await post(null);
-have = await waitForSamples(have + (incidentTicks.length + 1) * perTick);
-say(`${have} samples stored`);
+async function rollups(ticks: number[]): Promise<void> {
+  try {
+    const rolled = await waitForRollups(api, ticks, perTick);
+    say(`rolled up: ${rolled.hourly} probes in hourly rows, ${rolled.daily} in daily rows (the current hour is rolled up once it ends)`);
+  } catch (e) {
+    say(`rollups incomplete: ${(e as Error).message}; the long-window views may lag until the next tick`);
+  }
+}
+
+// The plan: what each phase measures, in the order they run.
+const recent = Array.from({ length: backfill }, (_, k) => Math.floor(incidentTicks[0] / HOUR_MS) * HOUR_MS - (k + 1) * BACKFILL_SPACING_MS);
+const firstTicks = recent.slice(0, FIRST_TICKS);
+const history = HISTORY_DAYS.filter((d) => d <= historyDays).map((d) => start - d * DAY_MS);
+const backfillTicks = [...recent.slice(FIRST_TICKS), ...history].sort((a, b) => a - b);
+const clock = (t: number) => `${new Date(t).toISOString().slice(11, 16)} UTC`;
+const parts: Array<{ id: PendingPart['id']; label: string; samples: number; extraMs?: number }> = [
+  { id: 'backfill' as const, label: `the long-window history (${backfillTicks.length} more past ticks: the 24 h, 30 d and 90 d views)`, samples: backfillTicks.length * perTick },
+  { id: 'incident' as const, label: `the regional incident (the last ${INCIDENT_TICKS * tickMs / 60_000} min, region ${degraded} degraded) and the tick of now`, samples: (INCIDENT_TICKS + 1) * perTick },
+  ...(config.bursts ? [{ id: 'concurrency' as const, label: 'the concurrency run (1 to 16 simultaneous streams)', samples: 0, extraMs: BURST_ESTIMATE_MS }] : []),
+].filter((p) => p.samples > 0 || p.extraMs);
+/** The parts not yet landed, each with when it should, from the rate measured so far. */
+function pending(landed: Set<string>): PendingPart[] {
+  let t = Date.now();
+  return parts.filter((p) => !landed.has(p.id)).map((p) => {
+    t += p.samples * msPerSample + (p.extraMs ?? 0);
+    return { id: p.id, label: p.label, ready_at: new Date(t).toISOString() };
+  });
+}
+
+const builds = join(persistTo, 'site');
+let generation = 0;
+let site: StaticServer | null = null;
+const landed = new Set<string>();
+/** Builds the site into a new folder and serves it from there (the previous build stays whole until then). */
+async function rebuild(): Promise<void> {
+  const out = join(builds, String(++generation));
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(out, { recursive: true });
+  await buildSite(out, { apiUrl: api, pending: pending(landed) });
+  if (site) site.setRoot(out);
+  else site = await serveStatic(out, sitePort);
+  rmSync(join(builds, String(generation - 2)), { recursive: true, force: true });
+}
+
+// 1. The first report.
+say(`the first report: ${firstTicks.length} past tick(s) every ${BACKFILL_SPACING_MS / 60_000} min (measured now, flagged as backfill; each region runs ${config.concurrency} probes at a time)`);
+await measure('first report', firstTicks);
+await rollups(firstTicks);
+await rebuild();
+console.log(`\nreport site:  ${site!.url}/   (first report after ${duration(Date.now() - start)}; the rest lands in the next few minutes)`);
+console.log(`read API:     ${api}/api/v1/percentiles?metric=ttft_ms&by=region,target`);
+console.log(`status:       ${api}/api/v1/status  ·  incidents: ${api}/api/v1/incidents  ·  notifications go to ${sink.url} (printed as [sink])`);
+console.log(`simulated round trips: ${config.regions.map((r) => `${r.code} ${r.simulatedRttMs ?? 0} ms`).join(', ')} (server time is the same everywhere)`);
+console.log(`data:         kept in ${persistTo} (a second npm start adds to it; delete that folder, or use --persist-to, to start fresh)`);
+console.log(`Ctrl-C stops everything.\n`);
+
+// 2. The backfill: the other recent ticks and the long-window history.
+say(`the backfill: ${recent.length - firstTicks.length} more every ${BACKFILL_SPACING_MS / 60_000} min, and ${history.length} spread over ${historyDays} days for the long-window views`);
+await measure('backfill', backfillTicks);
+await rollups(backfillTicks);
+landed.add('backfill');
+await rebuild();
+say('site rebuilt with the backfill');
+
+// 3. The regional incident: the last 45 minutes at the schedule's step, then the tick of now.
+say(`the regional incident: the last ${INCIDENT_TICKS * tickMs / 60_000} min at the schedule's step: region ${degraded} is ${SLOW_MS / 1000} s slower (server time) for ticks ${clock(incidentTicks[SLOW_TICKS[0]])}–${clock(incidentTicks[SLOW_TICKS[1] - 1])}, then fails (HTTP 503) for ${clock(incidentTicks[FAIL_TICKS[0]])}–${clock(incidentTicks[FAIL_TICKS[1] - 1])}: the status rules should open an incident, escalate and resolve it`);
+await measure('regional incident', [...incidentTicks, null]);
+say(`${await sampleCount()} samples stored`);
 await waitForStatusReport(grid);
+landed.add('incident');
+await rebuild();
+say('site rebuilt with the incident');
+
+// 4. One concurrency run.
 await concurrencyRun();
+landed.add('concurrency');
+await rebuild();
+say(`demo complete after ${duration(Date.now() - start)}: site rebuilt with every part`);
 
 /**
- * 3. One concurrency run now (they run hourly on their own cron): each region starts 1, 4, 8 and 16
+ * One concurrency run now (they run hourly on their own cron): each region starts 1, 4, 8 and 16
  * simultaneous streams to each target that opted in; the batching model's queue and decode slow down
  * as the streams rise.
  */
@@ -166,14 +261,17 @@ async function concurrencyRun(): Promise<void> {
   if (!started.ok) return say(`concurrency run not started: ${started.status} ${(await started.text()).slice(0, 200)}`);
   type Report = { region: string; target: string; levels: Array<{ level: number; ttft_p50: number | null; server_growth_ms: number | null; decode_tps_p50: number | null; start_spread_ms_max: number | null; rate_limited: number }> };
   let reports: Report[] = [];
+  const phase = progress.phase('concurrency run', pairs * levels.length, 'levels');
   const deadline = Date.now() + BURST_WAIT_MS;
   const done = (r: Report) => r.levels.length === levels.length || r.levels.some((l) => l.rate_limited > 0);
   while (Date.now() < deadline) {
     reports = ((await (await fetch(`${api}/api/v1/bursts?runs=1`)).json()) as { reports: Report[] }).reports;
+    phase.update(reports.reduce((n, r) => n + (done(r) ? levels.length : r.levels.length), 0));
     if (reports.length >= pairs && reports.every(done)) break;
-    await new Promise((r) => setTimeout(r, 2_000));
+    await new Promise((r) => setTimeout(r, 1_000));
   }
-  if (!(reports.length >= pairs && reports.every(done))) say('concurrency run not finished yet; the site shows it once it is (the next rebuild)');
+  const finished = reports.length >= pairs && reports.every(done);
+  phase.finish(finished ? `every level of ${pairs} region × target pairs` : 'not finished yet; the site shows it once it is (the next rebuild)');
   for (const r of reports.filter((x) => x.region === config.regions[0].code)) {
     const last = r.levels.at(-1)!;
     const first = r.levels[0];
@@ -191,26 +289,6 @@ async function waitForStatusReport(tick: number): Promise<void> {
   say(`status evaluated: ${incidents.incidents.length} incident(s) in the last day (${incidents.incidents.filter((i) => i.status === 'open').length} open), ${sink.received} notification(s) received by the local sink`);
 }
 
-const builds = join(persistTo, 'site');
-let generation = 0;
-async function rebuild(): Promise<string> {
-  const out = join(builds, String(++generation));
-  rmSync(out, { recursive: true, force: true });
-  mkdirSync(out, { recursive: true });
-  await buildSite(out, { apiUrl: api });
-  rmSync(join(builds, String(generation - 2)), { recursive: true, force: true });
-  return out;
-}
-say('building the site');
-const site = await serveStatic(await rebuild(), sitePort);
-console.log(`\nreport site:  ${site.url}/`);
-console.log(`read API:     ${api}/api/v1/percentiles?metric=ttft_ms&by=region,target`);
-console.log(`status:       ${api}/api/v1/status  ·  incidents: ${api}/api/v1/incidents  ·  notifications go to ${sink.url} (printed above as [sink])`);
-console.log(`simulated round trips: ${config.regions.map((r) => `${r.code} ${r.simulatedRttMs ?? 0} ms`).join(', ')} (server time is the same everywhere)`);
-console.log(`data:         kept in ${persistTo} (a second npm start adds to it; delete that folder, or use --persist-to, to start fresh)`);
-console.log(`Ctrl-C stops everything.\n`);
-
-let timer: NodeJS.Timeout | undefined;
 const scheduleNext = () => {
   const wait = tickMs - (Date.now() % tickMs) + 1_000;
   say(`next tick at ${new Date(Date.now() + wait).toISOString().slice(11, 19)} UTC (schedule ${config.schedule}), then the site is rebuilt`);
@@ -218,28 +296,14 @@ const scheduleNext = () => {
     try {
       const count = await sampleCount();
       await fetch(`${api}/__scheduled?cron=${encodeURIComponent(config.schedule)}`);
-      await waitForSamples(count + perTick);
-      site.setRoot(await rebuild());
+      for (let i = 0; i < SAMPLE_WAIT_MS / 1_000 && (await sampleCount()) < count + perTick; i++) await new Promise((r) => setTimeout(r, 1_000));
+      await rebuild();
       say(`tick done, site rebuilt (${await sampleCount()} samples)`);
     } catch (e) {
-      console.error(`start: tick failed: ${(e as Error).message}`);
+      progress.say(`start: tick failed: ${(e as Error).message}`);
     }
     scheduleNext();
   }, wait);
 };
 scheduleNext();
 
-let stopping = false;
-const stop = async () => {
-  if (stopping) return;
-  stopping = true;
-  clearTimeout(timer);
-  console.log('\nstopping…');
-  await site.close();
-  await local.stop();
-  for (const p of proxies) await p.close();
-  await sink.close();
-  process.exit(0);
-};
-process.on('SIGINT', stop);
-process.on('SIGTERM', stop);

@@ -18,20 +18,39 @@ let output = '';
 let ports: { api: number; reference: number; site: number };
 let siteUrl: string;
 
+/** Output so far, polled until `pattern` appears; fails loudly (with the output) when npm start exits first or the bound runs out. */
+async function outputUntil(pattern: RegExp, timeoutMs: number): Promise<RegExpExecArray> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const m = pattern.exec(output);
+    if (m) return m;
+    if (start.exitCode !== null) throw new Error(`npm start exited (${start.exitCode}) before printing ${pattern}:\n${output}`);
+    if (Date.now() > deadline) throw new Error(`npm start printed no ${pattern} within ${timeoutMs / 1000} s:\n${output}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+let firstPage = '';
 beforeAll(async () => {
   ports = { api: await freePort(), reference: await freePort(), site: await freePort() };
-  start = spawn(process.execPath, ['scripts/start.ts', '--port', String(ports.api), '--reference-port', String(ports.reference), '--site-port', String(ports.site), '--backfill', '2', '--history-days', '2', '--persist-to', work], { stdio: ['ignore', 'pipe', 'pipe'] });
+  start = spawn(process.execPath, ['scripts/start.ts', '--port', String(ports.api), '--reference-port', String(ports.reference), '--site-port', String(ports.site), '--backfill', '2', '--history-days', '2', '--persist-to', work], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   start.stdout!.on('data', (d) => (output += d));
   start.stderr!.on('data', (d) => (output += d));
-  for (let i = 0; i < 1_200 && !output.includes('Ctrl-C stops everything'); i++) {
-    if (start.exitCode !== null) throw new Error(`npm start exited early:\n${output}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  siteUrl = /report site:\s+(\S+)/.exec(output)?.[1] ?? '';
+  siteUrl = (await outputUntil(/report site:\s+(\S+)/, 300_000))[1];
+  // The first report, as served before the rest has landed.
+  firstPage = await (await fetch(siteUrl)).text();
+  await outputUntil(/demo complete after/, 600_000);
 }, 660_000);
 
 afterAll(async () => {
-  if (start.exitCode === null) start.kill('SIGKILL');
+  // The whole process group (npm start, wrangler, workerd), also when a test failed.
+  if (start.exitCode === null) {
+    try {
+      process.kill(-start.pid!, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
   rmSync(work, { recursive: true, force: true });
 });
 
@@ -39,12 +58,26 @@ describe('npm start', () => {
   it('prints its progress and the site URL', () => {
     expect(output).toContain('applying D1 migrations');
     expect(output).toContain('adding 160 ms round trip');
-    expect(output).toMatch(/measured \d+\/\d+ samples/);
+    // Not a terminal: plain lines, a phase's count where it starts and where it ends.
+    expect(output).toMatch(/• first report: 0\/\d+ samples\n/);
+    expect(output).toMatch(/• first report: \d+ samples \(\d+ s\)\n/);
+    expect(output).not.toContain('\r');
     expect(siteUrl).toBe(`http://127.0.0.1:${ports.site}/`);
   });
 
-  it('serves a site with data for every region and target, labelled as simulated', async () => {
+  it('serves the first report before the rest is measured, saying what is still being filled and when', () => {
+    const served = output.indexOf('report site:');
+    for (const phase of ['• backfill: 0/', '• regional incident: 0/', '• concurrency run: 0/']) expect(output.indexOf(phase), phase).toBeGreaterThan(served);
+    expect(output).toMatch(/first report after \d+ s/);
+    expect(firstPage).toContain('First report: still being filled');
+    for (const part of ['backfill', 'incident', 'concurrency']) expect(firstPage).toMatch(new RegExp(`data-pending="${part}">[^<]+: ready about \\d+ min after this build \\(\\d\\d:\\d\\d UTC\\)`));
+    // Real, freshly measured figures already: a row per region × target of the first variant.
+    expect(firstPage).toMatch(/data-api="percentiles_ttft_ms\|[^|]+\|[^|]+\|n" data-value="[1-9]/);
+  });
+
+  it('serves a site with data for every region and target, labelled as simulated, once every part has landed', async () => {
     const html = await (await fetch(siteUrl)).text();
+    expect(html).not.toContain('still being filled');
     expect(html).toContain('Simulated regions');
     for (const r of config.regions) expect(html).toContain(`/regions/${r.code}/`);
     for (const t of config.targets) expect(html).toContain(t.label);
@@ -57,6 +90,7 @@ describe('npm start', () => {
 
   it('backfills days back for the long-window views, and serves each view', async () => {
     expect(output).toMatch(/1 spread over 2 days for the long-window views/);
+    expect(output).toMatch(/• backfill: \d+ samples \(/);
     expect(output).toMatch(/rolled up: \d+ probes in hourly rows, \d+ in daily rows/);
     for (const [path, label] of [['overview/24h/', '24 h'], ['overview/30d/', '30 d'], ['overview/90d/', '90 d'], ['status/90d/', '90 d']]) {
       const r = await fetch(siteUrl + path);

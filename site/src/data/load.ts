@@ -4,6 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { collectSiteData, SiteDataError } from './collect.ts';
+import { pendingFromEnv } from './pending.ts';
 import type { SiteData } from './types.ts';
 
 export const DEFAULT_API_URL = 'http://127.0.0.1:8787';
@@ -11,6 +12,12 @@ export const DEFAULT_API_URL = 'http://127.0.0.1:8787';
 let loading: Promise<SiteData> | null = null;
 
 async function load(): Promise<SiteData> {
+  const data = await loadSource();
+  const pending = pendingFromEnv(process.env.SITE_PENDING);
+  return pending.length > 0 ? { ...data, pending } : data;
+}
+
+async function loadSource(): Promise<SiteData> {
   const file = process.env.SITE_DATA_FILE;
   if (file) {
     try {

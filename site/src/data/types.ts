@@ -164,8 +164,19 @@ export interface SiteBursts {
   reports: Array<{ region: string; target: string; prompt_variant: string; levels: BurstLevel[] }>;
 }
 
+/** A part of the local demo (npm start) still being measured when the site was built: shown instead of an empty chart. */
+export interface PendingPart {
+  id: 'backfill' | 'incident' | 'concurrency';
+  /** What it fills, e.g. "the long-window history (30 d and 90 d views)". */
+  label: string;
+  /** When it should land, estimated from the demo's measured rate. */
+  ready_at: string;
+}
+
 export interface SiteData {
   generated_at: string;
+  /** Parts still being measured (the local demo's first builds); absent or empty once everything has landed. */
+  pending?: PendingPart[];
   /** Where the data came from: the API's base URL, or the export file it was read from. */
   source: string;
   /** The default view's window (the figures in `percentiles`). */
