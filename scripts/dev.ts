@@ -6,9 +6,9 @@ import { parseArgs } from 'node:util';
 import { startLocalObservatory } from './local-observatory.ts';
 import { intOption, usageError } from './options.ts';
 
-const USAGE = 'usage: npm run dev -- [--port 8787] [--reference-port 8788] [--persist-to .wrangler/state]';
+const USAGE = 'usage: npm run dev -- [--port 8787] [--reference-port 8788] (0: any free port) [--persist-to .wrangler/state]';
 
-const port = (name: string, value: string | undefined, fallback: number) => intOption('dev', USAGE, name, value, fallback, 1, 65535);
+const port = (name: string, value: string | undefined, fallback: number) => intOption('dev', USAGE, name, value, fallback, 0, 65535);
 
 let values;
 try {

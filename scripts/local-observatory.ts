@@ -7,10 +7,12 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { startWorker, type RunningWorker } from './worker-runtime.ts';
-import { assertPortFree, runWrangler, startWrangler, stopProcess, waitForHttp } from './processes.ts';
+import { assertPortFree, freePort, runWrangler, startWrangler, stopProcess, waitForHttp } from './processes.ts';
 
 export interface LocalOptions {
+  /** 0: any free port (a port another process takes first is tried again with another). */
   apiPort: number;
+  /** 0: any free port, bound by the runtime itself. */
   referencePort: number;
   persistTo: string;
   /** Extra `--var NAME:value` for the observatory Worker, once the reference endpoint's URL is known. */
@@ -31,43 +33,65 @@ export interface LocalObservatory {
 
 const STARTUP_TIMEOUT_MS = 90_000;
 const RECENT_LINES = 20;
+/** Tries of a free API port that another process took between our look and wrangler's bind. */
+const PORT_TRIES = 3;
 
 export async function startLocalObservatory(o: LocalOptions): Promise<LocalObservatory> {
   const persistTo = resolve(o.persistTo);
   let reference: RunningWorker | null = null;
   let dev: ChildProcess | null = null;
-  const recent: string[] = [];
   const stop = async () => {
     if (dev) await stopProcess(dev);
     if (reference) await reference.stop();
   };
   try {
-    await assertPortFree(o.apiPort, '--port');
-    await assertPortFree(o.referencePort, '--reference-port');
-    o.progress(`starting the reference LLM endpoint on 127.0.0.1:${o.referencePort}`);
+    if (o.apiPort !== 0) await assertPortFree(o.apiPort, '--port');
+    if (o.referencePort !== 0) await assertPortFree(o.referencePort, '--reference-port');
+    o.progress('starting the reference LLM endpoint');
     reference = await startWorker({ config: 'workers/reference/wrangler.toml', port: o.referencePort, bindings: o.referenceBindings });
-    o.progress(`applying D1 migrations to the local database in ${persistTo}`);
+    o.progress(`reference LLM endpoint on ${reference.url}; applying D1 migrations to the local database in ${persistTo}`);
     await runWrangler(['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo]);
     const adminToken = randomBytes(16).toString('hex');
     const vars: Record<string, string> = { REFERENCE_URL: reference.url, ADMIN_TOKEN: adminToken, ...(await o.vars?.(reference.url)) };
-    o.progress(`starting the scheduler, regional Durable Objects and API on 127.0.0.1:${o.apiPort}`);
-    dev = startWrangler([
-      'dev', '--ip', '127.0.0.1', '--port', String(o.apiPort), '--persist-to', persistTo, '--test-scheduled',
-      '--show-interactive-dev-session=false', '--log-level', 'warn',
-      ...Object.entries(vars).flatMap(([k, v]) => ['--var', `${k}:${v}`]),
-    ], (line) => {
-      recent.push(line);
-      if (recent.length > RECENT_LINES) recent.shift();
-      o.log(line);
-    });
-    const apiUrl = `http://127.0.0.1:${o.apiPort}`;
-    const died = new Promise<never>((_, reject) => dev!.once('exit', (code) => reject(new Error(`wrangler dev stopped (exit ${code}) before the API answered:\n${recent.join('\n')}`))));
-    await Promise.race([waitForHttp(`${apiUrl}/api/v1/health`, STARTUP_TIMEOUT_MS), died]);
-    return { apiUrl, referenceUrl: reference.url, adminToken, stop };
+    for (let attempt = 1; ; attempt++) {
+      const port = o.apiPort === 0 ? await freePort() : o.apiPort;
+      o.progress(`starting the scheduler, regional Durable Objects and API on 127.0.0.1:${port}`);
+      try {
+        dev = await startApi(port, persistTo, vars, o.log);
+        return { apiUrl: `http://127.0.0.1:${port}`, referenceUrl: reference.url, adminToken, stop };
+      } catch (e) {
+        if (o.apiPort !== 0 || attempt >= PORT_TRIES || !/Address already in use/.test((e as Error).message)) throw e;
+      }
+    }
   } catch (e) {
     await stop();
     throw e;
   }
+}
+
+/** `wrangler dev` on the port, once its API answers; rejects with its last lines when it stops first. */
+async function startApi(port: number, persistTo: string, vars: Record<string, string>, log: (line: string) => void): Promise<ChildProcess> {
+  const recent: string[] = [];
+  const dev = startWrangler([
+    'dev', '--ip', '127.0.0.1', '--port', String(port), '--persist-to', persistTo, '--test-scheduled',
+    '--show-interactive-dev-session=false', '--log-level', 'warn',
+    ...Object.entries(vars).flatMap(([k, v]) => ['--var', `${k}:${v}`]),
+  ], (line) => {
+    recent.push(line);
+    if (recent.length > RECENT_LINES) recent.shift();
+    log(line);
+  });
+  const died = new Promise<never>((_, reject) => dev.once('exit', (code) => reject(new Error(`wrangler dev stopped (exit ${code}) before the API answered:\n${recent.join('\n')}`))));
+  died.catch(() => {}); // also when it is stopped later, on purpose
+  // Ours, not whatever else may answer on that port: the observatory's health document.
+  const ours = async (r: Response) => r.ok && 'schedule' in ((await r.json().catch(() => ({}))) as object);
+  try {
+    await Promise.race([waitForHttp(`http://127.0.0.1:${port}/api/v1/health`, STARTUP_TIMEOUT_MS, ours), died]);
+  } catch (e) {
+    await stopProcess(dev);
+    throw e;
+  }
+  return dev;
 }
 
 /**

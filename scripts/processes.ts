@@ -63,18 +63,21 @@ export function stopProcess(child: ChildProcess): Promise<void> {
   });
 }
 
-/** Polls a URL on loopback until it answers (any status), or throws after `timeoutMs`. */
-export async function waitForHttp(url: string, timeoutMs: number): Promise<void> {
+/** Polls a URL on loopback until it answers (any status, or one `accept` takes), or throws after `timeoutMs`. */
+export async function waitForHttp(url: string, timeoutMs: number, accept: (r: Response) => Promise<boolean> | boolean = () => true): Promise<void> {
   const deadline = Date.now() + timeoutMs;
+  let last = 'no answer';
   while (Date.now() < deadline) {
     try {
-      await fetch(url, { signal: AbortSignal.timeout(2_000) });
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 250));
+      const r = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+      if (await accept(r)) return;
+      last = `answered ${r.status}, not as expected`;
+    } catch (e) {
+      last = (e as Error).message;
     }
+    await new Promise((r) => setTimeout(r, 250));
   }
-  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+  throw new Error(`${url} did not answer within ${timeoutMs} ms (last: ${last})`);
 }
 
 /** A free TCP port on 127.0.0.1. */

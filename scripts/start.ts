@@ -32,7 +32,7 @@ import { startNotifySink } from './notify-sink.ts';
 import { Progress, duration } from './progress.ts';
 import type { PendingPart } from '../site/src/data/types.ts';
 
-const USAGE = 'usage: npm start -- [--port 8787] [--reference-port 8788] [--site-port 4321] [--backfill 8] [--history-days 90] [--persist-to .wrangler/demo]';
+const USAGE = 'usage: npm start -- [--port 8787] [--reference-port 8788] [--site-port 4321] (0: any free port) [--backfill 8] [--history-days 90] [--persist-to .wrangler/demo]';
 const BACKFILL_SPACING_MS = 30 * 60_000;
 /** The first report: this many of the newest backfill ticks (in ended hours), so every pair has a few samples. */
 const FIRST_TICKS = 3;
@@ -67,15 +67,15 @@ try {
   usageError('start', (e as Error).message, USAGE);
 }
 const int = (name: string, value: string | undefined, fallback: number, min: number, max: number) => intOption('start', USAGE, name, value, fallback, min, max);
-const apiPort = int('port', values.port, 8787, 1, 65535);
-const referencePort = int('reference-port', values['reference-port'], 8788, 1, 65535);
-const sitePort = int('site-port', values['site-port'], 4321, 1, 65535);
+const apiPort = int('port', values.port, 8787, 0, 65535);
+const referencePort = int('reference-port', values['reference-port'], 8788, 0, 65535);
+const sitePort = int('site-port', values['site-port'], 4321, 0, 65535);
 const backfill = int('backfill', values.backfill, 8, 0, 200);
 const historyDays = int('history-days', values['history-days'], 90, 0, config.rollupRetentionDays);
 const persistTo = resolve(values['persist-to'] ?? '.wrangler/demo');
 const tickMs = (tickMinutesOf(config.schedule) ?? 5) * 60_000;
 
-await assertPortFree(sitePort, '--site-port').catch((e) => fail(e.message));
+if (sitePort !== 0) await assertPortFree(sitePort, '--site-port').catch((e) => fail(e.message));
 const proxies: DelayProxy[] = [];
 const start = Date.now();
 const grid = Math.floor(start / tickMs) * tickMs;

@@ -3,31 +3,28 @@
  * loopback HTTP. A tick fired through /__scheduled fills every region × target, visible in the API.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, stopProcess, waitForHttp } from '../../scripts/processes.ts';
+import { runScript, type ScriptProcess } from '../helpers/script-process.ts';
 import { config } from '../../observatory.config.ts';
 import { probesPerTick } from '../../shared/config/capacity.ts';
 
-let dev: ChildProcess;
+let dev: ScriptProcess;
 let api: string;
 let output = '';
 const state = mkdtempSync(join(tmpdir(), 'observatory-dev-'));
 
 beforeAll(async () => {
-  const [port, referencePort] = [await freePort(), await freePort()];
-  api = `http://127.0.0.1:${port}`;
-  dev = spawn(process.execPath, ['scripts/dev.ts', '--port', String(port), '--reference-port', String(referencePort), '--persist-to', state], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  dev.stdout!.on('data', (d) => (output += d));
-  dev.stderr!.on('data', (d) => (output += d));
-  await waitForHttp(`${api}/api/v1/health`, 90_000);
-  for (let i = 0; i < 100 && !output.includes('Ctrl-C stops everything'); i++) await new Promise((r) => setTimeout(r, 100));
+  // Any free ports, bound by the runtime (no port handed over that another process could take first).
+  dev = runScript('scripts/dev.ts', ['--port', '0', '--reference-port', '0', '--persist-to', state]);
+  api = (await dev.until(/observatory API:\s+(http:\/\/127\.0\.0\.1:\d+)\/api\/v1\/health/, 120_000))[1];
+  await dev.until(/Ctrl-C stops everything/, 10_000);
+  output = dev.output();
 }, 600_000);
 
 afterAll(async () => {
-  if (dev) await stopProcess(dev);
+  await dev?.stop();
   rmSync(state, { recursive: true, force: true });
 });
 

@@ -4,53 +4,37 @@
  * `npm run deploy -- --dry-run` passing every step that needs no account, against that local API.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { assertPortFree, freePort } from '../../scripts/processes.ts';
+import { runScript, type ScriptProcess } from '../helpers/script-process.ts';
 import { config } from '../../observatory.config.ts';
 import { targetVariantPairs } from '../../shared/config/capacity.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'observatory-start-'));
-let start: ChildProcess;
+let start: ScriptProcess;
 let output = '';
 let ports: { api: number; reference: number; site: number };
 let siteUrl: string;
-
-/** Output so far, polled until `pattern` appears; fails loudly (with the output) when npm start exits first or the bound runs out. */
-async function outputUntil(pattern: RegExp, timeoutMs: number): Promise<RegExpExecArray> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const m = pattern.exec(output);
-    if (m) return m;
-    if (start.exitCode !== null) throw new Error(`npm start exited (${start.exitCode}) before printing ${pattern}:\n${output}`);
-    if (Date.now() > deadline) throw new Error(`npm start printed no ${pattern} within ${timeoutMs / 1000} s:\n${output}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
 let firstPage = '';
+
 beforeAll(async () => {
-  ports = { api: await freePort(), reference: await freePort(), site: await freePort() };
-  start = spawn(process.execPath, ['scripts/start.ts', '--port', String(ports.api), '--reference-port', String(ports.reference), '--site-port', String(ports.site), '--backfill', '2', '--history-days', '2', '--persist-to', work], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  start.stdout!.on('data', (d) => (output += d));
-  start.stderr!.on('data', (d) => (output += d));
-  siteUrl = (await outputUntil(/report site:\s+(\S+)/, 300_000))[1];
+  // Any free ports, bound by the runtime (no port handed over that another process could take first).
+  start = runScript('scripts/start.ts', ['--port', '0', '--reference-port', '0', '--site-port', '0', '--backfill', '2', '--history-days', '2', '--persist-to', work]);
+  siteUrl = (await start.until(/report site:\s+(\S+)/, 300_000))[1];
   // The first report, as served before the rest has landed.
   firstPage = await (await fetch(siteUrl)).text();
-  await outputUntil(/demo complete after/, 600_000);
+  await start.until(/demo complete after/, 600_000);
+  output = start.output();
+  const port = (re: RegExp) => Number(re.exec(output)![1]);
+  ports = { api: port(/read API:\s+http:\/\/127\.0\.0\.1:(\d+)/), reference: port(/reference LLM endpoint on http:\/\/127\.0\.0\.1:(\d+)/), site: port(/report site:\s+http:\/\/127\.0\.0\.1:(\d+)/) };
 }, 660_000);
 
 afterAll(async () => {
   // The whole process group (npm start, wrangler, workerd), also when a test failed.
-  if (start.exitCode === null) {
-    try {
-      process.kill(-start.pid!, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
+  await start?.stop('SIGKILL');
   rmSync(work, { recursive: true, force: true });
 });
 
@@ -201,8 +185,8 @@ describe('npm start', () => {
   }, 600_000);
 
   it('stops everything on Ctrl-C', async () => {
-    start.kill('SIGINT');
-    await new Promise((r) => start.once('exit', r));
+    start.child.kill('SIGINT');
+    await new Promise((r) => start.child.once('exit', r));
     await new Promise((r) => setTimeout(r, 2_000));
     for (const [name, port] of Object.entries(ports)) await expect(assertPortFree(port, name), name).resolves.toBeUndefined();
   }, 30_000);

@@ -4,11 +4,10 @@
  * the pages equal the API's, and screenshots are saved under test-results/site/.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../scripts/processes.ts';
 import { siteWeight } from '../../scripts/site-weight.ts';
 import { startLocalObservatory, waitForRollups, waitForStatus, type LocalObservatory } from '../../scripts/local-observatory.ts';
 import { SAXParser, type QualifiedTag } from 'sax';
@@ -59,7 +58,7 @@ beforeAll(async () => {
   const grid = Math.floor(now / TICK_MS) * TICK_MS;
   const recent = Array.from({ length: RECENT_TICKS }, (_, k) => grid - (RECENT_TICKS - 1 - k) * TICK_MS);
   const outage = `region=${DEGRADED}; from=${new Date(recent[1]).toISOString()}; to=${new Date(grid + TICK_MS).toISOString()}; fault=http-503`;
-  local = await startLocalObservatory({ apiPort: await freePort(), referencePort: await freePort(), persistTo: join(work, 'state'), referenceBindings: { SCHEDULED_FAULTS: outage }, log: () => {}, progress: () => {} });
+  local = await startLocalObservatory({ apiPort: 0, referencePort: 0, persistTo: join(work, 'state'), referenceBindings: { SCHEDULED_FAULTS: outage }, log: () => {}, progress: () => {} });
   const admin = { authorization: `Bearer ${local.adminToken}`, 'content-type': 'application/json' };
   const ticks = [...Array.from({ length: BACKFILL_TICKS }, (_, k) => now - (BACKFILL_TICKS - k) * 3_600_000), ...recent];
   for (const tick of ticks) await fetch(`${local.apiUrl}/api/v1/ticks`, { method: 'POST', headers: admin, body: JSON.stringify({ tick_id: tick, backfill: true }) });
@@ -85,8 +84,12 @@ afterAll(async () => {
 });
 
 /** Opens a page, failing on any console error or uncaught exception. */
+const contexts = new Map<string, Promise<BrowserContext>>();
 async function open(path: string, scheme: 'light' | 'dark' = 'light', width = 1280): Promise<Page> {
-  const page = await browser.newPage({ viewport: { width, height: 900 }, colorScheme: scheme });
+  // One context per width and scheme, a new page in it per visit (pages share no state the tests read).
+  const key = `${width}|${scheme}`;
+  if (!contexts.has(key)) contexts.set(key, browser.newContext({ viewport: { width, height: 900 }, colorScheme: scheme }));
+  const page = await (await contexts.get(key)!).newPage();
   const problems: string[] = [];
   page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`); });
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
@@ -115,18 +118,21 @@ describe('the built site in Chromium', () => {
     // The first variant's pages in both schemes at both widths, each saved; another variant's (the same layout,
     // other figures) opened at 1280 px light (saved) and 390 px dark (checked).
     const first = (path: string) => !path.includes('/variants/');
-    for (const path of PAGES()) {
-      const views: Array<[number, 'light' | 'dark', boolean]> = first(path)
-        ? [[1280, 'light', true], [1280, 'dark', true], [390, 'light', true], [390, 'dark', true]]
-        : [[1280, 'light', true], [390, 'dark', false]];
-      for (const [width, scheme, save] of views) {
-        const page = await open(path, scheme, width);
-        expect(await page.locator('h1').count(), path).toBe(1);
-        if (width === 390) expect(await page.$eval('html', (html) => (html as unknown as { scrollWidth: number }).scrollWidth), path).toBeLessThanOrEqual(390);
-        if (save) await page.screenshot({ path: join(SHOTS, `${path.replaceAll('/', '_') || 'index'}${width === 390 ? '390-' : ''}${scheme}.png`), fullPage: true });
+    const views = PAGES().flatMap((path) => (first(path)
+      ? [[1280, 'light', true], [1280, 'dark', true], [390, 'light', true], [390, 'dark', true]] as const
+      : [[1280, 'light', true], [390, 'dark', false]] as const).map(([width, scheme, save]) => ({ path, width, scheme, save })));
+    // A few pages at once (Chromium renders each in its own process): the views are independent.
+    let next = 0;
+    const lane = async () => {
+      for (let v = views[next++]; v; v = views[next++]) {
+        const page = await open(v.path, v.scheme, v.width);
+        expect(await page.locator('h1').count(), v.path).toBe(1);
+        if (v.width === 390) expect(await page.$eval('html', (html) => (html as unknown as { scrollWidth: number }).scrollWidth), v.path).toBeLessThanOrEqual(390);
+        if (v.save) await page.screenshot({ path: join(SHOTS, `${v.path.replaceAll('/', '_') || 'index'}${v.width === 390 ? '390-' : ''}${v.scheme}.png`), fullPage: true });
         await page.close();
       }
-    }
+    };
+    await Promise.all([lane(), lane(), lane()]);
   });
 
   it('has no broken links', async () => {
