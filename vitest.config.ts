@@ -6,15 +6,21 @@ import { TEST_REFERENCE_KEY } from './tests/helpers/workers-reference-setup.ts';
 const migrations = await readD1Migrations(fileURLToPath(new URL('./migrations', import.meta.url)));
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
+/**
+ * Three test files at a time: the slow ones (npm start, the browser site) mostly wait on probes whose latency is the
+ * reference endpoint's model, not on this machine's two cores; the third runs everything else beside them. Every
+ * project states it (a project does not inherit the root's test options).
+ */
+const MAX_WORKERS = 3;
+
 export default defineConfig({
   test: {
-    // Two test files at a time: the slow ones (npm start, the browser site, workerd) mostly wait on probes
-    // whose latency is the reference endpoint's model, not on this machine's two cores.
-    maxWorkers: 2,
+    maxWorkers: MAX_WORKERS,
     projects: [
       {
         test: {
           name: 'shared',
+          maxWorkers: MAX_WORKERS,
           include: ['tests/shared/**/*.test.ts'],
           exclude: ['**/*.timing.test.ts'],
           environment: 'node',
@@ -26,6 +32,7 @@ export default defineConfig({
       {
         test: {
           name: 'reference',
+          maxWorkers: MAX_WORKERS,
           include: ['tests/reference/**/*.test.ts'],
           exclude: ['**/*.timing.test.ts'],
           environment: 'node',
@@ -37,6 +44,7 @@ export default defineConfig({
         // The report site's data derivations and chart functions (time zone pinned for the snapshots).
         test: {
           name: 'site',
+          maxWorkers: MAX_WORKERS,
           include: ['tests/site/**/*.test.ts'],
           exclude: ['tests/site/browser.test.ts'],
           environment: 'node',
@@ -47,6 +55,7 @@ export default defineConfig({
         // The local scripts as a user runs them: real wrangler dev, real local D1, real HTTP.
         test: {
           name: 'e2e',
+          maxWorkers: MAX_WORKERS,
           include: ['tests/e2e/**/*.test.ts', 'tests/site/browser.test.ts'],
           environment: 'node',
           // Bounds for a hung run, not timing claims: a busy 2-core machine takes several minutes to start the
@@ -87,10 +96,8 @@ export default defineConfig({
         resolve: { alias: [{ find: /^.*\/observatory\.config\.ts$/, replacement: here('./tests/workers/test-config.ts') }] },
         test: {
           name: 'workers',
+          maxWorkers: MAX_WORKERS,
           include: ['tests/workers/**/*.test.ts'],
-          // One file at a time: the files share one reference endpoint, whose replicas (per model and region) queue
-          // and rate-limit concurrent requests; another file's probes in the same region would change what a burst meets.
-          fileParallelism: false,
           setupFiles: ['tests/workers/apply-migrations.ts', 'tests/workers/console-errors.ts'],
           globalSetup: ['tests/helpers/workers-reference-setup.ts'],
           testTimeout: 60_000,

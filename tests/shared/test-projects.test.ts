@@ -11,7 +11,7 @@ describe('the test command', () => {
   it('runs every project configured in vitest.config.ts', () => {
     const config = readFileSync(new URL('vitest.config.ts', root), 'utf8');
     // A project's name comes right before its include list (other `name:` keys, such as a binding's, do not).
-    const configured = [...config.matchAll(/\bname:\s*'([^']+)',\s*\n\s*include:/g)].map((m) => m[1]);
+    const configured = [...config.matchAll(/\bname:\s*'([^']+)',\s*\n(?:\s*maxWorkers:[^\n]*\n)?\s*include:/g)].map((m) => m[1]);
     expect(configured.length).toBeGreaterThanOrEqual(6);
     const test: string = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')).scripts.test;
     const run = [...test.matchAll(/--project\s+(\S+)/g)].map((m) => m[1]);

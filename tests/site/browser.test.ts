@@ -114,12 +114,13 @@ const PAGES = () => {
 const PAIRS = targetVariantPairs(config);
 
 describe('the built site in Chromium', () => {
-  it('opens every page with no console error, never scrolls sideways on a 390 px phone, and saves screenshots at 1280 and 390 px, light and dark', async () => {
-    // The first variant's pages in both schemes at both widths, each saved; another variant's (the same layout,
-    // other figures) opened at 1280 px light (saved) and 390 px dark (checked).
+  it('opens every page with no console error at 1280 and 390 px, light and dark, never scrolls sideways on a 390 px phone, and saves screenshots', async () => {
+    // The first variant's pages in both schemes at both widths, each checked, saved at 1280 px light and 390 px dark
+    // (a full-page screenshot costs as much as the visit); another variant's (the same layout, other figures) opened
+    // at 1280 px light (saved) and 390 px dark (checked).
     const first = (path: string) => !path.includes('/variants/');
     const views = PAGES().flatMap((path) => (first(path)
-      ? [[1280, 'light', true], [1280, 'dark', true], [390, 'light', true], [390, 'dark', true]] as const
+      ? [[1280, 'light', true], [1280, 'dark', false], [390, 'light', false], [390, 'dark', true]] as const
       : [[1280, 'light', true], [390, 'dark', false]] as const).map(([width, scheme, save]) => ({ path, width, scheme, save })));
     // A few pages at once (Chromium renders each in its own process): the views are independent.
     let next = 0;

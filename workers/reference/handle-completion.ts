@@ -54,7 +54,7 @@ export async function handleCompletion(
       profile,
       fault,
       maxHoldMs: limits.maxHoldMs,
-      replica: `${model}|${request.headers.get('x-ref-region') ?? ''}`,
+      replica: `${model}|${request.headers.get('x-ref-region') ?? ''}|${request.headers.get('x-ref-tick') ?? ''}`,
     }, arrived);
   } catch (e) {
     if (e instanceof RequestError) return errorResponse(format, e.status, e.message);

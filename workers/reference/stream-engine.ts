@@ -22,7 +22,10 @@ export interface Completion {
   maxHoldMs: number;
   /**
    * Which replica serves it: requests share a queue (and a batch) only with requests of the same model
-   * from the same region (the x-ref-region the observatory sends; one shared replica otherwise).
+   * from the same region for the same tick (the x-ref-region and x-ref-tick the observatory sends; one
+   * shared replica otherwise). A region never probes one target twice at once, so keying by tick changes
+   * nothing the observatory sees; it keeps apart callers that measure different ticks at one time (test
+   * files sharing one endpoint).
    */
   replica: string;
 }
