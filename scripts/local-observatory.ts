@@ -60,7 +60,9 @@ export async function startLocalObservatory(o: LocalOptions): Promise<LocalObser
         dev = await startApi(port, persistTo, vars, o.log);
         return { apiUrl: `http://127.0.0.1:${port}`, referenceUrl: reference.url, adminToken, stop };
       } catch (e) {
-        if (o.apiPort !== 0 || attempt >= PORT_TRIES || !/Address already in use/.test((e as Error).message)) throw e;
+        // A port taken between wrangler's look and its bind: this one, or one of its own (inspector, direct sockets).
+        if (o.apiPort !== 0 || attempt >= PORT_TRIES || !(e instanceof PortTakenError)) throw e;
+        o.progress(`a port was taken before wrangler could bind it (${e.message.split('\n')[0]}); trying again`);
       }
     }
   } catch (e) {
@@ -69,19 +71,27 @@ export async function startLocalObservatory(o: LocalOptions): Promise<LocalObser
   }
 }
 
+class PortTakenError extends Error {}
+
 /** `wrangler dev` on the port, once its API answers; rejects with its last lines when it stops first. */
 async function startApi(port: number, persistTo: string, vars: Record<string, string>, log: (line: string) => void): Promise<ChildProcess> {
   const recent: string[] = [];
+  let portTaken: string | null = null;
   const dev = startWrangler([
-    'dev', '--ip', '127.0.0.1', '--port', String(port), '--persist-to', persistTo, '--test-scheduled',
+    // The devtools port bound by the runtime itself: wrangler's own pick (from 9229 up) races another wrangler starting.
+    'dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', '0', '--persist-to', persistTo, '--test-scheduled',
     '--show-interactive-dev-session=false', '--log-level', 'warn',
     ...Object.entries(vars).flatMap(([k, v]) => ['--var', `${k}:${v}`]),
   ], (line) => {
     recent.push(line);
     if (recent.length > RECENT_LINES) recent.shift();
+    if (portTaken === null && /Address already in use/.test(line)) portTaken = line;
     log(line);
   });
-  const died = new Promise<never>((_, reject) => dev.once('exit', (code) => reject(new Error(`wrangler dev stopped (exit ${code}) before the API answered:\n${recent.join('\n')}`))));
+  const died = new Promise<never>((_, reject) => dev.once('exit', (code) => {
+    const message = `wrangler dev stopped (exit ${code}) before the API answered:\n${recent.join('\n')}`;
+    reject(portTaken === null ? new Error(message) : new PortTakenError(`${portTaken.trim()}\n${message}`));
+  }));
   died.catch(() => {}); // also when it is stopped later, on purpose
   // Ours, not whatever else may answer on that port: the observatory's health document.
   const ours = async (r: Response) => r.ok && 'schedule' in ((await r.json().catch(() => ({}))) as object);
