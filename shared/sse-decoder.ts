@@ -111,15 +111,21 @@ export function createSseDecoder(onEvent: EventSink): Framer {
 /** Newline-delimited JSON framing (Ollama, Cohere v1): each non-blank line is one event. */
 export function createLineDecoder(onEvent: EventSink): Framer {
   let pending = '';
+  let started = false;
   function emit(text: string, start: number, end: number): void {
     if (end > start && text.charCodeAt(end - 1) === CR) end--;
     if (end > start) onEvent('', text.slice(start, end));
   }
   return {
     push(chunk: string): void {
+      if (chunk.length === 0) return;
       const text = pending.length > 0 ? pending + chunk : chunk;
       pending = '';
       let pos = 0;
+      if (!started) {
+        started = true;
+        if (text.charCodeAt(0) === 0xfeff) pos = 1; // a leading BOM
+      }
       for (;;) {
         const end = text.indexOf('\n', pos);
         if (end === -1) break;

@@ -23,15 +23,17 @@ function count(data: string, ch: string): number {
 
 /**
  * A cheap guard that the event is one whole JSON object: it starts with `{`, ends with `}`, and its
- * braces and brackets pair up in number (counted anywhere, with native indexOf). A cut-off event —
- * the way servers break their JSON — fails it and goes to the full parse; so does a token whose text
- * holds unpaired braces, which only costs that event the slower path. Not a full validator.
+ * braces pair up in number (counted anywhere, with native indexOf). A cut-off event — the way servers
+ * break their JSON — fails it and goes to the full parse: a prefix of an object that ends on a `}` has
+ * closed fewer braces than it opened, unless that `}` closes the object itself, which closes every
+ * bracket too. A token whose text holds unpaired braces only costs that event the slower path. Not a
+ * full validator.
  */
 export function wholeObject(data: string): boolean {
   if (data.charCodeAt(0) !== LBRACE) return false;
   let end = data.length - 1;
   while (end > 0 && data.charCodeAt(end) <= 32) end--;
-  return data.charCodeAt(end) === RBRACE && count(data, '{') === count(data, '}') && count(data, '[') === count(data, ']');
+  return data.charCodeAt(end) === RBRACE && count(data, '{') === count(data, '}');
 }
 
 /** Index of the quote that closes the JSON string whose opening quote is at `open`, or -1. */

@@ -68,3 +68,24 @@ describe('NDJSON line decoder', () => {
     expect(lines).toEqual(['{"a":1}', '{"b":2}', '{"c":3}']);
   });
 });
+
+describe('the stream meter\'s decoding', () => {
+  it('keeps a BOM that is content, joins characters split across reads, and drops only a leading BOM', async () => {
+    const { StreamMeter } = await import('../../shared/stream-meter.ts');
+    const { protocolFor } = await import('../../shared/protocols/index.ts');
+    const text = '\ufeffhé 🙂 ok';
+    const body = new TextEncoder().encode(`\ufeffdata: ${JSON.stringify({ choices: [{ index: 0, delta: { content: text } }] })}\n\ndata: [DONE]\n\n`);
+    for (let cut = 1; cut < body.length; cut++) {
+      const meter = new StreamMeter(protocolFor('openai-chat'), { collectText: true });
+      meter.onRead(body.subarray(0, cut), 1);
+      meter.onRead(body.subarray(cut), 2);
+      meter.onClose(3);
+      meter.settle();
+      expect(meter.state.answerText, `cut at ${cut}`).toBe(text);
+    }
+    const ndjson = new StreamMeter(protocolFor('ollama'), { collectText: true });
+    ndjson.onRead(new TextEncoder().encode(`\ufeff${JSON.stringify({ message: { content: text }, done: false })}\n`), 1);
+    ndjson.onClose(2);
+    expect(ndjson.state.answerText).toBe(text);
+  });
+});
