@@ -10,18 +10,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { config } from '../observatory.config.ts';
 import { probesPerTick } from '../shared/config/capacity.ts';
-import { freePort } from '../scripts/processes.ts';
 import { startLocalObservatory } from '../scripts/local-observatory.ts';
 import { loadFixture } from '../tests/helpers/fixtures.ts';
 import { startReplayTruthServer, type ReplayRecord } from '../tests/helpers/replay-truth-server.ts';
 import type { StoredSample } from '../workers/observatory/db/sample-row.ts';
 
-/** The recording replayed for each wire format the demo's targets speak, by request path. */
-const RECORDING_BY_PATH: Array<[RegExp, string]> = [
-  [/^\/v1\/chat\/completions$/, 'openai-chat-completions-text-include-usage.json'],
-  [/^\/v1\/responses$/, 'openai-responses-text.json'],
-  [/^\/v1\/messages$/, 'anthropic-messages-text-ping.json'],
-  [/^\/v1beta\/models\/[^/]+:streamGenerateContent$/, 'google-gemini-generate-content-text.json'],
+/**
+ * The recording replayed for each wire format the demo's targets speak, by request path; the
+ * Messages API's with its headers held until the first token, as the demo's slow model does (the
+ * first answer then arrives in one read with message_start and content_block_start).
+ */
+const RECORDING_BY_PATH: Array<[RegExp, string, boolean]> = [
+  [/^\/v1\/chat\/completions$/, 'openai-chat-completions-text-include-usage.json', false],
+  [/^\/v1\/responses$/, 'openai-responses-text.json', false],
+  [/^\/v1\/messages$/, 'anthropic-messages-text-ping.json', true],
+  [/^\/v1beta\/models\/[^/]+:streamGenerateContent$/, 'google-gemini-generate-content-text.json', false],
 ];
 const TICK_SPACING_MS = 300_000;
 const WAIT_STEP_MS = 500;
@@ -35,18 +38,18 @@ export interface WorkersTruth {
   error: number;
 }
 
-export async function workersOnRecordings(ticks: number, log: (line: string) => void = () => {}): Promise<WorkersTruth[]> {
-  const recordings = RECORDING_BY_PATH.map(([pattern, name]) => [pattern, loadFixture(name)] as const);
+export async function workersOnRecordings(ticks: number, log: (line: string) => void = () => {}, pace = { prefillMs: 30, gapMs: 3 }): Promise<WorkersTruth[]> {
+  const recordings = RECORDING_BY_PATH.map(([pattern, name, holdHeaders]) => [pattern, loadFixture(name), holdHeaders] as const);
   const server = await startReplayTruthServer((path) => {
     const [, region, ...rest] = path.split('/');
     const apiPath = '/' + rest.join('/');
     const found = recordings.find(([pattern]) => pattern.test(apiPath));
-    return found ? { key: `${region}|${apiPath}`, fixture: found[1] } : null;
-  }, { prefillMs: 30, gapMs: 3 });
+    return found ? { key: `${region}|${apiPath}`, fixture: found[1], holdHeaders: found[2] } : null;
+  }, pace);
   const work = mkdtempSync(join(tmpdir(), 'truth-workers-'));
   const urls = Object.fromEntries(config.regions.map((r) => [r.code, `${server.url}/${r.code}`]));
   const local = await startLocalObservatory({
-    apiPort: await freePort(), referencePort: await freePort(), persistTo: join(work, 'state'),
+    apiPort: 0, referencePort: 0, persistTo: join(work, 'state'),
     vars: async () => ({ REGION_REFERENCE_URLS: JSON.stringify(urls) }), log: () => {}, progress: log,
   });
   try {
@@ -69,7 +72,8 @@ export async function workersOnRecordings(ticks: number, log: (line: string) => 
       const t = config.targets.find((x) => x.id === id)!;
       return new URL(t.url.replace('{REFERENCE_URL}', 'http://x').replace('{model}', encodeURIComponent(t.model))).pathname;
     };
-    return matchTruth(samples, server.records, pathOf);
+    const modelOf = (id: string) => config.targets.find((x) => x.id === id)!.model;
+    return matchTruth(samples, server.records, pathOf, modelOf);
   } finally {
     await local.stop();
     await server.close();
@@ -77,8 +81,11 @@ export async function workersOnRecordings(ticks: number, log: (line: string) => 
   }
 }
 
-/** Each sample's error against the request it made: same region and path, the first unused arrival after its t0. */
-function matchTruth(samples: StoredSample[], records: ReplayRecord[], pathOf: (target: string) => string): WorkersTruth[] {
+/**
+ * Each sample's error against the request it made: same region, path and model (a region probes
+ * several targets at once, some on one path), the first unused arrival after its t0.
+ */
+function matchTruth(samples: StoredSample[], records: ReplayRecord[], pathOf: (target: string) => string, modelOf: (target: string) => string): WorkersTruth[] {
   const used = new Set<ReplayRecord>();
   const firstStart = new Map<string, number>();
   for (const s of samples) firstStart.set(s.region, Math.min(firstStart.get(s.region) ?? Infinity, s.started_at));
@@ -87,7 +94,8 @@ function matchTruth(samples: StoredSample[], records: ReplayRecord[], pathOf: (t
     if (s.ttft_ms === null) throw new Error(`${s.region}/${s.target}: no first token (${s.error}: ${s.error_detail})`);
     const key = `${s.region}|${pathOf(s.target)}`;
     // workerd's clock has 1 ms resolution: an arrival may read up to 1 ms before t0.
-    const record = records.filter((r) => r.key === key && !used.has(r) && r.arrivedAt >= s.started_at - 1).sort((a, b) => a.arrivedAt - b.arrivedAt)[0];
+    const model = modelOf(s.target);
+    const record = records.filter((r) => r.key === key && (r.model === null || r.model === model) && !used.has(r) && r.arrivedAt >= s.started_at - 1).sort((a, b) => a.arrivedAt - b.arrivedAt)[0];
     if (!record?.firstTokenAt) throw new Error(`${key}: no request recorded for the sample started at ${s.started_at}`);
     used.add(record);
     out.push({ region: s.region, target: s.target, first: s.started_at === firstStart.get(s.region), error: s.ttft_ms - (record.firstTokenAt - s.started_at) });

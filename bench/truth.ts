@@ -84,5 +84,9 @@ const firsts = workers.filter((w) => w.first).map((w) => w.error);
 const later = workers.filter((w) => !w.first).map((w) => w.error);
 console.log(`   first probe of each regional object: median ${f2(median(firsts)!)} (${firsts.map(f2).join(', ')})`);
 console.log(`   later probes: median ${f2(median(later)!)}, max ${f2(Math.max(...later))} (n=${later.length})`);
+for (const target of [...new Set(workers.map((w) => w.target))]) {
+  const errors = workers.filter((w) => w.target === target).map((w) => w.error);
+  console.log(`   ${target.padEnd(34)} median ${f2(median(errors)!)}, max ${f2(Math.max(...errors))} (n=${errors.length})`);
+}
 const workersMedian = median(workers.map((w) => w.error))!;
 console.log(`   all: median ${f2(workersMedian)}; goal ≤ ${WORKERS_GOAL_MS}, first probes included: ${Math.abs(workersMedian) <= WORKERS_GOAL_MS && Math.abs(median(firsts)!) <= WORKERS_GOAL_MS ? 'met' : 'NOT met'}`);

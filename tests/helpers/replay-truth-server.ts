@@ -14,6 +14,8 @@ import { apiIdOf, type Fixture } from './fixtures.ts';
 export interface ReplayRecord {
   /** The route key the request was served under (e.g. a fixture name, or region/api). */
   key: string;
+  /** The request body's `model`, where it names one (several targets may share a path). */
+  model: string | null;
   arrivedAt: number;
   /** Epoch ms when the write of the first token's event returned; null for a stream without one. */
   firstTokenAt: number | null;
@@ -28,8 +30,12 @@ export interface ReplayTruthServer {
   close(): Promise<void>;
 }
 
-/** What a request path replays: the fixture and the key its records carry; null is a 404. */
-export type ReplayRoute = (pathname: string) => { key: string; fixture: Fixture } | null;
+/**
+ * What a request path replays: the fixture and the key its records carry; null is a 404.
+ * `holdHeaders`: the headers wait for the first token and leave with everything before it in one
+ * write (as servers that answer only once the first token exists, e.g. the reference's slow model).
+ */
+export type ReplayRoute = (pathname: string) => { key: string; fixture: Fixture; holdHeaders?: boolean } | null;
 
 const epochNow = () => performance.timeOrigin + performance.now();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -74,26 +80,41 @@ export async function startReplayTruthServer(route: ReplayRoute, opts: { prefill
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":[]}');
       return;
     }
-    for await (const _ of req) { /* drain the request body */ }
+    let body = '';
+    for await (const chunk of req) body += chunk;
+    let model: string | null = null;
+    try {
+      const m = (JSON.parse(body) as { model?: unknown }).model;
+      if (typeof m === 'string') model = m;
+    } catch {
+      // not JSON: no model to key on
+    }
     const found = route(url.pathname);
     if (!found) {
       res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"no recording here"}');
       return;
     }
     const { events, first, headers } = prepare(found.fixture);
-    const record: ReplayRecord = { key: found.key, arrivedAt, firstTokenAt: null, firstTokenWriteStartAt: null };
+    const record: ReplayRecord = { key: found.key, model, arrivedAt, firstTokenAt: null, firstTokenWriteStartAt: null };
     records.push(record);
-    res.writeHead(found.fixture.response.status, headers);
-    res.flushHeaders();
     const opening = events.slice(0, Math.max(first, 0)).join('');
-    if (opening) res.write(opening);
-    if (first === -1) {
-      res.end(events.join(''));
-      return;
+    if (found.holdHeaders && first !== -1) {
+      await sleep(opts.prefillMs);
+      res.writeHead(found.fixture.response.status, headers);
+      record.firstTokenWriteStartAt = epochNow();
+      res.write(opening + events[first]);
+    } else {
+      res.writeHead(found.fixture.response.status, headers);
+      res.flushHeaders();
+      if (opening) res.write(opening);
+      if (first === -1) {
+        res.end(events.join(''));
+        return;
+      }
+      await sleep(opts.prefillMs);
+      record.firstTokenWriteStartAt = epochNow();
+      res.write(events[first]);
     }
-    await sleep(opts.prefillMs);
-    record.firstTokenWriteStartAt = epochNow();
-    res.write(events[first]);
     record.firstTokenAt = epochNow(); // after write(): the bytes are with the kernel
     for (let i = first + 1; i < events.length; i++) {
       if (i - first <= PACED_EVENTS) await sleep(opts.gapMs);
