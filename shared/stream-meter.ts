@@ -21,7 +21,7 @@ export class StreamMeter {
   /** Time of every token-bearing read. */
   readonly tokenReadTimes: number[] = [];
   /** The BOM is the framers' concern (a leading one is dropped there); never dropped mid-stream. */
-  private readonly decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+  private readonly decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
   /** The last read ended inside a multi-byte character: the decoder holds its first bytes. */
   private partialChar = false;
   private readonly framer: Framer;
