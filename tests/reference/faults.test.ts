@@ -42,12 +42,10 @@ describe('fault modes, classified by the probe core', () => {
   for (const api of Object.keys(PATHS) as ApiId[]) {
     for (const c of CASES) {
       it(`${api}: ${c.fault} → ${c.error}`, async () => {
-        const started = performance.now();
         const { sample } = await probe(api, c.fault, c.params, c.timeouts);
         expect(sample.error).toBe(c.error);
         if (c.status) expect(sample.status).toBe(c.status);
         if (c.detail) expect(sample.error_detail).toContain(c.detail);
-        expect(performance.now() - started).toBeLessThan(10_000);
       });
     }
     it(`${api}: no fault → a clean sample`, async () => {

@@ -174,54 +174,44 @@ describe('probe error classes', () => {
   });
 });
 
+// Which limit fired is read from the sample (its class and detail), not from the wall clock: a hang is the test's
+// own timeout, and how fast a limit fires is a timing claim (the timing project's).
 describe('probe timeouts never hang the caller', () => {
   const fast = { headersMs: 150, firstTokenMs: 300, idleMs: 150, totalMs: 2000 };
 
   it('no headers: timeout_headers', async () => {
-    const t = performance.now();
     const { sample } = await probe({ hangHeaders: true, steps: [] }, { timeouts: fast });
     expect(sample.error).toBe('timeout_headers');
-    expect(performance.now() - t).toBeLessThan(1000);
   });
 
   it('headers and keep-alives but no token: timeout_first_token', async () => {
-    const t = performance.now();
     const { sample } = await probe({ steps: [{ data: ': keep-alive\n\n' }, { delayMs: 50, data: chatChunk({ role: 'assistant', content: '' }) }, { hang: true }] }, { timeouts: fast });
     expect(sample).toMatchObject({ error: 'timeout_first_token', ttft_ms: null });
     expect(sample.headers_ms).not.toBeNull();
-    expect(performance.now() - t).toBeLessThan(1000);
   });
 
   it('tokens then silence: stall', async () => {
-    const t = performance.now();
     const { sample } = await probe({ steps: [{ data: chatChunk({ content: 'a' }) }, { hang: true }] }, { timeouts: fast });
     expect(sample).toMatchObject({ error: 'stall', error_detail: 'no token for 150 ms', total_ms: null });
     expect(sample.ttft_ms).not.toBeNull();
-    expect(performance.now() - t).toBeLessThan(1000);
   });
 
   it('a gap longer than the idle limit is a stall even when the headers limit is far off', async () => {
-    const t = performance.now();
     const steps = [{ data: chatChunk({ content: 'a' }) }, { delayMs: 600, data: chatChunk({ content: 'b' }) + FINISH }];
     const { sample } = await probe({ steps }, { timeouts: { headersMs: 5_000, firstTokenMs: 5_000, idleMs: 150, totalMs: 10_000 } });
     expect(sample).toMatchObject({ error: 'stall', error_detail: 'no token for 150 ms' });
-    expect(performance.now() - t).toBeLessThan(2_000); // long before the 5 s headers limit
   });
 
   it('the first-token limit applies on its own when it is shorter than the headers limit', async () => {
-    const t = performance.now();
     const keepAlives = Array.from({ length: 50 }, () => ({ delayMs: 40, data: ': keep-alive\n\n' }));
     const { sample } = await probe({ steps: keepAlives }, { timeouts: { headersMs: 5_000, firstTokenMs: 200, idleMs: 5_000, totalMs: 10_000 } });
     expect(sample).toMatchObject({ error: 'timeout_first_token', error_detail: 'no token within 200 ms' });
-    expect(performance.now() - t).toBeLessThan(2_000); // long before the 5 s headers limit
   });
 
   it('a stream still trickling at the total limit: stall at the total bound', async () => {
-    const t = performance.now();
     const steps = Array.from({ length: 200 }, () => ({ delayMs: 20, data: chatChunk({ content: 'a' }) }));
     const { sample } = await probe({ steps }, { timeouts: { ...fast, totalMs: 400 } });
     expect(sample.error).toBe('stall');
     expect(sample.error_detail).toContain('total limit');
-    expect(performance.now() - t).toBeLessThan(1500);
   });
 });

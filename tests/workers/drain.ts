@@ -1,13 +1,20 @@
 import { runDurableObjectAlarm } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 
-/** Runs (or waits for, when one is already running) a region object's alarms until `done` says so, bounded at 20 s. */
+const ALARMS = 400;
+
+/**
+ * Runs (or waits for, when one is already running) a region object's alarms until `done` says so,
+ * bounded at 400 alarms (about 20 s); past that it fails, naming the region and its state.
+ */
 export async function alarmsUntil(region: string, done: () => Promise<boolean>): Promise<void> {
   const stub = env.REGION_PROBER.getByName(region);
-  for (let i = 0; i < 400 && !(await done()); i++) {
+  for (let i = 0; i < ALARMS; i++) {
+    if (await done()) return;
     await runDurableObjectAlarm(stub);
     await new Promise((r) => setTimeout(r, 50));
   }
+  if (!(await done())) throw new Error(`region ${region}: what the test waits for did not happen within ${ALARMS} alarms; its object: ${JSON.stringify(await stub.status())}`);
 }
 
 /** Runs each region's alarms until its queue and outbox are empty (bounded at 50 alarms a region). */
