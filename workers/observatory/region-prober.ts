@@ -277,15 +277,25 @@ export class RegionProber extends DurableObject<Env> {
     let started = 0;
     if (this.count('jobs') <= this.running.size) return 0;
     const colo = await this.colo();
+    let failed = false;
     const lane = async (): Promise<void> => {
-      while (started < budget) {
+      while (started < budget && !failed) {
         const job = this.claimNext();
         if (!job) return;
         started++;
-        await this.runOne(job, region, colo);
+        try {
+          await this.runOne(job, region, colo);
+        } catch (e) {
+          failed = true;
+          throw e;
+        }
       }
     };
-    await Promise.all(Array.from({ length: lanes }, lane));
+    // Every lane ends before the alarm does (a failed one stops the others claiming), so a retried alarm never
+    // runs beside this one's probes.
+    const ended = await Promise.allSettled(Array.from({ length: lanes }, lane));
+    const failure = ended.find((r) => r.status === 'rejected');
+    if (failure) throw failure.reason;
     return started;
   }
 
@@ -302,13 +312,17 @@ export class RegionProber extends DurableObject<Env> {
     return job;
   }
 
+  /** A claimed job, measured and stored; it counts as running until its row is gone (so no lane takes it again). */
   private async runOne(job: Job, region: RegionConfig, colo: string | null): Promise<void> {
-    let sample: StoredSample | null = null;
     try {
-      sample = await this.measure(job, region, colo);
+      await this.measureAndStore(job, region, colo);
     } finally {
       this.running.delete(keyOf(job));
     }
+  }
+
+  private async measureAndStore(job: Job, region: RegionConfig, colo: string | null): Promise<void> {
+    const sample = await this.measure(job, region, colo);
     let written = false;
     if (sample) {
       try {
