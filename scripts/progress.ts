@@ -60,6 +60,12 @@ export class Progress {
     this.write(this.tty && this.live ? `${CLEAR}${line}\n${this.live}` : `${line}\n`);
   }
 
+  /** Ends a live line (on a terminal), so that what follows, on any stream, starts on a line of its own. */
+  interrupt(): void {
+    if (this.tty && this.live) this.write('\n');
+    this.live = '';
+  }
+
   phase(label: string, total: number, unit: string): Phase {
     const started = this.now();
     let lastPlain = started;

@@ -56,7 +56,8 @@ const BURST_ESTIMATE_MS = 20_000;
 const progress = new Progress();
 const say = (line: string) => progress.say(`• ${line}`);
 function fail(message: string): never {
-  progress.say(`start: ${message}`);
+  progress.interrupt();
+  console.error(`start: ${message}`);
   process.exit(2);
 }
 

@@ -56,3 +56,15 @@ describe('progress', () => {
     ]);
   });
 });
+
+describe('progress interrupted', () => {
+  it('ends a live line on a terminal before an error, and prints nothing elsewhere', () => {
+    const tty = recorder(true);
+    tty.p.phase('backfill', 10, 'samples');
+    tty.p.interrupt();
+    expect(tty.text()).toBe('\r\x1b[2K• backfill: 0/10 samples\n');
+    const plain = recorder(false);
+    plain.p.interrupt();
+    expect(plain.text()).toBe('');
+  });
+});
