@@ -118,7 +118,7 @@ const stop = async () => {
   if (stopping) return;
   stopping = true;
   clearTimeout(timer);
-  progress.say('');
+  progress.interrupt();
   console.log('stopping…');
   await site?.close();
   await local.stop();
@@ -161,17 +161,27 @@ async function measure(label: string, ticks: Array<number | null>): Promise<void
   // What the regions queued: a tick a persisted database already holds (a second npm start within the hour) is not measured again.
   let expected = 0;
   for (const tick of ticks) expected += await post(tick);
+  try {
+    const held = ticks.length * perTick - expected;
+    await samplesStored(label, before, expected, held > 0 ? ` (the database held the other ${held})` : '');
+  } catch (e) {
+    fail((e as Error).message);
+  }
+  if (expected > 0) msPerSample = (Date.now() - started) / expected;
+}
+
+/** One progress line until `expected` samples more than `before` are stored; throws, naming what it waited for, after SAMPLE_WAIT_MS. */
+async function samplesStored(label: string, before: number, expected: number, note = ''): Promise<void> {
   const phase = progress.phase(label, expected, 'samples');
-  const deadline = started + SAMPLE_WAIT_MS;
+  const deadline = Date.now() + SAMPLE_WAIT_MS;
   let n = 0;
   while (n < expected) {
-    if (Date.now() > deadline) fail(`${label}: ${n} of ${expected} samples stored after ${duration(SAMPLE_WAIT_MS)}; GET ${api}/api/v1/health says what each region is doing`);
+    if (Date.now() > deadline) throw new Error(`${label}: ${n} of ${expected} samples stored after ${duration(SAMPLE_WAIT_MS)}; GET ${api}/api/v1/health says what each region is doing`);
     await new Promise((r) => setTimeout(r, 500));
     n = Math.min(expected, (await sampleCount()) - before);
     phase.update(n);
   }
-  if (expected > 0) msPerSample = (Date.now() - started) / expected;
-  phase.finish(expected === ticks.length * perTick ? `${expected} samples` : `${expected} samples (the database held the other ${ticks.length * perTick - expected})`);
+  phase.finish(`${expected} samples${note}`);
 }
 
 async function rollups(ticks: number[]): Promise<void> {
@@ -302,11 +312,12 @@ const scheduleNext = () => {
     try {
       const count = await sampleCount();
       await fetch(`${api}/__scheduled?cron=${encodeURIComponent(config.schedule)}`);
-      for (let i = 0; i < SAMPLE_WAIT_MS / 1_000 && (await sampleCount()) < count + perTick; i++) await new Promise((r) => setTimeout(r, 1_000));
+      await samplesStored('tick', count, perTick);
       await rebuild();
       say(`tick done, site rebuilt (${await sampleCount()} samples)`);
     } catch (e) {
-      progress.say(`start: tick failed: ${(e as Error).message}`);
+      progress.interrupt();
+      console.error(`start: tick failed: ${(e as Error).message}`);
     }
     scheduleNext();
   }, wait);
