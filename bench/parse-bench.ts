@@ -102,6 +102,9 @@ if (args.includes('--json')) {
   for (const r of rows) {
     console.log(`${r.api.padEnd(18)} ${String(r.events).padStart(7)} ${String(r.bytes).padStart(7)} ${r.coreMs.toFixed(3).padStart(9)} ${r.coreP90Ms.toFixed(3).padStart(9)} ${r.naiveMs.toFixed(3).padStart(10)} ${r.ratio.toFixed(2).padStart(10)}x`);
   }
+  const slowest = rows.reduce((a, b) => (b.coreMs > a.coreMs ? b : a));
+  const closest = rows.reduce((a, b) => (b.ratio < a.ratio ? b : a));
   const worst = Math.max(...rows.map((r) => r.coreP90Ms));
+  console.log(`slowest format: ${slowest.api}, median ${slowest.coreMs.toFixed(3)} ms; lowest ratio: ${closest.api}, ${closest.ratio.toFixed(2)}x the naive reader`);
   console.log(`worst core p90: ${worst.toFixed(3)} ms = ${((worst / WORKER_FREE_CPU_MS) * 100).toFixed(1)} % of the Workers free-plan ${WORKER_FREE_CPU_MS} ms CPU budget`);
 }

@@ -36,6 +36,9 @@ export const ERROR_DETAIL_MAX_CHARS = 200;
 /** The nonce line placed before each prompt so no cache can answer it. */
 export const NONCE_HEX_CHARS = 16;
 
+/** A line, or one event's data, longer than this (UTF-16 units: at least 1 MiB of bytes) is a `protocol` error. */
+export const MAX_EVENT_CHARS = 1024 * 1024;
+
 /** A stream larger than this is cut off as a `protocol` error (a runaway or hostile server). */
 export const MAX_STREAM_BYTES = 16 * 1024 * 1024;
 

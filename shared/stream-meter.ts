@@ -1,8 +1,10 @@
-import { createLineDecoder, createSseDecoder, type Framer } from './sse-decoder.ts';
+import { createLineDecoder, createSseDecoder, type Framer, type RawEvents } from './sse-decoder.ts';
 import { createStreamState, type StreamState } from './stream-state.ts';
 import type { Protocol } from './protocols/protocol.ts';
+import { learnTemplate, takeByTemplate, type RawSpan } from './protocols/token-template.ts';
 
 const STREAM_DECODE = { stream: true } as const;
+const CONTROL_CHARACTER = /[\x00-\x1f]/;
 
 /**
  * Times a body read by read: each read() is stamped once (events that arrive in one read share its
@@ -33,12 +35,54 @@ export class StreamMeter {
     this.state = state;
     this.protocol = protocol;
     const fast = options.fastPath === false ? undefined : protocol.fastEvent;
+    const volatiles = protocol.volatiles;
+    // An event a fast path read as one token string teaches the stream's token template, which then
+    // takes the events of that shape straight from the read's text (token-template.ts).
+    let learnable = false;
+    let learnDefers = false;
     const sink = (event: string, data: string): void => {
+      learnable = false;
+      // A broken stream is read no further, even within the read that broke it.
+      if (state.protocolError !== null) return;
       state.eventHasToken = false;
-      if (fast === undefined || !fast(event, data, state)) protocol.onEvent(event, data, state);
+      if (fast === undefined) protocol.onEvent(event, data, state);
+      else {
+        state.sliceOpen = -1;
+        // JSON allows no raw control character in a string, which the fast paths do not look for.
+        if (!CONTROL_CHARACTER.test(data) && fast(event, data, state)) {
+          learnable = state.sliceOpen !== -1;
+          learnDefers = state.deferredUsage === data;
+        } else {
+          protocol.onEvent(event, data, state);
+        }
+      }
       if (state.eventHasToken) state.tokenEvents++;
     };
-    this.framer = protocol.framing === 'sse' ? createSseDecoder(sink) : createLineDecoder(sink);
+    const span: RawSpan = { text: '', start: 0, dataStart: 0, dataEnd: 0, end: 0 };
+    const raw: RawEvents | undefined = fast === undefined ? undefined : {
+      take(text, pos) {
+        if (state.protocolError !== null) return -1;
+        state.eventHasToken = false;
+        const after = takeByTemplate(text, pos, state);
+        if (state.eventHasToken) state.tokenEvents++;
+        return after;
+      },
+      seen(text, start, dataStart, dataEnd, end) {
+        if (!learnable) return;
+        learnable = false;
+        span.text = text;
+        span.start = start;
+        span.dataStart = dataStart;
+        span.dataEnd = dataEnd;
+        span.end = end;
+        learnTemplate(state, span, state.sliceOpen, state.sliceClose, state.sliceKind, volatiles, learnDefers);
+      },
+    };
+    const onOverflow = (detail: string): void => {
+      if (state.protocolError === null) state.protocolError = detail;
+    };
+    const framing = { onOverflow, raw };
+    this.framer = protocol.framing === 'sse' ? createSseDecoder(sink, framing) : createLineDecoder(sink, framing);
   }
 
   onRead(chunk: Uint8Array, t: number): void {

@@ -2,6 +2,8 @@
  * What the protocol readers learn from a stream, written in place so that reading a token
  * allocates nothing beyond the parsed event. One state per probe.
  */
+import type { TokenTemplate } from './protocols/token-template.ts';
+
 export interface StreamState {
   /** Set by a reader when the current read carried any generated output; reset per read. */
   readHasToken: boolean;
@@ -30,6 +32,12 @@ export interface StreamState {
   serverTtftSource: string | null;
   /** The latest event whose usage a fast path skipped; read once when the stream settles. */
   deferredUsage: string | null;
+  /** The shape of the last token event a fast path accepted (token-template.ts). */
+  template: TokenTemplate | null;
+  /** Where the last fast-path token string sat in its event (-1: none yet), for learning the template. */
+  sliceOpen: number;
+  sliceClose: number;
+  sliceKind: 0 | 1 | 2;
 }
 
 export function createStreamState(collectText = false): StreamState {
@@ -53,6 +61,10 @@ export function createStreamState(collectText = false): StreamState {
     serverTtftMs: null,
     serverTtftSource: null,
     deferredUsage: null,
+    template: null,
+    sliceOpen: -1,
+    sliceClose: -1,
+    sliceKind: 0,
   };
 }
 

@@ -61,6 +61,9 @@ export type OutputKind = 0 | 1 | 2;
 
 /** Records the JSON string data[open..close] (quotes included) as output; an empty string is no output. */
 export function addSlice(s: StreamState, data: string, open: number, close: number, kind: OutputKind): void {
+  s.sliceOpen = open;
+  s.sliceClose = close;
+  s.sliceKind = kind;
   if (close === open + 1) return;
   s.readHasToken = true;
   s.eventHasToken = true;

@@ -24,6 +24,8 @@ export const gemini: Protocol = {
     }, target);
   },
   rttUrl: (url) => siblingUrl(url, /:streamGenerateContent$/, ''),
+  // Running usage counts, deferred to the stream's end by the fast path.
+  volatiles: ['candidatesTokenCount', 'totalTokenCount', 'thoughtsTokenCount'].map((k) => ({ key: `"${k}":`, kind: 'digits' as const })),
   fastEvent(_event, data, s) {
     if (!wholeObject(data) || NEEDS_FULL_PARSE.test(data)) return false;
     const match = SINGLE_TEXT_PART.exec(data);

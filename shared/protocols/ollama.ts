@@ -21,6 +21,7 @@ export const ollama: Protocol = {
     }, target);
   },
   rttUrl: (url) => siblingUrl(url, /\/api\/(chat|generate)$/, '/api/version'),
+  volatiles: [{ key: '"created_at":', kind: 'plain' }],
   fastEvent(_event, data, s) {
     if (!data.endsWith(',"done":false}') || !wholeObject(data)) return false;
     const open = stringAfter(data, '"message":{"role":"assistant","content":"');

@@ -23,6 +23,7 @@ export const openaiChat: Protocol = {
     }, target);
   },
   rttUrl: (url) => siblingUrl(url, /\/chat\/completions$/, '/models'),
+  volatiles: [{ key: '"obfuscation":', kind: 'plain' }],
   fastEvent(event, data, s) {
     if (event !== '' || !wholeObject(data)) return false;
     const open = stringAfter(data, '"delta":{"content":"');

@@ -35,6 +35,7 @@ export const openaiResponses: Protocol = {
     }, target);
   },
   rttUrl: (url) => siblingUrl(url, /\/responses$/, '/models'),
+  volatiles: [{ key: '"sequence_number":', kind: 'digits' }, { key: '"obfuscation":', kind: 'plain' }],
   fastEvent(event, data, s) {
     const kind: OutputKind | -1 =
       event === 'response.output_text.delta' ? ANSWER

@@ -1,5 +1,6 @@
 import type { ApiId, ProbeTarget } from '../types.ts';
 import type { StreamState } from '../stream-state.ts';
+import type { Volatile } from './token-template.ts';
 
 export interface BuiltRequest {
   url: string;
@@ -35,6 +36,8 @@ export interface Protocol {
    * for any event it does not fully recognise, which then goes to onEvent.
    */
   fastEvent?(event: string, data: string, state: StreamState): boolean;
+  /** Keys whose scalar values may change from one token event to the next without changing its shape (token-template.ts). */
+  volatiles?: readonly Volatile[];
   /** Completes what fast paths deferred, once, when reading stops. */
   settle?(state: StreamState): void;
 }
