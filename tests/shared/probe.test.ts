@@ -167,6 +167,14 @@ describe('probe error classes', () => {
     expect(sample.error_detail).toContain('stream broke');
   });
 
+  it('a 12 MiB line without a newline is a protocol error at the per-line cap, read no further', async () => {
+    const piece = 'x'.repeat(64 * 1024);
+    const steps = [{ data: chatChunk({ content: 'a' }) }, { data: 'data: {"choices":"' }, ...Array.from({ length: 192 }, () => ({ data: piece }))];
+    const { sample } = await probe({ steps });
+    // The cap's error, not the 16 MiB body limit's ("response larger than …").
+    expect(sample).toMatchObject({ error: 'protocol', error_detail: 'a line over the 1024 KiB cap' });
+  });
+
   it('a runaway body is cut off', async () => {
     const big = chatChunk({ content: 'x'.repeat(1000) });
     const { sample } = await probe({ steps: Array.from({ length: 50 }, () => ({ data: big })) }, { maxStreamBytes: 10_000 });

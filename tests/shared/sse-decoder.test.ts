@@ -59,6 +59,44 @@ describe('SSE decoder (WHATWG event-stream rules)', () => {
   });
 });
 
+describe('the per-line and per-event cap', () => {
+  const CAP = 1000;
+  function capped(make: typeof createSseDecoder, pieces: string[]) {
+    const events: string[] = [];
+    const overflows: string[] = [];
+    const d = make((_e, data) => events.push(data), { onOverflow: (detail) => overflows.push(detail), maxChars: CAP });
+    for (const p of pieces) d.push(p);
+    d.end();
+    return { events, overflows };
+  }
+
+  it('a line at the cap passes, one past it stops the decoder once, whether it arrives whole or in pieces', () => {
+    for (const make of [createSseDecoder, createLineDecoder]) {
+      const field = make === createSseDecoder ? 'data: ' : '';
+      const end = make === createSseDecoder ? '\n\n' : '\n';
+      const at = field + 'x'.repeat(CAP - field.length);
+      expect(capped(make, [at + end]).overflows).toEqual([]);
+      const over = field + 'x'.repeat(CAP + 1 - field.length);
+      for (const pieces of [[over + end + field + 'y' + end], [...over.match(/.{1,64}/g)!, end, field + 'y' + end]]) {
+        const { events, overflows } = capped(make, pieces);
+        expect(overflows).toEqual(['a line over the 1 KiB cap']);
+        expect(events).toEqual([]); // nothing after the overflow either
+      }
+    }
+  });
+
+  it('a line that never ends is cut at the cap, not held whole', () => {
+    const { overflows } = capped(createSseDecoder, Array.from({ length: 100 }, () => 'x'.repeat(100)));
+    expect(overflows).toEqual(['a line over the 1 KiB cap']);
+  });
+
+  it('an event whose data lines together pass the cap is an overflow too', () => {
+    const line = 'data: ' + 'x'.repeat(300) + '\n';
+    expect(capped(createSseDecoder, [line.repeat(3) + '\n']).overflows).toEqual([]);
+    expect(capped(createSseDecoder, [line.repeat(4) + '\n']).overflows).toEqual(['an event over the 1 KiB cap']);
+  });
+});
+
 describe('NDJSON line decoder', () => {
   it('splits lines, accepts CRLF, skips blanks and completes a final line at close', () => {
     const lines: string[] = [];
