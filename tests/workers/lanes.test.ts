@@ -1,0 +1,75 @@
+/**
+ * A regional object's alarm runs its queue in lanes: with `concurrency` 3, probes of different targets
+ * run at once, two probes of one target never do, and every queued job is measured exactly once —
+ * also while a finished probe's sample is still being written to D1 (a job counts as running until its
+ * row is gone, so no other lane can take it again in that window).
+ */
+import { describe, expect, it } from 'vitest';
+import { runInDurableObject } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { getConfig, type Job } from '../../workers/observatory/config.ts';
+import type { RegionProber } from '../../workers/observatory/region-prober.ts';
+import { drain } from './drain.ts';
+
+const REGION = 'apac';
+// Ticks of their own (every 5 minutes on 2026-01-21), so no other test's samples share their keys.
+const TICKS = [0, 1, 2].map((i) => Date.UTC(2026, 0, 21, 4, i * 5));
+const TARGETS = ['ref-chat', 'ref-messages', 'ref-broken'];
+
+type Measure = (job: Job, ...rest: unknown[]) => Promise<unknown>;
+
+describe('probe lanes in one region', () => {
+  it('run targets side by side, never one target twice at once, and each job exactly once', async () => {
+    const config = getConfig();
+    const saved = config.concurrency;
+    config.concurrency = 3;
+    const calls = new Map<string, number>();
+    const runningByTarget = new Map<string, number>();
+    let running = 0;
+    let mostAtOnce = 0;
+    let sameTargetOverlap = 0;
+    const stub = env.REGION_PROBER.getByName(REGION);
+    try {
+      await runInDurableObject(stub, async (instance: RegionProber) => {
+        // Wraps the real probe (real streams from the reference, real D1 writes after it) to watch the lanes.
+        const prober = instance as unknown as { measure: Measure; env: Env };
+        // Each sample's D1 write takes 300 ms: the window in which a finished job must still count as running.
+        const db = prober.env.DB;
+        const slowDb = new Proxy(db, {
+          get: (target, key) => key === 'batch'
+            ? async (statements: D1PreparedStatement[]) => { await new Promise((r) => setTimeout(r, 300)); return target.batch(statements); }
+            : Reflect.get(target, key, target),
+        });
+        prober.env = new Proxy(prober.env, { get: (target, key) => (key === 'DB' ? slowDb : Reflect.get(target, key, target)) });
+        const measure = prober.measure.bind(instance);
+        prober.measure = async (job, ...rest) => {
+          const key = `${job.tickId}|${job.target}|${job.variant}`;
+          calls.set(key, (calls.get(key) ?? 0) + 1);
+          const sameTarget = (runningByTarget.get(job.target) ?? 0) + 1;
+          if (sameTarget > 1) sameTargetOverlap++;
+          runningByTarget.set(job.target, sameTarget);
+          mostAtOnce = Math.max(mostAtOnce, ++running);
+          try {
+            return await measure(job, ...rest);
+          } finally {
+            running--;
+            runningByTarget.set(job.target, runningByTarget.get(job.target)! - 1);
+          }
+        };
+        const jobs = TICKS.flatMap((tickId) => TARGETS.map((target) => ({ tickId, target, variant: 'tiny', backfill: false })));
+        expect(await instance.enqueue(REGION, jobs)).toEqual({ queued: 9, skipped: 0 });
+      });
+      await drain([REGION]);
+    } finally {
+      config.concurrency = saved;
+    }
+    expect((await stub.status()).queued).toBe(0);
+    expect(calls.size).toBe(9);
+    expect([...calls.values()].every((n) => n === 1), JSON.stringify([...calls])).toBe(true);
+    expect(sameTargetOverlap).toBe(0);
+    // The three targets' probes did overlap: the lanes ran side by side.
+    expect(mostAtOnce).toBeGreaterThan(1);
+    const stored = await env.DB.prepare(`SELECT COUNT(*) AS n FROM samples WHERE region = ? AND tick_id IN (${TICKS.map(() => '?').join(', ')})`).bind(REGION, ...TICKS).first<{ n: number }>();
+    expect(stored?.n).toBe(9);
+  });
+});
