@@ -182,12 +182,19 @@ export function capacity(config: ObservatoryConfig): Capacity {
   const ticksPerDay = MINUTES_PER_DAY / tickMinutes;
   const limits = PLAN_LIMITS[config.plan];
   const probesPerRegionTick: Record<string, number> = {};
+  // A region's tick takes at least its probes over its lanes, and at least its busiest target's probes one
+  // after another (two probes of one target never run at once), whichever is longer.
+  let tickProbeSlots = 0;
   for (const region of config.regions) {
     probesPerRegionTick[region.code] = 0;
+    let busiestTarget = 0;
     for (const t of config.targets) {
       if (t.regions && !t.regions.includes(region.code)) continue;
-      probesPerRegionTick[region.code] += t.promptVariants ? t.promptVariants.length : config.promptVariants.length;
+      const probes = t.promptVariants ? t.promptVariants.length : config.promptVariants.length;
+      probesPerRegionTick[region.code] += probes;
+      busiestTarget = Math.max(busiestTarget, probes);
     }
+    tickProbeSlots = Math.max(tickProbeSlots, probesPerRegionTick[region.code] / config.concurrency, busiestTarget);
   }
   const perTick = Object.values(probesPerRegionTick).reduce((a, b) => a + b, 0);
   const probesPerDay = perTick * ticksPerDay;
@@ -220,8 +227,7 @@ export function capacity(config: ObservatoryConfig): Capacity {
   const alarmsPerDay = ticksPerDay * Object.values(probesPerRegionTick).reduce((n, p) => n + Math.max(1, Math.ceil(p / perAlarm)), 0);
   const doRequestsPerDay = alarmsPerDay + 2 * regionTicksPerDay + bursts.doRequestsPerDay;
   const doGbSecondsPerDay = probesPerDay * config.probeSecondsEstimate * DO_GB + bursts.doGbSecondsPerDay;
-  const busiest = Math.max(0, ...Object.values(probesPerRegionTick));
-  const tickSeconds = (busiest * config.probeSecondsEstimate) / config.concurrency;
+  const tickSeconds = tickProbeSlots * config.probeSecondsEstimate;
 
   const ratios: Array<[string, number]> = [['tick length (a region must finish before the next tick)', tickSeconds / (tickMinutes * 60 * TICK_BUSY_SHARE)]];
   if (limits.hardDailyLimits) {

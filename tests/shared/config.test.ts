@@ -126,6 +126,18 @@ describe('capacity', () => {
     expect(c.d1RowsRead.siteBuilds).toBeLessThan(24 * 17 * 7 * 17_280 / 100);
   });
 
+  it('counts a tick as long as its busiest target probed one probe after another, whatever the lanes', () => {
+    const variants = Array.from({ length: 12 }, (_, i) => ({ id: `v${i}`, label: `V${i}`, promptTokens: 16, maxTokens: 8 }));
+    const base: ObservatoryConfig = { ...oneVariant, plan: 'paid', regions: oneVariant.regions.slice(0, 1), concurrency: 3, probeSecondsEstimate: 30, promptVariants: variants };
+    // One target with 12 variants: 12 × 30 s one after another, over the 5-minute tick's busy share (240 s).
+    const oneTarget = capacity({ ...base, targets: base.targets.slice(0, 1) });
+    expect(oneTarget.bindingLimit).toContain('tick length');
+    expect(oneTarget.spread).toBeGreaterThan(1);
+    // Twelve targets with a variant each: three lanes at once, 4 × 30 s.
+    const twelveTargets = capacity({ ...base, promptVariants: variants.slice(0, 1), targets: variants.map((v, i) => ({ ...base.targets[0], id: `t${i}`, promptVariants: undefined })) });
+    expect(twelveTargets.spread).toBe(1);
+  });
+
   it('spreads a tick over several when the free plan would be exceeded', () => {
     const big: ObservatoryConfig = structuredClone(oneVariant);
     for (let i = 0; i < 40; i++) big.targets.push({ ...oneVariant.targets[0], id: `t${i}` });
