@@ -4,7 +4,8 @@
  * Used by `npm run dev` and `npm start`.
  */
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { startWorker, type RunningWorker } from './worker-runtime.ts';
 import { assertPortFree, freePort, runWrangler, startWrangler, stopProcess, waitForHttp } from './processes.ts';
@@ -15,7 +16,7 @@ export interface LocalOptions {
   /** 0: any free port, bound by the runtime itself. */
   referencePort: number;
   persistTo: string;
-  /** Extra `--var NAME:value` for the observatory Worker, once the reference endpoint's URL is known. */
+  /** Extra variables and secrets for the observatory Worker, once the reference endpoint's URL is known. */
   vars?: (referenceUrl: string) => Promise<Record<string, string>>;
   /** Extra bindings of the reference endpoint (its SCHEDULED_FAULTS in the demo). */
   referenceBindings?: Record<string, string>;
@@ -40,9 +41,13 @@ export async function startLocalObservatory(o: LocalOptions): Promise<LocalObser
   const persistTo = resolve(o.persistTo);
   let reference: RunningWorker | null = null;
   let dev: ChildProcess | null = null;
+  // The Worker's variables and secrets (the admin token, signing keys) go in a file only this user can read,
+  // never on a command line, where `ps` shows them to everyone.
+  const envFile = join(persistTo, 'observatory.env');
   const stop = async () => {
     if (dev) await stopProcess(dev);
     if (reference) await reference.stop();
+    rmSync(envFile, { force: true });
   };
   try {
     if (o.apiPort !== 0) await assertPortFree(o.apiPort, '--port');
@@ -53,11 +58,12 @@ export async function startLocalObservatory(o: LocalOptions): Promise<LocalObser
     await runWrangler(['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo]);
     const adminToken = randomBytes(16).toString('hex');
     const vars: Record<string, string> = { REFERENCE_URL: reference.url, ADMIN_TOKEN: adminToken, ...(await o.vars?.(reference.url)) };
+    writeEnvFile(envFile, vars);
     for (let attempt = 1; ; attempt++) {
       const port = o.apiPort === 0 ? await freePort() : o.apiPort;
       o.progress(`starting the scheduler, regional Durable Objects and API on 127.0.0.1:${port}`);
       try {
-        dev = await startApi(port, persistTo, vars, o.log);
+        dev = await startApi(port, persistTo, envFile, o.log);
         return { apiUrl: `http://127.0.0.1:${port}`, referenceUrl: reference.url, adminToken, stop };
       } catch (e) {
         // A port taken between wrangler's look and its bind: this one, or one of its own (inspector, direct sockets).
@@ -73,15 +79,22 @@ export async function startLocalObservatory(o: LocalOptions): Promise<LocalObser
 
 class PortTakenError extends Error {}
 
+/** A dotenv file (`NAME="value"`, escaped as JSON strings are), readable by this user alone. */
+function writeEnvFile(path: string, vars: Record<string, string>): void {
+  mkdirSync(resolve(path, '..'), { recursive: true });
+  writeFileSync(path, Object.entries(vars).map(([k, v]) => `${k}=${JSON.stringify(v)}\n`).join(''), { mode: 0o600 });
+  chmodSync(path, 0o600); // also when an earlier run left the file behind
+}
+
 /** `wrangler dev` on the port, once its API answers; rejects with its last lines when it stops first. */
-async function startApi(port: number, persistTo: string, vars: Record<string, string>, log: (line: string) => void): Promise<ChildProcess> {
+async function startApi(port: number, persistTo: string, envFile: string, log: (line: string) => void): Promise<ChildProcess> {
   const recent: string[] = [];
   let portTaken: string | null = null;
   const dev = startWrangler([
     // The devtools port bound by the runtime itself: wrangler's own pick (from 9229 up) races another wrangler starting.
     'dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', '0', '--persist-to', persistTo, '--test-scheduled',
     '--show-interactive-dev-session=false', '--log-level', 'warn',
-    ...Object.entries(vars).flatMap(([k, v]) => ['--var', `${k}:${v}`]),
+    '--env-file', envFile,
   ], (line) => {
     recent.push(line);
     if (recent.length > RECENT_LINES) recent.shift();

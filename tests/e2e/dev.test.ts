@@ -3,7 +3,7 @@
  * loopback HTTP. A tick fired through /__scheduled fills every region × target, visible in the API.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runScript, type ScriptProcess } from '../helpers/script-process.ts';
@@ -32,6 +32,21 @@ describe('npm run dev', () => {
   it('prints where everything is', () => {
     expect(output).toContain(`observatory API:   ${api}/api/v1/health`);
     expect(output).toContain('/__scheduled');
+  });
+
+  it('keeps its secrets off every command line (they would show in ps), and the admin token works', async () => {
+    const token = /admin token:\s+([0-9a-f]{32})/.exec(output)![1];
+    const commandLines = readdirSync('/proc').filter((p) => /^\d+$/.test(p)).map((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      } catch {
+        return ''; // a process that ended meanwhile
+      }
+    });
+    expect(commandLines.some((c) => c.includes('wrangler') && c.includes('dev'))).toBe(true);
+    expect(commandLines.filter((c) => c.includes(token))).toEqual([]);
+    const denied = await fetch(`${api}/api/v1/ticks`, { method: 'POST', headers: { authorization: 'Bearer wrong' } });
+    expect(denied.status).toBe(401);
   });
 
   it('fires a tick on /__scheduled and stores one sample per region × target', async () => {
