@@ -94,8 +94,36 @@ for (const s of STREAMS) {
   });
 }
 
+/**
+ * Hostile input through the same core, fed in 64 KiB reads: each stops at its cap or reads through in
+ * linear time (the end-to-end cases, with their classes, are tests/shared/hostile-streams.timing.test.ts).
+ */
+function hostileMs(name: string, api: (typeof STREAMS)[number]['api'], head: string, body: string, bytes: number): { name: string; mib: number; ms: number; error: string | null } {
+  const encoder = new TextEncoder();
+  const piece = encoder.encode(body.repeat(Math.max(1, Math.floor(65_536 / body.length))));
+  const times: number[] = [];
+  let error: string | null = null;
+  for (let r = 0; r < 5; r++) {
+    const meter = new StreamMeter(protocolFor(api));
+    const start = cpuMs();
+    meter.onRead(encoder.encode(head), 0);
+    for (let sent = 0; sent < bytes && !meter.finished; sent += piece.length) meter.onRead(piece, 1);
+    meter.onClose(2);
+    times.push(cpuMs() - start);
+    error = meter.state.protocolError;
+  }
+  return { name, mib: bytes / 1_048_576, ms: percentile(times, 0.5)!, error };
+}
+const learned = 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}\n\n';
+const hostile = [
+  hostileMs('a line without a newline', 'openai-chat', 'data: {"a":"', 'x', 12 * 1_048_576),
+  hostileMs('a single huge token', 'openai-chat', 'data: {"choices":[{"index":0,"delta":{"content":"', 'y', 6 * 1_048_576),
+  hostileMs('a comment flood', 'openai-chat', '', ': x\n', 8 * 1_048_576),
+  hostileMs('events failing the template late', 'anthropic-messages', learned, learned.replace('"hi"}}', '"hi","x":1}}'), 4 * 1_048_576),
+];
+
 if (args.includes('--json')) {
-  console.log(JSON.stringify({ node: process.version, rounds: ROUNDS, streamsPerRound: STREAMS_PER_ROUND, rows }));
+  console.log(JSON.stringify({ node: process.version, rounds: ROUNDS, streamsPerRound: STREAMS_PER_ROUND, rows, hostile }));
 } else {
   console.log(`CPU ms to parse and time one ${TOKENS}-token stream (one read per event), median of ${ROUNDS} rounds x ${STREAMS_PER_ROUND} streams, node ${process.version}`);
   console.log('api                 events   bytes   core ms  core p90   naive ms  naive/core');
@@ -107,4 +135,6 @@ if (args.includes('--json')) {
   const worst = Math.max(...rows.map((r) => r.coreP90Ms));
   console.log(`slowest format: ${slowest.api}, median ${slowest.coreMs.toFixed(3)} ms; lowest ratio: ${closest.api}, ${closest.ratio.toFixed(2)}x the naive reader`);
   console.log(`worst core p90: ${worst.toFixed(3)} ms = ${((worst / WORKER_FREE_CPU_MS) * 100).toFixed(1)} % of the Workers free-plan ${WORKER_FREE_CPU_MS} ms CPU budget`);
+  console.log('\nhostile input in 64 KiB reads (median of 5): MiB sent, CPU ms, how it ended');
+  for (const h of hostile) console.log(`${h.name.padEnd(34)} ${h.mib.toFixed(0).padStart(4)} ${h.ms.toFixed(1).padStart(8)}  ${h.error ?? 'read through'}`);
 }

@@ -7,6 +7,8 @@
  */
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
+import type { Readable } from 'node:stream';
+import zlib from 'node:zlib';
 import type { FetchLike } from '../shared/types.ts';
 
 /**
@@ -21,17 +23,23 @@ const arrivals = new WeakMap<object, number>();
 /** When Node handed over this response (its headers) or body chunk; for ProbeOptions.arrivalOf. */
 export const arrivalOf = (received: Response | Uint8Array): number | undefined => arrivals.get(received);
 
-/** The body as a web stream whose chunks are the very buffers Node emitted, each stamped on arrival. */
+/**
+ * The body as a web stream whose chunks are the very buffers Node emitted, each stamped on arrival.
+ * A server that compresses although asked not to is decoded as fetch in a Worker decodes it (gzip,
+ * deflate, br), chunk by chunk with back-pressure, so the probe counts, caps and parses the bytes it
+ * decodes: a small gzip that inflates without end stops at the body cap, never in memory.
+ */
 function stampedBody(res: IncomingMessage): ReadableStream<Uint8Array> {
   let settled = false;
+  const source = decoded(res);
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      res.on('data', (chunk: Buffer) => {
+      source.on('data', (chunk: Buffer) => {
         arrivals.set(chunk, performance.now());
         controller.enqueue(chunk);
-        if ((controller.desiredSize ?? 1) <= 0) res.pause();
+        if ((controller.desiredSize ?? 1) <= 0) source.pause();
       });
-      res.on('end', () => {
+      source.on('end', () => {
         if (settled) return;
         settled = true;
         controller.close();
@@ -41,19 +49,32 @@ function stampedBody(res: IncomingMessage): ReadableStream<Uint8Array> {
         settled = true;
         controller.error(e);
       };
+      source.on('error', fail);
       res.on('error', fail);
-      res.on('close', () => fail(new TypeError('terminated: other side closed')));
+      res.on('close', () => {
+        if (source === res || !res.complete) fail(new TypeError('terminated: other side closed'));
+      });
     },
     pull() {
-      res.resume();
+      source.resume();
     },
     cancel() {
       settled = true;
+      if (source !== res) source.destroy();
       // A response already read to its end keeps its keep-alive connection for the next request.
       if (res.complete) res.resume();
       else res.destroy();
     },
   }, { highWaterMark: STAMPED_CHUNKS_QUEUED });
+}
+
+function decoded(res: IncomingMessage): Readable {
+  const encoding = String(res.headers['content-encoding'] ?? '').trim().toLowerCase();
+  const decoder = encoding === 'gzip' || encoding === 'x-gzip' ? zlib.createGunzip()
+    : encoding === 'deflate' ? zlib.createInflate()
+    : encoding === 'br' ? zlib.createBrotliDecompress()
+    : null;
+  return decoder === null ? res : res.pipe(decoder);
 }
 
 const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };

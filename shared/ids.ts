@@ -25,5 +25,6 @@ export const ERROR_CLASSES = [
   'protocol',
   'stream_error',
   'network',
+  'internal',
 ] as const;
 export type ErrorClass = (typeof ERROR_CLASSES)[number];

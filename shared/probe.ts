@@ -63,9 +63,22 @@ interface Failure {
 
 /**
  * Sends one streaming completion and returns exactly one sample, also when it fails. Never throws
- * for anything the network or the server does, and never hangs past the total timeout.
+ * for anything the network or the server does, and never hangs past the total timeout. Should the
+ * probe's own code throw on a stream, that is a failed sample of class `internal` too.
  */
 export async function runProbe(o: ProbeOptions): Promise<ProbeResult> {
+  try {
+    return await probeOnce(o);
+  } catch (e) {
+    // Past the reading loop's own catch (building the request, the figures): the sample says only what failed.
+    const sample = newSample(o);
+    sample.error = 'internal';
+    sample.error_detail = safeDetail(internalDetail(e), [o.target.apiKey]);
+    return { sample };
+  }
+}
+
+async function probeOnce(o: ProbeOptions): Promise<ProbeResult> {
   const fetchFn: FetchLike = o.fetch ?? ((input, init) => fetch(input, init));
   const now = o.now ?? (() => performance.now());
   const wallClock = o.wallClock ?? (() => Date.now());
@@ -144,11 +157,16 @@ export async function runProbe(o: ProbeOptions): Promise<ProbeResult> {
         break;
       }
       const t = (chunk.value && o.arrivalOf?.(chunk.value)) ?? now();
-      if (chunk.done) {
-        if (!watchdog.expired) meter.onClose(t);
+      try {
+        if (chunk.done) {
+          if (!watchdog.expired) meter.onClose(t);
+          break;
+        }
+        meter.onRead(chunk.value, t);
+      } catch (e) {
+        failure = { error: 'internal', detail: internalDetail(e) };
         break;
       }
-      meter.onRead(chunk.value, t);
       if (meter.state.readHasToken) watchdog.tokenArrived(t);
       if (meter.finished) break;
       if (meter.bytes > maxStreamBytes) {
@@ -157,7 +175,11 @@ export async function runProbe(o: ProbeOptions): Promise<ProbeResult> {
       }
     }
     reader.cancel().catch(() => {});
-    meter.settle();
+    try {
+      meter.settle();
+    } catch (e) {
+      failure = failure ?? { error: 'internal', detail: internalDetail(e) };
+    }
     failure = failure ?? classifyStream(meter, watchdog.expired, readError, protocol.endMarkerRequired) ?? noAnswer(meter);
     return finish();
   } finally {
@@ -205,6 +227,11 @@ function noAnswer(meter: StreamMeter): Failure | null {
   const reasoning = s.reasoningTokens !== null ? `${s.reasoningTokens} reasoning tokens` : s.reasoningStreamed ? 'reasoning streamed, its tokens not reported' : 'no reasoning reported';
   const output = s.outputTokens !== null ? `, ${s.outputTokens} output tokens` : '';
   return { error: 'no_answer', detail: `stream ended without an answer token: finish_reason ${s.finishReason ?? 'none'}, ${reasoning}${output}` };
+}
+
+/** What the probe's own code threw: the exception's name and message, never its stack. */
+function internalDetail(e: unknown): string {
+  return `probe failed on this stream: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`;
 }
 
 function describeThrown(e: unknown): string {

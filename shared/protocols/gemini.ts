@@ -1,6 +1,6 @@
 import { addAnswer, addReasoning, addToolArguments, setReasoningTokens, setStreamError, num, type StreamState } from '../stream-state.ts';
 import { ANSWER, addSlice, stringEnd, RBRACE, RBRACKET, wholeObject } from './fast-path.ts';
-import { describeError, jsonRequest, parseEvent, resolveEndpoint, siblingUrl, type Protocol } from './protocol.ts';
+import { describeError, jsonRequest, parseEvent, resolveEndpoint, safeJson, siblingUrl, type Protocol } from './protocol.ts';
 
 /** Anything but a plain text part needs the full parse. */
 const NEEDS_FULL_PARSE = /"(?:finishReason|thought|functionCall|error|promptFeedback|executableCode|codeExecutionResult|inlineData|fileData)"/;
@@ -80,7 +80,7 @@ function readCandidate(candidate: any, s: StreamState): void {
       if (!part || typeof part !== 'object') continue;
       if (part.thought === true) addReasoning(s, part.text);
       else if (typeof part.text === 'string') addAnswer(s, part.text);
-      else if (part.functionCall) addToolArguments(s, JSON.stringify(part.functionCall.args ?? {}));
+      else if (part.functionCall) addToolArguments(s, safeJson(part.functionCall.args ?? {}));
     }
   }
   if (typeof candidate?.finishReason === 'string') s.finishReason = candidate.finishReason;

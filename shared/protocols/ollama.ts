@@ -1,6 +1,6 @@
 import { addAnswer, addReasoning, addToolArguments, setServerTtft, setStreamError, num } from '../stream-state.ts';
 import { ANSWER, REASONING, addSlice, stringAfter, stringEnd, RBRACE, wholeObject } from './fast-path.ts';
-import { jsonRequest, parseEvent, resolveEndpoint, siblingUrl, type Protocol } from './protocol.ts';
+import { describeError, jsonRequest, parseEvent, resolveEndpoint, safeJson, siblingUrl, type Protocol } from './protocol.ts';
 
 const NS_PER_MS = 1e6;
 
@@ -43,7 +43,7 @@ export const ollama: Protocol = {
     const line = parseEvent(data, s);
     if (!line || typeof line !== 'object') return;
     if (line.error) {
-      setStreamError(s, typeof line.error === 'string' ? line.error : JSON.stringify(line.error));
+      setStreamError(s, describeError(line.error));
       return;
     }
     const message = line.message;
@@ -51,7 +51,7 @@ export const ollama: Protocol = {
       addReasoning(s, message.thinking);
       addAnswer(s, message.content);
       if (Array.isArray(message.tool_calls)) {
-        for (const call of message.tool_calls) addToolArguments(s, JSON.stringify(call?.function?.arguments ?? {}));
+        for (const call of message.tool_calls) addToolArguments(s, safeJson(call?.function?.arguments ?? {}));
       }
     } else {
       addReasoning(s, line.thinking);

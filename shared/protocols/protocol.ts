@@ -107,7 +107,19 @@ export function describeError(error: unknown): string {
     const code = [e.code, e.type, e.status, e.error_type].find((v) => typeof v === 'string') ?? e.code;
     const message = e.message ?? e.error ?? '';
     const head = code !== undefined ? String(code) : 'error';
-    return message ? `${head}: ${typeof message === 'string' ? message : JSON.stringify(message)}` : head;
+    return message ? `${head}: ${typeof message === 'string' ? message : safeJson(message, ERROR_JSON_MAX_CHARS)}` : head;
   }
   return 'error';
+}
+
+/** Longest text kept of an error object written out (error_detail is shorter still). */
+const ERROR_JSON_MAX_CHARS = 500;
+
+/** JSON text of a vendor's value (cut to `maxChars`); a value too deep to write out is named, not thrown. */
+export function safeJson(value: unknown, maxChars = Infinity): string {
+  try {
+    return (JSON.stringify(value) ?? String(value)).slice(0, maxChars);
+  } catch {
+    return '[a value too deeply nested to print]';
+  }
 }

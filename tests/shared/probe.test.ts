@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { StreamMeter } from '../../shared/stream-meter.ts';
 import { runProbe, type ProbeOptions } from '../../shared/probe.ts';
 import { chatChunk, FakeClock, scriptedFetch, type Script } from '../helpers/scripted-fetch.ts';
 
@@ -173,6 +174,25 @@ describe('probe error classes', () => {
     const { sample } = await probe({ steps });
     // The cap's error, not the 16 MiB body limit's ("response larger than …").
     expect(sample).toMatchObject({ error: 'protocol', error_detail: 'a line over the 1024 KiB cap' });
+  });
+
+  it('an error event nested 200,000 deep is a stream_error with a short detail, not a crash', async () => {
+    const deep = '['.repeat(200_000) + ']'.repeat(200_000);
+    const { sample } = await probe({ steps: [{ data: chatChunk({ content: 'a' }) }, { data: `data: {"error":{"message":${deep}}}\n\n` }] });
+    expect(sample.error).toBe('stream_error');
+    expect(sample.error_detail).toContain('too deeply nested');
+  });
+
+  it('an exception in the probe\'s own code is one failed sample of class internal, naming it', async () => {
+    const spy = vi.spyOn(StreamMeter.prototype, 'onRead').mockImplementation(() => {
+      throw new TypeError('cannot read the thing');
+    });
+    try {
+      const { sample } = await probe({ steps: [{ data: chatChunk({ content: 'a' }) }] });
+      expect(sample).toMatchObject({ error: 'internal', error_detail: 'probe failed on this stream: TypeError: cannot read the thing', headers_ms: expect.any(Number) });
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('a runaway body is cut off', async () => {

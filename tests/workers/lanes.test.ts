@@ -72,4 +72,35 @@ describe('probe lanes in one region', () => {
     const stored = await env.DB.prepare(`SELECT COUNT(*) AS n FROM samples WHERE region = ? AND tick_id IN (${TICKS.map(() => '?').join(', ')})`).bind(REGION, ...TICKS).first<{ n: number }>();
     expect(stored?.n).toBe(9);
   });
+
+  it('give up a job whose alarm keeps stopping, as one internal sample, and go on with the rest', async () => {
+    const region = 'enam';
+    const poisoned = Date.UTC(2026, 0, 21, 5, 0);
+    const healthy = Date.UTC(2026, 0, 21, 5, 5);
+    const stub = env.REGION_PROBER.getByName(region);
+    let calls = 0;
+    await runInDurableObject(stub, async (instance: RegionProber, state: DurableObjectState) => {
+      const prober = instance as unknown as { measure: Measure; alarm: (info?: AlarmInvocationInfo) => Promise<void> };
+      const measure = prober.measure.bind(instance);
+      // The poisoned probe takes its alarm down with it every time (as a runtime stopping it would).
+      prober.measure = async (job, ...rest) => {
+        if (job.tickId !== poisoned) return measure(job, ...rest);
+        calls++;
+        throw new Error('the runtime stopped this alarm');
+      };
+      await instance.enqueue(region, [poisoned, healthy].map((tickId) => ({ tickId, target: 'ref-chat', variant: 'tiny', backfill: false })));
+      await state.storage.deleteAlarm(); // this test plays the runtime's alarms (and retries) itself
+      await expect(prober.alarm()).rejects.toThrow('stopped this alarm');
+      await expect(prober.alarm({ isRetry: true, retryCount: 1, scheduledTime: Date.now() })).rejects.toThrow('stopped this alarm');
+      await expect(prober.alarm({ isRetry: true, retryCount: 2, scheduledTime: Date.now() })).rejects.toThrow('stopped this alarm');
+      await prober.alarm({ isRetry: true, retryCount: 3, scheduledTime: Date.now() });
+    });
+    expect(calls).toBe(3);
+    await drain([region]);
+    const rows = (await env.DB.prepare('SELECT tick_id, error, error_detail FROM samples WHERE region = ? AND tick_id IN (?, ?) ORDER BY tick_id').bind(region, poisoned, healthy).all<{ tick_id: number; error: string | null; error_detail: string | null }>()).results;
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toMatchObject({ tick_id: poisoned, error: 'internal' });
+    expect(rows[0].error_detail).toContain('stopped 3 times');
+    expect(rows[1]).toMatchObject({ tick_id: healthy, error: null });
+  });
 });

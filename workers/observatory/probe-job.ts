@@ -1,5 +1,9 @@
 /** Runs one job with the measurement core and stamps where it was really taken. */
 import { runProbe } from '../../shared/probe.ts';
+import { emptySample } from '../../shared/sample-fields.ts';
+import { safeDetail } from '../../shared/error-detail.ts';
+import { METHOD_VERSION } from '../../shared/constants.ts';
+import type { ErrorClass, Sample } from '../../shared/types.ts';
 import { measureRtt } from '../../shared/rtt.ts';
 import { coloOutsideRegion } from '../../shared/config/colos.ts';
 import type { ProbeTarget } from '../../shared/types.ts';
@@ -59,6 +63,10 @@ export async function runJob(job: Job, region: RegionConfig, target: TargetConfi
     rttNote: rtt?.note,
     beforeT0: clockAdvance,
   });
+  return stamped(sample, job, region, env);
+}
+
+function stamped(sample: Sample, job: Job, region: RegionConfig, env: Pick<ProbeEnvironment, 'colo' | 'simulated'>): StoredSample {
   return {
     ...sample,
     tick_id: job.tickId,
@@ -68,4 +76,27 @@ export async function runJob(job: Job, region: RegionConfig, target: TargetConfi
     simulated: env.simulated,
     backfill: job.backfill,
   };
+}
+
+/**
+ * The one sample of a probe that never got to measure (its code failed, or the runtime stopped it
+ * again and again): a failed sample of its own class, so error rates count it and nothing is lost.
+ */
+export function failedJobSample(
+  job: Job, region: RegionConfig, target: TargetConfig, variant: PromptVariantConfig,
+  env: Pick<ProbeEnvironment, 'colo' | 'simulated'>, error: ErrorClass, detail: string, secrets: string[] = [],
+): StoredSample {
+  const sample = Object.assign(emptySample(), {
+    method_version: METHOD_VERSION,
+    started_at: Date.now(),
+    target: target.id,
+    api: target.api,
+    model: target.model,
+    prompt_variant: variant.id,
+    prompt_tokens: variant.promptTokens,
+    max_tokens: variant.maxTokens,
+    error,
+    error_detail: safeDetail(detail, secrets),
+  });
+  return stamped(sample, job, region, env);
 }

@@ -11,7 +11,7 @@ import { probesPerAlarm } from '../../shared/config/capacity.ts';
 import { runTargetBurst } from './burst-run.ts';
 import { burstTargetsStored } from './db/bursts.ts';
 import { COLO_REFRESH_MS, fetchColo } from './colo.ts';
-import { MissingSecretError, runJob } from './probe-job.ts';
+import { failedJobSample, MissingSecretError, runJob } from './probe-job.ts';
 import { insertSamples, storedKeys } from './db/samples.ts';
 import { rollUpDay, rollUpHour } from './rollup-hour.ts';
 import { DAY_MS, dayOf, hourOf } from '../../shared/rollup.ts';
@@ -27,6 +27,11 @@ export const FLUSH_RETRY_MS = 30_000;
 const OTLP_HOURS_PER_ALARM = 24;
 /** Samples written to D1 per batch when the outbox is flushed. */
 const FLUSH_BATCH = 50;
+/**
+ * Runs of one job whose alarm did not live to finish it (the runtime stopped it, or it threw) before the
+ * job is given up as a failed sample of its own: a poisoned stream never blocks its region.
+ */
+export const MAX_PROBE_ATTEMPTS = 3;
 
 export interface EnqueueResult {
   queued: number;
@@ -64,7 +69,9 @@ export class RegionProber extends DurableObject<Env> {
     ctx.blockConcurrencyWhile(async () => {
       const sql = ctx.storage.sql;
       sql.exec(`CREATE TABLE IF NOT EXISTS jobs (tick_id INTEGER NOT NULL, target TEXT NOT NULL, variant TEXT NOT NULL,
-        backfill INTEGER NOT NULL, PRIMARY KEY (tick_id, target, variant)) WITHOUT ROWID`);
+        backfill INTEGER NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (tick_id, target, variant)) WITHOUT ROWID`);
+      // Objects created before jobs counted their attempts.
+      if (!sql.exec<Row>('PRAGMA table_info(jobs)').toArray().some((c) => c.name === 'attempts')) sql.exec('ALTER TABLE jobs ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0');
       sql.exec(`CREATE TABLE IF NOT EXISTS outbox (tick_id INTEGER NOT NULL, target TEXT NOT NULL, variant TEXT NOT NULL,
         sample TEXT NOT NULL, PRIMARY KEY (tick_id, target, variant)) WITHOUT ROWID`);
       sql.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID');
@@ -141,12 +148,15 @@ export class RegionProber extends DurableObject<Env> {
     };
   }
 
-  override async alarm(): Promise<void> {
+  override async alarm(info?: AlarmInvocationInfo): Promise<void> {
     const config = getConfig();
     const regionCode = this.getMeta('region');
     const region = regionCode ? findRegion(regionCode) : undefined;
     if (!region) return;
-    await this.runProbes(region, config.concurrency, probesPerAlarm(config));
+    // After an alarm that did not finish, one probe at a time, each claim counted: the job that keeps
+    // stopping its alarm is then the one being counted, and it is given up (claimNext).
+    const retry = info?.isRetry === true;
+    await this.runProbes(region, retry ? 1 : config.concurrency, probesPerAlarm(config), retry);
     if (this.count('jobs') > this.running.size) {
       await this.ctx.storage.setAlarm(Date.now());
       return;
@@ -273,18 +283,19 @@ export class RegionProber extends DurableObject<Env> {
    * no other probe here is measuring (two probes of one target would queue behind each other at the
    * vendor), and the next one as soon as its probe ends. Returns how many ran.
    */
-  private async runProbes(region: RegionConfig, lanes: number, budget: number): Promise<number> {
+  private async runProbes(region: RegionConfig, lanes: number, budget: number, counted = false): Promise<number> {
     let started = 0;
     if (this.count('jobs') <= this.running.size) return 0;
     const colo = await this.colo();
     let failed = false;
     const lane = async (): Promise<void> => {
       while (started < budget && !failed) {
-        const job = this.claimNext();
+        const job = this.claimNext(counted);
         if (!job) return;
         started++;
         try {
-          await this.runOne(job, region, colo);
+          if (job.attempts >= MAX_PROBE_ATTEMPTS - 1) await this.giveUp(job, region, colo);
+          else await this.runOne(job, region, colo);
         } catch (e) {
           failed = true;
           throw e;
@@ -299,17 +310,39 @@ export class RegionProber extends DurableObject<Env> {
     return started;
   }
 
-  /** The oldest queued job whose target is not being probed here now, or null. */
-  private claimNext(): Job | null {
+  /**
+   * The oldest queued job whose target is not being probed here now, or null. `counted`: its attempt
+   * is written down first (only after an alarm that did not finish: a normal claim costs no write).
+   */
+  private claimNext(counted: boolean): (Job & { attempts: number }) | null {
     const busy = [...new Set([...this.running].map((key) => key.split('|')[1]))];
     const row = this.ctx.storage.sql.exec<Row>(
-      `SELECT tick_id, target, variant, backfill FROM jobs${busy.length ? ` WHERE target NOT IN (${busy.map(() => '?').join(', ')})` : ''} ORDER BY tick_id, target, variant LIMIT 1`,
+      `SELECT tick_id, target, variant, backfill, attempts FROM jobs${busy.length ? ` WHERE target NOT IN (${busy.map(() => '?').join(', ')})` : ''} ORDER BY tick_id, target, variant LIMIT 1`,
       ...busy,
     ).toArray()[0];
     if (!row) return null;
-    const job = { tickId: Number(row.tick_id), target: String(row.target), variant: String(row.variant), backfill: row.backfill === 1 };
+    const job = { tickId: Number(row.tick_id), target: String(row.target), variant: String(row.variant), backfill: row.backfill === 1, attempts: Number(row.attempts) };
+    if (counted && job.attempts < MAX_PROBE_ATTEMPTS - 1) {
+      this.ctx.storage.sql.exec('UPDATE jobs SET attempts = attempts + 1 WHERE tick_id = ? AND target = ? AND variant = ?', job.tickId, job.target, job.variant);
+    }
     this.running.add(keyOf(job));
     return job;
+  }
+
+  /** A job whose alarms kept stopping before it finished: stored as one failed sample, and dropped. */
+  private async giveUp(job: Job & { attempts: number }, region: RegionConfig, colo: string | null): Promise<void> {
+    const target = findTarget(job.target);
+    const variant = findVariant(job.variant);
+    console.error(`region ${region.code}: probe of ${job.target} (tick ${job.tickId}) stopped ${MAX_PROBE_ATTEMPTS} times before finishing; given up as a failed sample`);
+    const sample = target && variant
+      ? failedJobSample(job, region, target, variant, { colo, simulated: this.env.SIMULATED_REGIONS === '1' }, 'internal',
+        `the probe was stopped ${MAX_PROBE_ATTEMPTS} times before it finished (the runtime ended it, or it failed); given up`)
+      : null;
+    try {
+      await this.store(job, sample);
+    } finally {
+      this.running.delete(keyOf(job));
+    }
   }
 
   /** A claimed job, measured and stored; it counts as running until its row is gone (so no lane takes it again). */
@@ -322,7 +355,11 @@ export class RegionProber extends DurableObject<Env> {
   }
 
   private async measureAndStore(job: Job, region: RegionConfig, colo: string | null): Promise<void> {
-    const sample = await this.measure(job, region, colo);
+    await this.store(job, await this.measure(job, region, colo));
+  }
+
+  /** A job's sample to D1 (or the outbox, when D1 fails), and the job gone, in one transaction. */
+  private async store(job: Job, sample: StoredSample | null): Promise<void> {
     let written = false;
     if (sample) {
       try {
@@ -360,10 +397,12 @@ export class RegionProber extends DurableObject<Env> {
       if (e instanceof MissingSecretError) {
         this.noteMissingSecret(target.apiKeySecret ?? '');
         console.error(`region ${region.code}: ${e.message}; target skipped`);
-      } else {
-        console.error(`region ${region.code}: probe of ${job.target} failed unexpectedly; job dropped`, e);
+        return null;
       }
-      return null;
+      // The probe's own code failed around the measurement (the core itself never throws): one failed sample.
+      console.error(`region ${region.code}: probe of ${job.target} failed unexpectedly; stored as an internal error`, e);
+      const what = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+      return failedJobSample(job, region, target, variant, { colo, simulated: this.env.SIMULATED_REGIONS === '1' }, 'internal', `probe failed: ${what}`);
     }
   }
 
