@@ -25,7 +25,7 @@ import { rollupsIn, rollupTotals } from '../db/rollups.ts';
 import { meterD1 } from '../db/meter.ts';
 import { PROMETHEUS_CONTENT_TYPE, prometheusText } from './prometheus.ts';
 import { statusRoutes } from './status.ts';
-import { onlyKnown, parseBoolean, parseChoice, parseInt, parseList, parseWindow } from './query.ts';
+import { MAX_FREE_LIST_VALUES, onlyKnown, parseBoolean, parseChoice, parseInt, parseList, parseWindow } from './query.ts';
 
 function csvResponse(body: string, filename: string): Response {
   return new Response(body, { headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="${filename}"` } });
@@ -65,8 +65,10 @@ function filterFrom(q: URLSearchParams, now: number): SampleFilter {
 function parseSplitSources(q: URLSearchParams): string[] | undefined {
   const raw = q.get('split_source');
   if (raw === null || raw === '') return undefined;
-  const values = raw.split(',').map((v) => v.trim()).filter(Boolean);
-  for (const v of values) if (!/^[\w.+:-]{1,100}$/.test(v)) throw badRequest(`split_source must be source names like rtt or server-timing.total, got "${v}"`);
+  const values = [...new Set(raw.split(',').map((v) => v.trim()).filter(Boolean))];
+  if (values.length === 0) throw badRequest('split_source names no source; give names like rtt or server-timing.total, comma-separated');
+  for (const v of values) if (!/^[\w.+:-]{1,100}$/.test(v)) throw badRequest(`split_source must be source names like rtt or server-timing.total, got "${v.slice(0, 100)}"`);
+  if (values.length > MAX_FREE_LIST_VALUES) throw badRequest(`split_source takes at most ${MAX_FREE_LIST_VALUES} names, got ${values.length}`);
   return values;
 }
 

@@ -11,11 +11,16 @@ export interface Window {
 }
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?)?$/;
+/** Times the API takes: 2000-01-01 to 2100-01-01 UTC (outside it a time is a typo, and dates stop being printable). */
+const EARLIEST_MS = Date.UTC(2000, 0, 1);
+const LATEST_MS = Date.UTC(2100, 0, 1);
+/** Distinct free-form values a list parameter (split_source) takes at most. */
+export const MAX_FREE_LIST_VALUES = 20;
 
 function parseInstant(name: string, value: string): number {
-  if (/^\d{10,16}$/.test(value)) return Number(value);
-  const t = ISO_8601.test(value) ? Date.parse(value) : NaN;
+  const t = /^\d{10,16}$/.test(value) ? Number(value) : ISO_8601.test(value) ? Date.parse(value) : NaN;
   if (Number.isNaN(t)) throw badRequest(`${name} must be an ISO 8601 time (2026-01-31 or 2026-01-31T12:00:00Z) or epoch milliseconds, got "${value}"`);
+  if (t < EARLIEST_MS || t > LATEST_MS) throw badRequest(`${name} must lie between 2000-01-01 and 2100-01-01, got "${value}"`);
   return t;
 }
 
@@ -38,13 +43,14 @@ export function parseWindow(q: URLSearchParams, now: number): Window {
   return { from, to };
 }
 
-/** A comma-separated list whose every value must be one of `known`. */
+/** A comma-separated list whose every value must be one of `known`; each value once (so never longer than `known`). */
 export function parseList(q: URLSearchParams, name: string, known: readonly string[]): string[] | undefined {
   const raw = q.get(name);
   if (raw === null || raw === '') return undefined;
-  const values = raw.split(',').map((v) => v.trim()).filter(Boolean);
+  const values = [...new Set(raw.split(',').map((v) => v.trim()).filter(Boolean))];
+  if (values.length === 0) throw badRequest(`${name} names no value; give one or more of ${known.join(', ')}, comma-separated`);
   for (const v of values) {
-    if (!known.includes(v)) throw badRequest(`unknown ${name} "${v}"; known: ${known.join(', ')}`);
+    if (!known.includes(v)) throw badRequest(`unknown ${name} "${v.slice(0, 100)}"; known: ${known.join(', ')}`);
   }
   return values;
 }

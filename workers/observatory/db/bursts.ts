@@ -1,4 +1,5 @@
 /** The concurrency probes' samples in D1: written like samples, into a table of their own (migrations/0007). */
+import { inList } from './in-list.ts';
 import { SAMPLE_COLUMNS, toRowValues, type StoredSample } from './sample-row.ts';
 
 export interface StoredBurstSample extends StoredSample {
@@ -42,13 +43,15 @@ export async function burstSamplesIn(db: D1Database, f: { fromTick: number; toTi
   const params: Array<string | number> = [f.fromTick, f.toTick];
   if (f.runs) {
     if (f.runs.length === 0) return [];
-    clauses.push(`tick_id IN (${f.runs.map(() => '?').join(', ')})`);
-    params.push(...f.runs);
+    const l = inList('tick_id', f.runs);
+    clauses.push(l.sql);
+    params.push(...l.params);
   }
   for (const [column, values] of [['region', f.regions], ['target', f.targets]] as const) {
     if (!values || values.length === 0) continue;
-    clauses.push(`${column} IN (${values.map(() => '?').join(', ')})`);
-    params.push(...values);
+    const l = inList(column, values);
+    clauses.push(l.sql);
+    params.push(...l.params);
   }
   const { results } = await db.prepare(`SELECT ${BURST_READ_COLUMNS.join(', ')} FROM burst_samples WHERE ${clauses.join(' AND ')} ORDER BY tick_id, region, target, burst_level, burst_stream`)
     .bind(...params).all<BurstRow>();

@@ -1,4 +1,5 @@
 /** Every SQL statement for the hourly rollups, each a named function with bound parameters. */
+import { inList, ONLY_LIST_VALUES } from './in-list.ts';
 import {
   DAY_MS, HOUR_MS, ROLLUP_METRICS, SPLIT_METRICS, TOTAL_HOUR, decodeSplit, encodeErrors, encodeSplit, type Rollup, type RollupSample,
 } from '../../../shared/rollup.ts';
@@ -92,8 +93,9 @@ export async function rollupsIn(db: D1Database, f: RollupFilter): Promise<Rollup
   }
   for (const [column, values] of [['region', f.regions], ['target', f.targets], ['prompt_variant', f.variants]] as const) {
     if (!values || values.length === 0) continue;
-    clauses.push(`${column} IN (${values.map(() => '?').join(', ')})`);
-    params.push(...values);
+    const l = inList(column, values);
+    clauses.push(l.sql);
+    params.push(...l.params);
   }
   const { results } = await db.prepare(`SELECT ${t.columns.join(', ')} FROM ${t.table} WHERE ${clauses.join(' AND ')} ORDER BY ${t.key.join(', ')}`)
     .bind(...params).all<Record<string, unknown>>();
@@ -138,8 +140,9 @@ export async function rollupTotals(db: D1Database, filter: { regions?: string[];
   const clauses = ['1 = 1'];
   const params: Array<string | number> = [];
   if (filter.regions) {
-    clauses.push(`region IN (${filter.regions.map(() => '?').join(', ')})`);
-    params.push(...filter.regions);
+    const l = inList('region', filter.regions, ONLY_LIST_VALUES);
+    clauses.push(l.sql);
+    params.push(...l.params);
   }
   if (filter.methodVersion !== undefined) {
     clauses.push('method_version = ?');
@@ -178,7 +181,8 @@ export function markSamplesRetention(db: D1Database, beforeMs: number): D1Prepar
 /** One region's hourly rows of the given hours at one method version, in one query: a seek per hour on (hour, region). */
 export async function regionRollupsAtHours(db: D1Database, region: string, hours: number[], methodVersion: number): Promise<Rollup[]> {
   if (hours.length === 0) return [];
-  const { results } = await db.prepare(`SELECT ${ROLLUP_COLUMNS.join(', ')} FROM hourly_rollups WHERE hour IN (${hours.map(() => '?').join(', ')}) AND region = ? AND method_version = ? ORDER BY ${KEY.join(', ')}`)
-    .bind(...hours, region, methodVersion).all<Record<string, unknown>>();
+  const h = inList('hour', hours, ONLY_LIST_VALUES);
+  const { results } = await db.prepare(`SELECT ${ROLLUP_COLUMNS.join(', ')} FROM hourly_rollups WHERE ${h.sql} AND region = ? AND method_version = ? ORDER BY ${KEY.join(', ')}`)
+    .bind(...h.params, region, methodVersion).all<Record<string, unknown>>();
   return results.map(fromRollupRow);
 }

@@ -1,4 +1,5 @@
 /** Every SQL statement against D1, each a named function with bound parameters. */
+import { inList, ONLY_LIST_VALUES } from './in-list.ts';
 import { SAMPLE_COLUMNS, fromRow, toRowValues, type StoredSample } from './sample-row.ts';
 import { markSamplesRetention } from './rollups.ts';
 
@@ -16,8 +17,9 @@ export async function insertSamples(db: D1Database, samples: StoredSample[]): Pr
 /** Keys (`tick|target|variant`) of the samples a region already stored for these ticks. */
 export async function storedKeys(db: D1Database, region: string, tickIds: number[]): Promise<Set<string>> {
   if (tickIds.length === 0) return new Set();
-  const { results } = await db.prepare(`SELECT tick_id, target, prompt_variant FROM samples WHERE tick_id IN (${tickIds.map(() => '?').join(', ')}) AND region = ?`)
-    .bind(...tickIds, region).all<{ tick_id: number; target: string; prompt_variant: string }>();
+  const ticks = inList('tick_id', tickIds, ONLY_LIST_VALUES);
+  const { results } = await db.prepare(`SELECT tick_id, target, prompt_variant FROM samples WHERE ${ticks.sql} AND region = ?`)
+    .bind(...ticks.params, region).all<{ tick_id: number; target: string; prompt_variant: string }>();
   return new Set(results.map((r) => `${r.tick_id}|${r.target}|${r.prompt_variant}`));
 }
 
@@ -41,18 +43,20 @@ function where(f: SampleFilter): { sql: string; params: Array<string | number> }
   const params: Array<string | number> = [f.fromTick, f.toTick];
   const list = (column: string, values?: string[]) => {
     if (!values || values.length === 0) return;
-    clauses.push(`${column} IN (${values.map(() => '?').join(', ')})`);
-    params.push(...values);
+    const l = inList(column, values);
+    clauses.push(l.sql);
+    params.push(...l.params);
   };
   list('region', f.regions);
   list('target', f.targets);
   list('prompt_variant', f.variants);
   if (f.splitSources && f.splitSources.length > 0) {
     const named = f.splitSources.filter((v) => v !== 'none');
-    const alternatives = named.length > 0 ? [`split_source IN (${named.map(() => '?').join(', ')})`] : [];
+    const sources = inList('split_source', named);
+    const alternatives = named.length > 0 ? [sources.sql] : [];
     if (named.length < f.splitSources.length) alternatives.push('split_source IS NULL');
     clauses.push(`(${alternatives.join(' OR ')})`);
-    params.push(...named);
+    if (named.length > 0) params.push(...sources.params);
   }
   if (f.error === 'ok') clauses.push('error IS NULL');
   else if (f.error === 'error') clauses.push('error IS NOT NULL');

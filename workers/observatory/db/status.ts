@@ -1,4 +1,5 @@
 /** Every SQL statement of the status rules and incidents, each a named function with bound parameters. */
+import { inList, ONLY_LIST_VALUES } from './in-list.ts';
 import type { WindowSample } from '../../../shared/status/evaluate.ts';
 import type { Incident } from '../../../shared/status/incidents.ts';
 
@@ -13,8 +14,9 @@ export interface RegionWindowRow extends WindowSample {
  */
 export async function regionWindow(db: D1Database, region: string, ticks: number[], methodVersion: number): Promise<RegionWindowRow[]> {
   if (ticks.length === 0) return [];
+  const t = inList('tick_id', ticks, ONLY_LIST_VALUES);
   const { results } = await db.prepare(`SELECT target, prompt_variant, tick_id, error, ttft_ms, itl_p99_ms, decode_tps, network_ms, server_ms
-    FROM samples WHERE tick_id IN (${ticks.map(() => '?').join(', ')}) AND region = ? AND method_version = ?`).bind(...ticks, region, methodVersion).all<RegionWindowRow>();
+    FROM samples WHERE ${t.sql} AND region = ? AND method_version = ?`).bind(...t.params, region, methodVersion).all<RegionWindowRow>();
   return results;
 }
 
