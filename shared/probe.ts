@@ -35,6 +35,8 @@ export interface ProbeOptions {
   maxStreamBytes?: number;
   /** false: read every event with the full JSON parse (tests check both paths agree). */
   fastPath?: boolean;
+  /** Every other secret value the deployment holds, removed from error_detail like the target's own key. */
+  redact?: readonly string[];
   /** Keep the reconstructed text (tests, debugging); probes in production leave it off. */
   collectText?: boolean;
   /**
@@ -73,7 +75,7 @@ export async function runProbe(o: ProbeOptions): Promise<ProbeResult> {
     // Past the reading loop's own catch (building the request, the figures): the sample says only what failed.
     const sample = newSample(o);
     sample.error = 'internal';
-    sample.error_detail = safeDetail(internalDetail(e), [o.target.apiKey]);
+    sample.error_detail = safeDetail(internalDetail(e), [o.target.apiKey, ...(o.redact ?? [])]);
     return { sample };
   }
 }
@@ -86,7 +88,7 @@ async function probeOnce(o: ProbeOptions): Promise<ProbeResult> {
   const protocol = protocolFor(o.target.api);
   const maxStreamBytes = o.maxStreamBytes ?? MAX_STREAM_BYTES;
   // The key, and any configured header value long enough to be a credential, never reach error_detail.
-  const secrets = [o.target.apiKey, ...Object.values(o.target.headers ?? {}).filter((v) => v.length >= MIN_SECRET_LENGTH)];
+  const secrets = [o.target.apiKey, ...Object.values(o.target.headers ?? {}).filter((v) => v.length >= MIN_SECRET_LENGTH), ...(o.redact ?? [])];
   const sample = newSample(o);
   const request = protocol.buildRequest({
     target: o.target,

@@ -10,6 +10,7 @@ import type { ProbeTarget } from '../../shared/types.ts';
 import type { RegionConfig, TargetConfig, PromptVariantConfig, ObservatoryConfig } from '../../shared/config/types.ts';
 import type { StoredSample } from './db/sample-row.ts';
 import type { Job } from './config.ts';
+import { secretValues } from './secret-values.ts';
 
 export interface ProbeEnvironment {
   referenceUrl: string;
@@ -62,6 +63,7 @@ export async function runJob(job: Job, region: RegionConfig, target: TargetConfi
     rttMs,
     rttNote: rtt?.note,
     beforeT0: clockAdvance,
+    redact: secretValues(env.secrets),
   });
   return stamped(sample, job, region, env);
 }

@@ -7,6 +7,8 @@
  * tick, a repeated alarm or two overlapping reports can never open a second incident or queue a
  * message twice. Its alarm then writes incidents to D1 and delivers the queue, with backoff.
  */
+import { redact } from '../../shared/error-detail.ts';
+import { secretValues } from './secret-values.ts';
 import { DurableObject } from 'cloudflare:workers';
 import { findTarget, getCapacity, getConfig, workList } from './config.ts';
 import { resolveStatusRules } from '../../shared/status/rules.ts';
@@ -235,13 +237,19 @@ export class StatusKeeper extends DurableObject<Env> {
       const channel = channels.get(String(d.channel));
       const attempts = Number(d.attempts) + 1;
       let status: number | null = null;
+      // Stored and published: the failure's kind alone. Its message (a receiver's reply, perhaps a URL that is
+      // the credential) goes only to the log, redacted.
       let error: string | null = null;
-      if (!channel) error = `channel ${d.channel} is no longer configured`;
-      else {
+      let message = '';
+      if (!channel) {
+        error = 'not_configured';
+        message = `channel ${d.channel} is no longer configured`;
+      } else {
         try {
           status = await deliver(channel, JSON.parse(String(d.message)) as NotificationMessage, this.env as unknown as Record<string, unknown>, Date.now());
         } catch (e) {
-          error = e instanceof Error ? e.message : String(e);
+          error = e instanceof DeliveryError ? e.kind : 'internal';
+          message = e instanceof Error ? e.message : String(e);
           if (e instanceof DeliveryError) status = e.status;
         }
       }
@@ -252,7 +260,7 @@ export class StatusKeeper extends DurableObject<Env> {
         else if (attempts >= MAX_ATTEMPTS) sql.exec("UPDATE deliveries SET state = 'failed', attempts = ?, done_at = ?, last_error = ? WHERE id = ?", attempts, at, error.slice(0, 300), d.id);
         else sql.exec('UPDATE deliveries SET attempts = ?, next_at = ?, last_error = ? WHERE id = ?', attempts, at + Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** (attempts - 1)), error.slice(0, 300), d.id);
       });
-      if (error !== null) console.error(`status keeper: delivery ${d.id} failed (attempt ${attempts}${attempts >= MAX_ATTEMPTS ? ', given up' : ', will retry'}): ${error}`);
+      if (error !== null) console.error(`status keeper: delivery ${d.id} to ${d.channel} failed (attempt ${attempts}${attempts >= MAX_ATTEMPTS ? ', given up' : ', will retry'}): ${error}${status !== null ? ` ${status}` : ''}: ${redact(message, secretValues(this.env as unknown as Record<string, unknown>)).slice(0, 300)}`);
     }
   }
 

@@ -6,10 +6,19 @@
 import { channelSecrets, type ChannelConfig } from '../../../shared/status/channels.ts';
 import type { NotificationMessage } from '../../../shared/status/messages.ts';
 
+/**
+ * What kind of failure a delivery met: all that is published (with the HTTP status). The message,
+ * which can hold a receiver's reply or a URL that is itself the credential, goes only to the log,
+ * redacted.
+ */
+export type DeliveryFailure = 'not_configured' | 'no_response' | 'http' | 'not_confirmed' | 'redirect' | 'send_email';
+
 export class DeliveryError extends Error {
   readonly status: number | null;
-  constructor(message: string, status: number | null = null) {
+  readonly kind: DeliveryFailure;
+  constructor(kind: DeliveryFailure, message: string, status: number | null = null) {
     super(message);
+    this.kind = kind;
     this.status = status;
   }
 }
@@ -24,7 +33,7 @@ type Secrets = Record<string, unknown>;
 
 function secret(env: Secrets, name: string): string {
   const v = env[name];
-  if (typeof v !== 'string' || v === '') throw new DeliveryError(`secret ${name} is not set (wrangler secret put ${name})`);
+  if (typeof v !== 'string' || v === '') throw new DeliveryError('not_configured', `secret ${name} is not set (wrangler secret put ${name})`);
   return v;
 }
 
@@ -32,7 +41,7 @@ function secret(env: Secrets, name: string): string {
 function expand(text: string, env: Secrets): string {
   return text.replace(/\{([A-Z][A-Z0-9_]*)\}/g, (_, name: string) => {
     const v = env[name];
-    if (typeof v !== 'string' || v === '') throw new DeliveryError(`variable ${name} in the channel's url is not set`);
+    if (typeof v !== 'string' || v === '') throw new DeliveryError('not_configured', `variable ${name} in the channel's url is not set`);
     return v;
   });
 }
@@ -72,7 +81,7 @@ async function request(c: ChannelConfig, m: NotificationMessage, env: Secrets, n
       if (c.tokenSecret) headers.authorization = `Bearer ${secret(env, c.tokenSecret)}`;
       return new Request(urlOf(c, env), { method: 'POST', headers, body: m.text.split('\n').slice(1).join('\n') });
     }
-    case 'email': throw new DeliveryError('email is sent through its binding, not HTTP');
+    case 'email': throw new DeliveryError('not_configured', 'email is sent through its binding, not HTTP');
   }
 }
 
@@ -101,24 +110,52 @@ interface EmailBinding { send(message: unknown): Promise<void> }
 export async function deliver(c: ChannelConfig, m: NotificationMessage, env: Secrets, now: number, fetcher: typeof fetch = fetch): Promise<number> {
   if (c.type === 'email') {
     const binding = env[c.binding] as EmailBinding | undefined;
-    if (!binding || typeof binding.send !== 'function') throw new DeliveryError(`send_email binding ${c.binding} is not configured in wrangler.toml`);
+    if (!binding || typeof binding.send !== 'function') throw new DeliveryError('not_configured', `send_email binding ${c.binding} is not configured in wrangler.toml`);
     const { EmailMessage } = await import('cloudflare:email');
     try {
       await binding.send(new EmailMessage(c.from, c.to, emailSource(c.from, c.to, m, now)));
     } catch (e) {
-      throw new DeliveryError(`send_email: ${e instanceof Error ? e.message : String(e)}`);
+      throw new DeliveryError('send_email', `send_email: ${e instanceof Error ? e.message : String(e)}`);
     }
     return 0;
   }
   const req = await request(c, m, env, now);
   let response: Response;
   try {
-    response = await fetcher(req, { signal: AbortSignal.timeout(TIMEOUT_MS) });
+    // A receiver that redirects is not followed: the request carries a signature or a token, and the
+    // URL it names was not configured.
+    response = await fetcher(req, { signal: AbortSignal.timeout(TIMEOUT_MS), redirect: 'manual' });
   } catch (e) {
-    throw new DeliveryError(`no response: ${e instanceof Error ? e.message : String(e)}`);
+    throw new DeliveryError('no_response', `no response: ${e instanceof Error ? e.message : String(e)}`);
   }
-  const text = await response.text().catch(() => '');
-  if (!response.ok) throw new DeliveryError(`HTTP ${response.status}${text ? `: ${text.slice(0, 120)}` : ''}`, response.status);
-  if (c.type === 'telegram' && !/"ok"\s*:\s*true/.test(text)) throw new DeliveryError(`Telegram did not confirm: ${text.slice(0, 120)}`, response.status);
+  const text = await boundedText(response, RECEIVER_BODY_BYTES);
+  if (response.status >= 300 && response.status < 400) throw new DeliveryError('redirect', `HTTP ${response.status} redirect, not followed`, response.status);
+  if (!response.ok) throw new DeliveryError('http', `HTTP ${response.status}${text ? `: ${text.slice(0, 120)}` : ''}`, response.status);
+  if (c.type === 'telegram' && !/"ok"\s*:\s*true/.test(text)) throw new DeliveryError('not_confirmed', `Telegram did not confirm: ${text.slice(0, 120)}`, response.status);
   return response.status;
+}
+
+/** Bytes of a receiver's reply read at most: enough for Telegram's confirmation, never a whole hostile body. */
+const RECEIVER_BODY_BYTES = 4_096;
+
+/** At most `limit` bytes of a body as text; the rest is cancelled unread. */
+export async function boundedText(response: Response, limit: number): Promise<string> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let bytes = 0;
+  try {
+    while (bytes < limit) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      bytes += value.byteLength;
+      text += decoder.decode(value.subarray(0, Math.max(0, limit - (bytes - value.byteLength))), { stream: true });
+    }
+  } catch {
+    // a reply that breaks mid-read still yields what arrived
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  return text;
 }
