@@ -263,3 +263,12 @@ describe('the concurrency probes in the capacity model', () => {
     expect(capacity(base).bursts.streamsPerDay).toBe(0);
   });
 });
+
+describe('the site-rebuild workflow', () => {
+  it('asks for no more than reading the repository', async () => {
+    const { readFileSync } = await import('node:fs');
+    const workflow = readFileSync(new URL('../../.github/workflows/site-rebuild.yml', import.meta.url), 'utf8');
+    expect(workflow).toMatch(/^permissions:\n {2}contents: read\n/m);
+    expect(workflow).not.toMatch(/: write/);
+  });
+});
