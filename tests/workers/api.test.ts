@@ -167,12 +167,29 @@ describe('POST /api/v1/ticks (admin)', () => {
     expect((await post({}, 'test-admin-token-and-more')).status).toBe(401);
   });
 
-  it('runs a tick now', async () => {
+  it('runs the tick of now, on the grid, and a retried POST queues nothing twice', async () => {
     const r = await post({}, 'test-admin-token');
     expect(r.status).toBe(202);
-    const report = await r.json<{ regions: Array<{ region: string; queued: number }> }>();
+    const report = await r.json<{ tick_id: number; regions: Array<{ region: string; queued: number }> }>();
+    expect(report.tick_id % FIVE_MIN).toBe(0);
+    expect(report.tick_id).toBeLessThanOrEqual(Date.now());
     expect(report.regions.map((x) => x.queued).sort()).toEqual([3, 3, 4]);
+    const again = await (await post({}, 'test-admin-token')).json<{ tick_id: number; regions: Array<{ queued: number }> }>();
+    // Unless the clock crossed onto the next tick between the two POSTs, the second is the same tick.
+    if (again.tick_id === report.tick_id) expect(again.regions.map((x) => x.queued)).toEqual([0, 0, 0]);
     await drain(config.regions.map((r) => r.code));
+  });
+
+  it('refuses a backfill of an hour raw retention has already deleted from', async () => {
+    const mark = firstTick - 48 * FIVE_MIN;
+    await env.DB.prepare("INSERT INTO retention_marks (kind, before_ms) VALUES ('samples', ?) ON CONFLICT (kind) DO UPDATE SET before_ms = excluded.before_ms").bind(mark).run();
+    try {
+      const r = await post({ tick_id: mark - 24 * FIVE_MIN, backfill: true }, 'test-admin-token');
+      expect(r.status).toBe(400);
+      expect(await r.json()).toMatchObject({ error: { code: 'beyond_retention' } });
+    } finally {
+      await env.DB.prepare("DELETE FROM retention_marks WHERE kind = 'samples'").run();
+    }
   });
 
   it('backfills a past tick, flagged as such, and refuses an unflagged one', async () => {

@@ -14,14 +14,14 @@ import { requireAdmin } from './admin.ts';
 import { toCsv } from '../../../shared/csv.ts';
 import { ApiError, badRequest } from './errors.ts';
 import { GROUP_COLUMNS, METRICS, ROLLUP_FIGURES, SPLIT_METRICS, groupingFor, percentileGroups, percentileGroupsFromRollups, type GroupColumn, type Metric } from './percentiles.ts';
-import { HOUR_MS, rollupToJson } from '../../../shared/rollup.ts';
+import { HOUR_MS, hourOf, rollupToJson } from '../../../shared/rollup.ts';
 import { MS_PER_DAY, MS_PER_MINUTE } from '../../../shared/config/capacity.ts';
 
 /** Runs a concurrency report covers unless a window is given. */
 const DEFAULT_BURST_RUNS = 6;
 import { HISTOGRAM_RELATIVE_ERROR, HISTOGRAM_SCALE } from '../../../shared/stats/exp-histogram.ts';
 import { ERROR_CLASSES } from '../../../shared/ids.ts';
-import { rollupsIn, rollupTotals } from '../db/rollups.ts';
+import { rollupsIn, rollupTotals, samplesRetainedFrom } from '../db/rollups.ts';
 import { meterD1 } from '../db/meter.ts';
 import { PROMETHEUS_CONTENT_TYPE, prometheusText } from './prometheus.ts';
 import { statusRoutes } from './status.ts';
@@ -244,7 +244,8 @@ app.post('/api/v1/ticks', async (c) => {
     }
   }
   const now = Date.now();
-  let tickId = now;
+  // The tick of now, on the schedule's grid: a retried POST is the same tick, and queues nothing twice.
+  let tickId = tickIdFor(now);
   if (body.tick_id !== undefined) {
     // As far back as rollups are kept: samples older than the raw retention go at its next run, their rollups stay.
     const days = getConfig().rollupRetentionDays;
@@ -253,6 +254,12 @@ app.post('/api/v1/ticks', async (c) => {
     }
     if (body.backfill !== true) throw badRequest('a past tick_id is only accepted with "backfill": true (its samples are flagged as such)');
     tickId = tickIdFor(body.tick_id);
+    // Raw retention has already deleted that hour's other samples: its rollup could not be rewritten, so the
+    // samples would be measured, never rolled up, and deleted at the next retention run.
+    const retainedFrom = await samplesRetainedFrom(c.env.DB);
+    if (hourOf(tickId) < retainedFrom) {
+      throw new ApiError(400, 'beyond_retention', `tick_id ${new Date(tickId).toISOString()} lies before ${new Date(retainedFrom).toISOString()}, where raw retention has already deleted samples: its hour cannot be rolled up again`);
+    }
   }
   return c.json(await runTick(c.env, tickId, body.backfill === true), 202);
 });
