@@ -5,11 +5,12 @@
  * escalation; a retried run writes nothing twice; the API reports each level.
  */
 import { describe, expect, it } from 'vitest';
-import { createExecutionContext, createScheduledController, runDurableObjectAlarm, waitOnExecutionContext } from 'cloudflare:test';
+import { createExecutionContext, createScheduledController, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import worker from '../../workers/observatory/index.ts';
 import { config } from './test-config.ts';
 import type { LevelReport } from '../../shared/bursts/level-report.ts';
+import type { RegionProber } from '../../workers/observatory/region-prober.ts';
 
 const REGIONS = config.regions.map((r) => r.code);
 const RUN = Date.UTC(2026, 0, 5, 10, 2); // 10:02, the bursts' minute
@@ -78,6 +79,56 @@ describe('concurrency probes', () => {
     for (const region of REGIONS) expect((await env.REGION_PROBER.getByName(region).status()).pendingBursts, region).toBe(0);
     await runAll();
     expect((await rows()).length).toBe(before);
+  });
+
+  it('keeps a run\'s streams in the outbox while D1 refuses them, and gives up a run that keeps failing', async () => {
+    const region = 'apac';
+    const stub = env.REGION_PROBER.getByName(region);
+    const tick = RUN + 7 * 86_400_000;
+    const stored = async () => Number((await env.DB.prepare('SELECT COUNT(*) AS n FROM burst_samples WHERE tick_id = ? AND region = ?').bind(tick, region).first<{ n: number }>())!.n);
+    let refuse = true;
+    let failRunners = false;
+    await runInDurableObject(stub, async (instance: RegionProber, state: DurableObjectState) => {
+      const prober = instance as unknown as { env: Env };
+      const real = prober.env;
+      // D1 refuses burst writes while `refuse`; the runners cannot be reached while `failRunners`.
+      const db = new Proxy(real.DB, {
+        get: (t, k) => (k === 'batch' ? (statements: D1PreparedStatement[]) => (refuse ? Promise.reject(new Error('D1 is down')) : t.batch(statements)) : Reflect.get(t, k, t)),
+      });
+      const runners = new Proxy(real.BURST_RUNNER, {
+        get: (t, k) => (k === 'getByName' ? (...a: Parameters<typeof t.getByName>) => { if (failRunners) throw new Error('no runner'); return t.getByName(...a); } : Reflect.get(t, k, t)),
+      });
+      prober.env = new Proxy(real, { get: (t, k) => (k === 'DB' ? db : k === 'BURST_RUNNER' ? runners : Reflect.get(t, k, t)) });
+      await instance.enqueueBursts(region, tick);
+      await state.storage.deleteAlarm();
+      const alarm = (instance as unknown as { alarm: () => Promise<void> }).alarm.bind(instance);
+      // The first run's levels are measured, every write refused: its streams wait in the outbox, the run is done,
+      // and the next run waits until D1 takes writes again.
+      await alarm();
+      expect((await instance.status())).toMatchObject({ pendingBursts: 1 });
+      expect((await instance.status()).outbox).toBeGreaterThan(0);
+      await alarm();
+      expect((await instance.status())).toMatchObject({ pendingBursts: 1 });
+      refuse = false;
+      for (let i = 0; i < 5 && ((await instance.status()).pendingBursts > 0 || (await instance.status()).outbox > 0); i++) await alarm();
+      expect((await instance.status())).toMatchObject({ pendingBursts: 0, outbox: 0 });
+      // A run that fails itself: tried MAX_PROBE_ATTEMPTS times over as many alarms, then given up.
+      failRunners = true;
+      await instance.enqueueBursts(region, tick + 3_600_000);
+      await state.storage.deleteAlarm();
+      let alarms = 0;
+      for (; alarms < 10 && (await instance.status()).pendingBursts > 0; alarms++) await alarm();
+      expect((await instance.status()).pendingBursts).toBe(0);
+      expect(alarms).toBe(2 * 3); // two opted-in targets, three runs each
+      prober.env = real;
+    });
+    // Every measured stream written once: the outbox, then nothing twice.
+    const written = await stored();
+    expect(written).toBeGreaterThan(0);
+    const distinct = Number((await env.DB.prepare('SELECT COUNT(*) AS n FROM (SELECT DISTINCT target, burst_level, burst_stream FROM burst_samples WHERE tick_id = ? AND region = ?)').bind(tick, region).first<{ n: number }>())!.n);
+    expect(distinct).toBe(written);
+    // This run is not one of the runs the report below describes.
+    await env.DB.prepare('DELETE FROM burst_samples WHERE tick_id >= ?').bind(tick).run();
   });
 
   it('reports each level: TTFT, the queueing over one stream alone, decode per stream, errors, rate limits and start spread', async () => {

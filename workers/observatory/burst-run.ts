@@ -4,7 +4,7 @@
  * apart from regular ones (burst_samples). A rate limit (429) in a level stops the escalation.
  */
 import { getConfig } from './config.ts';
-import { insertBurstSamples, type StoredBurstSample } from './db/bursts.ts';
+import type { StoredBurstSample } from './db/bursts.ts';
 import { burstLevels } from '../../shared/config/bursts.ts';
 import { burstId, isRateLimited, splitStreams } from '../../shared/bursts/level-report.ts';
 import type { BurstStreamResult } from './burst-runner.ts';
@@ -31,7 +31,10 @@ export interface TargetBurstOutcome {
   stopped_at: number | null;
 }
 
-export async function runTargetBurst(env: Env, region: RegionConfig, target: TargetConfig, tickId: number, referenceUrl: string): Promise<TargetBurstOutcome> {
+/** Stores a level's samples (in D1, or kept for a later write when D1 fails: the caller's outbox). */
+export type StoreBurstRows = (rows: StoredBurstSample[]) => Promise<void>;
+
+export async function runTargetBurst(env: Env, region: RegionConfig, target: TargetConfig, tickId: number, referenceUrl: string, store: StoreBurstRows): Promise<TargetBurstOutcome> {
   const config = getConfig();
   const b = config.bursts!;
   const variant = b.variant ?? config.promptVariants[0].id;
@@ -48,8 +51,7 @@ export async function runTargetBurst(env: Env, region: RegionConfig, target: Tar
     const first = Math.min(...measured.map((r) => r.sample!.started_at));
     const id = burstId(tickId, region.code, target.id, level);
     const rows: StoredBurstSample[] = measured.map((r) => ({ ...r.sample!, burst_id: id, burst_level: level, burst_stream: r.stream, start_offset_ms: r.sample!.started_at - first }));
-    // A failed write throws: the run stays queued and is retried; streams already stored are not written twice.
-    await insertBurstSamples(env.DB, rows);
+    await store(rows);
     for (const r of results.filter((x) => x.sample === null)) console.error(`region ${region.code}: burst ${id} stream ${r.stream} not measured: ${r.problem}`);
     const limited = rows.filter(isRateLimited).length;
     outcome.levels.push({

@@ -9,7 +9,7 @@ import { DurableObject } from 'cloudflare:workers';
 import { findRegion, findTarget, findVariant, getConfig, workList, type Job } from './config.ts';
 import { probesPerAlarm } from '../../shared/config/capacity.ts';
 import { runTargetBurst } from './burst-run.ts';
-import { burstTargetsStored } from './db/bursts.ts';
+import { burstTargetsStored, insertBurstSamples, type StoredBurstSample } from './db/bursts.ts';
 import { COLO_REFRESH_MS, fetchColo } from './colo.ts';
 import { failedJobSample, MissingSecretError, runJob } from './probe-job.ts';
 import { insertSamples, storedKeys } from './db/samples.ts';
@@ -85,7 +85,10 @@ export class RegionProber extends DurableObject<Env> {
       // those evaluated within the rules' lookback (done = 1): the ticks an evaluation reads from D1.
       sql.exec('CREATE TABLE IF NOT EXISTS evaluations (tick_id INTEGER PRIMARY KEY, done INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID');
       // Concurrency runs owed (burst-run.ts): one row per run and target, removed once its samples are in D1.
-      sql.exec('CREATE TABLE IF NOT EXISTS burst_runs (tick_id INTEGER NOT NULL, target TEXT NOT NULL, PRIMARY KEY (tick_id, target)) WITHOUT ROWID');
+      sql.exec('CREATE TABLE IF NOT EXISTS burst_runs (tick_id INTEGER NOT NULL, target TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (tick_id, target)) WITHOUT ROWID');
+      if (!sql.exec<Row>('PRAGMA table_info(burst_runs)').toArray().some((c) => c.name === 'attempts')) sql.exec('ALTER TABLE burst_runs ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0');
+      // A level's measured streams whose D1 write failed, kept until a later alarm writes them (one row a level).
+      sql.exec('CREATE TABLE IF NOT EXISTS burst_outbox (n INTEGER PRIMARY KEY, rows TEXT NOT NULL)');
     });
   }
 
@@ -136,7 +139,7 @@ export class RegionProber extends DurableObject<Env> {
     return {
       region: this.getMeta('region'),
       queued: this.count('jobs'),
-      outbox: this.count('outbox'),
+      outbox: this.count('outbox') + this.count('burst_outbox'),
       pendingRollups: this.count('dirty_hours') + this.count('dirty_days'),
       pendingEvaluations: Number(this.ctx.storage.sql.exec('SELECT COUNT(*) AS n FROM evaluations WHERE done = 0').one().n),
       pendingBursts: this.count('burst_runs'),
@@ -161,7 +164,7 @@ export class RegionProber extends DurableObject<Env> {
       await this.ctx.storage.setAlarm(Date.now());
       return;
     }
-    if (this.count('outbox') > 0 && !(await this.flush())) {
+    if ((this.count('outbox') > 0 && !(await this.flush())) || (this.count('burst_outbox') > 0 && !(await this.flushBursts()))) {
       await this.ctx.storage.setAlarm(Date.now() + FLUSH_RETRY_MS);
       return;
     }
@@ -176,21 +179,52 @@ export class RegionProber extends DurableObject<Env> {
     if ((!rolled || !evaluated) && (await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + FLUSH_RETRY_MS);
   }
 
-  /** The oldest queued concurrency run; kept for a later alarm when it fails (its stored streams are not written twice). */
+  /**
+   * The oldest queued concurrency run. Its samples go to D1, or to the burst outbox when D1 fails; a run that
+   * fails itself is kept for a later alarm, up to MAX_PROBE_ATTEMPTS runs, then given up (and logged).
+   */
   private async runOneBurst(region: RegionConfig): Promise<boolean> {
-    const row = this.ctx.storage.sql.exec<Row>('SELECT tick_id, target FROM burst_runs ORDER BY tick_id, target LIMIT 1').toArray()[0];
+    const row = this.ctx.storage.sql.exec<Row>('SELECT tick_id, target, attempts FROM burst_runs ORDER BY tick_id, target LIMIT 1').toArray()[0];
     const tickId = Number(row.tick_id);
     const target = findTarget(String(row.target));
+    const store = async (rows: StoredBurstSample[]): Promise<void> => {
+      try {
+        await insertBurstSamples(this.env.DB, rows);
+      } catch (e) {
+        this.noteFlushError(e, rows.length);
+        if (rows.length > 0) this.ctx.storage.sql.exec('INSERT INTO burst_outbox (rows) VALUES (?)', JSON.stringify(rows));
+      }
+    };
     try {
       if (target && getConfig().bursts) {
-        const outcome = await runTargetBurst(this.env, region, target, tickId, this.referenceUrl(region.code));
+        const outcome = await runTargetBurst(this.env, region, target, tickId, this.referenceUrl(region.code), store);
         console.log(`region ${region.code}: burst of ${target.id}: ${outcome.levels.map((l) => `level ${l.level} ${l.streams - l.errors}/${l.streams} ok, spread ${l.start_spread_ms?.toFixed(1)} ms`).join('; ')}${outcome.stopped_at ? ` (rate limited at ${outcome.stopped_at}: stopped)` : ''}`);
       }
     } catch (e) {
-      this.noteFlushError(e, 0);
-      return false;
+      const attempts = Number(row.attempts) + 1;
+      console.error(`region ${region.code}: burst of ${row.target} (tick ${tickId}) failed (run ${attempts} of ${MAX_PROBE_ATTEMPTS}): ${e instanceof Error ? e.message : String(e)}`);
+      if (attempts < MAX_PROBE_ATTEMPTS) {
+        this.ctx.storage.sql.exec('UPDATE burst_runs SET attempts = ? WHERE tick_id = ? AND target = ?', attempts, row.tick_id, row.target);
+        return false;
+      }
+      console.error(`region ${region.code}: burst of ${row.target} (tick ${tickId}) given up`);
     }
     this.ctx.storage.sql.exec('DELETE FROM burst_runs WHERE tick_id = ? AND target = ?', row.tick_id, row.target);
+    return true;
+  }
+
+  /** Writes the burst outbox to D1, oldest first; false (keeping the rest) when D1 fails. */
+  private async flushBursts(): Promise<boolean> {
+    const sql = this.ctx.storage.sql;
+    for (const r of sql.exec<Row>('SELECT n, rows FROM burst_outbox ORDER BY n').toArray()) {
+      try {
+        await insertBurstSamples(this.env.DB, JSON.parse(String(r.rows)) as StoredBurstSample[]);
+      } catch (e) {
+        this.noteFlushError(e, this.count('burst_outbox'));
+        return false;
+      }
+      sql.exec('DELETE FROM burst_outbox WHERE n = ?', r.n);
+    }
     return true;
   }
 
@@ -433,7 +467,7 @@ export class RegionProber extends DurableObject<Env> {
     console.error(`region ${this.getMeta('region')}: D1 write failed, ${kept} sample(s) kept for retry: ${message}`);
   }
 
-  private count(table: 'jobs' | 'outbox' | 'dirty_hours' | 'dirty_days' | 'otlp_pending' | 'evaluations' | 'burst_runs'): number {
+  private count(table: 'jobs' | 'outbox' | 'dirty_hours' | 'dirty_days' | 'otlp_pending' | 'evaluations' | 'burst_runs' | 'burst_outbox'): number {
     return Number(this.ctx.storage.sql.exec(`SELECT COUNT(*) AS n FROM ${table}`).one().n);
   }
 
