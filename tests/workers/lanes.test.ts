@@ -103,4 +103,41 @@ describe('probe lanes in one region', () => {
     expect(rows[0].error_detail).toContain('stopped 3 times');
     expect(rows[1]).toMatchObject({ tick_id: healthy, error: null });
   });
+
+  it('make no more subrequests in one alarm than the plan allows, putting the rest off to the next', async () => {
+    const region = 'weur';
+    const stub = env.REGION_PROBER.getByName(region);
+    const config = getConfig();
+    const saved = { concurrency: config.concurrency, rttProbes: config.rttProbes };
+    // Six probes of six requests each (36), the colo lookup, and 24 hours owed to the OTLP collector: over 50.
+    Object.assign(config, { concurrency: 3, rttProbes: 5 });
+    const tick = Date.UTC(2026, 0, 21, 6, 0);
+    let fetches = 0;
+    const realFetch = globalThis.fetch;
+    try {
+      await runInDurableObject(stub, async (instance: RegionProber, state: DurableObjectState) => {
+        const jobs = ['ref-chat', 'ref-messages', 'ref-broken', 'ref-no-key'].flatMap((target) => [0, 1].map((i) => ({ tickId: tick + i * 300_000, target, variant: 'tiny', backfill: false })));
+        await instance.enqueue(region, jobs.slice(0, 6));
+        await state.storage.deleteAlarm();
+        state.storage.sql.exec("DELETE FROM meta WHERE key = 'colo_checked_at'");
+        for (let h = 0; h < 24; h++) state.storage.sql.exec('INSERT OR IGNORE INTO otlp_pending (hour) VALUES (?)', tick - (h + 1) * 3_600_000);
+        globalThis.fetch = ((...args: Parameters<typeof fetch>) => {
+          fetches++;
+          return realFetch(...args);
+        }) as typeof fetch;
+        await (instance as unknown as { alarm: () => Promise<void> }).alarm();
+        globalThis.fetch = realFetch;
+        const owed = Number(state.storage.sql.exec('SELECT COUNT(*) AS n FROM otlp_pending').one().n);
+        expect(fetches, `${fetches} fetches`).toBeLessThanOrEqual(50);
+        expect(fetches).toBeGreaterThan(30);
+        // What did not fit waits for the next alarm.
+        expect(owed).toBeGreaterThan(0);
+        state.storage.sql.exec('DELETE FROM otlp_pending');
+      });
+    } finally {
+      globalThis.fetch = realFetch;
+      Object.assign(config, saved);
+    }
+    await drain([region]);
+  });
 });

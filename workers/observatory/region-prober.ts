@@ -7,7 +7,8 @@
  */
 import { DurableObject } from 'cloudflare:workers';
 import { findRegion, findTarget, findVariant, getConfig, workList, type Job } from './config.ts';
-import { probesPerAlarm } from '../../shared/config/capacity.ts';
+import { PLAN_LIMITS, probesPerAlarm } from '../../shared/config/capacity.ts';
+import { SubrequestBudget } from './subrequest-budget.ts';
 import { runTargetBurst } from './burst-run.ts';
 import { burstTargetsStored, insertBurstSamples, type StoredBurstSample } from './db/bursts.ts';
 import { COLO_REFRESH_MS, fetchColo } from './colo.ts';
@@ -25,6 +26,8 @@ import type { RegionConfig } from '../../shared/config/types.ts';
 export const FLUSH_RETRY_MS = 30_000;
 /** Hours pushed to the OTLP collector per alarm, at most (a backlog drains over later alarms). */
 const OTLP_HOURS_PER_ALARM = 24;
+/** Subrequests the probes of an alarm leave for what follows them: the status keeper's report and an OTLP push. */
+const SUBREQUESTS_AFTER_PROBES = 2;
 /** Samples written to D1 per batch when the outbox is flushed. */
 const FLUSH_BATCH = 50;
 /**
@@ -63,6 +66,8 @@ export class RegionProber extends DurableObject<Env> {
   /** Jobs an alarm of this instance is running now (a job leaves the table only once it is done). */
   private readonly running = new Set<string>();
   private readonly baselines = new BaselineCache();
+  /** What the running alarm may still fetch or call (one alarm at a time runs in an object). */
+  private budget: SubrequestBudget | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -159,7 +164,9 @@ export class RegionProber extends DurableObject<Env> {
     // After an alarm that did not finish, one probe at a time, each claim counted: the job that keeps
     // stopping its alarm is then the one being counted, and it is given up (claimNext).
     const retry = info?.isRetry === true;
-    await this.runProbes(region, retry ? 1 : config.concurrency, probesPerAlarm(config), retry);
+    const budget = new SubrequestBudget(PLAN_LIMITS[config.plan].subrequestsPerInvocation);
+    this.budget = budget;
+    await this.runProbes(region, retry ? 1 : config.concurrency, probesPerAlarm(config), retry, budget);
     if (this.count('jobs') > this.running.size) {
       await this.ctx.storage.setAlarm(Date.now());
       return;
@@ -230,7 +237,7 @@ export class RegionProber extends DurableObject<Env> {
 
   /** The status rules' evaluation of every finished tick (status-evaluation.ts); false when one failed (kept for retry). */
   private async evaluatePending(region: string): Promise<boolean> {
-    const failed = await evaluatePendingTicks(this.ctx.storage, this.env.DB, this.env.STATUS_KEEPER.getByName('global'), region, this.baselines);
+    const failed = await evaluatePendingTicks(this.ctx.storage, this.env.DB, this.env.STATUS_KEEPER.getByName('global'), region, this.baselines, this.budget ?? undefined);
     if (failed === null) return true;
     this.setMeta('last_flush_error', `status evaluation: ${failed}`.slice(0, 200));
     return false;
@@ -294,6 +301,7 @@ export class RegionProber extends DurableObject<Env> {
     if (!otlp) return true;
     const hours = sql.exec<Row>('SELECT hour FROM otlp_pending ORDER BY hour LIMIT ?', OTLP_HOURS_PER_ALARM).toArray().map((r) => Number(r.hour));
     for (const hour of hours) {
+      if (this.budget && !this.budget.take(1)) return false; // the rest at the next alarm
       try {
         await pushToOtlp(otlp, this.env as unknown as Record<string, unknown>, await rollupsOfRegionHour(this.env.DB, region, hour));
       } catch (e) {
@@ -317,15 +325,21 @@ export class RegionProber extends DurableObject<Env> {
    * no other probe here is measuring (two probes of one target would queue behind each other at the
    * vendor), and the next one as soon as its probe ends. Returns how many ran.
    */
-  private async runProbes(region: RegionConfig, lanes: number, budget: number, counted = false): Promise<number> {
+  private async runProbes(region: RegionConfig, lanes: number, budget: number, counted: boolean, subrequests: SubrequestBudget): Promise<number> {
     let started = 0;
     if (this.count('jobs') <= this.running.size) return 0;
-    const colo = await this.colo();
+    const colo = await this.colo(subrequests);
+    const perProbe = 1 + getConfig().rttProbes;
     let failed = false;
     const lane = async (): Promise<void> => {
       while (started < budget && !failed) {
+        // A probe's stream and round trips, while enough is left for what the alarm does after the probes.
+        if (this.count('jobs') <= this.running.size || !subrequests.take(perProbe, SUBREQUESTS_AFTER_PROBES)) return;
         const job = this.claimNext(counted);
-        if (!job) return;
+        if (!job) {
+          subrequests.refund(perProbe);
+          return;
+        }
         started++;
         try {
           if (job.attempts >= MAX_PROBE_ATTEMPTS - 1) await this.giveUp(job, region, colo);
@@ -471,9 +485,9 @@ export class RegionProber extends DurableObject<Env> {
     return Number(this.ctx.storage.sql.exec(`SELECT COUNT(*) AS n FROM ${table}`).one().n);
   }
 
-  private async colo(): Promise<string | null> {
+  private async colo(budget: SubrequestBudget): Promise<string | null> {
     const checkedAt = Number(this.getMeta('colo_checked_at') ?? 0);
-    if (Date.now() - checkedAt < COLO_REFRESH_MS) return this.getMeta('colo');
+    if (Date.now() - checkedAt < COLO_REFRESH_MS || !budget.take(1)) return this.getMeta('colo');
     const colo = await fetchColo(this.env.COLO_TRACE_URL);
     this.setMeta('colo', colo);
     this.setMeta('colo_checked_at', String(Date.now()));

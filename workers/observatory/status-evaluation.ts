@@ -4,6 +4,7 @@
  * findings go to the status keeper. D1 reads: the region's samples of the rules' lookback, and, once
  * an hour, the baseline's rollup rows.
  */
+import type { SubrequestBudget } from './subrequest-budget.ts';
 import { hourOf } from '../../shared/rollup.ts';
 import { evaluate, type Finding, type Baseline } from '../../shared/status/evaluate.ts';
 import { baselineKey, chooseBaselines, sameHourStarts, trailingHours } from '../../shared/status/baseline.ts';
@@ -67,7 +68,7 @@ export interface FindingsSink {
  * ticks are kept (done = 1) for as long as the rules look back: they are the ticks a later evaluation
  * reads. Returns null, or what failed.
  */
-export async function evaluatePendingTicks(storage: DurableObjectStorage, db: D1Database, keeper: FindingsSink, region: string, baselines: BaselineCache): Promise<string | null> {
+export async function evaluatePendingTicks(storage: DurableObjectStorage, db: D1Database, keeper: FindingsSink, region: string, baselines: BaselineCache, budget?: SubrequestBudget): Promise<string | null> {
   const sql = storage.sql;
   const ticks = sql.exec<{ tick_id: number }>('SELECT tick_id FROM evaluations WHERE done = 0 ORDER BY tick_id').toArray().map((r) => Number(r.tick_id));
   if (ticks.length === 0) return null;
@@ -80,7 +81,11 @@ export async function evaluatePendingTicks(storage: DurableObjectStorage, db: D1
     const window = sql.exec<{ tick_id: number }>('SELECT tick_id FROM evaluations WHERE tick_id > ? AND tick_id <= ? ORDER BY tick_id', tick - lookback, tick).toArray().map((r) => Number(r.tick_id));
     try {
       const findings = await evaluateTick(db, region, tick, window, rules, baselines);
-      if (findings.length > 0) await keeper.report(region, findings);
+      if (findings.length > 0) {
+        // A report is a call to the keeper object: one subrequest. Out of them, the tick waits for the next alarm.
+        if (budget && !budget.take(1)) return 'out of subrequests for this invocation; the rest waits for the next alarm';
+        await keeper.report(region, findings);
+      }
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
       console.error(`region ${region}: status evaluation of tick ${new Date(tick).toISOString()} failed, kept for retry: ${message}`);
