@@ -7,7 +7,9 @@
  *   2 d1          create the D1 database (once) and write its id into wrangler.toml
  *   3 migrations  apply D1 migrations to the remote database
  *   4 secrets     ADMIN_TOKEN and every target's apiKeySecret are set (prompts for missing ones)
- *   5 reference   deploy the reference endpoint; write its URL into wrangler.toml
+ *   5 reference   deploy the reference endpoint with a token of its own (created and set as its
+ *                 REFERENCE_TOKEN and the observatory's REFERENCE_KEY when not yet set); write its URL into
+ *                 wrangler.toml
  *   6 observatory deploy the scheduler, regional objects and API (env production)
  *   7 site        build the site against the deployed API and publish it as static assets
  *   8 rebuilds    how the site is rebuilt on a schedule (.github/workflows/site-rebuild.yml)
@@ -17,6 +19,7 @@ import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { config } from '../observatory.config.ts';
 import { ConfigError, validateConfig } from '../shared/config/validate.ts';
 import { runWrangler, WRANGLER_ENV, wranglerArgs } from './processes.ts';
@@ -43,6 +46,13 @@ if (values.step !== undefined && !(STEPS as readonly string[]).includes(values.s
 }
 const steps: readonly Step[] = values.step ? [values.step as Step] : STEPS;
 const say = (line: string) => console.log(line);
+
+/** `wrangler secret put NAME` with the value on stdin: never on a command line. */
+async function putSecret(name: string, value: string, args: string[]): Promise<void> {
+  const [cmd, argv] = wranglerArgs(['secret', 'put', name, ...args]);
+  const result = spawnSync(cmd, argv, { input: value, stdio: ['pipe', 'inherit', 'inherit'], env: WRANGLER_ENV });
+  if (result.status !== 0) throw new Error(`wrangler secret put ${name} failed`);
+}
 
 /** Replaces `key = "…"` inside one [section] of wrangler.toml. */
 function patchToml(section: string, key: string, value: string): void {
@@ -117,9 +127,20 @@ const run: Record<Step, () => Promise<void>> = {
   async reference() {
     if (dryRun) {
       await dryRunDeploy(['-c', 'workers/reference/wrangler.toml']);
-      return say('  (dry run) reference endpoint bundles and validates');
+      return say('  (dry run) reference endpoint bundles and validates; would create a REFERENCE_TOKEN and set it on it and as the observatory\'s REFERENCE_KEY, unless set');
     }
     const url = workersDevUrl(await runWrangler(['deploy', '-c', 'workers/reference/wrangler.toml']));
+    // A deployed reference endpoint without a token refuses everyone (REFERENCE_OPEN = "true" would open it):
+    // one is made here, once, and given to the observatory too.
+    const referenceSecrets = JSON.parse(await runWrangler(['secret', 'list', '-c', 'workers/reference/wrangler.toml', '--format', 'json'])) as Array<{ name: string }>;
+    if (!referenceSecrets.some((s) => s.name === 'REFERENCE_TOKEN')) {
+      const token = `ref_${randomBytes(24).toString('hex')}`;
+      await putSecret('REFERENCE_TOKEN', token, ['-c', 'workers/reference/wrangler.toml']);
+      await putSecret('REFERENCE_KEY', token, ['--env', 'production']);
+      say('  created a REFERENCE_TOKEN for the reference endpoint and set it as the observatory\'s REFERENCE_KEY');
+    } else {
+      say('  REFERENCE_TOKEN already set on the reference endpoint (the observatory sends its REFERENCE_KEY)');
+    }
     if (!url) return say('  deployed; set REFERENCE_URL in [env.production.vars] to its URL (no workers.dev URL in the output)');
     patchToml('[env.production.vars]', 'REFERENCE_URL', url);
     say(`  deployed at ${url}; wrote it into [env.production.vars] REFERENCE_URL`);

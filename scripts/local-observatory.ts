@@ -53,7 +53,8 @@ export async function startLocalObservatory(o: LocalOptions): Promise<LocalObser
     if (o.apiPort !== 0) await assertPortFree(o.apiPort, '--port');
     if (o.referencePort !== 0) await assertPortFree(o.referencePort, '--reference-port');
     o.progress('starting the reference LLM endpoint');
-    reference = await startWorker({ config: 'workers/reference/wrangler.toml', port: o.referencePort, bindings: o.referenceBindings });
+    // On loopback, for this machine only: open, asked for explicitly.
+    reference = await startWorker({ config: 'workers/reference/wrangler.toml', port: o.referencePort, bindings: { REFERENCE_OPEN: 'true', ...o.referenceBindings } });
     o.progress(`reference LLM endpoint on ${reference.url}; applying D1 migrations to the local database in ${persistTo}`);
     await runWrangler(['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo]);
     const adminToken = randomBytes(16).toString('hex');

@@ -35,6 +35,9 @@ export function resolveTarget(t: TargetConfig, env: ProbeEnvironment): ProbeTarg
     const value = env.secrets[t.apiKeySecret];
     if (typeof value !== 'string' || value === '') throw new MissingSecretError(`secret ${t.apiKeySecret} for target ${t.id} is not set`);
     apiKey = value;
+  } else if (t.reference && typeof env.secrets.REFERENCE_KEY === 'string' && env.secrets.REFERENCE_KEY !== '') {
+    // The deployed reference endpoint's token (npm run deploy sets both), for reference targets that name no secret.
+    apiKey = env.secrets.REFERENCE_KEY;
   }
   return {
     id: t.id,

@@ -7,7 +7,7 @@ import { getConfig } from './config.ts';
 import { channelSecrets } from '../../shared/status/channels.ts';
 
 /** Secrets the Worker itself reads, beside those the configuration names. */
-const OWN_SECRETS = ['ADMIN_TOKEN', 'READ_TOKEN'];
+const OWN_SECRETS = ['ADMIN_TOKEN', 'READ_TOKEN', 'REFERENCE_KEY'];
 
 export function secretValues(env: Record<string, unknown>): string[] {
   const c = getConfig();

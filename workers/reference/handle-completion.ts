@@ -10,7 +10,11 @@ export interface Limits {
   maxTokensCap: number;
   maxBodyBytes: number;
   maxHoldMs: number;
+  maxStreamMs: number;
+  maxResponseBytes: number;
   token: string | undefined;
+  /** REFERENCE_OPEN = "true": serve without a token (local runs); otherwise a deployment without one refuses. */
+  open: boolean;
   /** SCHEDULED_FAULTS: regional faults on a schedule (scheduled-faults.ts), for every request. */
   scheduledFaults: string | undefined;
 }
@@ -20,7 +24,10 @@ export function limitsFrom(env: Env): Limits {
     maxTokensCap: Number(env.MAX_TOKENS_CAP),
     maxBodyBytes: Number(env.MAX_BODY_BYTES),
     maxHoldMs: Number(env.MAX_HOLD_MS),
+    maxStreamMs: Number(env.MAX_STREAM_MS),
+    maxResponseBytes: Number(env.MAX_RESPONSE_BYTES),
     token: (env as { REFERENCE_TOKEN?: string }).REFERENCE_TOKEN,
+    open: (env as { REFERENCE_OPEN?: string }).REFERENCE_OPEN === 'true',
     scheduledFaults: env.SCHEDULED_FAULTS,
   };
 }
@@ -33,7 +40,10 @@ export async function handleCompletion(
   parse: (body: Record<string, unknown>) => ParsedRequest,
 ): Promise<Response> {
   const arrived = performance.now();
-  if (!(await tokenMatches(limits.token, request))) return errorResponse(format, 401, 'missing or wrong API key');
+  if (!limits.token && !limits.open) {
+    return errorResponse(format, 503, 'this reference endpoint has no REFERENCE_TOKEN: set one (npx wrangler secret put REFERENCE_TOKEN -c workers/reference/wrangler.toml), or set REFERENCE_OPEN = "true" to serve anyone');
+  }
+  if (limits.token && !(await tokenMatches(limits.token, request))) return errorResponse(format, 401, 'missing or wrong API key');
   try {
     const parsed = parse(await readJsonBody(request, limits.maxBodyBytes));
     const selected = selectFault(parsed.model, request.headers.get('x-ref-fault'));
@@ -54,6 +64,8 @@ export async function handleCompletion(
       profile,
       fault,
       maxHoldMs: limits.maxHoldMs,
+      maxStreamMs: limits.maxStreamMs,
+      maxResponseBytes: limits.maxResponseBytes,
       replica: `${model}|${request.headers.get('x-ref-region') ?? ''}|${request.headers.get('x-ref-tick') ?? ''}`,
     }, arrived);
   } catch (e) {

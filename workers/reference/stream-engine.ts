@@ -20,6 +20,9 @@ export interface Completion {
   fault: Fault | null;
   /** Longest any fault may hold the connection. */
   maxHoldMs: number;
+  /** Caps on one response whatever its parameters ask for: its duration from arrival, and its bytes. */
+  maxStreamMs: number;
+  maxResponseBytes: number;
   /**
    * Which replica serves it: requests share a queue (and a batch) only with requests of the same model
    * from the same region for the same tick (the x-ref-region and x-ref-tick the observatory sends; one
@@ -105,9 +108,13 @@ export async function serveCompletion(c: Completion, arrived: number): Promise<R
   return response;
 }
 
+/** A response reached its global cap (duration or bytes): it ends there, without its end event. */
+class CapReached extends Error {}
+
 /** One stream on its schedule, with the request's fault applied once. */
 class StreamRun {
   private generatedTokens = 0;
+  private bytesSent = 0;
   private firstChunkAt = 0;
   private struck = false;
   private readonly c: Completion;
@@ -129,7 +136,17 @@ class StreamRun {
   }
 
   private send(text: string): Promise<void> {
-    return text === '' ? Promise.resolve() : this.writer.write(encoder.encode(text));
+    if (text === '') return Promise.resolve();
+    const bytes = encoder.encode(text);
+    this.bytesSent += bytes.byteLength;
+    if (this.bytesSent > this.c.maxResponseBytes) return Promise.reject(new CapReached(`over ${this.c.maxResponseBytes} bytes`));
+    return this.writer.write(bytes);
+  }
+
+  /** Sleeps until `due` (performance.now() time), unless that lies past the response's duration cap. */
+  private async until(due: number): Promise<void> {
+    if (due - this.arrived > this.c.maxStreamMs) throw new CapReached(`over ${this.c.maxStreamMs} ms`);
+    await sleep(due - performance.now());
   }
 
   /** Hold mode: the opening events and the first chunk wait in the stream for the headers. */
@@ -149,13 +166,13 @@ class StreamRun {
       }
       for (let i = 1; i < this.schedule.chunks.length; i++) {
         if (await this.faultStrikes(false)) return;
-        await sleep(this.arrived + this.schedule.chunks[i].at - performance.now());
+        await this.until(this.arrived + this.schedule.chunks[i].at);
         await this.send(this.chunkText(i));
       }
       if (await this.faultStrikes(true)) return;
       await this.send(this.c.format.close(this.ctx, this.usage, this.metrics()));
     } catch {
-      // the client closed the connection
+      // the client closed the connection, or the response reached a global cap (CapReached): it ends here
     } finally {
       leave(this.c.replica);
     }
@@ -167,11 +184,11 @@ class StreamRun {
     const keepAlive = this.c.format.keepAlive(this.ctx);
     if (every > 0 && keepAlive !== '') {
       while (due - performance.now() > every) {
-        await sleep(every);
+        await this.until(performance.now() + every);
         await this.send(keepAlive);
       }
     }
-    await sleep(due - performance.now());
+    await this.until(due);
   }
 
   /** The chunk's tokens in the format ('' when all of them are hidden reasoning). */
