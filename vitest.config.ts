@@ -84,7 +84,8 @@ export default defineConfig({
                 ADMIN_TOKEN: 'test-admin-token',
                 // Notification channels of test-config.ts, all at the loopback receiver.
                 NOTIFY_URL: inject('notifyReceiverUrl'),
-                WEBHOOK_SECRET: 'test-webhook-signing-key',
+                // Two Standard Webhooks keys, as while rotating: a receiver holding either verifies.
+                WEBHOOK_SECRET: 'whsec_dGVzdC13ZWJob29rLXNpZ25pbmcta2V5LW9uZQ== whsec_dGVzdC13ZWJob29rLXNpZ25pbmcta2V5LXR3bw==',
                 SLACK_URL: `${inject('notifyReceiverUrl')}/slack/T000/B000/XXXX`,
                 DISCORD_URL: `${inject('notifyReceiverUrl')}/discord/api/webhooks/1/abc`,
                 TELEGRAM_TOKEN: '123456:test-bot-token',

@@ -1,10 +1,11 @@
 /**
- * The local demo's notification sink: a webhook receiver on loopback that checks each message's
- * signature (x-observatory-signature, HMAC-SHA256 over "<t>.<body>") and prints it, as an incident
- * channel would show it. Any path or body gets an answer; nothing it receives can stop it.
+ * The local demo's notification sink: a webhook receiver on loopback that verifies each message as
+ * any Standard Webhooks receiver would (the `standardwebhooks` library: its signature, and a timestamp
+ * within 5 minutes, so a replayed or stale message is refused) and prints it, as an incident channel
+ * would show it. Any path or body gets an answer; nothing it receives can stop it.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { Webhook } from 'standardwebhooks';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface NotifySink {
@@ -14,12 +15,17 @@ export interface NotifySink {
   close(): Promise<void>;
 }
 
-/** True when `header` is a valid signature of `body` with `key`. */
-export function verifySignature(key: string, body: string, header: string | undefined): boolean {
-  const m = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header ?? '');
-  if (!m) return false;
-  const expected = createHmac('sha256', key).update(`${m[1]}.${body}`).digest();
-  return timingSafeEqual(expected, Buffer.from(m[2], 'hex'));
+/** The message, when `body` and its headers verify with `key` (signature and a fresh timestamp); null otherwise. */
+export function verified(key: string, body: string, headers: IncomingHttpHeaders): unknown {
+  try {
+    return new Webhook(key).verify(body, {
+      'webhook-id': String(headers['webhook-id'] ?? ''),
+      'webhook-timestamp': String(headers['webhook-timestamp'] ?? ''),
+      'webhook-signature': String(headers['webhook-signature'] ?? ''),
+    });
+  } catch {
+    return null;
+  }
 }
 
 export async function startNotifySink(signingKey: string, print: (line: string) => void, port = 0): Promise<NotifySink> {
@@ -30,14 +36,13 @@ export async function startNotifySink(signingKey: string, print: (line: string) 
     req.on('error', () => res.destroy());
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      const signed = verifySignature(signingKey, body, req.headers['x-observatory-signature'] as string | undefined);
-      if (req.method !== 'POST' || !signed) {
+      const m = req.method === 'POST' ? (verified(signingKey, body, req.headers) as { type: string; title: string; event: { summary: string } } | null) : null;
+      if (m === null) {
         res.writeHead(req.method !== 'POST' ? 405 : 401).end();
-        if (req.method === 'POST') print(`notification refused: bad or missing signature`);
+        if (req.method === 'POST') print(`notification refused: bad or missing signature, or a stale timestamp`);
         return;
       }
       try {
-        const m = JSON.parse(body) as { type: string; title: string; event: { summary: string } };
         sink.received++;
         print(`notification ${m.type} (signature ok): ${m.title}`);
         print(`    ${m.event.summary}`);

@@ -84,7 +84,8 @@ const incidentTicks = Array.from({ length: INCIDENT_TICKS }, (_, k) => grid - (I
 const degraded = config.regions.at(-1)!.code;
 const at = (k: number) => new Date(incidentTicks[0] + k * tickMs).toISOString();
 const scheduledFaults = `region=${degraded}; from=${at(SLOW_TICKS[0])}; to=${at(SLOW_TICKS[1])}; slow_ms=${SLOW_MS}, region=${degraded}; from=${at(FAIL_TICKS[0])}; to=${at(FAIL_TICKS[1])}; fault=http-503`;
-const signingKey = randomBytes(16).toString('hex');
+// A Standard Webhooks key (whsec_ and base64), as a receiver of yours would hold it.
+const signingKey = `whsec_${randomBytes(24).toString('base64')}`;
 const sink = await startNotifySink(signingKey, (line) => progress.say(`  [sink] ${line}`));
 let local;
 try {

@@ -22,7 +22,7 @@ export interface UrlSource {
   urlSecret?: string;
 }
 
-/** JSON body; `x-observatory-signature: t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<body>">` when signingSecret is set. */
+/** JSON body with Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, and `webhook-signature` when signingSecret names a secret holding `whsec_` keys). */
 export interface WebhookChannel extends ChannelBase, UrlSource { type: 'webhook'; signingSecret?: string }
 /** Slack incoming webhook (its URL is the credential: urlSecret). */
 export interface SlackChannel extends ChannelBase, UrlSource { type: 'slack' }

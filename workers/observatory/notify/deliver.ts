@@ -5,6 +5,7 @@
  */
 import { channelSecrets, type ChannelConfig } from '../../../shared/status/channels.ts';
 import type { NotificationMessage } from '../../../shared/status/messages.ts';
+import { Webhook } from 'standardwebhooks';
 
 /**
  * What kind of failure a delivery met: all that is published (with the HTTP status). The message,
@@ -23,7 +24,6 @@ export class DeliveryError extends Error {
   }
 }
 
-export const SIGNATURE_HEADER = 'x-observatory-signature';
 export const DELIVERY_HEADER = 'x-observatory-delivery';
 const TIMEOUT_MS = 10_000;
 const TELEGRAM_API = 'https://api.telegram.org';
@@ -50,22 +50,29 @@ function urlOf(c: { url?: string; urlSecret?: string }, env: Secrets): string {
   return c.urlSecret ? secret(env, c.urlSecret) : expand(c.url!, env);
 }
 
-const hex = (buf: ArrayBuffer) => [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, '0')).join('');
-
-/** `t=<unix seconds>,v1=<hex HMAC-SHA256(key, "<t>.<body>")>`: what a receiver recomputes to trust a webhook. */
-export async function signature(key: string, body: string, unixSeconds: number): Promise<string> {
-  const k = await crypto.subtle.importKey('raw', new TextEncoder().encode(key), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  const mac = await crypto.subtle.sign('HMAC', k, new TextEncoder().encode(`${unixSeconds}.${body}`));
-  return `t=${unixSeconds},v1=${hex(mac)}`;
+/**
+ * The Standard Webhooks signature (standardwebhooks.com, signed with its reference library): `v1,<base64
+ * HMAC-SHA256 of "<id>.<timestamp>.<body>">`, once per key. The secret holds one `whsec_` key, or several
+ * separated by spaces while keys are rotated: a receiver that knows any one of them verifies the message.
+ */
+export function webhookSignature(keys: string, id: string, now: number, body: string): string {
+  const list = keys.trim().split(/\s+/);
+  if (list.some((k) => !/^whsec_[A-Za-z0-9+/]+=*$/.test(k))) {
+    throw new DeliveryError('not_configured', 'a webhook signing secret must hold Standard Webhooks keys: whsec_ and base64 (openssl rand -base64 32), several separated by spaces while rotating');
+  }
+  return list.map((key) => new Webhook(key).sign(id, new Date(now), body)).join(' ');
 }
 
-async function request(c: ChannelConfig, m: NotificationMessage, env: Secrets, now: number): Promise<Request> {
+function request(c: ChannelConfig, m: NotificationMessage, env: Secrets, now: number): Request {
   const json = (url: string, body: unknown, headers: Record<string, string> = {}) => new Request(url, { method: 'POST', headers: { 'content-type': 'application/json', [DELIVERY_HEADER]: m.delivery_id, ...headers }, body: JSON.stringify(body) });
   switch (c.type) {
     case 'webhook': {
       const body = JSON.stringify(m);
-      const headers: Record<string, string> = { 'content-type': 'application/json', [DELIVERY_HEADER]: m.delivery_id };
-      if (c.signingSecret) headers[SIGNATURE_HEADER] = await signature(secret(env, c.signingSecret), body, Math.floor(now / 1000));
+      const headers: Record<string, string> = {
+        'content-type': 'application/json', [DELIVERY_HEADER]: m.delivery_id,
+        'webhook-id': m.delivery_id, 'webhook-timestamp': String(Math.floor(now / 1000)),
+      };
+      if (c.signingSecret) headers['webhook-signature'] = webhookSignature(secret(env, c.signingSecret), m.delivery_id, now, body);
       return new Request(urlOf(c, env), { method: 'POST', headers, body });
     }
     case 'slack': return json(urlOf(c, env), { text: m.text });
@@ -119,7 +126,7 @@ export async function deliver(c: ChannelConfig, m: NotificationMessage, env: Sec
     }
     return 0;
   }
-  const req = await request(c, m, env, now);
+  const req = request(c, m, env, now);
   let response: Response;
   try {
     // A receiver that redirects is not followed: the request carries a signature or a token, and the
