@@ -82,6 +82,7 @@ export default defineConfig({
                 OTLP_COLLECTOR: inject('otlpCollectorUrl'),
                 REFERENCE_KEY: TEST_REFERENCE_KEY,
                 ADMIN_TOKEN: 'test-admin-token',
+                READ_TOKEN: 'test-read-token',
                 // Notification channels of test-config.ts, all at the loopback receiver.
                 NOTIFY_URL: inject('notifyReceiverUrl'),
                 // Two Standard Webhooks keys, as while rotating: a receiver holding either verifies.

@@ -5,7 +5,7 @@
  */
 import { config } from '../observatory.config.ts';
 import { ConfigError, validateConfig } from '../shared/config/validate.ts';
-import { capacity, freePlanGoal, PLAN_LIMITS, type Capacity } from '../shared/config/capacity.ts';
+import { anonymousRowBound, anonymousRowsPerDay, capacity, freePlanGoal, PLAN_LIMITS, type Capacity } from '../shared/config/capacity.ts';
 import { reasoningBudgetWarnings } from '../shared/config/reasoning-budget.ts';
 import { vendorTokens } from '../shared/config/vendor-tokens.ts';
 import type { ObservatoryConfig } from '../shared/config/types.ts';
@@ -46,6 +46,10 @@ function report(label: string, cfg: ObservatoryConfig, c: Capacity): void {
   const worst = rows.map(([name, used, key]) => [name, used / (PLAN_LIMITS.free[key] as number)] as const).sort((a, b) => b[1] - a[1])[0];
   console.log(`  on the free plan the first limit to bind is ${worst[0]} at ${(worst[1] * 100).toFixed(1)} %; ${c.spread > 1 ? `each tick runs 1/${c.spread} of the work (${c.bindingLimit})` : 'every tick runs all of its work'}`);
   console.log(`  probes per day ${n(c.probesPerDay / s)}; subrequests per probe invocation ${c.subrequestsPerProbeInvocation} of ${PLAN_LIMITS[cfg.plan].subrequestsPerInvocation}`);
+  const own = r.rollups / s + r.status / s + r.siteBuilds + r.metrics;
+  const anon = anonymousRowsPerDay(cfg);
+  const bound = anonymousRowBound(cfg);
+  console.log(`  anonymous reads: at most ${n(bound.rows)} rows a request (${bound.request}); ${n(anon)} rows a day in all (${pct(anon, PLAN_LIMITS[cfg.plan].d1RowsReadPerDay)} of the ${cfg.plan} quota), beside the observatory's own ${n(own)} (rollups, status, site builds, /metrics)`);
   if (b.streamsPerDay > 0) console.log(`  concurrency probes (included above): ${n(b.streamsPerDay)} streams a day; D1 rows written ${n(b.d1RowsWrittenPerDay)}, DO requests ${n(b.doRequestsPerDay)}, DO rows ${n(b.doRowsWrittenPerDay)}, DO ${n(b.doGbSecondsPerDay)} GB-s, ${n(b.siteBuildRowsRead)} rows read a site build`);
 }
 

@@ -15,7 +15,7 @@
  *   8 rebuilds    how the site is rebuilt on a schedule (.github/workflows/site-rebuild.yml)
  */
 import { parseArgs } from 'node:util';
-import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -30,6 +30,7 @@ import { emptySiteData } from '../site/src/data/empty.ts';
 const STEPS = ['preflight', 'd1', 'migrations', 'secrets', 'reference', 'observatory', 'site', 'rebuilds'] as const;
 type Step = (typeof STEPS)[number];
 const PLACEHOLDER_ID = '00000000-0000-0000-0000-000000000000';
+const READ_TOKEN_FILE = '.wrangler/read-token';
 const WRANGLER_TOML = 'wrangler.toml';
 
 let values;
@@ -114,6 +115,13 @@ const run: Record<Step, () => Promise<void>> = {
     for (const c of channels.filter((x) => x.vars.length > 0 && x.secrets.length > 0)) say(`  channel ${c.name} is inactive until ${c.vars.join(', ')} is set; it then needs ${c.secrets.join(', ')}`);
     if (dryRun) return say(`  (dry run) would check these secrets exist: ${needed.join(', ')}`);
     const listed = JSON.parse(await runWrangler(['secret', 'list', '--env', 'production', '--format', 'json'])) as Array<{ name: string }>;
+    // The read token the site build sends (its reads are then outside the anonymous budget and cache): made here, once.
+    if (!listed.some((s) => s.name === 'READ_TOKEN')) {
+      const token = randomBytes(24).toString('hex');
+      await putSecret('READ_TOKEN', token, ['--env', 'production']);
+      writeFileSync(READ_TOKEN_FILE, token, { mode: 0o600 });
+      say(`  created READ_TOKEN (kept in ${READ_TOKEN_FILE} for the site step); set it as the repository secret OBSERVATORY_READ_TOKEN for the rebuild workflow`);
+    }
     const missing = needed.filter((n) => !listed.some((s) => s.name === n));
     if (missing.length === 0) return say(`  secrets set: ${needed.join(', ')}`);
     if (!process.stdin.isTTY) throw new Error(`missing secrets ${missing.join(', ')}: run npx wrangler secret put NAME --env production for each`);
@@ -173,7 +181,7 @@ const run: Record<Step, () => Promise<void>> = {
  * Where the site is built from: --data-file (an export), else the API (--api, the deployed one, or in a
  * dry run the local one). A dry run whose API does not answer builds an empty state instead, and says so.
  */
-async function siteSource(dataFile: string | undefined, apiOption: string | undefined): Promise<{ apiUrl?: string; dataFile?: string }> {
+async function siteSource(dataFile: string | undefined, apiOption: string | undefined): Promise<{ apiUrl?: string; readToken?: string; dataFile?: string }> {
   if (dataFile) {
     say(`  building the site from the export ${dataFile}`);
     return { dataFile };
@@ -186,7 +194,8 @@ async function siteSource(dataFile: string | undefined, apiOption: string | unde
     return { dataFile: file };
   }
   say(`  building the site against ${api}`);
-  return { apiUrl: api };
+  const readToken = process.env.SITE_READ_TOKEN ?? (existsSync(READ_TOKEN_FILE) ? readFileSync(READ_TOKEN_FILE, 'utf8').trim() : undefined);
+  return { apiUrl: api, readToken };
 }
 
 async function answers(url: string): Promise<boolean> {

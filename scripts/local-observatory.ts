@@ -29,6 +29,8 @@ export interface LocalObservatory {
   apiUrl: string;
   referenceUrl: string;
   adminToken: string;
+  /** What the site build sends (READ_TOKEN): fresh reads, outside the public budget and cache. */
+  readToken: string;
   stop(): Promise<void>;
 }
 
@@ -58,14 +60,15 @@ export async function startLocalObservatory(o: LocalOptions): Promise<LocalObser
     o.progress(`reference LLM endpoint on ${reference.url}; applying D1 migrations to the local database in ${persistTo}`);
     await runWrangler(['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo]);
     const adminToken = randomBytes(16).toString('hex');
-    const vars: Record<string, string> = { REFERENCE_URL: reference.url, ADMIN_TOKEN: adminToken, ...(await o.vars?.(reference.url)) };
+    const readToken = randomBytes(16).toString('hex');
+    const vars: Record<string, string> = { REFERENCE_URL: reference.url, ADMIN_TOKEN: adminToken, READ_TOKEN: readToken, ...(await o.vars?.(reference.url)) };
     writeEnvFile(envFile, vars);
     for (let attempt = 1; ; attempt++) {
       const port = o.apiPort === 0 ? await freePort() : o.apiPort;
       o.progress(`starting the scheduler, regional Durable Objects and API on 127.0.0.1:${port}`);
       try {
         dev = await startApi(port, persistTo, envFile, o.log);
-        return { apiUrl: `http://127.0.0.1:${port}`, referenceUrl: reference.url, adminToken, stop };
+        return { apiUrl: `http://127.0.0.1:${port}`, referenceUrl: reference.url, adminToken, readToken, stop };
       } catch (e) {
         // A port taken between wrangler's look and its bind: this one, or one of its own (inspector, direct sockets).
         if (o.apiPort !== 0 || attempt >= PORT_TRIES || !(e instanceof PortTakenError)) throw e;

@@ -3,9 +3,10 @@ import { spawn } from 'node:child_process';
 import type { PendingPart } from '../site/src/data/types.ts';
 
 /** `pending`: what the demo is still measuring (site/src/data/pending.ts), shown on the pages instead of empty charts. */
-export function buildSite(outDir: string, source: { apiUrl?: string; dataFile?: string; pending?: PendingPart[] }): Promise<string> {
+export function buildSite(outDir: string, source: { apiUrl?: string; readToken?: string; dataFile?: string; pending?: PendingPart[] }): Promise<string> {
   const env: NodeJS.ProcessEnv = { ...process.env, SITE_OUT_DIR: outDir, ASTRO_TELEMETRY_DISABLED: '1' };
   if (source.apiUrl) env.SITE_API_URL = source.apiUrl;
+  if (source.readToken) env.SITE_READ_TOKEN = source.readToken;
   if (source.dataFile) env.SITE_DATA_FILE = source.dataFile;
   if (source.pending?.length) env.SITE_PENDING = JSON.stringify(source.pending);
   else delete env.SITE_PENDING;

@@ -22,7 +22,7 @@ import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { config } from '../observatory.config.ts';
 import { probesPerTick, tickMinutesOf } from '../shared/config/capacity.ts';
-import { startLocalObservatory, waitForRollups, waitForStatus } from './local-observatory.ts';
+import { startLocalObservatory, waitForRollups, waitForStatus, type LocalObservatory } from './local-observatory.ts';
 import { startDelayProxy, type DelayProxy } from './delay-proxy.ts';
 import { serveStatic, type StaticServer } from './static-server.ts';
 import { assertPortFree } from './processes.ts';
@@ -87,7 +87,7 @@ const scheduledFaults = `region=${degraded}; from=${at(SLOW_TICKS[0])}; to=${at(
 // A Standard Webhooks key (whsec_ and base64), as a receiver of yours would hold it.
 const signingKey = `whsec_${randomBytes(24).toString('base64')}`;
 const sink = await startNotifySink(signingKey, (line) => progress.say(`  [sink] ${line}`));
-let local;
+let local: LocalObservatory;
 try {
   local = await startLocalObservatory({
     apiPort,
@@ -232,7 +232,7 @@ async function rebuild(): Promise<void> {
   const out = join(builds, String(++generation));
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
-  await buildSite(out, { apiUrl: api, pending: pending(landed) });
+  await buildSite(out, { apiUrl: api, readToken: local.readToken, pending: pending(landed) });
   if (site) site.setRoot(out);
   else site = await serveStatic(out, sitePort);
   rmSync(join(builds, String(generation - 2)), { recursive: true, force: true });

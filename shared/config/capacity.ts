@@ -286,3 +286,42 @@ export function maxProbesPerDay(plan: 'free' | 'paid', probeSeconds: number): nu
 export function tickSlice(tickId: number, tickMinutes: number, spread: number): number {
   return Math.floor(tickId / (tickMinutes * MS_PER_MINUTE)) % spread;
 }
+
+/** Anonymous reads of the public API: what one request may read, and what they may read a day in all. */
+export const ANON_LIMITS = { rawWindowDays: 1, hourlyWindowDays: 31, maxWindowDays: 366, burstRuns: 24 } as const;
+/** Share of the plan's daily rows read that anonymous reads and the observatory's own jobs may use together. */
+const READ_QUOTA_USED = 0.9;
+/** The observatory's own jobs keep this multiple of their estimated reads, whatever anonymous readers do. */
+const OWN_READS_HEADROOM = 1.5;
+
+/**
+ * The most D1 rows one anonymous request can read, and which request that is. Raw percentiles read the
+ * window's samples twice (the counts, then the ranks); rollups read a row per hour (or day) and region
+ * × target × variant, plus up to 46 hours at a window's edges; a concurrency report reads every stream
+ * of its runs. Everything longer needs the read token.
+ */
+export function anonymousRowBound(config: ObservatoryConfig): { rows: number; request: string } {
+  const c = capacity(config);
+  const perTick = Object.values(c.probesPerRegionTick).reduce((a, b) => a + b, 0);
+  const burstPairs = config.bursts ? config.regions.reduce((n, r) => n + config.targets.filter((t) => t.bursts && (!t.regions || t.regions.includes(r.code))).length, 0) : 0;
+  const candidates: Array<{ rows: number; request: string }> = [
+    { rows: 2 * ANON_LIMITS.rawWindowDays * c.ticksPerDay * perTick, request: `raw percentiles over ${ANON_LIMITS.rawWindowDays} day, every group` },
+    { rows: ANON_LIMITS.rawWindowDays * c.ticksPerDay * perTick, request: `samples, regions or targets over ${ANON_LIMITS.rawWindowDays} day` },
+    { rows: ANON_LIMITS.hourlyWindowDays * HOURS_PER_DAY * perTick, request: `hourly rollups over ${ANON_LIMITS.hourlyWindowDays} days` },
+    { rows: (ANON_LIMITS.maxWindowDays + 46 / HOURS_PER_DAY) * perTick, request: `percentiles from rollups over ${ANON_LIMITS.maxWindowDays} days` },
+    { rows: ANON_LIMITS.burstRuns * burstPairs * (config.bursts ? burstStreamsPerRun(config.bursts) : 0), request: `a concurrency report of ${ANON_LIMITS.burstRuns} runs` },
+  ];
+  const worst = candidates.reduce((a, b) => (b.rows > a.rows ? b : a));
+  return { rows: Math.ceil(worst.rows), request: worst.request };
+}
+
+/**
+ * Rows anonymous reads may use a day in all (`readers.anonymousRowsPerDay`, else what the plan's daily
+ * quota leaves once the observatory's own jobs are given OWN_READS_HEADROOM times their estimate).
+ */
+export function anonymousRowsPerDay(config: ObservatoryConfig): number {
+  if (config.readers?.anonymousRowsPerDay !== undefined) return config.readers.anonymousRowsPerDay;
+  const r = capacity(config).d1RowsRead;
+  const own = r.rollups + r.status + r.siteBuilds + r.metrics;
+  return Math.max(0, Math.floor(PLAN_LIMITS[config.plan].d1RowsReadPerDay * READ_QUOTA_USED - own * OWN_READS_HEADROOM));
+}

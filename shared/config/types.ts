@@ -114,4 +114,6 @@ export interface ReadersConfig {
   metricsScrapeSeconds?: number;
   /** Other read-API requests per day, each counted as a 7-day percentile query from rollups. */
   apiRequestsPerDay?: number;
+  /** D1 rows anonymous API reads may use a day in all; past it they get 429 until 00:00 UTC (default: what the plan's quota leaves the public, capacity.ts). */
+  anonymousRowsPerDay?: number;
 }

@@ -69,7 +69,7 @@ beforeAll(async () => {
   // One concurrency run, for the concurrency charts.
   expect((await fetch(`${local.apiUrl}/api/v1/bursts`, { method: 'POST', headers: admin })).status).toBe(202);
   await waitForBursts(local.apiUrl);
-  await buildSite(join(work, 'dist'), { apiUrl: local.apiUrl });
+  await buildSite(join(work, 'dist'), { apiUrl: local.apiUrl, readToken: local.readToken });
   site = await serveStatic(join(work, 'dist'));
   data = JSON.parse(readFileSync(join(work, 'dist/data/site-data.json'), 'utf8'));
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });

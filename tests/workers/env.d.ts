@@ -4,6 +4,7 @@ declare namespace Cloudflare {
     TEST_MIGRATIONS: import('cloudflare:test').D1Migration[];
     UPGRADE_DB: D1Database;
     ADMIN_TOKEN: string;
+    READ_TOKEN: string;
     REFERENCE_KEY: string;
     OTLP_COLLECTOR: string;
     NOTIFY_URL: string;

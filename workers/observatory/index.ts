@@ -7,6 +7,7 @@ import { MS_PER_MINUTE } from '../../shared/config/capacity.ts';
 export { RegionProber } from './region-prober.ts';
 export { StatusKeeper } from './status-keeper.ts';
 export { BurstRunner } from './burst-runner.ts';
+export { ReadBudget } from './read-budget.ts';
 
 export default {
   fetch: app.fetch,

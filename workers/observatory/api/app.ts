@@ -26,6 +26,18 @@ import { meterD1 } from '../db/meter.ts';
 import { PROMETHEUS_CONTENT_TYPE, prometheusText } from './prometheus.ts';
 import { statusRoutes } from './status.ts';
 import { MAX_FREE_LIST_VALUES, onlyKnown, parseBoolean, parseChoice, parseInt, parseList, parseWindow } from './query.ts';
+import { publicReads, requireTokenFor, type ReaderEnv } from './public-reads.ts';
+import { ANON_LIMITS } from '../../../shared/config/capacity.ts';
+
+/** Raw samples an anonymous request may span; rollup windows it may span at hourly resolution. */
+const ANON_RAW_MS = ANON_LIMITS.rawWindowDays * 86_400_000;
+const ANON_HOURLY_MS = ANON_LIMITS.hourlyWindowDays * 86_400_000;
+
+/** Raw samples over more than a day need the read token. */
+function boundRaw(c: Context<ReaderEnv>, w: { fromTick: number; toTick: number } | { from: number; to: number }, what: string): void {
+  const span = 'fromTick' in w ? w.toTick - w.fromTick : w.to - w.from;
+  if (span > ANON_RAW_MS) requireTokenFor(c, `${what} over more than ${ANON_LIMITS.rawWindowDays} day`);
+}
 
 function csvResponse(body: string, filename: string): Response {
   return new Response(body, { headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="${filename}"` } });
@@ -34,8 +46,11 @@ function csvResponse(body: string, filename: string): Response {
 const WINDOW_PARAMS = ['window', 'from', 'to'];
 const FILTER_PARAMS = [...WINDOW_PARAMS, 'region', 'target', 'variant', 'split_source', 'include_backfill', 'method_version', 'format'];
 
-const app = new Hono<{ Bindings: Env }>();
+const app = new Hono<ReaderEnv>();
 app.use('/api/v1/*', cors({ origin: '*', allowMethods: ['GET', 'HEAD', 'OPTIONS'], exposeHeaders: [ROWS_READ_HEADER, ROWS_WRITTEN_HEADER] }));
+// Anonymous reads: bounded per request, cached, rate limited per client and budgeted per day (public-reads.ts).
+app.use('/api/v1/*', publicReads);
+app.use('/metrics', publicReads);
 
 // What each response cost in D1 (what D1 bills), so a reader such as the site build can count its reads.
 app.use('*', async (c, next) => {
@@ -108,6 +123,8 @@ app.get('/api/v1/regions', async (c) => {
   const q = new URL(c.req.url).searchParams;
   onlyKnown(q, [...WINDOW_PARAMS, 'format']);
   const w = parseWindow(q, Date.now());
+  // Every sample from `from` on is read, whatever `to` says.
+  boundRaw(c, { from: w.from, to: Math.max(w.to, Date.now()) }, 'regions');
   const colos = await colosByRegion(c.env.DB, w.from);
   const regions = getConfig().regions.map((r) => {
     const seen = colos.filter((x) => x.region === r.code);
@@ -128,6 +145,7 @@ app.get('/api/v1/targets', async (c) => {
   const q = new URL(c.req.url).searchParams;
   onlyKnown(q, [...WINDOW_PARAMS, 'format']);
   const w = parseWindow(q, Date.now());
+  boundRaw(c, { from: w.from, to: Math.max(w.to, Date.now()) }, 'targets');
   const seen = await lastSampleByTarget(c.env.DB, w.from);
   const targets = getConfig().targets.map((t) => {
     const s = seen.find((x) => x.target === t.id);
@@ -154,6 +172,7 @@ app.get('/api/v1/samples', async (c) => {
   }
   const limit = parseInt(q, 'limit', 100, 1, 1000);
   const cursor = q.has('cursor') ? parseInt(q, 'cursor', 0, 1, Number.MAX_SAFE_INTEGER) : undefined;
+  boundRaw(c, filter, 'samples');
   const samples = await listSamples(c.env.DB, filter, limit, cursor);
   const next = samples.length === limit ? samples[samples.length - 1].id : null;
   if (q.get('format') === 'csv') return csvResponse(toCsv(samples as unknown as Array<Record<string, unknown>>, ['id', ...SAMPLE_COLUMNS]), 'samples.csv');
@@ -171,6 +190,7 @@ app.get('/api/v1/percentiles', async (c) => {
   const rawFrom = now - getConfig().retentionDays * MS_PER_DAY;
   const source = parseChoice(q, 'source', ['raw', 'rollups'] as const, filter.fromTick >= rawFrom ? 'raw' : 'rollups');
   if (source === 'rollups') return rollupPercentiles(c, q, filter, metric, by);
+  boundRaw(c, filter, 'raw percentiles');
   const groups = await percentileGroups(c.env.DB, filter, metric, by);
   if (q.get('format') === 'csv') return csvResponse(toCsv(groups), `percentiles-${metric}.csv`);
   return c.json({
@@ -184,7 +204,7 @@ app.get('/api/v1/percentiles', async (c) => {
   });
 });
 
-async function rollupPercentiles(c: Context<{ Bindings: Env }>, q: URLSearchParams, filter: SampleFilter, metric: Metric, by: GroupColumn[]): Promise<Response> {
+async function rollupPercentiles(c: Context<ReaderEnv>, q: URLSearchParams, filter: SampleFilter, metric: Metric, by: GroupColumn[]): Promise<Response> {
   if (!ROLLUP_FIGURES.includes(metric)) throw badRequest(`the hourly rollups hold ${ROLLUP_FIGURES.join(', ')}; ${metric} needs source=raw within the raw retention`);
   if (by.includes('split_source') && !SPLIT_METRICS.includes(metric)) throw badRequest('the hourly rollups keep split sources for network_ms and server_ms only; use source=raw');
   if (filter.splitSources || filter.error || filter.includeBackfill === false) throw badRequest('split_source, error and include_backfill filters need source=raw');
@@ -218,6 +238,7 @@ app.get('/api/v1/rollups', async (c) => {
   const unit = resolution === 'day' ? MS_PER_DAY : HOUR_MS;
   const from = Math.ceil(filter.fromTick / unit) * unit;
   const to = Math.floor(filter.toTick / unit) * unit;
+  if (resolution === 'hour' && to - from > ANON_HOURLY_MS) requireTokenFor(c, `hourly rollups over more than ${ANON_LIMITS.hourlyWindowDays} days (resolution=day reads a row a day)`);
   const rows = from < to
     ? await rollupsIn(c.env.DB, { fromHour: from, toHour: to, resolution, methodVersion: filter.methodVersion!, regions: filter.regions, targets: filter.targets, variants: filter.variants })
     : [];
@@ -276,7 +297,11 @@ app.get('/api/v1/bursts', async (c) => {
   const explicit = WINDOW_PARAMS.some((p) => q.has(p));
   const filter = filterFrom(q, Date.now());
   if (!explicit) filter.fromTick = Date.now() - getConfig().retentionDays * MS_PER_DAY;
-  const runs = explicit && !q.has('runs') ? undefined : await latestBurstRuns(c.env.DB, parseInt(q, 'runs', DEFAULT_BURST_RUNS, 1, 200)!, filter);
+  const runCount = parseInt(q, 'runs', DEFAULT_BURST_RUNS, 1, 200);
+  if (runCount > ANON_LIMITS.burstRuns) requireTokenFor(c, `a report of more than ${ANON_LIMITS.burstRuns} runs`);
+  // A window without `runs` reads every run in it: as many as a day of runs holds at most.
+  if (explicit && !q.has('runs')) boundRaw(c, filter, 'concurrency runs');
+  const runs = explicit && !q.has('runs') ? undefined : await latestBurstRuns(c.env.DB, runCount, filter);
   const rows = await burstSamplesIn(c.env.DB, { fromTick: filter.fromTick, toTick: filter.toTick, runs, regions: filter.regions, targets: filter.targets });
   const pairs = new Map<string, typeof rows>();
   for (const r of rows) pairs.set(`${r.region}|${r.target}|${r.prompt_variant}`, [...(pairs.get(`${r.region}|${r.target}|${r.prompt_variant}`) ?? []), r]);
