@@ -33,6 +33,7 @@ console.log(`\nobservatory API:   ${local.apiUrl}/api/v1/health`);
 console.log(`reference:         ${local.referenceUrl}`);
 console.log(`fire a tick:       curl '${local.apiUrl}/__scheduled?cron=*/5+*+*+*+*'`);
 console.log(`admin token:       ${local.adminToken}  (POST /api/v1/ticks with "Authorization: Bearer …")`);
+console.log(`read token:        ${local.readToken}  (raw samples over more than a day, as the site build reads them)`);
 console.log('Ctrl-C stops everything.');
 const stop = async () => {
   await local.stop();

@@ -83,10 +83,11 @@ export async function startLocalObservatory(o: LocalOptions): Promise<LocalObser
 
 class PortTakenError extends Error {}
 
-/** A dotenv file (`NAME="value"`, escaped as JSON strings are), readable by this user alone. */
+/** A dotenv file (`NAME='value'`: single quotes keep a value literal, JSON included), readable by this user alone. */
 function writeEnvFile(path: string, vars: Record<string, string>): void {
   mkdirSync(resolve(path, '..'), { recursive: true });
-  writeFileSync(path, Object.entries(vars).map(([k, v]) => `${k}=${JSON.stringify(v)}\n`).join(''), { mode: 0o600 });
+  for (const [k, v] of Object.entries(vars)) if (/['\r\n]/.test(v)) throw new Error(`variable ${k} holds a quote or a line break, which a dotenv file cannot keep literal`);
+  writeFileSync(path, Object.entries(vars).map(([k, v]) => `${k}='${v}'\n`).join(''), { mode: 0o600 });
   chmodSync(path, 0o600); // also when an earlier run left the file behind
 }
 
@@ -126,7 +127,7 @@ async function startApi(port: number, persistTo: string, envFile: string, log: (
  * and ended days (daily rows): each region's object writes them once its jobs are done. Returns the
  * probes found, hourly and daily; throws after `timeoutMs`.
  */
-export async function waitForRollups(apiUrl: string, ticks: number[], probesPerTick: number, timeoutMs = 120_000): Promise<{ hourly: number; daily: number }> {
+export async function waitForRollups(apiUrl: string, ticks: number[], probesPerTick: number, readToken: string, timeoutMs = 120_000): Promise<{ hourly: number; daily: number }> {
   const now = Date.now();
   const hour = Math.floor(now / 3_600_000) * 3_600_000;
   const day = Math.floor(now / 86_400_000) * 86_400_000;
@@ -134,7 +135,8 @@ export async function waitForRollups(apiUrl: string, ticks: number[], probesPerT
   const want = { hourly: ticks.filter((t) => t < hour).length * probesPerTick, daily: ticks.filter((t) => t < day).length * probesPerTick };
   const probes = async (resolution: 'hour' | 'day', to: number): Promise<number> => {
     if (to <= from) return 0;
-    const r = await fetch(`${apiUrl}/api/v1/rollups?resolution=${resolution}&from=${from - 86_400_000}&to=${to}`);
+    // The whole history: longer than an anonymous reader may ask for.
+    const r = await fetch(`${apiUrl}/api/v1/rollups?resolution=${resolution}&from=${from - 86_400_000}&to=${to}`, { headers: { authorization: `Bearer ${readToken}` } });
     if (!r.ok) throw new Error(`rollups answered ${r.status}: ${await r.text()}`);
     return ((await r.json()) as { rows: Array<{ probes: number }> }).rows.reduce((n, x) => n + x.probes, 0);
   };

@@ -135,7 +135,8 @@ const admin = { authorization: `Bearer ${local.adminToken}`, 'content-type': 'ap
 const perTick = probesPerTick(config);
 
 async function sampleCount(): Promise<number> {
-  const r = await fetch(`${api}/api/v1/targets?window=${historyDays + 2}d`);
+  // Over the whole history: more than an anonymous reader may ask for, so with the read token.
+  const r = await fetch(`${api}/api/v1/targets?window=${historyDays + 2}d`, { headers: { authorization: `Bearer ${local.readToken}` } });
   if (!r.ok) throw new Error(`GET /api/v1/targets answered ${r.status}: ${(await r.text()).slice(0, 200)}`);
   return ((await r.json()) as { targets: Array<{ samples: number }> }).targets.reduce((n, t) => n + t.samples, 0);
 }
@@ -196,7 +197,7 @@ async function samplesStored(label: string, before: number, expected: number, no
 
 async function rollups(ticks: number[]): Promise<void> {
   try {
-    const rolled = await waitForRollups(api, ticks, perTick);
+    const rolled = await waitForRollups(api, ticks, perTick, local.readToken);
     say(`rolled up: ${rolled.hourly} probes in hourly rows, ${rolled.daily} in daily rows (the current hour is rolled up once it ends)`);
   } catch (e) {
     say(`rollups incomplete: ${(e as Error).message}; the long-window views may lag until the next tick`);
@@ -245,6 +246,7 @@ await rollups(firstTicks);
 await rebuild();
 console.log(`\nreport site:  ${site!.url}/   (first report after ${duration(Date.now() - start)}; the rest lands in the next few minutes)`);
 console.log(`read API:     ${api}/api/v1/percentiles?metric=ttft_ms&by=region,target`);
+console.log(`read token:   ${local.readToken}  (raw samples over more than a day: "Authorization: Bearer …")`);
 console.log(`status:       ${api}/api/v1/status  ·  incidents: ${api}/api/v1/incidents  ·  notifications go to ${sink.url} (printed as [sink])`);
 console.log(`simulated round trips: ${config.regions.map((r) => `${r.code} ${r.simulatedRttMs ?? 0} ms`).join(', ')} (server time is the same everywhere)`);
 console.log(`data:         kept in ${persistTo} (a second npm start adds to it; delete that folder, or use --persist-to, to start fresh)`);

@@ -85,7 +85,7 @@ describe('npm start', () => {
 
   it('shows network time growing with the simulated distance while server time stays put', async () => {
     const api = `http://127.0.0.1:${ports.api}/api/v1/percentiles`;
-    const network = (await (await fetch(`${api}?metric=network_ms&by=region&variant=${config.promptVariants[0].id}&window=2d`)).json()) as { groups: Array<{ region: string; p50: number }> };
+    const network = (await (await fetch(`${api}?metric=network_ms&by=region&variant=${config.promptVariants[0].id}&window=24h`)).json()) as { groups: Array<{ region: string; p50: number }> };
     const byRegion = Object.fromEntries(network.groups.map((g) => [g.region, g.p50]));
     const rtt = Object.fromEntries(config.regions.map((r) => [r.code, r.simulatedRttMs!]));
     for (const r of config.regions) {
@@ -94,7 +94,7 @@ describe('npm start', () => {
     }
     // Server time compared between the regions the demo does not degrade (its farthest region is made slower on purpose).
     const steady = config.regions.slice(0, -1).map((r) => r.code).join(',');
-    const server = (await (await fetch(`${api}?metric=server_ms&by=region,target&variant=${config.promptVariants[0].id}&target=reference-fast-small,reference-slow-large&region=${steady}&window=2d`)).json()) as { groups: Array<{ target: string; p50: number }> };
+    const server = (await (await fetch(`${api}?metric=server_ms&by=region,target&variant=${config.promptVariants[0].id}&target=reference-fast-small,reference-slow-large&region=${steady}&window=24h`)).json()) as { groups: Array<{ target: string; p50: number }> };
     for (const target of ['reference-fast-small', 'reference-slow-large']) {
       const medians = server.groups.filter((g) => g.target === target).map((g) => g.p50);
       // Far below the 140 ms spread of network time between the nearest and farthest region.

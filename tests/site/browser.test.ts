@@ -33,7 +33,7 @@ let data: SiteData;
 
 async function waitForSamples(api: string, expected: number): Promise<void> {
   for (let i = 0; i < 240; i++) {
-    const { samples } = (await (await fetch(`${api}/api/v1/samples?limit=1000&window=7d`)).json()) as { samples: unknown[] };
+    const { samples } = (await (await fetch(`${api}/api/v1/samples?limit=1000&window=7d`, { headers: { authorization: `Bearer ${local.readToken}` } })).json()) as { samples: unknown[] };
     if (samples.length >= expected) return;
     await new Promise((r) => setTimeout(r, 500));
   }
@@ -65,7 +65,7 @@ beforeAll(async () => {
   await waitForSamples(local.apiUrl, ticks.length * probesPerTick(config));
   expect(await waitForStatus(local.apiUrl, grid)).toBe(true);
   // The pages' windows are merged from rollups: wait for the backfilled hours' rows.
-  await waitForRollups(local.apiUrl, Array.from({ length: BACKFILL_TICKS }, (_, k) => now - (k + 1) * 3_600_000), probesPerTick(config));
+  await waitForRollups(local.apiUrl, Array.from({ length: BACKFILL_TICKS }, (_, k) => now - (k + 1) * 3_600_000), probesPerTick(config), local.readToken);
   // One concurrency run, for the concurrency charts.
   expect((await fetch(`${local.apiUrl}/api/v1/bursts`, { method: 'POST', headers: admin })).status).toBe(202);
   await waitForBursts(local.apiUrl);

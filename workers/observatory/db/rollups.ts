@@ -38,7 +38,8 @@ export async function samplesOfHour(db: D1Database, region: string, hour: number
   return results;
 }
 
-const bodyValues = (r: Rollup) => [r.probes, r.successes, encodeErrors(r.errors), ...ROLLUP_METRICS.map((m) => encodeHistogram(r.histograms[m])), encodeSplit(r.split)];
+/** A rollup's stored columns after its key, as written (the CPU benchmark encodes rows with it). */
+export const bodyValues = (r: Rollup) => [r.probes, r.successes, encodeErrors(r.errors), ...ROLLUP_METRICS.map((m) => encodeHistogram(r.histograms[m])), encodeSplit(r.split)];
 
 /**
  * Writes rollups, replacing any earlier rows of the same keys (writing the same rollup twice changes
@@ -102,7 +103,8 @@ export async function rollupsIn(db: D1Database, f: RollupFilter): Promise<Rollup
   return results.map(fromRollupRow);
 }
 
-function fromRollupRow(row: Record<string, unknown>): Rollup {
+/** A rollup from its row as D1 returns it (the CPU benchmark decodes rows with it). */
+export function fromRollupRow(row: Record<string, unknown>): Rollup {
   return {
     hour: Number(row.hour ?? row.day ?? TOTAL_HOUR), region: String(row.region), target: String(row.target), prompt_variant: String(row.prompt_variant),
     method_version: Number(row.method_version), probes: Number(row.probes), successes: Number(row.successes),
