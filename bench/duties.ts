@@ -11,9 +11,9 @@ import { rollupPercentileGroups } from '../shared/rollup-percentiles.ts';
 import { evaluate, type WindowSample } from '../shared/status/evaluate.ts';
 import { resolveStatusRules } from '../shared/status/rules.ts';
 import { percentile } from '../shared/stats/percentile.ts';
-import { bodyValues, fromRollupRow } from '../workers/observatory/db/rollups.ts';
+import { bodyValues, fromRollupRow } from '../workers/observatory/db/rollup-row.ts';
 import { prometheusText } from '../workers/observatory/api/prometheus.ts';
-import { webhookSignature } from '../workers/observatory/notify/deliver.ts';
+import { webhookSignature } from '../workers/observatory/notify/webhook-signature.ts';
 import { ROLLUP_METRICS } from '../shared/rollup.ts';
 
 const FREE_CPU_MS = 10;

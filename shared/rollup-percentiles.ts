@@ -5,7 +5,7 @@
  * site build both answer windows this way.
  */
 import { percentileWithCiAt } from './stats/percentile-ci.ts';
-import { emptyHistogram, rankReader, type ExpHistogram } from './stats/exp-histogram.ts';
+import { emptyHistogram, mergeInto, rankReader, type ExpHistogram } from './stats/exp-histogram.ts';
 import { mergeRollups, SPLIT_METRICS, type Rollup, type RollupMetric, type SplitMetric } from './rollup.ts';
 
 export const PERCENTILES = [0.5, 0.9, 0.95, 0.99] as const;
@@ -30,18 +30,51 @@ export function mergeGroups(rows: Iterable<Rollup>, by: readonly RollupGroupColu
   return [...groups.values()];
 }
 
+/** One group's sums for one figure: counts, and the figure's histogram (per split_source for a split part). */
+interface FigureGroup {
+  row: Rollup;
+  probes: number;
+  successes: number;
+  histograms: Map<string | null, ExpHistogram>;
+}
+
+/**
+ * The rows summed per group of `by` for one figure only, each histogram added in place: a long window
+ * is thousands of rows, and merging every figure of each row into a fresh copy cost seconds of CPU.
+ */
+function sumFigure(rows: Iterable<Rollup>, metric: RollupFigure, by: readonly RollupGroupColumn[]): FigureGroup[] {
+  const rollupBy = by.filter((c): c is Exclude<RollupGroupColumn, 'split_source'> => c !== 'split_source');
+  const isSplit = (SPLIT_METRICS as readonly string[]).includes(metric);
+  const groups = new Map<string, FigureGroup>();
+  for (const r of rows) {
+    const id = rollupBy.map((c) => r[c]).join('\u0000');
+    let g = groups.get(id);
+    if (!g) groups.set(id, (g = { row: r, probes: 0, successes: 0, histograms: new Map() }));
+    g.probes += r.probes;
+    g.successes += r.successes;
+    const parts: Array<[string | null, ExpHistogram | undefined]> = isSplit
+      ? [...r.split.entries()].map(([source, p]) => [source, p[metric as SplitMetric]])
+      : [[null, r.histograms[metric as RollupMetric]]];
+    for (const [source, h] of parts) {
+      if (!h) continue;
+      mergeInto(g.histograms.get(source) ?? g.histograms.set(source, emptyHistogram()).get(source)!, h);
+    }
+  }
+  return [...groups.values()];
+}
+
 /** p50/p90/p95/p99 with intervals, n, samples and error rate per group; the split's parts per split_source. */
 export function rollupPercentileGroups(rows: Iterable<Rollup>, metric: RollupFigure, by: readonly RollupGroupColumn[]): GroupRecord[] {
   const rollupBy = by.filter((c) => c !== 'split_source') as Array<Exclude<RollupGroupColumn, 'split_source'>>;
   const isSplit = (SPLIT_METRICS as readonly string[]).includes(metric);
   const out: GroupRecord[] = [];
-  for (const g of mergeGroups(rows, by)) {
-    const key = Object.fromEntries(rollupBy.map((c) => [c, g[c]]));
+  for (const g of sumFigure(rows, metric, by)) {
+    const key = Object.fromEntries(rollupBy.map((c) => [c, g.row[c]]));
     const errors = g.probes - g.successes;
     const base = { samples: g.probes, errors, error_rate: g.probes ? errors / g.probes : null };
     const histograms: Array<[string | null, ExpHistogram]> = isSplit
-      ? [...g.split.entries()].map(([source, parts]) => [source, parts[metric as SplitMetric]])
-      : [[null, g.histograms[metric as RollupMetric] ?? emptyHistogram()]];
+      ? [...g.histograms.entries()]
+      : [[null, g.histograms.get(null) ?? emptyHistogram()]];
     if (by.includes('split_source') && histograms.length === 0) histograms.push([null, emptyHistogram()]);
     for (const [source, h] of histograms) {
       const record: GroupRecord = { ...key, ...(by.includes('split_source') ? { split_source: source } : {}), n: h.count, ...base };

@@ -87,6 +87,17 @@ export function merge(a: ExpHistogram, b: ExpHistogram): ExpHistogram {
   };
 }
 
+/** Adds `from` into `into` in place (for summing many histograms without a copy per step); returns `into`. */
+export function mergeInto(into: ExpHistogram, from: ExpHistogram): ExpHistogram {
+  for (const [i, n] of from.buckets) into.buckets.set(i, (into.buckets.get(i) ?? 0) + n);
+  into.count += from.count;
+  into.zeroCount += from.zeroCount;
+  into.sumUnits += from.sumUnits;
+  into.min = Math.min(into.min, from.min);
+  into.max = Math.max(into.max, from.max);
+  return into;
+}
+
 /**
  * a − b, bucket by bucket, for b a part of a (an hour's old rollup taken out of a running total);
  * never below zero (a part counted before the total began is not there to take out). min and max

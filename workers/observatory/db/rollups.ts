@@ -1,10 +1,7 @@
 /** Every SQL statement for the hourly rollups, each a named function with bound parameters. */
 import { inList, ONLY_LIST_VALUES } from './in-list.ts';
-import {
-  DAY_MS, HOUR_MS, ROLLUP_METRICS, SPLIT_METRICS, TOTAL_HOUR, decodeSplit, encodeErrors, encodeSplit, type Rollup, type RollupSample,
-} from '../../../shared/rollup.ts';
-import { decodeHistogram, encodeHistogram, type ExpHistogram } from '../../../shared/stats/exp-histogram.ts';
-import type { ErrorClass } from '../../../shared/ids.ts';
+import { DAY_MS, HOUR_MS, ROLLUP_METRICS, SPLIT_METRICS, type Rollup, type RollupSample } from '../../../shared/rollup.ts';
+import { bodyValues, fromRollupRow } from './rollup-row.ts';
 
 const SAMPLE_COLUMNS_READ = ['tick_id', 'region', 'target', 'prompt_variant', 'method_version', 'error', 'split_source', ...ROLLUP_METRICS, ...SPLIT_METRICS];
 const ROLLUP_COLUMNS = ['hour', 'region', 'target', 'prompt_variant', 'method_version', 'probes', 'successes', 'errors', ...ROLLUP_METRICS, 'split'];
@@ -38,8 +35,6 @@ export async function samplesOfHour(db: D1Database, region: string, hour: number
   return results;
 }
 
-/** A rollup's stored columns after its key, as written (the CPU benchmark encodes rows with it). */
-export const bodyValues = (r: Rollup) => [r.probes, r.successes, encodeErrors(r.errors), ...ROLLUP_METRICS.map((m) => encodeHistogram(r.histograms[m])), encodeSplit(r.split)];
 
 /**
  * Writes rollups, replacing any earlier rows of the same keys (writing the same rollup twice changes
@@ -76,12 +71,6 @@ export interface RollupFilter {
 }
 
 /** D1 hands BLOBs back as an ArrayBuffer or an array of byte values, depending on the path. */
-function bytes(value: unknown): Uint8Array {
-  if (value instanceof Uint8Array) return value;
-  if (value instanceof ArrayBuffer) return new Uint8Array(value);
-  if (Array.isArray(value)) return Uint8Array.from(value as number[]);
-  throw new TypeError(`expected a BLOB, got ${typeof value}`);
-}
 
 /** The rollups of whole hours (or days) starting in [fromHour, toHour), filtered like samples. */
 export async function rollupsIn(db: D1Database, f: RollupFilter): Promise<Rollup[]> {
@@ -103,16 +92,6 @@ export async function rollupsIn(db: D1Database, f: RollupFilter): Promise<Rollup
   return results.map(fromRollupRow);
 }
 
-/** A rollup from its row as D1 returns it (the CPU benchmark decodes rows with it). */
-export function fromRollupRow(row: Record<string, unknown>): Rollup {
-  return {
-    hour: Number(row.hour ?? row.day ?? TOTAL_HOUR), region: String(row.region), target: String(row.target), prompt_variant: String(row.prompt_variant),
-    method_version: Number(row.method_version), probes: Number(row.probes), successes: Number(row.successes),
-    errors: JSON.parse(String(row.errors)) as Partial<Record<ErrorClass, number>>,
-    histograms: Object.fromEntries(ROLLUP_METRICS.map((m) => [m, decodeHistogram(bytes(row[m]))])) as Record<(typeof ROLLUP_METRICS)[number], ExpHistogram>,
-    split: decodeSplit(bytes(row.split)),
-  };
-}
 
 /**
  * The rows covering whole hours [fromHour, toHour) at the least cost: daily rows for the whole UTC

@@ -5,7 +5,7 @@
  */
 import { channelSecrets, type ChannelConfig } from '../../../shared/status/channels.ts';
 import type { NotificationMessage } from '../../../shared/status/messages.ts';
-import { Webhook } from 'standardwebhooks';
+import { webhookSignature, WebhookKeyError } from './webhook-signature.ts';
 
 /**
  * What kind of failure a delivery met: all that is published (with the HTTP status). The message,
@@ -50,19 +50,6 @@ function urlOf(c: { url?: string; urlSecret?: string }, env: Secrets): string {
   return c.urlSecret ? secret(env, c.urlSecret) : expand(c.url!, env);
 }
 
-/**
- * The Standard Webhooks signature (standardwebhooks.com, signed with its reference library): `v1,<base64
- * HMAC-SHA256 of "<id>.<timestamp>.<body>">`, once per key. The secret holds one `whsec_` key, or several
- * separated by spaces while keys are rotated: a receiver that knows any one of them verifies the message.
- */
-export function webhookSignature(keys: string, id: string, now: number, body: string): string {
-  const list = keys.trim().split(/\s+/);
-  if (list.some((k) => !/^whsec_[A-Za-z0-9+/]+=*$/.test(k))) {
-    throw new DeliveryError('not_configured', 'a webhook signing secret must hold Standard Webhooks keys: whsec_ and base64 (openssl rand -base64 32), several separated by spaces while rotating');
-  }
-  return list.map((key) => new Webhook(key).sign(id, new Date(now), body)).join(' ');
-}
-
 function request(c: ChannelConfig, m: NotificationMessage, env: Secrets, now: number): Request {
   const json = (url: string, body: unknown, headers: Record<string, string> = {}) => new Request(url, { method: 'POST', headers: { 'content-type': 'application/json', [DELIVERY_HEADER]: m.delivery_id, ...headers }, body: JSON.stringify(body) });
   switch (c.type) {
@@ -72,7 +59,14 @@ function request(c: ChannelConfig, m: NotificationMessage, env: Secrets, now: nu
         'content-type': 'application/json', [DELIVERY_HEADER]: m.delivery_id,
         'webhook-id': m.delivery_id, 'webhook-timestamp': String(Math.floor(now / 1000)),
       };
-      if (c.signingSecret) headers['webhook-signature'] = webhookSignature(secret(env, c.signingSecret), m.delivery_id, now, body);
+      if (c.signingSecret) {
+        try {
+          headers['webhook-signature'] = webhookSignature(secret(env, c.signingSecret), m.delivery_id, now, body);
+        } catch (e) {
+          if (e instanceof WebhookKeyError) throw new DeliveryError('not_configured', e.message);
+          throw e;
+        }
+      }
       return new Request(urlOf(c, env), { method: 'POST', headers, body });
     }
     case 'slack': return json(urlOf(c, env), { text: m.text });
