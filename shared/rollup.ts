@@ -6,7 +6,7 @@
  * writing a rollup again (a retried tick, a late sample) replaces it with the right one.
  */
 import { ERROR_CLASSES, type ErrorClass } from './ids.ts';
-import { decodeHistogram, emptyHistogram, encodeHistogram, histogramFromJson, histogramToJson, merge, record, subtract, type ExpHistogram, type HistogramJson } from './stats/exp-histogram.ts';
+import { decodeHistogram, emptyHistogram, encodeHistogram, histogramFromJson, histogramToJson, merge, mergeInto, record, subtract, type ExpHistogram, type HistogramJson } from './stats/exp-histogram.ts';
 import type { StoredRow } from './sample-fields.ts';
 import { ByteReader, writeVarint } from './stats/varint.ts';
 
@@ -88,10 +88,29 @@ export function mergeByGroup(rows: Iterable<Rollup>, start: number): Rollup[] {
   const merged = new Map<string, Rollup>();
   for (const r of rows) {
     const id = totalKey(r);
-    const m = merged.get(id);
-    merged.set(id, m ? mergeRollups(m, r) : { ...r, hour: start });
+    let m = merged.get(id);
+    // Each group sums into a fresh row of its own, in place: no copy of every histogram per row merged.
+    if (!m) merged.set(id, (m = { ...emptyRollup(r), hour: start }));
+    addInto(m, r);
   }
   return [...merged.entries()].sort((a, b) => a[0].localeCompare(b[0])).map(([, r]) => r);
+}
+
+/** Adds b's counts and histograms into a (a row of mergeByGroup's own). */
+function addInto(a: Rollup, b: Rollup): void {
+  a.probes += b.probes;
+  a.successes += b.successes;
+  for (const [c, n] of Object.entries(b.errors) as Array<[ErrorClass, number]>) a.errors[c] = (a.errors[c] ?? 0) + n;
+  for (const m of ROLLUP_METRICS) mergeInto(a.histograms[m], b.histograms[m]);
+  for (const [source, parts] of b.split) {
+    const mine = a.split.get(source);
+    if (mine) {
+      mergeInto(mine.network_ms, parts.network_ms);
+      mergeInto(mine.server_ms, parts.server_ms);
+    } else {
+      a.split.set(source, { network_ms: mergeInto(emptyHistogram(), parts.network_ms), server_ms: mergeInto(emptyHistogram(), parts.server_ms) });
+    }
+  }
 }
 
 /** a + b: counts added, histograms merged; the key is a's (callers merge rows of one group). */
