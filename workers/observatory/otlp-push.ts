@@ -2,14 +2,11 @@
 import { otlpMetricsRequest, type OtlpConfig } from '../../shared/otlp.ts';
 import { METHOD_VERSION } from '../../shared/constants.ts';
 import type { Rollup } from '../../shared/rollup.ts';
-import { redact } from '../../shared/error-detail.ts';
-import { boundedText } from './notify/deliver.ts';
+import { readErrorBody, redact } from '../../shared/error-detail.ts';
 import { secretValues } from './secret-values.ts';
 
 export class OtlpPushError extends Error {}
 
-/** Bytes of a collector's error reply read at most. */
-const COLLECTOR_REPLY_BYTES = 4_096;
 
 /** The endpoint itself, or the Worker variable `{VAR}` names. */
 export function otlpEndpoint(config: OtlpConfig, env: Record<string, unknown>): string {
@@ -33,7 +30,7 @@ export async function pushToOtlp(config: OtlpConfig, env: Record<string, unknown
   const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(otlpMetricsRequest(rows, `method ${METHOD_VERSION}`)), signal: AbortSignal.timeout(10_000), redirect: 'manual' });
   // OTLP/HTTP: 2xx is accepted (a partial success still is); anything else is retried later.
   if (!response.ok) {
-    const reply = response.status >= 300 && response.status < 400 ? 'a redirect, not followed' : (await boundedText(response, COLLECTOR_REPLY_BYTES)).slice(0, 200);
+    const reply = response.status >= 300 && response.status < 400 ? 'a redirect, not followed' : (await readErrorBody(response)).slice(0, 200);
     throw new OtlpPushError(`OTLP collector ${new URL(url).host} answered ${response.status}: ${redact(reply, secretValues(env))}`);
   }
   await response.body?.cancel();

@@ -6,6 +6,7 @@
 import { channelSecrets, type ChannelConfig } from '../../../shared/status/channels.ts';
 import type { NotificationMessage } from '../../../shared/status/messages.ts';
 import { webhookSignature, WebhookKeyError } from './webhook-signature.ts';
+import { readErrorBody } from '../../../shared/error-detail.ts';
 
 /**
  * What kind of failure a delivery met: all that is published (with the HTTP status). The message,
@@ -129,34 +130,10 @@ export async function deliver(c: ChannelConfig, m: NotificationMessage, env: Sec
   } catch (e) {
     throw new DeliveryError('no_response', `no response: ${e instanceof Error ? e.message : String(e)}`);
   }
-  const text = await boundedText(response, RECEIVER_BODY_BYTES);
+  // At most ERROR_BODY_LIMIT_BYTES of a reply: enough for Telegram's confirmation, never a whole hostile body.
+  const text = await readErrorBody(response);
   if (response.status >= 300 && response.status < 400) throw new DeliveryError('redirect', `HTTP ${response.status} redirect, not followed`, response.status);
   if (!response.ok) throw new DeliveryError('http', `HTTP ${response.status}${text ? `: ${text.slice(0, 120)}` : ''}`, response.status);
   if (c.type === 'telegram' && !/"ok"\s*:\s*true/.test(text)) throw new DeliveryError('not_confirmed', `Telegram did not confirm: ${text.slice(0, 120)}`, response.status);
   return response.status;
-}
-
-/** Bytes of a receiver's reply read at most: enough for Telegram's confirmation, never a whole hostile body. */
-const RECEIVER_BODY_BYTES = 4_096;
-
-/** At most `limit` bytes of a body as text; the rest is cancelled unread. */
-export async function boundedText(response: Response, limit: number): Promise<string> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  let bytes = 0;
-  try {
-    while (bytes < limit) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      bytes += value.byteLength;
-      text += decoder.decode(value.subarray(0, Math.max(0, limit - (bytes - value.byteLength))), { stream: true });
-    }
-  } catch {
-    // a reply that breaks mid-read still yields what arrived
-  } finally {
-    reader.cancel().catch(() => {});
-  }
-  return text;
 }
