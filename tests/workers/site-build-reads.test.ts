@@ -75,5 +75,22 @@ describe('a site build', () => {
     // The rollup reads are one row per group and period: 24 hourly and 90 daily rows per group.
     expect(data.d1_rows_read.rollups_hourly).toBe(24 * 15);
     expect(data.d1_rows_read.rollups_daily).toBe(90 * 15);
+    // On this database, the heaviest requests an anonymous reader may make stay within the stated bound.
+    const { anonymousRowBound } = await import('../../shared/config/capacity.ts');
+    const { config } = await import('./test-config.ts');
+    const reads: Record<string, number> = {};
+    for (const path of ['/api/v1/rollups?resolution=hour&window=31d', '/api/v1/rollups?resolution=day&window=366d', '/api/v1/percentiles?source=rollups&window=366d&by=region,target,prompt_variant', '/api/v1/percentiles?source=raw&window=24h&by=region,target,prompt_variant,split_source']) {
+      const r = await SELF.fetch(`https://observatory.test${path}`);
+      expect(r.status, path).toBe(200);
+      reads[path] = Number(r.headers.get('x-d1-rows-read'));
+    }
+    // The bound for what this database holds: its regions × targets (the rows are there whatever the config says).
+    const bound = anonymousRowBound({
+      ...config, bursts: undefined,
+      regions: REGIONS.map((code) => ({ code, label: code, locationHint: 'weur' as const })),
+      targets: TARGETS.map((id) => ({ ...config.targets[0], id, regions: undefined, promptVariants: undefined, bursts: undefined })),
+    });
+    console.log(`anonymous requests on 90 days of rollups: ${JSON.stringify(reads)}; bound ${bound.rows} (${bound.request})`);
+    for (const [path, rows] of Object.entries(reads)) expect(rows, path).toBeLessThanOrEqual(bound.rows);
   }, 300_000);
 });
