@@ -52,7 +52,8 @@ function cut(events: string[], size: number): Uint8Array[] {
 
 function expectSameReading(api: ApiId, events: string[], label: string): void {
   for (const size of [0, 1, 7, 211, 4096, 1 << 30]) {
-    const reads = cut(events, size);
+    // Byte by byte, the first 80 events (every shape and change the variants make lies among them).
+    const reads = cut(size === 1 ? events.slice(0, 80) : events, size);
     expect(read(api, reads, true), `${label}, reads of ${size || 'one event'}`).toEqual(read(api, reads, false));
   }
 }
