@@ -122,9 +122,10 @@ app.get('/api/v1/health', async (c) => {
 app.get('/api/v1/regions', async (c) => {
   const q = new URL(c.req.url).searchParams;
   onlyKnown(q, [...WINDOW_PARAMS, 'format']);
-  const w = parseWindow(q, Date.now());
+  const now = Date.now();
+  const w = parseWindow(q, now);
   // Every sample from `from` on is read, whatever `to` says.
-  boundRaw(c, { from: w.from, to: Math.max(w.to, Date.now()) }, 'regions');
+  boundRaw(c, { from: w.from, to: Math.max(w.to, now) }, 'regions');
   const colos = await colosByRegion(c.env.DB, w.from);
   const regions = getConfig().regions.map((r) => {
     const seen = colos.filter((x) => x.region === r.code);
@@ -144,8 +145,9 @@ app.get('/api/v1/regions', async (c) => {
 app.get('/api/v1/targets', async (c) => {
   const q = new URL(c.req.url).searchParams;
   onlyKnown(q, [...WINDOW_PARAMS, 'format']);
-  const w = parseWindow(q, Date.now());
-  boundRaw(c, { from: w.from, to: Math.max(w.to, Date.now()) }, 'targets');
+  const now = Date.now();
+  const w = parseWindow(q, now);
+  boundRaw(c, { from: w.from, to: Math.max(w.to, now) }, 'targets');
   const seen = await lastSampleByTarget(c.env.DB, w.from);
   const targets = getConfig().targets.map((t) => {
     const s = seen.find((x) => x.target === t.id);
