@@ -1,8 +1,7 @@
 /** Builds the report site into a folder, from an API or an export file, as `npm run site:build` does. */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { PendingPart } from '../site/src/data/types.ts';
 
 /** `pending`: what the demo is still measuring (site/src/data/pending.ts), shown on the pages instead of empty charts. */
@@ -16,8 +15,11 @@ export function buildSite(outDir: string, source: { apiUrl?: string; readToken?:
   const astro = new URL('../node_modules/astro/bin/astro.mjs', import.meta.url).pathname;
   const root = new URL('../site', import.meta.url).pathname;
   // Astro stages a build whose output lies outside its working directory in <cwd>/.astro: each build gets a
-  // working directory of its own, so that builds at once (two demos, two test files) never share it.
-  const cwd = mkdtempSync(join(tmpdir(), 'site-build-'));
+  // working directory of its own, so that builds at once (two demos, two test files) never share it. Inside the
+  // project (the staged code imports from node_modules), under the ignored .wrangler folder.
+  const staging = new URL('../.wrangler/site-builds/', import.meta.url).pathname;
+  mkdirSync(staging, { recursive: true });
+  const cwd = mkdtempSync(staging);
   return new Promise<string>((resolve, reject) => {
     const child = spawn(process.execPath, [astro, 'build', '--root', root], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let log = '';
