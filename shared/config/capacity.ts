@@ -106,6 +106,12 @@ export function probesPerAlarm(config: Pick<ObservatoryConfig, 'plan' | 'concurr
 /** Runs the site build reads of the concurrency probes (GET /api/v1/bursts?runs=6). */
 export const SITE_BURST_RUNS = 6;
 
+/** Region × target pairs that take part in the concurrency probes (none without `bursts`). */
+function burstPairs(config: ObservatoryConfig): number {
+  if (!config.bursts) return 0;
+  return config.regions.reduce((n, r) => n + config.targets.filter((t) => t.bursts && (!t.regions || t.regions.includes(r.code))).length, 0);
+}
+
 /**
  * The concurrency probes' share, per day: each stream a stored row like a sample (row, index entry,
  * and both again at retention); per region and run one RPC to queue it, and per target an alarm and
@@ -115,7 +121,7 @@ export const SITE_BURST_RUNS = 6;
  */
 export function burstCosts(config: ObservatoryConfig) {
   const b = config.bursts;
-  const pairs = b ? config.regions.reduce((n, r) => n + config.targets.filter((t) => t.bursts && (!t.regions || t.regions.includes(r.code))).length, 0) : 0;
+  const pairs = burstPairs(config);
   const runs = b ? burstRunsPerDay(b) : 0;
   const streams = b ? burstStreamsPerRun(b) : 0;
   const runners = b ? burstLevels(b).reduce((n, l) => n + Math.ceil(l / STREAMS_PER_RUNNER), 0) : 0;
@@ -303,13 +309,12 @@ const OWN_READS_HEADROOM = 1.5;
 export function anonymousRowBound(config: ObservatoryConfig): { rows: number; request: string } {
   const c = capacity(config);
   const perTick = Object.values(c.probesPerRegionTick).reduce((a, b) => a + b, 0);
-  const burstPairs = config.bursts ? config.regions.reduce((n, r) => n + config.targets.filter((t) => t.bursts && (!t.regions || t.regions.includes(r.code))).length, 0) : 0;
   const candidates: Array<{ rows: number; request: string }> = [
     { rows: 2 * ANON_LIMITS.rawWindowDays * c.ticksPerDay * perTick, request: `raw percentiles over ${ANON_LIMITS.rawWindowDays} day, every group` },
     { rows: ANON_LIMITS.rawWindowDays * c.ticksPerDay * perTick, request: `samples, regions or targets over ${ANON_LIMITS.rawWindowDays} day` },
     { rows: ANON_LIMITS.hourlyWindowDays * HOURS_PER_DAY * perTick, request: `hourly rollups over ${ANON_LIMITS.hourlyWindowDays} days` },
     { rows: (ANON_LIMITS.maxWindowDays + 46 / HOURS_PER_DAY) * perTick, request: `percentiles from rollups over ${ANON_LIMITS.maxWindowDays} days` },
-    { rows: ANON_LIMITS.burstRuns * burstPairs * (config.bursts ? burstStreamsPerRun(config.bursts) : 0), request: `a concurrency report of ${ANON_LIMITS.burstRuns} runs` },
+    { rows: ANON_LIMITS.burstRuns * burstPairs(config) * (config.bursts ? burstStreamsPerRun(config.bursts) : 0), request: `a concurrency report of ${ANON_LIMITS.burstRuns} runs` },
   ];
   const worst = candidates.reduce((a, b) => (b.rows > a.rows ? b : a));
   return { rows: Math.ceil(worst.rows), request: worst.request };
