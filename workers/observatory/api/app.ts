@@ -33,10 +33,9 @@ import { ANON_LIMITS } from '../../../shared/config/capacity.ts';
 const ANON_RAW_MS = ANON_LIMITS.rawWindowDays * 86_400_000;
 const ANON_HOURLY_MS = ANON_LIMITS.hourlyWindowDays * 86_400_000;
 
-/** Raw samples over more than a day need the read token. */
-function boundRaw(c: Context<ReaderEnv>, w: { fromTick: number; toTick: number } | { from: number; to: number }, what: string): void {
-  const span = 'fromTick' in w ? w.toTick - w.fromTick : w.to - w.from;
-  if (span > ANON_RAW_MS) requireTokenFor(c, `${what} over more than ${ANON_LIMITS.rawWindowDays} day`);
+/** Raw samples over more than a day (`spanMs`) need the read token. */
+function boundRaw(c: Context<ReaderEnv>, spanMs: number, what: string): void {
+  if (spanMs > ANON_RAW_MS) requireTokenFor(c, `${what} over more than ${ANON_LIMITS.rawWindowDays} day`);
 }
 
 function csvResponse(body: string, filename: string): Response {
@@ -125,7 +124,7 @@ app.get('/api/v1/regions', async (c) => {
   const now = Date.now();
   const w = parseWindow(q, now);
   // Every sample from `from` on is read, whatever `to` says.
-  boundRaw(c, { from: w.from, to: Math.max(w.to, now) }, 'regions');
+  boundRaw(c, Math.max(w.to, now) - w.from, 'regions');
   const colos = await colosByRegion(c.env.DB, w.from);
   const regions = getConfig().regions.map((r) => {
     const seen = colos.filter((x) => x.region === r.code);
@@ -147,7 +146,7 @@ app.get('/api/v1/targets', async (c) => {
   onlyKnown(q, [...WINDOW_PARAMS, 'format']);
   const now = Date.now();
   const w = parseWindow(q, now);
-  boundRaw(c, { from: w.from, to: Math.max(w.to, now) }, 'targets');
+  boundRaw(c, Math.max(w.to, now) - w.from, 'targets');
   const seen = await lastSampleByTarget(c.env.DB, w.from);
   const targets = getConfig().targets.map((t) => {
     const s = seen.find((x) => x.target === t.id);
@@ -174,7 +173,7 @@ app.get('/api/v1/samples', async (c) => {
   }
   const limit = parseInt(q, 'limit', 100, 1, 1000);
   const cursor = q.has('cursor') ? parseInt(q, 'cursor', 0, 1, Number.MAX_SAFE_INTEGER) : undefined;
-  boundRaw(c, filter, 'samples');
+  boundRaw(c, filter.toTick - filter.fromTick, 'samples');
   const samples = await listSamples(c.env.DB, filter, limit, cursor);
   const next = samples.length === limit ? samples[samples.length - 1].id : null;
   if (q.get('format') === 'csv') return csvResponse(toCsv(samples as unknown as Array<Record<string, unknown>>, ['id', ...SAMPLE_COLUMNS]), 'samples.csv');
@@ -192,7 +191,7 @@ app.get('/api/v1/percentiles', async (c) => {
   const rawFrom = now - getConfig().retentionDays * MS_PER_DAY;
   const source = parseChoice(q, 'source', ['raw', 'rollups'] as const, filter.fromTick >= rawFrom ? 'raw' : 'rollups');
   if (source === 'rollups') return rollupPercentiles(c, q, filter, metric, by);
-  boundRaw(c, filter, 'raw percentiles');
+  boundRaw(c, filter.toTick - filter.fromTick, 'raw percentiles');
   const groups = await percentileGroups(c.env.DB, filter, metric, by);
   if (q.get('format') === 'csv') return csvResponse(toCsv(groups), `percentiles-${metric}.csv`);
   return c.json({
@@ -302,7 +301,7 @@ app.get('/api/v1/bursts', async (c) => {
   const runCount = parseInt(q, 'runs', DEFAULT_BURST_RUNS, 1, 200);
   if (runCount > ANON_LIMITS.burstRuns) requireTokenFor(c, `a report of more than ${ANON_LIMITS.burstRuns} runs`);
   // A window without `runs` reads every run in it: as many as a day of runs holds at most.
-  if (explicit && !q.has('runs')) boundRaw(c, filter, 'concurrency runs');
+  if (explicit && !q.has('runs')) boundRaw(c, filter.toTick - filter.fromTick, 'concurrency runs');
   const runs = explicit && !q.has('runs') ? undefined : await latestBurstRuns(c.env.DB, runCount, filter);
   const rows = await burstSamplesIn(c.env.DB, { fromTick: filter.fromTick, toTick: filter.toTick, runs, regions: filter.regions, targets: filter.targets });
   const pairs = new Map<string, typeof rows>();

@@ -16,6 +16,7 @@ import { ROWS_READ_HEADER } from '../../../shared/constants.ts';
 import { anonymousRowsPerDay, MS_PER_DAY } from '../../../shared/config/capacity.ts';
 import { getConfig } from '../config.ts';
 import { ApiError } from './errors.ts';
+import { bearerToken } from './admin.ts';
 
 export const ANON_RAW_WINDOW_MS = MS_PER_DAY;
 export const ANON_HOURLY_WINDOW_MS = 31 * MS_PER_DAY;
@@ -45,16 +46,20 @@ const view: BudgetView = { day: 0, total: 0, pending: 0, flushedAt: 0 };
 
 /** Bearer token of the admin or the reader (READ_TOKEN: what the site build sends). */
 async function holdsToken(request: Request, env: Env): Promise<boolean> {
-  const given = request.headers.get('authorization')?.match(/^Bearer\s+(.+)$/i)?.[1];
+  const given = bearerToken(request);
   if (!given) return false;
   const e = env as { ADMIN_TOKEN?: string; READ_TOKEN?: string };
   for (const token of [e.ADMIN_TOKEN, e.READ_TOKEN]) if (token && (await sameSecret(given, token))) return true;
   return false;
 }
 
+/** The configuration's budget: computed once per isolate (the whole capacity model), not on every request. */
+let configuredBudget: number | null = null;
+
 function budgetOf(env: Env): number {
   const override = Number((env as { ANON_ROWS_PER_DAY?: string }).ANON_ROWS_PER_DAY);
-  return Number.isFinite(override) && override > 0 ? override : anonymousRowsPerDay(getConfig());
+  if (Number.isFinite(override) && override > 0) return override;
+  return (configuredBudget ??= anonymousRowsPerDay(getConfig()));
 }
 
 function secondsToMidnight(now: number): number {
