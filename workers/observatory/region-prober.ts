@@ -66,8 +66,8 @@ export class RegionProber extends DurableObject<Env> {
   /** Jobs an alarm of this instance is running now (a job leaves the table only once it is done). */
   private readonly running = new Set<string>();
   private readonly baselines = new BaselineCache();
-  /** What the running alarm may still fetch or call (one alarm at a time runs in an object). */
-  private budget: SubrequestBudget | null = null;
+  /** What the running alarm may still fetch or call (one alarm at a time runs in an object); set as each alarm starts. */
+  private budget = new SubrequestBudget(0);
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -164,9 +164,8 @@ export class RegionProber extends DurableObject<Env> {
     // After an alarm that did not finish, one probe at a time, each claim counted: the job that keeps
     // stopping its alarm is then the one being counted, and it is given up (claimNext).
     const retry = info?.isRetry === true;
-    const budget = new SubrequestBudget(PLAN_LIMITS[config.plan].subrequestsPerInvocation);
-    this.budget = budget;
-    await this.runProbes(region, retry ? 1 : config.concurrency, probesPerAlarm(config), retry, budget);
+    this.budget = new SubrequestBudget(PLAN_LIMITS[config.plan].subrequestsPerInvocation);
+    await this.runProbes(region, retry ? 1 : config.concurrency, probesPerAlarm(config), retry);
     if (this.count('jobs') > this.running.size) {
       await this.ctx.storage.setAlarm(Date.now());
       return;
@@ -237,7 +236,7 @@ export class RegionProber extends DurableObject<Env> {
 
   /** The status rules' evaluation of every finished tick (status-evaluation.ts); false when one failed (kept for retry). */
   private async evaluatePending(region: string): Promise<boolean> {
-    const failed = await evaluatePendingTicks(this.ctx.storage, this.env.DB, this.env.STATUS_KEEPER.getByName('global'), region, this.baselines, this.budget ?? undefined);
+    const failed = await evaluatePendingTicks(this.ctx.storage, this.env.DB, this.env.STATUS_KEEPER.getByName('global'), region, this.baselines, this.budget);
     if (failed === null) return true;
     this.setMeta('last_flush_error', `status evaluation: ${failed}`.slice(0, 200));
     return false;
@@ -301,7 +300,7 @@ export class RegionProber extends DurableObject<Env> {
     if (!otlp) return true;
     const hours = sql.exec<Row>('SELECT hour FROM otlp_pending ORDER BY hour LIMIT ?', OTLP_HOURS_PER_ALARM).toArray().map((r) => Number(r.hour));
     for (const hour of hours) {
-      if (this.budget && !this.budget.take(1)) return false; // the rest at the next alarm
+      if (!this.budget.take(1)) return false; // the rest at the next alarm
       try {
         await pushToOtlp(otlp, this.env as unknown as Record<string, unknown>, await rollupsOfRegionHour(this.env.DB, region, hour));
       } catch (e) {
@@ -325,10 +324,11 @@ export class RegionProber extends DurableObject<Env> {
    * no other probe here is measuring (two probes of one target would queue behind each other at the
    * vendor), and the next one as soon as its probe ends. Returns how many ran.
    */
-  private async runProbes(region: RegionConfig, lanes: number, budget: number, counted: boolean, subrequests: SubrequestBudget): Promise<number> {
+  private async runProbes(region: RegionConfig, lanes: number, budget: number, counted: boolean): Promise<number> {
+    const subrequests = this.budget;
     let started = 0;
     if (this.count('jobs') <= this.running.size) return 0;
-    const colo = await this.colo(subrequests);
+    const colo = await this.colo();
     const perProbe = 1 + getConfig().rttProbes;
     let failed = false;
     const lane = async (): Promise<void> => {
@@ -342,8 +342,7 @@ export class RegionProber extends DurableObject<Env> {
         }
         started++;
         try {
-          if (job.attempts >= MAX_PROBE_ATTEMPTS - 1) await this.giveUp(job, region, colo);
-          else await this.runOne(job, region, colo);
+          await this.runOne(job, region, colo);
         } catch (e) {
           failed = true;
           throw e;
@@ -377,33 +376,25 @@ export class RegionProber extends DurableObject<Env> {
     return job;
   }
 
-  /** A job whose alarms kept stopping before it finished: stored as one failed sample, and dropped. */
-  private async giveUp(job: Job & { attempts: number }, region: RegionConfig, colo: string | null): Promise<void> {
+  /** A job whose alarms kept stopping before it finished: one failed sample instead of another run. */
+  private givenUp(job: Job, region: RegionConfig, colo: string | null): StoredSample | null {
     const target = findTarget(job.target);
     const variant = findVariant(job.variant);
     console.error(`region ${region.code}: probe of ${job.target} (tick ${job.tickId}) stopped ${MAX_PROBE_ATTEMPTS} times before finishing; given up as a failed sample`);
-    const sample = target && variant
+    return target && variant
       ? failedJobSample(job, region, target, variant, { colo, simulated: this.env.SIMULATED_REGIONS === '1' }, 'internal',
         `the probe was stopped ${MAX_PROBE_ATTEMPTS} times before it finished (the runtime ended it, or it failed); given up`)
       : null;
+  }
+
+  /** A claimed job, measured and stored; it counts as running until its row is gone (so no lane takes it again). */
+  private async runOne(job: Job & { attempts: number }, region: RegionConfig, colo: string | null): Promise<void> {
     try {
+      const sample = job.attempts >= MAX_PROBE_ATTEMPTS - 1 ? this.givenUp(job, region, colo) : await this.measure(job, region, colo);
       await this.store(job, sample);
     } finally {
       this.running.delete(keyOf(job));
     }
-  }
-
-  /** A claimed job, measured and stored; it counts as running until its row is gone (so no lane takes it again). */
-  private async runOne(job: Job, region: RegionConfig, colo: string | null): Promise<void> {
-    try {
-      await this.measureAndStore(job, region, colo);
-    } finally {
-      this.running.delete(keyOf(job));
-    }
-  }
-
-  private async measureAndStore(job: Job, region: RegionConfig, colo: string | null): Promise<void> {
-    await this.store(job, await this.measure(job, region, colo));
   }
 
   /** A job's sample to D1 (or the outbox, when D1 fails), and the job gone, in one transaction. */
@@ -485,9 +476,9 @@ export class RegionProber extends DurableObject<Env> {
     return Number(this.ctx.storage.sql.exec(`SELECT COUNT(*) AS n FROM ${table}`).one().n);
   }
 
-  private async colo(budget: SubrequestBudget): Promise<string | null> {
+  private async colo(): Promise<string | null> {
     const checkedAt = Number(this.getMeta('colo_checked_at') ?? 0);
-    if (Date.now() - checkedAt < COLO_REFRESH_MS || !budget.take(1)) return this.getMeta('colo');
+    if (Date.now() - checkedAt < COLO_REFRESH_MS || !this.budget.take(1)) return this.getMeta('colo');
     const colo = await fetchColo(this.env.COLO_TRACE_URL);
     this.setMeta('colo', colo);
     this.setMeta('colo_checked_at', String(Date.now()));
