@@ -46,6 +46,11 @@ const E = 101;
 const V = 118;
 const N = 110;
 
+/** The open line `carry` continued by chunk[pos..] (no copy when nothing was carried). */
+function carried(carry: string, chunk: string, pos: number): string {
+  return carry.length > 0 ? carry + chunk.slice(pos) : pos === 0 ? chunk : chunk.slice(pos);
+}
+
 function capDetail(what: string, maxChars: number): string {
   return `${what} over the ${Math.round(maxChars / 1024)} KiB cap`;
 }
@@ -186,7 +191,7 @@ export function createSseDecoder(onEvent: EventSink, options: DecoderOptions = {
       }
       if (pos < length) {
         if (carry.length + (length - pos) > maxChars) return overflow('a line');
-        carry = carry.length > 0 ? carry + chunk.slice(pos) : pos === 0 ? chunk : chunk.slice(pos);
+        carry = carried(carry, chunk, pos);
       }
     },
     end(): void {
@@ -250,7 +255,7 @@ export function createLineDecoder(onEvent: EventSink, options: DecoderOptions = 
       }
       if (pos < chunk.length) {
         if (carry.length + (chunk.length - pos) > maxChars) return overflow();
-        carry = carry.length > 0 ? carry + chunk.slice(pos) : pos === 0 ? chunk : chunk.slice(pos);
+        carry = carried(carry, chunk, pos);
       }
     },
     end(): void {

@@ -1,7 +1,7 @@
 import { createLineDecoder, createSseDecoder, type Framer, type RawEvents } from './sse-decoder.ts';
 import { createStreamState, type StreamState } from './stream-state.ts';
 import type { Protocol } from './protocols/protocol.ts';
-import { learnTemplate, takeByTemplate, type RawSpan } from './protocols/token-template.ts';
+import { learnTemplate, takeByTemplate } from './protocols/token-template.ts';
 
 const STREAM_DECODE = { stream: true } as const;
 const CONTROL_CHARACTER = /[\x00-\x1f]/;
@@ -58,7 +58,6 @@ export class StreamMeter {
       }
       if (state.eventHasToken) state.tokenEvents++;
     };
-    const span: RawSpan = { text: '', start: 0, dataStart: 0, dataEnd: 0, end: 0 };
     const raw: RawEvents | undefined = fast === undefined ? undefined : {
       take(text, pos) {
         if (state.protocolError !== null) return -1;
@@ -70,12 +69,7 @@ export class StreamMeter {
       seen(text, start, dataStart, dataEnd, end) {
         if (!learnable) return;
         learnable = false;
-        span.text = text;
-        span.start = start;
-        span.dataStart = dataStart;
-        span.dataEnd = dataEnd;
-        span.end = end;
-        learnTemplate(state, span, state.sliceOpen, state.sliceClose, state.sliceKind, volatiles, learnDefers);
+        learnTemplate(state, { text, start, dataStart, dataEnd, end }, state.sliceOpen, state.sliceClose, state.sliceKind, volatiles, learnDefers);
       },
     };
     const onOverflow = (detail: string): void => {

@@ -61,7 +61,7 @@ function hasAt(text: string, piece: string, pos: number): boolean {
  * control character or the end. One pass in JS: a token is a few characters, and a native search
  * would cost more to call than to run.
  */
-function stringEnd(text: string, from: number): number {
+function tokenEnd(text: string, from: number): number {
   for (let i = from; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) return i;
@@ -99,7 +99,7 @@ export function takeByTemplate(text: string, pos: number, s: StreamState): numbe
     const hole = holes[i];
     if (hole === TOKEN) {
       open = pos - 1;
-      close = stringEnd(text, pos);
+      close = tokenEnd(text, pos);
       if (close === -1) return -1;
       pos = close;
     } else if (hole === DIGITS) {
