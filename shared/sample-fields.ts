@@ -98,6 +98,8 @@ export const STORED_ONLY_FIELDS = [
   { name: 'tick_id', type: 'int', nullable: false, kind: 'context' },
   { name: 'simulated', type: 'bool', nullable: false, kind: 'context' },
   { name: 'backfill', type: 'bool', nullable: false, kind: 'context' },
+  // Run by its region because the scheduler's tick never came (a cron that did not fire, a dispatcher that died).
+  { name: 'late', type: 'bool', nullable: false, kind: 'context' },
 ] as const satisfies readonly FieldDef[];
 
 /** Every stored column but the row id: the tick first (its key and time), then the sample, then how it was taken. */

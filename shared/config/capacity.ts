@@ -80,6 +80,8 @@ export const STATUS_READS_PER_SEEK = 2;
 export const STATUS_BASELINE_HOURS = BASELINE_DAYS + TRAILING_HOURS;
 /** Per region and tick: the tick queued for evaluation, marked evaluated, then removed once past the lookback (regional object). */
 export const DO_ROWS_WRITTEN_PER_REGION_TICK_STATUS = 3;
+/** Per region and tick: the newest tick noted for the heartbeat, and its alarm set for the next one (tick-heartbeat.ts). */
+export const DO_ROWS_WRITTEN_PER_REGION_TICK_HEARTBEAT = 2;
 /** Per evaluated pair: its state in the status keeper; per target × variant and tick: where its incident stepped. */
 export const KEEPER_ROWS_WRITTEN_PER_PAIR = 1;
 export const KEEPER_ROWS_WRITTEN_PER_TARGET_TICK = 1;
@@ -225,7 +227,7 @@ export function capacity(config: ObservatoryConfig): Capacity {
   const d1RowsReadPerDay = d1RowsRead.rollups + d1RowsRead.status + d1RowsRead.siteBuilds + d1RowsRead.metrics + d1RowsRead.api;
   const targetVariants = config.targets.reduce((n, t) => n + (t.promptVariants ? t.promptVariants.length : config.promptVariants.length), 0);
   const doRowsWrittenPerDay = burstCosts(config).doRowsWrittenPerDay + probesPerDay * DO_ROWS_WRITTEN_PER_PROBE + config.regions.length * (HOURS_PER_DAY * DO_ROWS_WRITTEN_PER_REGION_HOUR + DO_ROWS_WRITTEN_PER_REGION_DAY)
-    + regionTicksPerDay * DO_ROWS_WRITTEN_PER_REGION_TICK_STATUS + probesPerDay * KEEPER_ROWS_WRITTEN_PER_PAIR + targetVariants * ticksPerDay * KEEPER_ROWS_WRITTEN_PER_TARGET_TICK;
+    + regionTicksPerDay * (DO_ROWS_WRITTEN_PER_REGION_TICK_STATUS + DO_ROWS_WRITTEN_PER_REGION_TICK_HEARTBEAT) + probesPerDay * KEEPER_ROWS_WRITTEN_PER_PAIR + targetVariants * ticksPerDay * KEEPER_ROWS_WRITTEN_PER_TARGET_TICK;
   const bursts = burstCosts(config);
   // Per region and tick: an alarm per probesPerAlarm probes (the last one also rolls up and evaluates), one RPC from the
   // scheduler and one report to the status keeper.

@@ -102,8 +102,8 @@ describe('capacity', () => {
     expect(c.d1RowsRead.status).toBe(288 * 6 * (3 * 5 + 3 * 2) + 24 * 31 * (3 * 5 + 3 * 2));
     expect(c.d1RowsReadPerDay).toBe(c.d1RowsRead.rollups + c.d1RowsRead.status + c.d1RowsRead.siteBuilds + c.d1RowsRead.metrics + c.d1RowsRead.api);
     // Per probe its job (2) and its pair's state in the status keeper (1); per region hour and day the rollup marks;
-    // per region tick its evaluation mark (3); per target and tick where its incident stepped (1).
-    expect(c.doRowsWrittenPerDay).toBe(3 * 5 * 288 * 3 + 3 * (24 * 2 + 2) + 3 * 288 * 3 + 5 * 288);
+    // per region tick its evaluation mark (3) and the heartbeat (2); per target and tick where its incident stepped (1).
+    expect(c.doRowsWrittenPerDay).toBe(3 * 5 * 288 * 3 + 3 * (24 * 2 + 2) + 3 * 288 * (3 + 2) + 5 * 288);
     // Per region and tick: its 5 probes in one alarm (3 at a time, 6 an alarm at most) that also rolls up and
     // evaluates, the scheduler's RPC and the report to the status keeper.
     expect(probesPerAlarm(oneVariant)).toBe(6);

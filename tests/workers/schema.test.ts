@@ -30,7 +30,7 @@ function fullSample(tick: number): StoredSample {
     server_headers_ms: 4, server_timings: { 'server-timing.total': 4, 'openai-processing-ms': 5000 }, server_ttft_ms: 50,
     server_ttft_source: 'metrics', rtt_ms: 6, network_ms: 6.5, server_ms: 53.5, residual_ms: 3.5, split_source: 'server-timing.total',
     split_note: 'openai-processing-ms 5000 ms > headers_ms 10.5 ms, set aside', finish_reason: 'stop', error: null, error_detail: null,
-    timeline: [60, 400.1, 700], tick_id: tick, simulated: true, backfill: false,
+    timeline: [60, 400.1, 700], tick_id: tick, simulated: true, backfill: false, late: false,
   };
 }
 
@@ -71,9 +71,10 @@ describe('the sample schema', () => {
     const after = (await db.prepare('SELECT * FROM samples ORDER BY id').all<Record<string, unknown>>()).results;
     expect(after).toHaveLength(3);
     for (let i = 0; i < after.length; i++) {
-      // Every old column keeps its value; every new one is NULL (not recorded under method version 1).
+      // Every old column keeps its value; every new figure is NULL (not recorded under method version 1), and a
+      // new flag that can't be null holds its default (an old row was never run late).
       expect(Object.fromEntries(oldColumns.map((c) => [c, after[i][c]]))).toEqual(Object.fromEntries(oldColumns.map((c) => [c, before[i][c]])));
-      for (const f of STORED_FIELDS.filter((x) => !oldColumns.includes(x.name))) expect(after[i][f.name]).toBeNull();
+      for (const f of STORED_FIELDS.filter((x) => !oldColumns.includes(x.name))) expect(after[i][f.name], f.name).toBe(f.nullable ? null : 0);
     }
     const old = await listSamples(db, { fromTick: ticks[0], toTick: ticks[2] + 1, methodVersion: 1 }, 10);
     expect(old.map((s) => s.reasoning_streamed)).toEqual([null, null, null]);

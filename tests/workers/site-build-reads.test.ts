@@ -27,7 +27,7 @@ function sample(tick: number, region: string, target: string): StoredSample {
   return {
     ...emptySample(), method_version: METHOD_VERSION, tick_id: tick, started_at: tick + 5, region, target, api: 'openai-chat', model: 'm', prompt_variant: VARIANT,
     status: 200, headers_ms: ttft - 20, first_byte_ms: ttft - 10, ttft_ms: ttft, ttfa_ms: ttft, total_ms: ttft + 300, output_tokens: 30, answer_tokens: 30,
-    tpot_ms: 10, decode_tps: 100, itl_p99_ms: 12, chunks: 30, network_ms: 20, server_ms: ttft - 20, split_source: 'rtt', timeline: [ttft, ttft + 10], simulated: true, backfill: false,
+    tpot_ms: 10, decode_tps: 100, itl_p99_ms: 12, chunks: 30, network_ms: 20, server_ms: ttft - 20, split_source: 'rtt', timeline: [ttft, ttft + 10], simulated: true, backfill: false, late: false,
   };
 }
 

@@ -1,7 +1,7 @@
 /** The validated configuration, and the parts of it each tick and probe need. */
 import { config as userConfig } from '../../observatory.config.ts';
 import { validateConfig } from '../../shared/config/validate.ts';
-import { capacity, type Capacity } from '../../shared/config/capacity.ts';
+import { capacity, tickSlice, type Capacity } from '../../shared/config/capacity.ts';
 import type { ObservatoryConfig, PromptVariantConfig, RegionConfig, TargetConfig } from '../../shared/config/types.ts';
 
 let validated: ObservatoryConfig | null = null;
@@ -22,6 +22,8 @@ export interface Job {
   target: string;
   variant: string;
   backfill: boolean;
+  /** Run by its region because the tick never came (region-prober.ts, the heartbeat), not by the scheduler. */
+  late?: boolean;
 }
 
 /** The (target, variant) pairs a region probes, in a stable order. */
@@ -36,6 +38,15 @@ export function workList(region: string): Array<{ target: TargetConfig; variant:
     }
   }
   return work;
+}
+
+/** A region's share of a tick: its work list, thinned to the tick's slice when the work is spread over ticks. */
+export function tickJobs(region: string, tickId: number, flags: { backfill?: boolean; late?: boolean } = {}): Job[] {
+  const { spread, tickMinutes } = getCapacity();
+  const slice = tickSlice(tickId, tickMinutes, spread);
+  return workList(region)
+    .filter((_, i) => i % spread === slice)
+    .map(({ target, variant }) => ({ tickId, target: target.id, variant: variant.id, backfill: flags.backfill === true, ...(flags.late ? { late: true } : {}) }));
 }
 
 export function findRegion(code: string): RegionConfig | undefined {

@@ -18,7 +18,11 @@ export default {
       return;
     }
     const tickId = tickIdFor(controller.scheduledTime);
-    ctx.waitUntil(runTick(env, tickId));
     ctx.waitUntil(applyRetention(env, tickId));
+    // Awaited, not left to waitUntil: the handler ends once every region holds its jobs. A region it did not
+    // reach (the handler died first) runs the tick itself once it is overdue (tick-heartbeat.ts).
+    const report = await runTick(env, tickId, { fromCron: true });
+    const failed = report.regions.filter((r) => 'error' in r).map((r) => r.region);
+    if (failed.length > 0) throw new Error(`tick ${new Date(tickId).toISOString()}: regions ${failed.join(', ')} not reached; each runs it itself once it is overdue`);
   },
 } satisfies ExportedHandler<Env>;

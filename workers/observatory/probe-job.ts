@@ -80,6 +80,7 @@ function stamped(sample: Sample, job: Job, region: RegionConfig, env: Pick<Probe
     colo_outside_region: coloOutsideRegion(env.colo, region.locationHint),
     simulated: env.simulated,
     backfill: job.backfill,
+    late: job.late === true,
   };
 }
 

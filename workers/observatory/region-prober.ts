@@ -6,7 +6,8 @@
  * Storage writes are a cost too: a probe normally costs two (its job queued, then removed).
  */
 import { DurableObject } from 'cloudflare:workers';
-import { findRegion, findTarget, findVariant, getConfig, workList, type Job } from './config.ts';
+import { findRegion, findTarget, findVariant, getCapacity, getConfig, tickJobs, workList, type Job } from './config.ts';
+import { cadenceOf, heartbeatDue, heartbeatVerdict } from './tick-heartbeat.ts';
 import { PLAN_LIMITS, probesPerAlarm } from '../../shared/config/capacity.ts';
 import { SubrequestBudget } from './subrequest-budget.ts';
 import { runTargetBurst } from './burst-run.ts';
@@ -41,6 +42,25 @@ export interface EnqueueResult {
   skipped: number;
 }
 
+/** A tick of the schedule, as the scheduler hands it over (a backfill is not one). */
+export interface Delivery {
+  tickId: number;
+  /** Sent by the cron: the region then expects the next tick, and runs it itself should it not come. */
+  fromCron: boolean;
+}
+
+/** What the region knows of the schedule's ticks (tick-heartbeat.ts); one meta row, written once a tick. */
+export interface TickState {
+  /** The newest tick queued here, delivered or run late. */
+  newest: number;
+  /** The newest tick the scheduler delivered. */
+  delivered: number;
+  heartbeat: boolean;
+  /** Ticks run here because they never came, and ticks missed altogether (never run), since this object began. */
+  late: number;
+  missed: number;
+}
+
 export interface ProberStatus {
   region: string | null;
   queued: number;
@@ -57,6 +77,7 @@ export interface ProberStatus {
   colo: string | null;
   lastFlushError: string | null;
   missingSecrets: string[];
+  ticks: TickState | null;
 }
 
 type Row = Record<string, SqlStorageValue>;
@@ -74,9 +95,11 @@ export class RegionProber extends DurableObject<Env> {
     ctx.blockConcurrencyWhile(async () => {
       const sql = ctx.storage.sql;
       sql.exec(`CREATE TABLE IF NOT EXISTS jobs (tick_id INTEGER NOT NULL, target TEXT NOT NULL, variant TEXT NOT NULL,
-        backfill INTEGER NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (tick_id, target, variant)) WITHOUT ROWID`);
-      // Objects created before jobs counted their attempts.
-      if (!sql.exec<Row>('PRAGMA table_info(jobs)').toArray().some((c) => c.name === 'attempts')) sql.exec('ALTER TABLE jobs ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0');
+        backfill INTEGER NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, late INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (tick_id, target, variant)) WITHOUT ROWID`);
+      // Objects created before jobs counted their attempts, or before ticks could be run late.
+      const jobColumns = sql.exec<Row>('PRAGMA table_info(jobs)').toArray().map((c) => c.name);
+      if (!jobColumns.includes('attempts')) sql.exec('ALTER TABLE jobs ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0');
+      if (!jobColumns.includes('late')) sql.exec('ALTER TABLE jobs ADD COLUMN late INTEGER NOT NULL DEFAULT 0');
       sql.exec(`CREATE TABLE IF NOT EXISTS outbox (tick_id INTEGER NOT NULL, target TEXT NOT NULL, variant TEXT NOT NULL,
         sample TEXT NOT NULL, PRIMARY KEY (tick_id, target, variant)) WITHOUT ROWID`);
       sql.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID');
@@ -113,16 +136,28 @@ export class RegionProber extends DurableObject<Env> {
     }
     let queued = 0;
     for (const target of targets.filter((t) => !done.has(t))) queued += this.ctx.storage.sql.exec('INSERT INTO burst_runs (tick_id, target) VALUES (?, ?) ON CONFLICT DO NOTHING', tickId, target).rowsWritten > 0 ? 1 : 0;
-    if (queued > 0 && (await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now());
+    await this.wake(queued);
     return { queued, skipped: targets.length - queued };
   }
 
   /**
    * Queues a tick's jobs. Idempotent: a job already queued, or whose sample D1 already holds, is
-   * skipped (and should D1 be down, its unique key still refuses a second sample).
+   * skipped (and should D1 be down, its unique key still refuses a second sample). The jobs are in this
+   * object's storage before it answers, so a tick the scheduler was told of is never lost: whatever
+   * dies after, a later alarm runs them. `delivery`: the tick of the schedule they belong to.
    */
-  async enqueue(region: string, jobs: Job[]): Promise<EnqueueResult> {
+  async enqueue(region: string, jobs: Job[], delivery?: Delivery): Promise<EnqueueResult> {
     if (this.getMeta('region') !== region) this.setMeta('region', region);
+    const queued = await this.queue(region, jobs);
+    if (delivery) this.noteDelivered(delivery);
+    await this.wake(queued);
+    // A tick with no work here (spread over ticks) still moves the heartbeat on.
+    if (queued === 0) await this.armHeartbeat();
+    return { queued, skipped: jobs.length - queued };
+  }
+
+  /** Jobs into the queue (those D1 does not hold yet); how many were new. */
+  private async queue(region: string, jobs: Job[]): Promise<number> {
     let stored = new Set<string>();
     try {
       stored = await storedKeys(this.env.DB, region, [...new Set(jobs.map((j) => j.tickId))]);
@@ -132,12 +167,56 @@ export class RegionProber extends DurableObject<Env> {
     let queued = 0;
     for (const job of jobs) {
       if (stored.has(keyOf(job))) continue;
-      const written = this.ctx.storage.sql.exec('INSERT INTO jobs (tick_id, target, variant, backfill) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
-        job.tickId, job.target, job.variant, job.backfill ? 1 : 0).rowsWritten;
+      const written = this.ctx.storage.sql.exec('INSERT INTO jobs (tick_id, target, variant, backfill, late) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+        job.tickId, job.target, job.variant, job.backfill ? 1 : 0, job.late ? 1 : 0).rowsWritten;
       if (written > 0) queued++;
     }
-    if (queued > 0 && (await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now());
-    return { queued, skipped: jobs.length - queued };
+    return queued;
+  }
+
+  /** An alarm now when there is new work, unless one is due sooner (a heartbeat waiting for the next tick is later). */
+  private async wake(queued: number): Promise<void> {
+    if (queued === 0) return;
+    const alarm = await this.ctx.storage.getAlarm();
+    if (alarm === null || alarm > Date.now()) await this.ctx.storage.setAlarm(Date.now());
+  }
+
+  private tickState(): TickState | null {
+    const text = this.getMeta('ticks');
+    return text === null ? null : (JSON.parse(text) as TickState);
+  }
+
+  /** A delivered tick of the schedule: newest so far (a retried or stray older one changes nothing), and the heartbeat armed by the cron. */
+  private noteDelivered({ tickId, fromCron }: Delivery): void {
+    const state = this.tickState() ?? { newest: tickId, delivered: tickId, heartbeat: false, late: 0, missed: 0 };
+    const next = { ...state, newest: Math.max(state.newest, tickId), delivered: Math.max(state.delivered, tickId), heartbeat: state.heartbeat || fromCron };
+    if (JSON.stringify(next) !== JSON.stringify(this.tickState())) this.setMeta('ticks', JSON.stringify(next));
+  }
+
+  /** Idle: the heartbeat's alarm waits for the next tick (and is moved to now when it comes). */
+  private async armHeartbeat(): Promise<void> {
+    const ticks = this.tickState();
+    if (ticks?.heartbeat && (await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(heartbeatDue(ticks.newest, cadenceOf(getCapacity().tickMinutes)));
+  }
+
+  /**
+   * The heartbeat (tick-heartbeat.ts): when the tick after the newest one here is overdue, this
+   * region's share of it is queued, flagged late. True when jobs were queued.
+   */
+  private async runLateTick(region: string): Promise<boolean> {
+    const state = this.tickState();
+    if (!state?.heartbeat) return false;
+    const verdict = heartbeatVerdict(Date.now(), state.newest, state.delivered, cadenceOf(getCapacity().tickMinutes));
+    if (verdict.kind === 'waiting') return false;
+    if (verdict.kind === 'stopped') {
+      console.warn(`region ${region}: no tick delivered for ${verdict.ticksWithoutDelivery} ticks; taking the schedule to be stopped, waiting for the next tick it sends`);
+      this.setMeta('ticks', JSON.stringify({ ...state, heartbeat: false }));
+      return false;
+    }
+    const queued = await this.queue(region, tickJobs(region, verdict.tickId, { late: true }));
+    this.setMeta('ticks', JSON.stringify({ ...state, newest: verdict.tickId, late: state.late + 1, missed: state.missed + verdict.missed }));
+    console.warn(`region ${region}: tick ${new Date(verdict.tickId).toISOString()} never came; run here, late (${queued} probes${verdict.missed > 0 ? `; ${verdict.missed} tick(s) before it missed` : ''})`);
+    return queued > 0;
   }
 
   async status(): Promise<ProberStatus> {
@@ -153,6 +232,7 @@ export class RegionProber extends DurableObject<Env> {
       colo: this.getMeta('colo'),
       lastFlushError: this.getMeta('last_flush_error'),
       missingSecrets: JSON.parse(this.getMeta('missing_secrets') ?? '[]'),
+      ticks: this.tickState(),
     };
   }
 
@@ -166,7 +246,7 @@ export class RegionProber extends DurableObject<Env> {
     const retry = info?.isRetry === true;
     this.budget = new SubrequestBudget(PLAN_LIMITS[config.plan].subrequestsPerInvocation);
     await this.runProbes(region, retry ? 1 : config.concurrency, probesPerAlarm(config), retry);
-    if (this.count('jobs') > this.running.size) {
+    if (this.count('jobs') > this.running.size || (await this.runLateTick(regionCode!))) {
       await this.ctx.storage.setAlarm(Date.now());
       return;
     }
@@ -183,6 +263,7 @@ export class RegionProber extends DurableObject<Env> {
       return;
     }
     if ((!rolled || !evaluated) && (await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + FLUSH_RETRY_MS);
+    await this.armHeartbeat();
   }
 
   /**
@@ -364,11 +445,11 @@ export class RegionProber extends DurableObject<Env> {
   private claimNext(counted: boolean): (Job & { attempts: number }) | null {
     const busy = [...new Set([...this.running].map((key) => key.split('|')[1]))];
     const row = this.ctx.storage.sql.exec<Row>(
-      `SELECT tick_id, target, variant, backfill, attempts FROM jobs${busy.length ? ` WHERE target NOT IN (${busy.map(() => '?').join(', ')})` : ''} ORDER BY tick_id, target, variant LIMIT 1`,
+      `SELECT tick_id, target, variant, backfill, late, attempts FROM jobs${busy.length ? ` WHERE target NOT IN (${busy.map(() => '?').join(', ')})` : ''} ORDER BY tick_id, target, variant LIMIT 1`,
       ...busy,
     ).toArray()[0];
     if (!row) return null;
-    const job = { tickId: Number(row.tick_id), target: String(row.target), variant: String(row.variant), backfill: row.backfill === 1, attempts: Number(row.attempts) };
+    const job = { tickId: Number(row.tick_id), target: String(row.target), variant: String(row.variant), backfill: row.backfill === 1, late: row.late === 1, attempts: Number(row.attempts) };
     if (counted && job.attempts < MAX_PROBE_ATTEMPTS - 1) {
       this.ctx.storage.sql.exec('UPDATE jobs SET attempts = attempts + 1 WHERE tick_id = ? AND target = ? AND variant = ?', job.tickId, job.target, job.variant);
     }

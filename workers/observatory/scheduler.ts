@@ -3,7 +3,7 @@
  * it hands each region's share of the tick to that region's Durable Object, spreading work over
  * ticks when one tick would exceed the plan's limits.
  */
-import { getCapacity, getConfig, workList, type Job } from './config.ts';
+import { getCapacity, getConfig, tickJobs } from './config.ts';
 import { deleteSamplesBefore } from './db/samples.ts';
 import { deleteRollupsBefore } from './db/rollups.ts';
 import { deleteIncidentsBefore } from './db/status.ts';
@@ -26,18 +26,17 @@ export function tickIdFor(scheduledTime: number): number {
   return Math.floor(scheduledTime / step) * step;
 }
 
-export async function runTick(env: Env, tickId: number, backfill = false): Promise<TickReport> {
+export async function runTick(env: Env, tickId: number, { backfill = false, fromCron = false } = {}): Promise<TickReport> {
   const config = getConfig();
   const capacity = getCapacity();
   const slice = tickSlice(tickId, capacity.tickMinutes, capacity.spread);
   const report: TickReport = { tick_id: tickId, spread: capacity.spread, slice, backfill, regions: [] };
   await Promise.all(config.regions.map(async (region) => {
-    const jobs: Job[] = workList(region.code)
-      .filter((_, i) => i % capacity.spread === slice)
-      .map(({ target, variant }) => ({ tickId, target: target.id, variant: variant.id, backfill }));
+    const jobs = tickJobs(region.code, tickId, { backfill });
     try {
       const stub = env.REGION_PROBER.getByName(region.code, { locationHint: region.locationHint });
-      report.regions.push({ region: region.code, ...(await stub.enqueue(region.code, jobs)) });
+      // A tick of the cron arms each region's heartbeat: from then on it expects the next one, and runs it itself, late, should it not come.
+      report.regions.push({ region: region.code, ...(await stub.enqueue(region.code, jobs, backfill ? undefined : { tickId, fromCron: fromCron && env.LATE_TICKS !== 'off' })) });
     } catch (e) {
       const error = e instanceof Error ? e.message : String(e);
       console.error(`tick ${tickId}: region ${region.code} could not be reached: ${error}`);

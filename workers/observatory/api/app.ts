@@ -283,7 +283,13 @@ app.post('/api/v1/ticks', async (c) => {
       throw new ApiError(400, 'beyond_retention', `tick_id ${new Date(tickId).toISOString()} lies before ${new Date(retainedFrom).toISOString()}, where raw retention has already deleted samples: its hour cannot be rolled up again`);
     }
   }
-  return c.json(await runTick(c.env, tickId, body.backfill === true), 202);
+  const report = await runTick(c.env, tickId, { backfill: body.backfill === true });
+  // Every region holds its jobs before this answers 202: whatever dies after, the tick is carried out.
+  const unreached = report.regions.filter((r) => 'error' in r).map((r) => r.region);
+  if (unreached.length > 0) {
+    return c.json({ error: { code: 'regions_unreachable', message: `regions ${unreached.join(', ')} could not be reached; the others hold their jobs. Send the same tick again: it queues nothing twice` }, ...report }, 503);
+  }
+  return c.json(report, 202);
 });
 
 /**

@@ -1,0 +1,54 @@
+/**
+ * A region's heartbeat: once the cron has delivered a tick to a region, the region expects the next
+ * one on the schedule's grid. When it has not come a grace period after its start (a cron that did
+ * not fire, a scheduler that died before it reached this region), the region runs its share of that
+ * tick itself, flagged `late`. Ticks in between that were missed as well are counted, not run: a
+ * measurement taken now stands for now, not for a time already past. After `MAX_LATE_TICKS` ticks
+ * without a delivery the region takes the scheduler to be stopped on purpose and waits for the next
+ * tick it is sent, so an observatory switched off does not keep itself running.
+ *
+ * On the normal path it costs nothing: the next tick arrives before the heartbeat is due and moves
+ * the alarm to now.
+ */
+import { MS_PER_MINUTE } from '../../shared/config/capacity.ts';
+
+/** Ticks a region runs by itself, in a row, before it takes the scheduler to be stopped. */
+export const MAX_LATE_TICKS = 6;
+
+/** How long after a tick's start its region waits for it: a cron fires within seconds, and may be a minute late. */
+export function lateTickGraceMs(tickMinutes: number): number {
+  return Math.min(90_000, (tickMinutes * MS_PER_MINUTE) / 2);
+}
+
+export interface TickCadence {
+  stepMs: number;
+  graceMs: number;
+}
+
+export function cadenceOf(tickMinutes: number): TickCadence {
+  return { stepMs: tickMinutes * MS_PER_MINUTE, graceMs: lateTickGraceMs(tickMinutes) };
+}
+
+/** When the region next looks for a tick that did not come: the tick after its newest, plus the grace. */
+export function heartbeatDue(newestTick: number, c: TickCadence): number {
+  return newestTick + c.stepMs + c.graceMs;
+}
+
+export type HeartbeatVerdict =
+  | { kind: 'waiting' }
+  /** Run `tickId` late; `missed` ticks between the newest one run here and it were never run. */
+  | { kind: 'late'; tickId: number; missed: number }
+  /** No tick delivered for more than MAX_LATE_TICKS ticks: the heartbeat stops until the next delivery. */
+  | { kind: 'stopped'; ticksWithoutDelivery: number };
+
+/**
+ * What the heartbeat does at `now`, given the newest tick queued here (delivered or run late) and the
+ * newest one the scheduler delivered.
+ */
+export function heartbeatVerdict(now: number, newestTick: number, newestDelivered: number, c: TickCadence): HeartbeatVerdict {
+  const due = Math.floor((now - c.graceMs) / c.stepMs) * c.stepMs;
+  if (due <= newestTick) return { kind: 'waiting' };
+  const ticksWithoutDelivery = Math.round((due - newestDelivered) / c.stepMs);
+  if (ticksWithoutDelivery > MAX_LATE_TICKS) return { kind: 'stopped', ticksWithoutDelivery };
+  return { kind: 'late', tickId: due, missed: Math.round((due - newestTick) / c.stepMs) - 1 };
+}
