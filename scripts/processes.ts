@@ -23,14 +23,26 @@ export function runWrangler(args: string[]): Promise<string> {
   });
 }
 
-/** Starts a long-running wrangler (dev); its output goes to `log`. */
+/**
+ * Stops the process group `pgid` once its parent is gone, however it ended (SIGKILL included, where no
+ * exit handler runs): it waits on a pipe from the parent, which the kernel closes when the parent dies.
+ * Detached itself, so a signal to the parent's group does not take it along first.
+ */
+const WATCHDOG = `
+const pgid = Number(process.argv[1]);
+const kill = (signal) => { try { process.kill(-pgid, signal); } catch {} };
+process.stdin.on('close', () => { kill('SIGTERM'); setTimeout(() => { kill('SIGKILL'); process.exit(0); }, 5000); });
+process.stdin.resume();`;
+
+/** Starts a long-running wrangler (dev) in a process group of its own; its output goes to `log`. */
 export function startWrangler(args: string[], log: (line: string) => void): ChildProcess {
   const [cmd, argv] = wranglerArgs(args);
   const child = spawn(cmd, argv, { env: WRANGLER_ENV, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const forward = (chunk: Buffer) => chunk.toString().split('\n').filter((l) => l.trim()).forEach(log);
   child.stdout?.on('data', forward);
   child.stderr?.on('data', forward);
-  // However this process ends (Miniflare's own signal handlers may end it first), take wrangler along.
+  // However this process ends, take wrangler and its workerd along: on exit (Miniflare's own signal handlers may
+  // end it first), and, should it be killed outright, through the watchdog.
   const killGroup = () => {
     try {
       if (child.exitCode === null && child.pid !== undefined) process.kill(-child.pid, 'SIGTERM');
@@ -39,7 +51,13 @@ export function startWrangler(args: string[], log: (line: string) => void): Chil
     }
   };
   process.once('exit', killGroup);
-  child.once('exit', () => process.off('exit', killGroup));
+  const watchdog = child.pid === undefined ? null : spawn(process.execPath, ['-e', WATCHDOG, String(child.pid)], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
+  watchdog?.unref();
+  (watchdog?.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+  child.once('exit', () => {
+    process.off('exit', killGroup);
+    watchdog?.kill('SIGKILL');
+  });
   return child;
 }
 

@@ -8,7 +8,7 @@
  * refuse a second), and nothing else.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runScript, type ScriptProcess } from '../helpers/script-process.ts';
@@ -36,8 +36,30 @@ async function start(fresh: boolean): Promise<Local> {
   return { api, auth: { authorization: `Bearer ${/read token:\s+([0-9a-f]{32})/.exec(dev.output())![1]}` } };
 }
 
+/** The processes running on this state (wrangler and its workerd, in a process group of their own). */
+function runtimeGroups(dir: string): number[] {
+  const groups = new Set<number>();
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(dir)) continue;
+      // /proc/<pid>/stat: "pid (comm) state ppid pgrp ...", comm may hold spaces: read after its closing parenthesis.
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      groups.add(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]));
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return [...groups];
+}
+
+/** SIGKILL, at once, to the script's process group and to the runtime's (no handler runs, nothing shuts down). */
 async function kill(): Promise<void> {
+  const groups = runtimeGroups(states.at(-1)!);
+  expect(groups.length).toBeGreaterThan(0);
+  for (const g of groups) process.kill(-g, 'SIGKILL');
   await dev!.stop('SIGKILL');
+  for (let i = 0; i < 50 && runtimeGroups(states.at(-1)!).length > 0; i++) await new Promise((r) => setTimeout(r, 100));
+  expect(runtimeGroups(states.at(-1)!)).toEqual([]);
 }
 
 interface Row { tick_id: number; late: boolean; backfill: boolean; region: string; target: string; prompt_variant: string }
