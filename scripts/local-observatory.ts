@@ -136,9 +136,16 @@ export async function waitForRollups(apiUrl: string, ticks: number[], probesPerT
   const probes = async (resolution: 'hour' | 'day', to: number): Promise<number> => {
     if (to <= from) return 0;
     // The whole history: longer than an anonymous reader may ask for.
-    const r = await fetch(`${apiUrl}/api/v1/rollups?resolution=${resolution}&from=${from - 86_400_000}&to=${to}`, { headers: { authorization: `Bearer ${readToken}` } });
-    if (!r.ok) throw new Error(`rollups answered ${r.status}: ${await r.text()}`);
-    return ((await r.json()) as { rows: Array<{ probes: number }> }).rows.reduce((n, x) => n + x.probes, 0);
+    let probes = 0;
+    let cursor: number | null = null;
+    do {
+      const r = await fetch(`${apiUrl}/api/v1/rollups?resolution=${resolution}&histograms=base64&from=${from - 86_400_000}&to=${to}${cursor !== null ? `&cursor=${cursor}` : ''}`, { headers: { authorization: `Bearer ${readToken}` } });
+      if (!r.ok) throw new Error(`rollups answered ${r.status}: ${await r.text()}`);
+      const page = (await r.json()) as { rows: Array<{ probes: number }>; next_cursor: number | null };
+      probes += page.rows.reduce((n, x) => n + x.probes, 0);
+      cursor = page.next_cursor;
+    } while (cursor !== null);
+    return probes;
   };
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -295,6 +295,36 @@ export function tickSlice(tickId: number, tickMinutes: number, spread: number): 
   return Math.floor(tickId / (tickMinutes * MS_PER_MINUTE)) % spread;
 }
 
+/**
+ * Rows a page of /api/v1/rollups holds at most, by form: what one free-plan Worker request encodes within
+ * half its 10 ms of CPU with a day's histograms in each row (bench/duties.ts measures both).
+ */
+export const ROLLUP_PAGE_ROWS = { base64: 120, json: 15 } as const;
+/**
+ * What one percentile request from rollups may merge, by plan, in row units: a daily row is 1 and an
+ * hourly row 1/2 (it holds a tenth of a day's buckets, but a row costs its key and counts whatever it holds;
+ * bench/duties.ts measures both). On the free plan that is what fits half of a Worker request's 10 ms of
+ * CPU: 800 daily rows, or 7 days of 6 × 10 pairs with 12 edge hours (a `window=7d` has 23 on average, so
+ * at that scale ask per region); the paid plan's 30 s hold any window.
+ */
+export const PERCENTILE_ROW_UNITS = { free: 800, paid: 1_000_000 } as const;
+export const HOURLY_ROW_UNITS = 0.5;
+
+/** Rollup rows per pair a window of whole hours [fromHour, toHour) is answered from: daily rows for whole UTC days, hourly rows at its edges. */
+export function rollupRowsCovering(fromHour: number, toHour: number): { daily: number; hourly: number } {
+  const HOUR = 3_600_000;
+  const firstDay = Math.ceil(fromHour / MS_PER_DAY) * MS_PER_DAY;
+  const lastDay = Math.floor(toHour / MS_PER_DAY) * MS_PER_DAY;
+  if (firstDay >= lastDay) return { daily: 0, hourly: Math.max(0, (toHour - fromHour) / HOUR) };
+  return { daily: (lastDay - firstDay) / MS_PER_DAY, hourly: (firstDay - fromHour) / HOUR + (toHour - lastDay) / HOUR };
+}
+
+/** The row units (PERCENTILE_ROW_UNITS) of a window over `pairs` pairs. */
+export function percentileRowUnits(fromHour: number, toHour: number, pairs: number): number {
+  const rows = rollupRowsCovering(fromHour, toHour);
+  return pairs * (rows.daily + rows.hourly * HOURLY_ROW_UNITS);
+}
+
 /** Anonymous reads of the public API: what one request may read, and what they may read a day in all. */
 export const ANON_LIMITS = { rawWindowDays: 1, hourlyWindowDays: 31, maxWindowDays: 366, burstRuns: 24 } as const;
 /** Share of the plan's daily rows read that anonymous reads and the observatory's own jobs may use together. */
@@ -314,8 +344,10 @@ export function anonymousRowBound(config: ObservatoryConfig): { rows: number; re
   const candidates: Array<{ rows: number; request: string }> = [
     { rows: 2 * ANON_LIMITS.rawWindowDays * c.ticksPerDay * perTick, request: `raw percentiles over ${ANON_LIMITS.rawWindowDays} day, every group` },
     { rows: ANON_LIMITS.rawWindowDays * c.ticksPerDay * perTick, request: `samples, regions or targets over ${ANON_LIMITS.rawWindowDays} day` },
-    { rows: ANON_LIMITS.hourlyWindowDays * HOURS_PER_DAY * perTick, request: `hourly rollups over ${ANON_LIMITS.hourlyWindowDays} days` },
-    { rows: (ANON_LIMITS.maxWindowDays + 46 / HOURS_PER_DAY) * perTick, request: `percentiles from rollups over ${ANON_LIMITS.maxWindowDays} days` },
+    // A page of rollups: its rows and the one past its end, or one period that holds more rows than a page.
+    { rows: Math.max(ROLLUP_PAGE_ROWS.base64, perTick) + 1, request: 'a page of rollups' },
+    // Percentiles from rollups: on the free plan no more than one request may merge (PERCENTILE_ROW_UNITS, an hourly row a quarter).
+    { rows: Math.min(PERCENTILE_ROW_UNITS[config.plan] / HOURLY_ROW_UNITS, (ANON_LIMITS.maxWindowDays + 46 / HOURS_PER_DAY) * perTick), request: `percentiles from rollups over up to ${ANON_LIMITS.maxWindowDays} days` },
     { rows: ANON_LIMITS.burstRuns * burstPairs(config) * (config.bursts ? burstStreamsPerRun(config.bursts) : 0), request: `a concurrency report of ${ANON_LIMITS.burstRuns} runs` },
   ];
   const worst = candidates.reduce((a, b) => (b.rows > a.rows ? b : a));

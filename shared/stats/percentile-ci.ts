@@ -19,7 +19,23 @@ export interface PercentileWithCi {
 /** 1-based ranks [l, u] of the order statistics bounding the interval, or null when n is too small. */
 export function ciRanks(n: number, q: number): [number, number] | null {
   if (n < 1) return null;
-  return n <= EXACT_MAX_N ? exactRanks(n, q) : normalRanks(n, q);
+  if (n > EXACT_MAX_N) return normalRanks(n, q);
+  // Groups of one window mostly hold the same count (every tick probed): each (n, q) is summed once an isolate.
+  const key = `${n}|${q}`;
+  let ranks = exactCache.get(key);
+  if (ranks === undefined) {
+    if (exactCache.size >= EXACT_CACHE_SIZE) exactCache.clear();
+    exactCache.set(key, (ranks = exactRanks(n, q)));
+  }
+  return ranks === null ? null : [ranks[0], ranks[1]];
+}
+
+const EXACT_CACHE_SIZE = 4_096;
+const exactCache = new Map<string, [number, number] | null>();
+
+/** Empties the cache of exact ranks (a benchmark measuring the first read of new counts). */
+export function forgetCiRanks(): void {
+  exactCache.clear();
 }
 
 function normalRanks(n: number, q: number): [number, number] | null {
@@ -29,17 +45,41 @@ function normalRanks(n: number, q: number): [number, number] | null {
   return l < 1 || u > n ? null : [l, u];
 }
 
-/** Binomial pmf for k = 0..n, computed in log space so large n stays finite. */
-function binomialPmf(n: number, q: number): Float64Array {
-  const pmf = new Float64Array(n + 1);
-  const logQ = Math.log(q);
-  const log1Q = Math.log1p(-q);
-  let logCoeff = 0;
-  for (let k = 0; k <= n; k++) {
-    if (k > 0) logCoeff += Math.log(n - k + 1) - Math.log(k);
-    pmf[k] = Math.exp(logCoeff + k * logQ + (n - k) * log1Q);
+/**
+ * Binomial(n, q) probabilities for k = 0, 1, …: each term is the one before times (n − k + 1)/k ·
+ * q/(1 − q), kept as v · e^logBase so that a large n stays finite. One multiplication a term, where
+ * logarithms and an exponential a term, and an array of n, cost a long-window read (60 groups × 4
+ * percentiles) milliseconds. Used as `for (const b = new BinomialTerms(n, q); b.k <= n; b.next())`.
+ */
+class BinomialTerms {
+  k = 0;
+  /** P(B = k). */
+  p: number;
+  private v = 1;
+  private logBase: number;
+  private factor: number;
+  private readonly ratio: number;
+  private readonly n: number;
+
+  constructor(n: number, q: number) {
+    this.n = n;
+    this.ratio = q / (1 - q);
+    // k = 0: (1 − q)^n.
+    this.logBase = n * Math.log1p(-q);
+    this.factor = Math.exp(this.logBase);
+    this.p = this.factor;
   }
-  return pmf;
+
+  next(): void {
+    this.k++;
+    this.v *= ((this.n - this.k + 1) / this.k) * this.ratio;
+    if (this.v > 1e200) {
+      this.v *= 1e-200;
+      this.logBase += 200 * Math.LN10;
+      this.factor = Math.exp(this.logBase);
+    }
+    this.p = this.v * this.factor;
+  }
 }
 
 /**
@@ -49,18 +89,17 @@ function binomialPmf(n: number, q: number): Float64Array {
  */
 function exactRanks(n: number, q: number): [number, number] | null {
   if (q <= 0 || q >= 1) return null;
-  const pmf = binomialPmf(n, q);
   const tail = (1 - CONFIDENCE) / 2;
   let cdf = 0;
   let l = 0;
   let u = n + 1;
-  for (let k = 0; k <= n; k++) {
+  for (const b = new BinomialTerms(n, q); b.k <= n; b.next()) {
     // cdf = P(B ≤ k − 1) here
-    if (cdf <= tail) l = k;
-    cdf += pmf[k];
+    if (cdf <= tail) l = b.k;
+    cdf += b.p;
     // cdf = P(B ≤ k): P(B ≥ k + 1) = 1 − cdf
     if (1 - cdf <= tail) {
-      u = k + 1;
+      u = b.k + 1;
       break;
     }
   }
@@ -74,13 +113,12 @@ function exactRanks(n: number, q: number): [number, number] | null {
  */
 export function ciLowRank(n: number, q: number): number | null {
   if (n < 1 || q <= 0 || q >= 1) return null;
-  const pmf = binomialPmf(n, q);
   const tail = (1 - CONFIDENCE) / 2;
   let cdf = 0;
   let l = 0;
-  for (let k = 0; k <= n && cdf <= tail; k++) {
-    l = k;
-    cdf += pmf[k];
+  for (const b = new BinomialTerms(n, q); b.k <= n && cdf <= tail; b.next()) {
+    l = b.k;
+    cdf += b.p;
   }
   return l < 1 ? null : l;
 }

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { percentile } from '../../shared/stats/percentile.ts';
 import {
-  HISTOGRAM_RELATIVE_ERROR, bucketIndex, decodeHistogram, emptyHistogram, encodeHistogram, histogramFromJson, histogramOf, histogramToJson, lowerBound, merge, quantile, rankReader, sumOf,
+  HISTOGRAM_RELATIVE_ERROR, HistogramSum, bucketIndex, decodeHistogram, emptyHistogram, encodeHistogram, histogramFromJson, histogramOf, histogramToJson, lowerBound, merge, quantile, rankReader, sumOf,
 } from '../../shared/stats/exp-histogram.ts';
 import { percentileWithCi, percentileWithCiAt } from '../../shared/stats/percentile-ci.ts';
 
@@ -119,5 +119,36 @@ describe('exponential histogram', () => {
   it('refuses bytes that are not a histogram', () => {
     expect(() => decodeHistogram(new Uint8Array([9, 6, 0]))).toThrow('unknown histogram format');
     expect(() => decodeHistogram(encodeHistogram(histogramOf([1, 2, 3])).slice(0, 5))).toThrow('end early');
+  });
+
+  it('sums histograms from their bytes or decoded to exactly what merging gives, far apart and negative indices included', () => {
+    const u = uniform(11);
+    const shards = [
+      ...Array.from({ length: 40 }, (_, k) => histogramOf(lognormal(20 + k, 300 + 40 * k, 0.4).slice(0, 50))),
+      histogramOf([0, 0, 0.001, 0.5]), // the zero bucket and indices below 0
+      histogramOf([5e6, 9e6]), // far above the rest: the dense range grows
+      emptyHistogram(),
+    ].sort(() => u() - 0.5);
+    const merged = shards.reduce(merge, emptyHistogram());
+    const fromBytes = new HistogramSum();
+    const fromDecoded = new HistogramSum();
+    shards.forEach((h, i) => {
+      fromBytes.addEncoded(encodeHistogram(h));
+      // Mixed: the read API adds stored bytes, or a histogram already decoded.
+      if (i % 2 === 0) fromDecoded.add(h);
+      else fromDecoded.addEncoded(encodeHistogram(h));
+    });
+    expect(encodeHistogram(fromBytes.toHistogram())).toEqual(encodeHistogram(merged));
+    expect(encodeHistogram(fromDecoded.toHistogram())).toEqual(encodeHistogram(merged));
+    expect(new HistogramSum().toHistogram()).toEqual(emptyHistogram());
+  });
+
+  it('refuses, when summing bytes, what decoding refuses', () => {
+    const good = encodeHistogram(histogramOf([1, 2, 3]));
+    expect(() => new HistogramSum().addEncoded(new Uint8Array([9, 6, 0]))).toThrow('unknown histogram format');
+    expect(() => new HistogramSum().addEncoded(good.slice(0, 5))).toThrow('end early');
+    expect(() => new HistogramSum().addEncoded(good.slice(0, good.length - 1))).toThrow('end early');
+    expect(() => new HistogramSum().addEncoded(new Uint8Array([...good, 0]))).toThrow('trailing bytes');
+    expect(() => new HistogramSum().addEncoded(new Uint8Array([1, 5, 0]))).toThrow('scale 5');
   });
 });

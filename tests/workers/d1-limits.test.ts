@@ -94,7 +94,7 @@ const ROUTES: Record<string, string[]> = {
   '/api/v1/targets': ['window', 'from', 'to', 'format'],
   '/api/v1/samples': ['window', 'from', 'to', 'region', 'target', 'variant', 'split_source', 'include_backfill', 'method_version', 'format', 'error', 'limit', 'cursor'],
   '/api/v1/percentiles': ['window', 'from', 'to', 'region', 'target', 'variant', 'split_source', 'include_backfill', 'method_version', 'format', 'metric', 'by', 'source'],
-  '/api/v1/rollups': ['window', 'from', 'to', 'region', 'target', 'variant', 'method_version', 'resolution', 'format'],
+  '/api/v1/rollups': ['window', 'from', 'to', 'region', 'target', 'variant', 'method_version', 'resolution', 'histograms', 'limit', 'cursor', 'format'],
   '/api/v1/bursts': ['window', 'from', 'to', 'region', 'target', 'runs', 'streams', 'format'],
   '/api/v1/incidents': ['window', 'from', 'to', 'status', 'target', 'limit', 'points', 'format'],
   '/api/v1/status': ['format'],

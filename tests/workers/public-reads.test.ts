@@ -41,7 +41,7 @@ describe('anonymous reads', () => {
       '/api/v1/regions?window=24h',
       '/api/v1/rollups?resolution=hour&window=31d',
       '/api/v1/rollups?resolution=day&window=366d',
-      '/api/v1/percentiles?source=rollups&window=366d&by=region,target,prompt_variant',
+      '/api/v1/percentiles?source=rollups&window=366d&by=region,target,prompt_variant&region=weur&target=ref-chat',
       '/api/v1/bursts?runs=24',
     ];
     let most = 0;
@@ -53,6 +53,12 @@ describe('anonymous reads', () => {
     console.log(`the heaviest anonymous request read ${most} D1 rows (bound for this configuration: ${bound.rows}, ${bound.request})`);
     expect(most).toBeGreaterThan(0);
     expect(most).toBeLessThanOrEqual(bound.rows);
+    // More rollup rows than a free-plan request merges within its CPU: refused, whoever asks, with how to ask instead.
+    for (const headers of [{}, { authorization: `Bearer ${env.READ_TOKEN}` }] as Array<Record<string, string>>) {
+      const r = await get('/api/v1/percentiles?source=rollups&window=366d&by=region,target,prompt_variant', {}, headers);
+      expect(r.status).toBe(400);
+      expect(await r.json()).toMatchObject({ error: { code: 'too_much_work' } });
+    }
     for (const path of ['/api/v1/percentiles?source=raw&window=2d', '/api/v1/samples?window=7d', '/api/v1/rollups?resolution=hour&window=60d', '/api/v1/bursts?runs=100', '/api/v1/targets?from=2026-01-01']) {
       const r = await get(path);
       expect(r.status, path).toBe(403);

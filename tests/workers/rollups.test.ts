@@ -12,15 +12,16 @@ import { alarmsUntil, drain } from './drain.ts';
 import { expectConsoleErrors } from './console-errors.ts';
 import { config } from './test-config.ts';
 import { METHOD_VERSION } from '../../shared/constants.ts';
-import { DAY_MS, HOUR_MS, ROLLUP_METRICS, dayOf, encodeSplit, hourOf, mergeByGroup, rollUp, rollupFromJson, type Rollup, type RollupJson } from '../../shared/rollup.ts';
-import { deleteRollupsBefore, rollupsIn, rollupTotals, samplesOfHour, samplesRetainedFrom } from '../../workers/observatory/db/rollups.ts';
+import { DAY_MS, HOUR_MS, ROLLUP_METRICS, dayOf, encodeSplit, hourOf, mergeByGroup, rollUp, rollupFromBase64Json, rollupFromJson, type Rollup, type RollupBase64Json, type RollupJson } from '../../shared/rollup.ts';
+import { deleteRollupsBefore, rollupsCovering, rollupsIn, rollupTotals, samplesOfHour, samplesRetainedFrom } from '../../workers/observatory/db/rollups.ts';
 import { deleteSamplesBefore } from '../../workers/observatory/db/samples.ts';
 import { rollUpDay, rollUpHour } from '../../workers/observatory/rollup-hour.ts';
-import { DAILY_ROWS_READ_PER_HOURLY_ROW, DAILY_UPSERT_ROWS_READ_PER_PAIR, DAILY_ROWS_WRITTEN_PER_PAIR, ROLLUP_MARK_READS_PER_REGION_HOUR, ROLLUP_ROWS_READ_PER_PAIR, ROLLUP_ROWS_READ_PER_SAMPLE_IN_HOUR, ROLLUP_ROWS_WRITTEN_PER_PAIR } from '../../shared/config/capacity.ts';
+import { DAILY_ROWS_READ_PER_HOURLY_ROW, DAILY_UPSERT_ROWS_READ_PER_PAIR, DAILY_ROWS_WRITTEN_PER_PAIR, ROLLUP_MARK_READS_PER_REGION_HOUR, ROLLUP_ROWS_READ_PER_PAIR, ROLLUP_ROWS_READ_PER_SAMPLE_IN_HOUR, ROLLUP_ROWS_WRITTEN_PER_PAIR, ROLLUP_PAGE_ROWS, PERCENTILE_ROW_UNITS, percentileRowUnits } from '../../shared/config/capacity.ts';
 import { meterD1 } from '../../workers/observatory/db/meter.ts';
 import { HISTOGRAM_RELATIVE_ERROR, encodeHistogram, quantile, sumOf } from '../../shared/stats/exp-histogram.ts';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { percentile } from '../../shared/stats/percentile.ts';
+import { rollupPercentileGroups } from '../../shared/rollup-percentiles.ts';
 
 const REGIONS = config.regions.map((r) => r.code);
 const HOUR = 1_767_268_800_000; // 2026-01-01T12:00:00Z
@@ -190,21 +191,78 @@ describe('percentiles from the rollups', () => {
     for (const g of body.groups) {
       expect(g.samples).toBe(hourly.filter((h) => h.region === g.region && h.target === g.target).reduce((n, h) => n + h.probes, 0));
     }
+    // The API reads one figure's column alone and sums its bytes: the same answer as merging the whole rollups.
+    for (const metric of ['ttft_ms', 'tpot_ms'] as const) {
+      const api = await (await get(`/api/v1/percentiles?metric=${metric}&source=rollups&from=${DAY - 5 * 3_600_000}&to=${DAY + DAY_MS}`)).json<{ groups: unknown[] }>();
+      const merged = rollupPercentileGroups(await rollupsCovering(env.DB, { fromHour: DAY - 5 * 3_600_000, toHour: DAY + DAY_MS, methodVersion: METHOD_VERSION }), metric, ['region', 'target']);
+      expect(api.groups.length).toBeGreaterThan(0);
+      expect(api.groups).toEqual(merged);
+    }
   });
 
-  it('are served as rows, hourly or daily, whose histograms decode to the stored bytes', async () => {
+  it('are served as rows, hourly or daily, in pages of whole periods, whose histograms decode to the stored bytes', async () => {
     for (const resolution of ['hour', 'day'] as const) {
-      const r = await get(`/api/v1/rollups?resolution=${resolution}&from=${DAY}&to=${DAY + DAY_MS}`);
-      expect(r.status).toBe(200);
-      const body = await r.json<{ resolution: string; rows: RollupJson[] }>();
       const stored = await rollupsIn(env.DB, { fromHour: DAY, toHour: DAY + DAY_MS, resolution, methodVersion: METHOD_VERSION });
-      expect(body.rows.length).toBe(stored.length);
-      expect(Number(r.headers.get('x-d1-rows-read'))).toBe(stored.length);
-      expect(body.rows.map(rollupFromJson).map(rowBytes)).toEqual(stored.map(rowBytes));
+      for (const form of ['json', 'base64'] as const) {
+        const rows: Rollup[] = [];
+        let cursor: number | null = null;
+        let pages = 0;
+        let read = 0;
+        do {
+          const r = await get(`/api/v1/rollups?resolution=${resolution}&histograms=${form}&from=${DAY}&to=${DAY + DAY_MS}${cursor !== null ? `&cursor=${cursor}` : ''}`);
+          expect(r.status).toBe(200);
+          const body = await r.json<{ rows: Array<RollupJson & RollupBase64Json>; next_cursor: number | null }>();
+          // At most a page, in whole periods: the next page starts where this one's last period ended.
+          expect(body.rows.length).toBeLessThanOrEqual(ROLLUP_PAGE_ROWS[form]);
+          const starts = body.rows.map((x) => Date.parse(x.start));
+          if (body.next_cursor !== null) expect(Math.max(...starts)).toBeLessThan(body.next_cursor);
+          rows.push(...body.rows.map(form === 'json' ? rollupFromJson : rollupFromBase64Json));
+          read += Number(r.headers.get('x-d1-rows-read'));
+          cursor = body.next_cursor;
+          pages++;
+        } while (cursor !== null && pages < 100);
+        expect(rows.map(rowBytes), `${resolution} ${form}`).toEqual(stored.map(rowBytes));
+        // A page reads one row past its end, to know where its last whole period ends, and no other row twice.
+        expect(read).toBeLessThanOrEqual(stored.length + pages * 9);
+      }
     }
     const bad = await get('/api/v1/rollups?resolution=week');
     expect(bad.status).toBe(400);
     expect(await bad.text()).toContain('resolution must be one of hour, day');
+    for (const [query, message] of [['histograms=xml', 'histograms must be one of json, base64'], [`limit=${ROLLUP_PAGE_ROWS.json + 1}`, `limit must be a whole number from 1 to ${ROLLUP_PAGE_ROWS.json}`], [`cursor=${DAY - 1}`, 'cursor must be a whole number']]) {
+      const r = await get(`/api/v1/rollups?resolution=hour&from=${DAY}&to=${DAY + DAY_MS}&${query}`);
+      expect(r.status, query).toBe(400);
+      expect(await r.text()).toContain(message);
+    }
+  });
+
+  it('answer percentiles from no more rows than a free-plan request merges, and say how to ask instead', async () => {
+    // The test configuration's 10 region × target pairs over 101 days and an hour: 1,015 row units, over the free plan's 800.
+    const from = DAY - 100 * DAY_MS - 3_600_000;
+    expect(percentileRowUnits(from, DAY + DAY_MS, 10)).toBeGreaterThan(PERCENTILE_ROW_UNITS.free);
+    const long = await get(`/api/v1/percentiles?metric=ttft_ms&source=rollups&from=${from}&to=${DAY + DAY_MS}`);
+    expect(long.status).toBe(400);
+    expect(await long.json()).toMatchObject({ error: { code: 'too_much_work' } });
+    // One region's 4 pairs: within.
+    const narrower = await get(`/api/v1/percentiles?metric=ttft_ms&source=rollups&region=weur&from=${from}&to=${DAY + DAY_MS}`);
+    expect(narrower.status).toBe(200);
+    const groups = (await narrower.json<{ groups: Array<{ region: string; samples: number }> }>()).groups;
+    expect(groups.length).toBeGreaterThan(0);
+    expect(groups.every((g) => g.region === 'weur')).toBe(true);
+  });
+
+  it('are scraped from /metrics per region, as a scrape job a region splits them', async () => {
+    const all = await (await get('/metrics')).text();
+    const weur = await get('/metrics?region=weur');
+    expect(weur.status).toBe(200);
+    const text = await weur.text();
+    expect(text).toContain('region="weur"');
+    expect(text).not.toContain('region="apac"');
+    expect(all).toContain('region="apac"');
+    // Every weur line of the whole scrape, and nothing else.
+    const series = (t: string) => t.split('\n').filter((l) => l.includes('region="weur"'));
+    expect(series(text)).toEqual(series(all));
+    expect((await get('/metrics?region=mars')).status).toBe(400);
   });
 
   it('keep the split per source, and refuse what they do not hold', async () => {

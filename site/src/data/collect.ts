@@ -6,7 +6,7 @@
  */
 import { ROWS_READ_HEADER } from '../../../shared/constants.ts';
 import { SITE_BURST_RUNS } from '../../../shared/config/capacity.ts';
-import { DAY_MS, HOUR_MS, dayOf, hourOf, mergeByGroup, rollupFromJson, type Rollup, type RollupJson } from '../../../shared/rollup.ts';
+import { DAY_MS, HOUR_MS, dayOf, hourOf, mergeByGroup, rollupFromBase64Json, type Rollup, type RollupBase64Json } from '../../../shared/rollup.ts';
 import { mergeGroups, rollupPercentileGroups, type RollupGroupColumn } from '../../../shared/rollup-percentiles.ts';
 import { HISTOGRAM_RELATIVE_ERROR, quantile } from '../../../shared/stats/exp-histogram.ts';
 import {
@@ -131,8 +131,20 @@ export async function collectSiteData(apiBase: string, now = Date.now(), fetchIm
   const { targets } = await get<{ targets: Target[] }>('targets', `${base}/targets?window=1m`);
   const v = `variant=${encodeURIComponent(variant.id)}`;
   // Every variant's rows in two reads; each variant's views are built from its own rows alone.
-  const hourly = (await get<{ rows: RollupJson[] }>('rollups_hourly', `${base}/rollups?resolution=hour&from=${lastHour - 24 * HOUR_MS}&to=${lastHour}`)).rows.map(rollupFromJson);
-  const daily = (await get<{ rows: RollupJson[] }>('rollups_daily', `${base}/rollups?resolution=day&from=${today - LONGEST_WINDOW_DAYS * DAY_MS}&to=${today}`)).rows.map(rollupFromJson);
+  // Page after page (each one small enough for a free-plan request's CPU), histograms as their stored bytes.
+  const rollups = async (name: string, url: string): Promise<Rollup[]> => {
+    requests[name] = url;
+    const rows: Rollup[] = [];
+    let cursor: number | null = null;
+    do {
+      const page: { rows: RollupBase64Json[]; next_cursor: number | null } = await get(name, url + (cursor !== null ? `&cursor=${cursor}` : ''));
+      for (const j of page.rows) rows.push(rollupFromBase64Json(j));
+      cursor = page.next_cursor;
+    } while (cursor !== null);
+    return rows;
+  };
+  const hourly = await rollups('rollups_hourly', `${base}/rollups?resolution=hour&histograms=base64&from=${lastHour - 24 * HOUR_MS}&to=${lastHour}`);
+  const daily = await rollups('rollups_daily', `${base}/rollups?resolution=day&histograms=base64&from=${today - LONGEST_WINDOW_DAYS * DAY_MS}&to=${today}`);
 
   const samples: SiteSample[] = [];
   requests.samples = `${base}/samples?limit=${PAGE}&${recent}`;

@@ -3,7 +3,7 @@ import { Hono, type Context } from 'hono';
 import { cors } from 'hono/cors';
 import { ConfigError } from '../../../shared/config/validate.ts';
 import { METHOD_VERSION, ROWS_READ_HEADER, ROWS_WRITTEN_HEADER } from '../../../shared/constants.ts';
-import { getCapacity, getConfig } from '../config.ts';
+import { getCapacity, getConfig, workList } from '../config.ts';
 import { colosByRegion, lastSampleByTarget, latestTick, listSamples, type SampleFilter } from '../db/samples.ts';
 import { SAMPLE_COLUMNS } from '../db/sample-row.ts';
 import { runBursts, runTick, tickIdFor } from '../scheduler.ts';
@@ -14,20 +14,20 @@ import { requireAdmin } from './admin.ts';
 import { toCsv } from '../../../shared/csv.ts';
 import { ApiError, badRequest } from './errors.ts';
 import { GROUP_COLUMNS, METRICS, ROLLUP_FIGURES, SPLIT_METRICS, groupingFor, percentileGroups, percentileGroupsFromRollups, type GroupColumn, type Metric } from './percentiles.ts';
-import { HOUR_MS, hourOf, rollupToJson } from '../../../shared/rollup.ts';
+import { HOUR_MS, hourOf, rollupToBase64Json, rollupToJson } from '../../../shared/rollup.ts';
 import { MS_PER_DAY, MS_PER_MINUTE } from '../../../shared/config/capacity.ts';
 
 /** Runs a concurrency report covers unless a window is given. */
 const DEFAULT_BURST_RUNS = 6;
 import { HISTOGRAM_RELATIVE_ERROR, HISTOGRAM_SCALE } from '../../../shared/stats/exp-histogram.ts';
 import { ERROR_CLASSES } from '../../../shared/ids.ts';
-import { rollupsIn, rollupTotals, samplesRetainedFrom } from '../db/rollups.ts';
+import { rollupPage, rollupTotals, samplesRetainedFrom } from '../db/rollups.ts';
 import { meterD1 } from '../db/meter.ts';
 import { PROMETHEUS_CONTENT_TYPE, prometheusText } from './prometheus.ts';
 import { statusRoutes } from './status.ts';
 import { MAX_FREE_LIST_VALUES, onlyKnown, parseBoolean, parseChoice, parseInt, parseList, parseWindow } from './query.ts';
 import { publicReads, requireTokenFor, type ReaderEnv } from './public-reads.ts';
-import { ANON_LIMITS } from '../../../shared/config/capacity.ts';
+import { ANON_LIMITS, PERCENTILE_ROW_UNITS, percentileRowUnits, ROLLUP_PAGE_ROWS } from '../../../shared/config/capacity.ts';
 
 /** Raw samples an anonymous request may span; rollup windows it may span at hourly resolution. */
 const ANON_RAW_MS = ANON_LIMITS.rawWindowDays * 86_400_000;
@@ -212,6 +212,12 @@ async function rollupPercentiles(c: Context<ReaderEnv>, q: URLSearchParams, filt
   const fromHour = Math.ceil(filter.fromTick / HOUR_MS) * HOUR_MS;
   const toHour = Math.floor(filter.toTick / HOUR_MS) * HOUR_MS;
   if (fromHour >= toHour) throw badRequest('the hourly rollups answer whole hours: the window holds none; use source=raw');
+  // What the answer decodes, before it is read: a request gets the CPU of one invocation, whoever asks.
+  const units = percentileRowUnits(fromHour, toHour, selectedPairs(filter));
+  const cap = PERCENTILE_ROW_UNITS[getConfig().plan];
+  if (units > cap) {
+    throw new ApiError(400, 'too_much_work', `this window and selection merge about ${Math.ceil(units)} rollup row units (a daily row 1, an hourly row 1/4); one request merges at most ${cap} on the ${getConfig().plan} plan (what fits its CPU). Ask for fewer regions, targets or variants (region=…, target=…, variant=…), or a shorter window, and combine the answers`);
+  }
   const groups = await percentileGroupsFromRollups(c.env.DB, { fromHour, toHour, methodVersion: filter.methodVersion!, regions: filter.regions, targets: filter.targets, variants: filter.variants }, metric, by);
   if (q.get('format') === 'csv') return csvResponse(toCsv(groups), `percentiles-${metric}.csv`);
   return c.json({
@@ -227,30 +233,44 @@ async function rollupPercentiles(c: Context<ReaderEnv>, q: URLSearchParams, filt
   });
 }
 
+/** Region × target × variant pairs of the configuration that a filter selects: at most one rollup row each a period. */
+function selectedPairs(f: SampleFilter): number {
+  return getConfig().regions.filter((r) => !f.regions || f.regions.includes(r.code))
+    .reduce((n, r) => n + workList(r.code).filter((w) => (!f.targets || f.targets.includes(w.target.id)) && (!f.variants || f.variants.includes(w.variant.id))).length, 0);
+}
+
 /**
  * The rollup rows themselves, for a reader that merges windows of its own (the site build does): hourly
- * rows, or daily ones (whole UTC days, written once a day has ended), histograms in their JSON form.
+ * rows, or daily ones (whole UTC days, written once a day has ended), histograms in their JSON form or,
+ * with `histograms=base64`, as their stored bytes. A page holds whole periods, at most ROLLUP_PAGE_ROWS
+ * rows (what a free-plan request decodes or encodes within half its CPU, bench/duties.ts); `next_cursor`
+ * asks for the next.
  */
 app.get('/api/v1/rollups', async (c) => {
   const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, [...WINDOW_PARAMS, 'region', 'target', 'variant', 'method_version', 'resolution']);
+  onlyKnown(q, [...WINDOW_PARAMS, 'region', 'target', 'variant', 'method_version', 'resolution', 'histograms', 'limit', 'cursor']);
+  const form = parseChoice(q, 'histograms', ['json', 'base64'] as const, 'json');
+  const limit = parseInt(q, 'limit', ROLLUP_PAGE_ROWS[form], 1, ROLLUP_PAGE_ROWS[form]);
   const filter = filterFrom(q, Date.now());
   const resolution = parseChoice(q, 'resolution', ['hour', 'day'] as const, 'hour');
   const unit = resolution === 'day' ? MS_PER_DAY : HOUR_MS;
   const from = Math.ceil(filter.fromTick / unit) * unit;
   const to = Math.floor(filter.toTick / unit) * unit;
   if (resolution === 'hour' && to - from > ANON_HOURLY_MS) requireTokenFor(c, `hourly rollups over more than ${ANON_LIMITS.hourlyWindowDays} days (resolution=day reads a row a day)`);
-  const rows = from < to
-    ? await rollupsIn(c.env.DB, { fromHour: from, toHour: to, resolution, methodVersion: filter.methodVersion!, regions: filter.regions, targets: filter.targets, variants: filter.variants })
-    : [];
+  // The cursor is where the page starts: a period start inside the window (next_cursor of the page before).
+  const start = q.has('cursor') ? parseInt(q, 'cursor', from, Math.min(from, to), Math.max(from, to)) : from;
+  const page = start < to
+    ? await rollupPage(c.env.DB, { fromHour: start, toHour: to, resolution, methodVersion: filter.methodVersion!, regions: filter.regions, targets: filter.targets, variants: filter.variants }, limit, selectedPairs(filter))
+    : { rows: [], next: null };
   return c.json({
     resolution,
     // The whole hours (days) inside the asked window.
     window: { from: new Date(from).toISOString(), to: new Date(Math.max(from, to)).toISOString() },
     method_version: filter.methodVersion,
-    histogram: `base-2 exponential, scale ${HISTOGRAM_SCALE} (OpenTelemetry ExponentialHistogram layout); bucket [index, count] holds values in (base^index, base^(index+1)], base = 2^(2^-${HISTOGRAM_SCALE}); values in ms (decode_tps in tokens/s)`,
+    histogram: `base-2 exponential, scale ${HISTOGRAM_SCALE} (OpenTelemetry ExponentialHistogram layout); bucket [index, count] holds values in (base^index, base^(index+1)], base = 2^(2^-${HISTOGRAM_SCALE}); values in ms (decode_tps in tokens/s)${form === 'base64' ? '; each histogram (and the split) as base64 of its canonical bytes: shared/stats/exp-histogram.ts encodeHistogram, shared/rollup.ts encodeSplit' : ''}`,
     relative_error: HISTOGRAM_RELATIVE_ERROR,
-    rows: rows.map(rollupToJson),
+    rows: form === 'base64' ? page.rows.map(rollupToBase64Json) : page.rows.map(rollupToJson),
+    next_cursor: page.next,
   });
 });
 
@@ -334,8 +354,12 @@ app.post('/api/v1/bursts', async (c) => {
 
 app.route('/', statusRoutes);
 
+// `region=…` (one or more): a scrape of some regions only. At the free-plan goal (6 × 10) a scrape of every pair
+// takes more CPU than a free-plan request has (bench/duties.ts); one scrape job a region fits.
 app.get('/metrics', async (c) => {
-  const totals = await rollupTotals(c.env.DB, { methodVersion: METHOD_VERSION });
+  const q = new URL(c.req.url).searchParams;
+  onlyKnown(q, ['region']);
+  const totals = await rollupTotals(c.env.DB, { methodVersion: METHOD_VERSION, regions: parseList(q, 'region', getConfig().regions.map((r) => r.code)) });
   return new Response(prometheusText(totals), { headers: { 'content-type': PROMETHEUS_CONTENT_TYPE } });
 });
 

@@ -2,9 +2,9 @@
 import { percentileWithCiAt, ranksNeeded } from '../../../shared/stats/percentile-ci.ts';
 import { metricAtRanks, metricGroupCounts, type SampleFilter } from '../db/samples.ts';
 import { METRIC_FIELDS, type MetricField } from '../../../shared/sample-fields.ts';
-import { ROLLUP_METRICS, SPLIT_METRICS as ROLLED_SPLIT } from '../../../shared/rollup.ts';
-import { PERCENTILES, rollupPercentileGroups, sortGroups, type RollupFigure } from '../../../shared/rollup-percentiles.ts';
-import { rollupsCovering, type RollupFilter } from '../db/rollups.ts';
+import { ROLLUP_METRICS, SPLIT_METRICS as ROLLED_SPLIT, type RollupMetric } from '../../../shared/rollup.ts';
+import { PERCENTILES, rollupPercentileGroups, sortGroups, storedFigurePercentileGroups, type RollupFigure } from '../../../shared/rollup-percentiles.ts';
+import { figureRowsCovering, rollupsCovering, type RollupFilter } from '../db/rollups.ts';
 
 export { PERCENTILES };
 export const GROUP_COLUMNS = ['region', 'target', 'prompt_variant', 'split_source'] as const;
@@ -67,5 +67,7 @@ export const ROLLUP_FIGURES: readonly Metric[] = [...ROLLUP_METRICS, ...ROLLED_S
  * (shared/rollup-percentiles.ts: within HISTOGRAM_RELATIVE_ERROR of the exact values, with intervals).
  */
 export async function percentileGroupsFromRollups(db: D1Database, f: RollupFilter, metric: Metric, by: readonly GroupColumn[]): Promise<GroupRecord[]> {
+  // A figure of its own column: only that column read and summed. A split part lives in the split's column, per source.
+  if ((ROLLUP_METRICS as readonly string[]).includes(metric)) return storedFigurePercentileGroups(await figureRowsCovering(db, f, metric as RollupMetric), by);
   return rollupPercentileGroups(await rollupsCovering(db, f), metric as RollupFigure, by);
 }

@@ -8,7 +8,7 @@
  */
 import { ERROR_CLASSES } from '../../../shared/ids.ts';
 import { SPLIT_METRICS, type Rollup, type RollupMetric } from '../../../shared/rollup.ts';
-import { countAtMost, sumOf, type ExpHistogram } from '../../../shared/stats/exp-histogram.ts';
+import { lowerBound, sumOf, type ExpHistogram } from '../../../shared/stats/exp-histogram.ts';
 
 export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
@@ -42,12 +42,30 @@ const escape = (v: string): string => v.replace(/\\/g, '\\\\').replace(/"/g, '\\
 const labels = (pairs: Record<string, string>): string => `{${Object.entries(pairs).map(([k, v]) => `${k}="${escape(v)}"`).join(',')}}`;
 const number = (x: number): string => (Number.isInteger(x) ? String(x) : String(Math.round(x * 1e9) / 1e9));
 
-function histogramLines(out: string[], f: Family, base: Record<string, string>, h: ExpHistogram): void {
-  for (const bound of f.bounds) out.push(`${f.name}_bucket${labels({ ...base, le: String(bound) })} ${countAtMost(h, bound / f.perUnit)}`);
-  out.push(`${f.name}_bucket${labels({ ...base, le: '+Inf' })} ${h.count}`);
-  out.push(`${f.name}_sum${labels(base)} ${number(sumOf(h) * f.perUnit)}`);
-  out.push(`${f.name}_count${labels(base)} ${h.count}`);
+/**
+ * One classic histogram: the cumulative count at each bound in one pass over the buckets in index order
+ * (a bucket counts when its upper bound is within the bound), the labels written once.
+ */
+function histogramLines(out: string[], f: Family, labelText: string, h: ExpHistogram): void {
+  const sorted = [...h.buckets.entries()].sort((a, b) => a[0] - b[0]);
+  const prefix = `${f.name}_bucket{${labelText}${labelText ? ',' : ''}le="`;
+  let k = 0;
+  let below = h.zeroCount;
+  for (const bound of f.bounds) {
+    const limit = bound / f.perUnit;
+    if (limit < 0) {
+      out.push(`${prefix}${bound}"} 0`);
+      continue;
+    }
+    while (k < sorted.length && lowerBound(sorted[k][0] + 1) <= limit) below += sorted[k++][1];
+    out.push(`${prefix}${bound}"} ${below}`);
+  }
+  out.push(`${prefix}+Inf"} ${h.count}`);
+  out.push(`${f.name}_sum{${labelText}} ${number(sumOf(h) * f.perUnit)}`);
+  out.push(`${f.name}_count{${labelText}} ${h.count}`);
 }
+
+const labelPairs = (pairs: Record<string, string>): string => Object.entries(pairs).map(([k, v]) => `${k}="${escape(v)}"`).join(',');
 
 export function prometheusText(totals: Rollup[]): string {
   const out: string[] = [];
@@ -56,14 +74,18 @@ export function prometheusText(totals: Rollup[]): string {
   for (const t of totals) out.push(`llm_probes_total${labels(base(t))} ${t.probes}`);
   out.push('# HELP llm_probe_failures_total Failed probes by error class (MEASUREMENT.md).', '# TYPE llm_probe_failures_total counter');
   for (const t of totals) for (const c of ERROR_CLASSES) out.push(`llm_probe_failures_total${labels({ ...base(t), error: c })} ${t.errors[c] ?? 0}`);
+  const baseText = totals.map((t) => labelPairs(base(t)));
   for (const [metric, f] of HISTOGRAMS) {
     out.push(`# HELP ${f.name} ${f.help}`, `# TYPE ${f.name} histogram`);
-    for (const t of totals) histogramLines(out, f, base(t), t.histograms[metric]);
+    totals.forEach((t, i) => histogramLines(out, f, baseText[i], t.histograms[metric]));
   }
+  const splits = totals.map((t) => [...t.split.entries()].sort((a, b) => a[0].localeCompare(b[0])));
   for (const m of SPLIT_METRICS) {
     const f = SPLIT_FAMILIES[m];
     out.push(`# HELP ${f.name} ${f.help}`, `# TYPE ${f.name} histogram`);
-    for (const t of totals) for (const [source, parts] of [...t.split.entries()].sort((a, b) => a[0].localeCompare(b[0]))) histogramLines(out, f, { ...base(t), split_source: source }, parts[m]);
+    totals.forEach((t, i) => {
+      for (const [source, parts] of splits[i]) histogramLines(out, f, labelPairs({ ...base(t), split_source: source }), parts[m]);
+    });
   }
   return out.join('\n') + '\n';
 }

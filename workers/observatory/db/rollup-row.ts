@@ -1,5 +1,5 @@
 /** A rollup as a D1 row and back: its stored columns after the key, histograms as bytes. */
-import { ROLLUP_METRICS, TOTAL_HOUR, decodeSplit, encodeErrors, encodeSplit, type Rollup, type RollupMetric } from '../../../shared/rollup.ts';
+import { ROLLUP_METRICS, STORED_HISTOGRAM, TOTAL_HOUR, decodeSplit, encodeErrors, encodeSplit, type Rollup, type RollupMetric } from '../../../shared/rollup.ts';
 import { decodeHistogram, encodeHistogram, type ExpHistogram } from '../../../shared/stats/exp-histogram.ts';
 import type { ErrorClass } from '../../../shared/ids.ts';
 
@@ -7,35 +7,79 @@ import type { ErrorClass } from '../../../shared/ids.ts';
 export const bodyValues = (r: Rollup) => [r.probes, r.successes, encodeErrors(r.errors), ...ROLLUP_METRICS.map((m) => encodeHistogram(r.histograms[m])), encodeSplit(r.split)];
 
 /**
- * A rollup from its row as D1 returns it. Each histogram (and the split) is decoded when first read: a
- * reader of one figure over a long window (percentiles) decodes one column of thousands of rows, not all.
+ * A row's histograms, each decoded when first read: a reader of one figure over a long window
+ * (percentiles) decodes one column of thousands of rows, not all. The accessors live on the prototype,
+ * so making one costs an object, not six property definitions (a long window makes thousands).
  */
-export function fromRollupRow(row: Record<string, unknown>): Rollup {
-  const histograms = {} as Record<RollupMetric, ExpHistogram>;
-  for (const m of ROLLUP_METRICS) {
-    let h: ExpHistogram | undefined;
-    Object.defineProperty(histograms, m, {
-      enumerable: true, configurable: true,
-      get: () => (h ??= decodeHistogram(bytes(row[m]))),
-      set: (v: ExpHistogram) => { h = v; },
-    });
+class StoredHistograms {
+  readonly #row: Record<string, unknown>;
+  readonly #decoded: Partial<Record<RollupMetric, ExpHistogram>> = {};
+  /** Bit i: the histogram of ROLLUP_METRICS[i] was replaced, so its stored bytes no longer say what it holds. */
+  #replaced = 0;
+
+  constructor(row: Record<string, unknown>) {
+    this.#row = row;
   }
+
+  /** The stored bytes of `m`, unless its histogram was replaced since (shared/rollup.ts, STORED_HISTOGRAM). */
+  [STORED_HISTOGRAM](m: RollupMetric | 'split'): Uint8Array | undefined {
+    if (m === 'split') return this.#splitReplaced() ? undefined : blobBytes(this.#row.split);
+    return this.#replaced & (1 << ROLLUP_METRICS.indexOf(m)) ? undefined : blobBytes(this.#row[m]);
+  }
+
+  /** Whether the rollup's split was replaced since it was read (the rollup tells its histograms so). */
+  #splitReplaced: () => boolean = () => false;
+
+  watchSplit(replaced: () => boolean): void {
+    this.#splitReplaced = replaced;
+  }
+
+  static {
+    for (const m of ROLLUP_METRICS) {
+      Object.defineProperty(StoredHistograms.prototype, m, {
+        enumerable: true,
+        get(this: StoredHistograms) {
+          return (this.#decoded[m] ??= decodeHistogram(blobBytes(this.#row[m])));
+        },
+        set(this: StoredHistograms, v: ExpHistogram) {
+          this.#decoded[m] = v;
+          this.#replaced |= 1 << ROLLUP_METRICS.indexOf(m);
+        },
+      });
+    }
+  }
+}
+
+/** A rollup from its row as D1 returns it; its errors and split are decoded when first read, like its histograms. */
+export function fromRollupRow(row: Record<string, unknown>): Rollup {
+  const histograms = new StoredHistograms(row);
   let split: Rollup['split'] | undefined;
-  return {
+  let splitReplaced = false;
+  histograms.watchSplit(() => splitReplaced);
+  let errors: Rollup['errors'] | undefined;
+  const rollup: Rollup = {
     hour: Number(row.hour ?? row.day ?? TOTAL_HOUR), region: String(row.region), target: String(row.target), prompt_variant: String(row.prompt_variant),
     method_version: Number(row.method_version), probes: Number(row.probes), successes: Number(row.successes),
-    errors: JSON.parse(String(row.errors)) as Partial<Record<ErrorClass, number>>,
-    histograms,
+    get errors() {
+      return (errors ??= JSON.parse(String(row.errors)) as Partial<Record<ErrorClass, number>>);
+    },
+    set errors(v) {
+      errors = v;
+    },
+    histograms: histograms as unknown as Record<RollupMetric, ExpHistogram>,
     get split() {
-      return (split ??= decodeSplit(bytes(row.split)));
+      return (split ??= decodeSplit(blobBytes(row.split)));
     },
     set split(v) {
       split = v;
+      splitReplaced = true;
     },
   };
+  return rollup;
 }
 
-function bytes(value: unknown): Uint8Array {
+/** A BLOB as D1 hands it back: an ArrayBuffer or an array of byte values, depending on the path. */
+export function blobBytes(value: unknown): Uint8Array {
   if (value instanceof Uint8Array) return value;
   if (value instanceof ArrayBuffer) return new Uint8Array(value);
   if (Array.isArray(value)) return Uint8Array.from(value as number[]);

@@ -1,7 +1,8 @@
 /** Every SQL statement for the hourly rollups, each a named function with bound parameters. */
 import { inList, ONLY_LIST_VALUES } from './in-list.ts';
-import { DAY_MS, HOUR_MS, ROLLUP_METRICS, SPLIT_METRICS, type Rollup, type RollupSample } from '../../../shared/rollup.ts';
-import { bodyValues, fromRollupRow } from './rollup-row.ts';
+import { DAY_MS, HOUR_MS, ROLLUP_METRICS, SPLIT_METRICS, type Rollup, type RollupMetric, type RollupSample } from '../../../shared/rollup.ts';
+import { blobBytes, bodyValues, fromRollupRow } from './rollup-row.ts';
+import type { StoredFigureRow } from '../../../shared/rollup-percentiles.ts';
 
 const SAMPLE_COLUMNS_READ = ['tick_id', 'region', 'target', 'prompt_variant', 'method_version', 'error', 'split_source', ...ROLLUP_METRICS, ...SPLIT_METRICS];
 const ROLLUP_COLUMNS = ['hour', 'region', 'target', 'prompt_variant', 'method_version', 'probes', 'successes', 'errors', ...ROLLUP_METRICS, 'split'];
@@ -73,7 +74,7 @@ export interface RollupFilter {
 /** D1 hands BLOBs back as an ArrayBuffer or an array of byte values, depending on the path. */
 
 /** The rollups of whole hours (or days) starting in [fromHour, toHour), filtered like samples. */
-export async function rollupsIn(db: D1Database, f: RollupFilter): Promise<Rollup[]> {
+export async function rollupsIn(db: D1Database, f: RollupFilter, limit?: number): Promise<Rollup[]> {
   const t = TABLES[f.resolution ?? 'hour'];
   const clauses = [`${t.period} >= ?`, `${t.period} < ?`];
   const params: Array<string | number> = [f.fromHour, f.toHour];
@@ -87,9 +88,28 @@ export async function rollupsIn(db: D1Database, f: RollupFilter): Promise<Rollup
     clauses.push(l.sql);
     params.push(...l.params);
   }
-  const { results } = await db.prepare(`SELECT ${t.columns.join(', ')} FROM ${t.table} WHERE ${clauses.join(' AND ')} ORDER BY ${t.key.join(', ')}`)
+  if (limit !== undefined) params.push(limit);
+  const { results } = await db.prepare(`SELECT ${t.columns.join(', ')} FROM ${t.table} WHERE ${clauses.join(' AND ')} ORDER BY ${t.key.join(', ')}${limit !== undefined ? ' LIMIT ?' : ''}`)
     .bind(...params).all<Record<string, unknown>>();
   return results.map(fromRollupRow);
+}
+
+/**
+ * At most about `limit` rows, whole periods only, from `f.fromHour` on; `next` is where the next page
+ * starts (a period start, to ask as `fromHour`), null after the last. A period holding more rows than a
+ * page comes whole, on a page of its own. `rowsPerPeriod`: the rows a period should hold (the pairs selected).
+ */
+export async function rollupPage(db: D1Database, f: RollupFilter, limit: number, rowsPerPeriod = 1): Promise<{ rows: Rollup[]; next: number | null }> {
+  // As many whole periods as fit (by the rows a period should hold), and one row more to see where the next begins:
+  // no row is read twice when the guess holds.
+  limit = rowsPerPeriod <= limit ? Math.floor(limit / rowsPerPeriod) * rowsPerPeriod : limit;
+  const rows = await rollupsIn(db, f, limit + 1);
+  if (rows.length <= limit) return { rows, next: null };
+  const beyond = rows[limit].hour;
+  const whole = rows.filter((r) => r.hour < beyond);
+  if (whole.length > 0) return { rows: whole, next: beyond };
+  const period = await rollupsIn(db, { ...f, toHour: beyond + 1 });
+  return { rows: period, next: beyond + 1 < f.toHour ? beyond + 1 : null };
 }
 
 
@@ -105,6 +125,43 @@ export async function rollupsCovering(db: D1Database, f: RollupFilter): Promise<
     firstDay > f.fromHour ? rollupsIn(db, { ...f, toHour: firstDay, resolution: 'hour' }) : [],
     rollupsIn(db, { ...f, fromHour: firstDay, toHour: lastDay, resolution: 'day' }),
     f.toHour > lastDay ? rollupsIn(db, { ...f, fromHour: lastDay, resolution: 'hour' }) : [],
+  ]);
+  return parts.flat();
+}
+
+/**
+ * The rows covering whole hours [fromHour, toHour) as rollupsCovering reads them, of one figure only: each
+ * row's key, counts and that figure's stored bytes, for a reader that merges nothing else (percentiles).
+ */
+export async function figureRowsCovering(db: D1Database, f: RollupFilter, metric: RollupMetric): Promise<StoredFigureRow[]> {
+  const read = async (resolution: Resolution, fromHour: number, toHour: number): Promise<StoredFigureRow[]> => {
+    const t = TABLES[resolution];
+    const clauses = [`${t.period} >= ?`, `${t.period} < ?`];
+    const params: Array<string | number> = [fromHour, toHour];
+    if (f.methodVersion !== undefined) {
+      clauses.push('method_version = ?');
+      params.push(f.methodVersion);
+    }
+    for (const [column, values] of [['region', f.regions], ['target', f.targets], ['prompt_variant', f.variants]] as const) {
+      if (!values || values.length === 0) continue;
+      const l = inList(column, values);
+      clauses.push(l.sql);
+      params.push(...l.params);
+    }
+    // `metric` is one of ROLLUP_METRICS (the caller's allow-list), never text from a request.
+    const { results } = await db.prepare(`SELECT region, target, prompt_variant, probes, successes, ${metric} AS figure FROM ${t.table} WHERE ${clauses.join(' AND ')}`)
+      .bind(...params).all<Record<string, unknown>>();
+    for (const r of results) r.figure = blobBytes(r.figure);
+    return results as unknown as StoredFigureRow[];
+  };
+  if (!ROLLUP_METRICS.includes(metric)) throw new Error(`no rollup figure ${metric}`);
+  const firstDay = Math.ceil(f.fromHour / DAY_MS) * DAY_MS;
+  const lastDay = Math.floor(f.toHour / DAY_MS) * DAY_MS;
+  if (firstDay >= lastDay) return read('hour', f.fromHour, f.toHour);
+  const parts = await Promise.all([
+    firstDay > f.fromHour ? read('hour', f.fromHour, firstDay) : [],
+    read('day', firstDay, lastDay),
+    f.toHour > lastDay ? read('hour', lastDay, f.toHour) : [],
   ]);
   return parts.flat();
 }
