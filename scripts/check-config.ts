@@ -33,6 +33,7 @@ function report(label: string, cfg: ObservatoryConfig, c: Capacity): void {
     ['DO storage rows written', spreadOut(c.doRowsWrittenPerDay, b.doRowsWrittenPerDay), 'doRowsWrittenPerDay'],
     ['DO requests', spreadOut(c.doRequestsPerDay, b.doRequestsPerDay), 'doRequestsPerDay'],
     ['DO duration (GB-s)', spreadOut(c.doGbSecondsPerDay, b.doGbSecondsPerDay), 'doGbSecondsPerDay'],
+    ['Worker requests', c.workerRequestsPerDay, 'workerRequestsPerDay'],
   ];
   console.log(`\n${label}: ${cfg.regions.length} regions, ${cfg.targets.length} targets, ${cfg.promptVariants.length} prompt variant(s), a tick every ${c.tickMinutes} min`);
   console.log(`  ${'per day'.padEnd(26)}${'use'.padStart(12)}${'free limit'.padStart(14)}${'share'.padStart(9)}${'paid incl.'.padStart(16)}${'share'.padStart(9)}`);
@@ -43,6 +44,8 @@ function report(label: string, cfg: ObservatoryConfig, c: Capacity): void {
   }
   const r = c.d1RowsRead;
   console.log(`  D1 reads: rollups ${n(r.rollups / s)}, status rules ${n(r.status / s)}, site builds ${n(r.siteBuilds)} (${n(c.siteBuildRowsRead)} a build), /metrics ${n(r.metrics)}, API ${n(r.api)}`);
+  const w = c.workerRequests;
+  console.log(`  Worker requests: crons ${n(w.crons)}, site builds ${n(w.siteBuilds)} (${n(c.siteBuildRequests)} a build: rollups come in pages), /metrics ${n(w.metrics)} (a scrape job a region), API ${n(w.api)}`);
   const worst = rows.map(([name, used, key]) => [name, used / (PLAN_LIMITS.free[key] as number)] as const).sort((a, b) => b[1] - a[1])[0];
   console.log(`  on the free plan the first limit to bind is ${worst[0]} at ${(worst[1] * 100).toFixed(1)} %; ${c.spread > 1 ? `each tick runs 1/${c.spread} of the work (${c.bindingLimit})` : 'every tick runs all of its work'}`);
   console.log(`  probes per day ${n(c.probesPerDay / s)}; subrequests per probe invocation ${c.subrequestsPerProbeInvocation} of ${PLAN_LIMITS[cfg.plan].subrequestsPerInvocation}`);

@@ -59,13 +59,23 @@ export const ROLLUP_MARK_READS_PER_REGION_HOUR = 1;
  * A site build (site/src/data/collect.ts) reads, per target × variant × region probed, 24 hourly and
  * 90 daily rollup rows, and the raw slice of the last RECENT_HOURS hours twice over (its rows and
  * their index entries), plus a few rows of health, configuration and incidents (one row each, plus none when
- * there is none). Measured: 2,797 rows for 15
- * pairs at a 5-minute tick (tests/workers/site-build-reads.test.ts).
+ * there is none). Measured: 2,811 rows for 15
+ * pairs at a 5-minute tick, rollups in pages (tests/workers/site-build-reads.test.ts).
  */
 export const SITE_BUILD_ROLLUP_ROWS_PER_PAIR = 24 + 90;
 export const SITE_BUILD_RAW_READS_PER_SAMPLE = 2;
 export const SITE_BUILD_RECENT_HOURS = 3;
 export const SITE_BUILD_FIXED_READS = 7;
+/** A site build's requests besides the pages of rollups and samples: health, regions, targets, status, bursts, incidents. */
+export const SITE_BUILD_FIXED_REQUESTS = 6;
+/** Raw samples a page of /api/v1/samples the site build asks for, and the most it reads (site/src/data/collect.ts). */
+export const SITE_BUILD_SAMPLE_PAGE = 1_000;
+export const SITE_BUILD_MAX_SAMPLES = 3_000;
+
+/** Pages of /api/v1/rollups (base64) for `periods` periods of `pairs` rows each: whole periods a page (db/rollups.ts rollupPage). */
+export function rollupPages(periods: number, pairs: number): number {
+  return Math.ceil(periods / Math.max(1, Math.floor(ROLLUP_PAGE_ROWS.base64 / Math.max(1, pairs))));
+}
 /** GET /metrics reads each pair's running total once. */
 export const METRICS_READS_PER_PAIR = 1;
 /** An API percentile query over 7 days from rollups: 6 daily rows and up to 47 hourly ones per pair, at most. */
@@ -148,8 +158,11 @@ export interface Capacity {
   /** Everything read per day: rollups, site builds, /metrics scrapes and API requests (the parts below). */
   d1RowsReadPerDay: number;
   d1RowsRead: { rollups: number; status: number; siteBuilds: number; metrics: number; api: number };
-  /** One site build's reads. */
+  /** One site build's reads, and its requests to the read API. */
   siteBuildRowsRead: number;
+  siteBuildRequests: number;
+  workerRequestsPerDay: number;
+  workerRequests: { crons: number; siteBuilds: number; metrics: number; api: number };
   doRowsWrittenPerDay: number;
   doRequestsPerDay: number;
   doGbSecondsPerDay: number;
@@ -212,8 +225,12 @@ export function capacity(config: ObservatoryConfig): Capacity {
   const d1RowsWrittenPerDay = probesPerDay * D1_ROWS_WRITTEN_PER_SAMPLE + rollupRowsPerDay * (ROLLUP_ROWS_WRITTEN_PER_PAIR + ROLLUP_ROWS_DELETED_PER_PAIR)
     + perTick * DAILY_ROWS_WRITTEN_PER_PAIR + burstCosts(config).d1RowsWrittenPerDay;
   const readers = { ...DEFAULT_READERS, ...config.readers };
-  const siteBuildRowsRead = perTick * SITE_BUILD_ROLLUP_ROWS_PER_PAIR
+  // The rollups in pages (24 hours, then 90 days): each page but a read's last reads one row past its end.
+  const rollupPagesPerBuild = rollupPages(24, perTick) + rollupPages(90, perTick);
+  const siteBuildRowsRead = perTick * SITE_BUILD_ROLLUP_ROWS_PER_PAIR + (rollupPagesPerBuild - 2)
     + perTick * (SITE_BUILD_RECENT_HOURS * 60 / tickMinutes) * SITE_BUILD_RAW_READS_PER_SAMPLE + SITE_BUILD_FIXED_READS + burstCosts(config).siteBuildRowsRead;
+  const siteBuildRequests = SITE_BUILD_FIXED_REQUESTS + rollupPagesPerBuild
+    + Math.max(1, Math.ceil(Math.min(SITE_BUILD_MAX_SAMPLES, perTick * (SITE_BUILD_RECENT_HOURS * 60 / tickMinutes)) / SITE_BUILD_SAMPLE_PAGE));
   const d1RowsRead = {
     rollups: config.regions.length * probesPerDay * ROLLUP_ROWS_READ_PER_SAMPLE_IN_HOUR + rollupRowsPerDay * ROLLUP_ROWS_READ_PER_PAIR
       + config.regions.length * rollupRowsPerDay * DAILY_ROWS_READ_PER_HOURLY_ROW + perTick * DAILY_UPSERT_ROWS_READ_PER_PAIR + config.regions.length * HOURS_PER_DAY * ROLLUP_MARK_READS_PER_REGION_HOUR,
@@ -224,6 +241,16 @@ export function capacity(config: ObservatoryConfig): Capacity {
     metrics: readers.metricsScrapeSeconds > 0 ? (86_400 / readers.metricsScrapeSeconds) * perTick * METRICS_READS_PER_PAIR : 0,
     api: readers.apiRequestsPerDay * perTick * API_REQUEST_READS_PER_PAIR,
   };
+  // Worker requests (the free plan's 100,000 a day are a hard limit too): each cron, each site build's requests, one
+  // /metrics scrape job a region (a scrape of every pair would not fit a free-plan request's CPU), the API's readers.
+  const buildsPerDay = readers.siteRebuildMinutes > 0 ? MINUTES_PER_DAY / readers.siteRebuildMinutes : 0;
+  const workerRequests = {
+    crons: ticksPerDay + (config.bursts ? burstRunsPerDay(config.bursts) : 0),
+    siteBuilds: buildsPerDay * siteBuildRequests,
+    metrics: readers.metricsScrapeSeconds > 0 ? (86_400 / readers.metricsScrapeSeconds) * config.regions.length : 0,
+    api: readers.apiRequestsPerDay,
+  };
+  const workerRequestsPerDay = workerRequests.crons + workerRequests.siteBuilds + workerRequests.metrics + workerRequests.api;
   const d1RowsReadPerDay = d1RowsRead.rollups + d1RowsRead.status + d1RowsRead.siteBuilds + d1RowsRead.metrics + d1RowsRead.api;
   const targetVariants = config.targets.reduce((n, t) => n + (t.promptVariants ? t.promptVariants.length : config.promptVariants.length), 0);
   const doRowsWrittenPerDay = burstCosts(config).doRowsWrittenPerDay + probesPerDay * DO_ROWS_WRITTEN_PER_PROBE + config.regions.length * (HOURS_PER_DAY * DO_ROWS_WRITTEN_PER_REGION_HOUR + DO_ROWS_WRITTEN_PER_REGION_DAY)
@@ -245,6 +272,7 @@ export function capacity(config: ObservatoryConfig): Capacity {
       ['Durable Object storage rows written per day', doRowsWrittenPerDay / limits.doRowsWrittenPerDay],
       ['Durable Object requests per day', doRequestsPerDay / limits.doRequestsPerDay],
       ['Durable Object duration (GB-s) per day', doGbSecondsPerDay / limits.doGbSecondsPerDay],
+      ['Worker requests per day', workerRequestsPerDay / limits.workerRequestsPerDay],
     );
   }
   ratios.sort((a, b) => b[1] - a[1]);
@@ -258,6 +286,9 @@ export function capacity(config: ObservatoryConfig): Capacity {
     d1RowsReadPerDay,
     d1RowsRead,
     siteBuildRowsRead,
+    siteBuildRequests,
+    workerRequestsPerDay,
+    workerRequests,
     doRowsWrittenPerDay,
     doRequestsPerDay,
     doGbSecondsPerDay,

@@ -94,9 +94,12 @@ describe('capacity', () => {
     // Each region's hourly rollup reads the hour's samples of all 3 regions, and per pair its previous row and total;
     // each region's day reads the day's hourly rows of all regions, and 3 per pair replacing its row; the retention mark hourly.
     expect(c.d1RowsRead.rollups).toBe(3 * 3 * 5 * 288 + 3 * 5 * 24 * 2 + 3 * 3 * 5 * 24 + 3 * 5 * 3 + 3 * 24);
-    // A site build: 24 hourly and 90 daily rows per pair, 3 hours of raw samples read twice, 7 more (measured: 2,797).
-    expect(c.siteBuildRowsRead).toBe(2_797);
-    expect(c.d1RowsRead.siteBuilds).toBe(24 * 2_797);
+    // A site build: 24 hourly and 90 daily rows per pair, 3 hours of raw samples read twice, 7 more, and a row past the
+    // end of each page of rollups but the last of each read: 8 whole periods a page, 3 + 12 pages (measured: 2,810).
+    expect(c.siteBuildRowsRead).toBe(2_797 + (3 - 1) + (12 - 1));
+    expect(c.d1RowsRead.siteBuilds).toBe(24 * 2_810);
+    // Its requests: 15 pages of rollups, a page of samples, health, regions, targets, status, bursts, incidents.
+    expect(c.siteBuildRequests).toBe(15 + 1 + 6);
     // Status rules: each region seeks its 6 lookback ticks (30 min) every tick, its 31 baseline hours every hour,
     // reading its 5 pairs and at most 2 more rows a seek.
     expect(c.d1RowsRead.status).toBe(288 * 6 * (3 * 5 + 3 * 2) + 24 * 31 * (3 * 5 + 3 * 2));
