@@ -100,7 +100,7 @@ describe('a schedule that stopped', () => {
   it('is not replaced: after more than MAX_LATE_TICKS silent ticks the region waits for the next delivery', async () => {
     const stub = env.REGION_PROBER.getByName('stopped-schedule');
     const long = Math.floor(Date.now() / STEP) * STEP - (MAX_LATE_TICKS + 3) * STEP;
-    await stub.enqueue('weur', [], { tickId: long, fromCron: true });
+    await stub.enqueue('weur', [], { tickId: long, heartbeat: true });
     // Delivered with no work for this region, the heartbeat still waits for the next tick: here long overdue,
     // so its alarm (due at once, and perhaps run already) stops it.
     for (let i = 0; i < 40 && (await stub.status()).ticks?.heartbeat; i++) await runDurableObjectAlarm(stub);
@@ -108,9 +108,16 @@ describe('a schedule that stopped', () => {
     expect(await runInDurableObject(stub, (_i, state: DurableObjectState) => state.storage.getAlarm())).toBeNull();
   });
 
-  it('a backfill or a POSTed tick does not arm it', async () => {
+  it('a POSTed tick does not arm it, and a cron with LATE_TICKS = "off" disarms it', async () => {
     const stub = env.REGION_PROBER.getByName('unarmed');
-    await stub.enqueue('weur', [], { tickId: Math.floor(Date.now() / STEP) * STEP, fromCron: false });
+    const now = Math.floor(Date.now() / STEP) * STEP;
+    await stub.enqueue('weur', [], { tickId: now });
     expect((await stub.status()).ticks).toMatchObject({ heartbeat: false });
+    await stub.enqueue('weur', [], { tickId: now, heartbeat: true });
+    await stub.enqueue('weur', [], { tickId: now });
+    expect((await stub.status()).ticks).toMatchObject({ heartbeat: true });
+    // The test project's own setting is "off": a cron tick through the scheduler disarms it.
+    await runTick(env, now, { fromCron: true });
+    expect((await env.REGION_PROBER.getByName('weur').status()).ticks).toMatchObject({ heartbeat: false });
   });
 });

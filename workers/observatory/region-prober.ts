@@ -45,8 +45,11 @@ export interface EnqueueResult {
 /** A tick of the schedule, as the scheduler hands it over (a backfill is not one). */
 export interface Delivery {
   tickId: number;
-  /** Sent by the cron: the region then expects the next tick, and runs it itself should it not come. */
-  fromCron: boolean;
+  /**
+   * Sent by the cron: true arms the heartbeat (the region expects the next tick, and runs it itself should it
+   * not come), false disarms it (LATE_TICKS = "off"); absent (a POSTed tick) leaves it as it is.
+   */
+  heartbeat?: boolean;
 }
 
 /** What the region knows of the schedule's ticks (tick-heartbeat.ts); one meta row, written once a tick. */
@@ -186,10 +189,10 @@ export class RegionProber extends DurableObject<Env> {
     return text === null ? null : (JSON.parse(text) as TickState);
   }
 
-  /** A delivered tick of the schedule: newest so far (a retried or stray older one changes nothing), and the heartbeat armed by the cron. */
-  private noteDelivered({ tickId, fromCron }: Delivery): void {
+  /** A delivered tick of the schedule: newest so far (a retried or stray older one changes nothing), and the heartbeat as the cron sets it. */
+  private noteDelivered({ tickId, heartbeat }: Delivery): void {
     const state = this.tickState() ?? { newest: tickId, delivered: tickId, heartbeat: false, late: 0, missed: 0 };
-    const next = { ...state, newest: Math.max(state.newest, tickId), delivered: Math.max(state.delivered, tickId), heartbeat: state.heartbeat || fromCron };
+    const next = { ...state, newest: Math.max(state.newest, tickId), delivered: Math.max(state.delivered, tickId), heartbeat: heartbeat ?? state.heartbeat };
     if (JSON.stringify(next) !== JSON.stringify(this.tickState())) this.setMeta('ticks', JSON.stringify(next));
   }
 

@@ -35,8 +35,10 @@ export async function runTick(env: Env, tickId: number, { backfill = false, from
     const jobs = tickJobs(region.code, tickId, { backfill });
     try {
       const stub = env.REGION_PROBER.getByName(region.code, { locationHint: region.locationHint });
-      // A tick of the cron arms each region's heartbeat: from then on it expects the next one, and runs it itself, late, should it not come.
-      report.regions.push({ region: region.code, ...(await stub.enqueue(region.code, jobs, backfill ? undefined : { tickId, fromCron: fromCron && env.LATE_TICKS !== 'off' })) });
+      // A tick of the cron arms each region's heartbeat (from then on it expects the next one, and runs it itself, late,
+      // should it not come), or disarms it when LATE_TICKS is "off"; a POSTed tick leaves it as it is.
+      const delivery = backfill ? undefined : { tickId, ...(fromCron ? { heartbeat: env.LATE_TICKS !== 'off' } : {}) };
+      report.regions.push({ region: region.code, ...(await stub.enqueue(region.code, jobs, delivery)) });
     } catch (e) {
       const error = e instanceof Error ? e.message : String(e);
       console.error(`tick ${tickId}: region ${region.code} could not be reached: ${error}`);

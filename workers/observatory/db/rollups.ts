@@ -71,11 +71,8 @@ export interface RollupFilter {
   variants?: string[];
 }
 
-/** D1 hands BLOBs back as an ArrayBuffer or an array of byte values, depending on the path. */
-
-/** The rollups of whole hours (or days) starting in [fromHour, toHour), filtered like samples. */
-export async function rollupsIn(db: D1Database, f: RollupFilter, limit?: number): Promise<Rollup[]> {
-  const t = TABLES[f.resolution ?? 'hour'];
+/** The WHERE clause of a filter on one table's periods in [f.fromHour, f.toHour), and its parameters. */
+function whereOf(t: (typeof TABLES)[Resolution], f: RollupFilter): { sql: string; params: Array<string | number> } {
   const clauses = [`${t.period} >= ?`, `${t.period} < ?`];
   const params: Array<string | number> = [f.fromHour, f.toHour];
   if (f.methodVersion !== undefined) {
@@ -88,9 +85,15 @@ export async function rollupsIn(db: D1Database, f: RollupFilter, limit?: number)
     clauses.push(l.sql);
     params.push(...l.params);
   }
-  if (limit !== undefined) params.push(limit);
-  const { results } = await db.prepare(`SELECT ${t.columns.join(', ')} FROM ${t.table} WHERE ${clauses.join(' AND ')} ORDER BY ${t.key.join(', ')}${limit !== undefined ? ' LIMIT ?' : ''}`)
-    .bind(...params).all<Record<string, unknown>>();
+  return { sql: clauses.join(' AND '), params };
+}
+
+/** The rollups of whole hours (or days) starting in [fromHour, toHour), filtered like samples. */
+export async function rollupsIn(db: D1Database, f: RollupFilter, limit?: number): Promise<Rollup[]> {
+  const t = TABLES[f.resolution ?? 'hour'];
+  const where = whereOf(t, f);
+  const { results } = await db.prepare(`SELECT ${t.columns.join(', ')} FROM ${t.table} WHERE ${where.sql} ORDER BY ${t.key.join(', ')}${limit !== undefined ? ' LIMIT ?' : ''}`)
+    .bind(...where.params, ...(limit !== undefined ? [limit] : [])).all<Record<string, unknown>>();
   return results.map(fromRollupRow);
 }
 
@@ -114,55 +117,40 @@ export async function rollupPage(db: D1Database, f: RollupFilter, limit: number,
 
 
 /**
- * The rows covering whole hours [fromHour, toHour) at the least cost: daily rows for the whole UTC
- * days inside it, hourly rows for the hours at either edge (at most 23 + 23 per group).
+ * The parts of whole hours [fromHour, toHour) read at the least cost: daily rows for the whole UTC days
+ * inside it, hourly rows for the hours at either edge (at most 23 + 23 per group).
  */
-export async function rollupsCovering(db: D1Database, f: RollupFilter): Promise<Rollup[]> {
+function coveringParts(f: RollupFilter): RollupFilter[] {
   const firstDay = Math.ceil(f.fromHour / DAY_MS) * DAY_MS;
   const lastDay = Math.floor(f.toHour / DAY_MS) * DAY_MS;
-  if (firstDay >= lastDay) return rollupsIn(db, { ...f, resolution: 'hour' });
-  const parts = await Promise.all([
-    firstDay > f.fromHour ? rollupsIn(db, { ...f, toHour: firstDay, resolution: 'hour' }) : [],
-    rollupsIn(db, { ...f, fromHour: firstDay, toHour: lastDay, resolution: 'day' }),
-    f.toHour > lastDay ? rollupsIn(db, { ...f, fromHour: lastDay, resolution: 'hour' }) : [],
-  ]);
-  return parts.flat();
+  if (firstDay >= lastDay) return [{ ...f, resolution: 'hour' }];
+  return [
+    ...(firstDay > f.fromHour ? [{ ...f, toHour: firstDay, resolution: 'hour' as const }] : []),
+    { ...f, fromHour: firstDay, toHour: lastDay, resolution: 'day' },
+    ...(f.toHour > lastDay ? [{ ...f, fromHour: lastDay, resolution: 'hour' as const }] : []),
+  ];
+}
+
+/** The rows covering whole hours [fromHour, toHour) (coveringParts). */
+export async function rollupsCovering(db: D1Database, f: RollupFilter): Promise<Rollup[]> {
+  return (await Promise.all(coveringParts(f).map((part) => rollupsIn(db, part)))).flat();
 }
 
 /**
- * The rows covering whole hours [fromHour, toHour) as rollupsCovering reads them, of one figure only: each
- * row's key, counts and that figure's stored bytes, for a reader that merges nothing else (percentiles).
+ * The same rows, of one figure only: each row's key, counts and that figure's stored bytes, for a reader
+ * that merges nothing else (percentiles).
  */
 export async function figureRowsCovering(db: D1Database, f: RollupFilter, metric: RollupMetric): Promise<StoredFigureRow[]> {
-  const read = async (resolution: Resolution, fromHour: number, toHour: number): Promise<StoredFigureRow[]> => {
-    const t = TABLES[resolution];
-    const clauses = [`${t.period} >= ?`, `${t.period} < ?`];
-    const params: Array<string | number> = [fromHour, toHour];
-    if (f.methodVersion !== undefined) {
-      clauses.push('method_version = ?');
-      params.push(f.methodVersion);
-    }
-    for (const [column, values] of [['region', f.regions], ['target', f.targets], ['prompt_variant', f.variants]] as const) {
-      if (!values || values.length === 0) continue;
-      const l = inList(column, values);
-      clauses.push(l.sql);
-      params.push(...l.params);
-    }
-    // `metric` is one of ROLLUP_METRICS (the caller's allow-list), never text from a request.
-    const { results } = await db.prepare(`SELECT region, target, prompt_variant, probes, successes, ${metric} AS figure FROM ${t.table} WHERE ${clauses.join(' AND ')}`)
-      .bind(...params).all<Record<string, unknown>>();
+  // `metric` goes into the SQL: one of ROLLUP_METRICS, never text from a request.
+  if (!ROLLUP_METRICS.includes(metric)) throw new Error(`no rollup figure ${metric}`);
+  const parts = await Promise.all(coveringParts(f).map(async (part) => {
+    const t = TABLES[part.resolution!];
+    const where = whereOf(t, part);
+    const { results } = await db.prepare(`SELECT region, target, prompt_variant, probes, successes, ${metric} AS figure FROM ${t.table} WHERE ${where.sql}`)
+      .bind(...where.params).all<Record<string, unknown>>();
     for (const r of results) r.figure = blobBytes(r.figure);
     return results as unknown as StoredFigureRow[];
-  };
-  if (!ROLLUP_METRICS.includes(metric)) throw new Error(`no rollup figure ${metric}`);
-  const firstDay = Math.ceil(f.fromHour / DAY_MS) * DAY_MS;
-  const lastDay = Math.floor(f.toHour / DAY_MS) * DAY_MS;
-  if (firstDay >= lastDay) return read('hour', f.fromHour, f.toHour);
-  const parts = await Promise.all([
-    firstDay > f.fromHour ? read('hour', f.fromHour, firstDay) : [],
-    read('day', firstDay, lastDay),
-    f.toHour > lastDay ? read('hour', lastDay, f.toHour) : [],
-  ]);
+  }));
   return parts.flat();
 }
 
