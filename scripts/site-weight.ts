@@ -1,4 +1,4 @@
-/** `npm run site:weight`: the built site's page weight and JavaScript, page by page (what the README states). */
+/** `npm run site:weight`: the built site's page weight and JavaScript, page by page (what docs/COSTS.md states). */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 

@@ -1,6 +1,6 @@
 /**
  * What a notification says, for every channel: the webhook's JSON document (documented in the
- * README) and the short text chat channels show. Built once when the message is queued, so a retry
+ * docs/STATUS.md) and the short text chat channels show. Built once when the message is queued, so a retry
  * sends the same bytes.
  */
 import type { Incident, IncidentEvent } from './incidents.ts';

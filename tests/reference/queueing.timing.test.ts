@@ -37,7 +37,7 @@ describe('queueing on the reference batching model', () => {
       // Stated tolerance, wide enough for a busy machine (whose timers fire late) and narrow enough for a wrong model:
       // the added queue between half the model's and 1.5 × it + 50 ms (no queue, or q·(L−1) for the median, falls
       // outside at 16), the decode factor within 15 % (no batch slowdown is 23 % off at 16). Quiet, the measured
-      // curve lies within 10 ms + 10 % and 2 % (README).
+      // curve lies within 10 ms + 10 % and 2 % (docs/REASONING-AND-WORKLOADS.md).
       expect(grew, `level ${L}`).toBeGreaterThanOrEqual(0.5 * want.addedQueueMs);
       expect(grew, `level ${L}`).toBeLessThanOrEqual(1.5 * want.addedQueueMs + 50);
       expect(Math.abs(factor - want.decodeFactor) / want.decodeFactor, `level ${L}`).toBeLessThanOrEqual(0.15);

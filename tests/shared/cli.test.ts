@@ -50,7 +50,7 @@ describe('CLI arguments', () => {
     });
   }
 
-  it('probes a reasoning model as the README says: a reasoning effort in --body, max_completion_tokens', async () => {
+  it('probes a reasoning model as docs/REASONING-AND-WORKLOADS.md says: a reasoning effort in --body, max_completion_tokens', async () => {
     const reference = inject('referenceUrl');
     const { code, stdout } = await runCli([`${reference}/v1/chat/completions`, '--api', 'openai-chat', '--model', 'ref-hidden-reasoning', '--json', '--no-rtt',
       '--body', '{"reasoning_effort":"minimal"}', '--max-tokens-param', 'max_completion_tokens', '--max-tokens', '40', '--header', 'x-ref-params: decode_ms_per_token=2']);
