@@ -160,7 +160,7 @@ describe('capacity', () => {
     expect(tickSlice(t0, 5, 1)).toBe(0);
   });
 
-  it('gives the per-day ceilings the README quotes', () => {
+  it('gives the per-day ceilings docs/COSTS.md quotes', () => {
     expect(maxProbesPerDay('free', 4)).toBe(25_000);
     // Paid: what the included usage covers (Durable Object duration binds first); beyond it usage is billed.
     expect(maxProbesPerDay('paid', 4)).toBe(26_666);
