@@ -38,8 +38,7 @@ const BACKFILL_SPACING_MS = 30 * 60_000;
 const FIRST_TICKS = 3;
 /** Days back of the older backfill ticks that fill the long-window views (those within --history-days): two in each view. */
 const HISTORY_DAYS = [2, 5, 12, 22, 45, 80];
-const DAY_MS = 86_400_000;
-const HOUR_MS = 3_600_000;
+import { DAY_MS, HOUR_MS } from '../shared/time.ts';
 /** Longest the demo waits for one phase's samples. */
 const SAMPLE_WAIT_MS = 10 * 60_000;
 /** The incident phase: this many ticks at the schedule's step, ending one step before now. */

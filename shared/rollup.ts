@@ -11,8 +11,8 @@ import type { StoredRow } from './sample-fields.ts';
 import { ByteReader, writeVarint } from './stats/varint.ts';
 import { base64ToBytes, bytesToBase64 } from './base64.ts';
 
-export const HOUR_MS = 3_600_000;
-export const DAY_MS = 86_400_000;
+export { DAY_MS, HOUR_MS } from './time.ts';
+import { DAY_MS, HOUR_MS } from './time.ts';
 
 /** The figures rolled up for every successful sample (MEASUREMENT.md names). */
 export const ROLLUP_METRICS = ['ttft_ms', 'ttfa_ms', 'tpot_ms', 'itl_p99_ms', 'total_ms', 'decode_tps'] as const;

@@ -33,6 +33,7 @@ export interface ProbeTarget {
   serverTimingMetrics?: string[];
 }
 
+/** A prompt variant as a probe uses it; the configuration's adds a label (config/types.ts PromptVariantConfig). */
 export interface PromptVariant {
   id: string;
   promptTokens: number;

@@ -3,6 +3,8 @@
  * spread each tick's work over to stay inside them. Figures from Cloudflare's published limits
  * (Workers, D1, Durable Objects; paid-plan monthly inclusions divided by 30).
  */
+import { DAY_MS as MS_PER_DAY, HOUR_MS, MINUTE_MS as MS_PER_MINUTE } from '../time.ts';
+import { targetVariantPairs, workListOf } from './work-list.ts';
 import type { ObservatoryConfig } from './types.ts';
 import { lookbackMs, resolveStatusRules } from '../status/rules.ts';
 import { BASELINE_DAYS, TRAILING_HOURS } from '../status/baseline.ts';
@@ -102,8 +104,7 @@ const DO_GB = 0.125;
 /** Share of a tick's interval the regional probes may take, so ticks do not pile up. */
 const TICK_BUSY_SHARE = 0.8;
 const MINUTES_PER_DAY = 1_440;
-export const MS_PER_MINUTE = 60_000;
-export const MS_PER_DAY = 86_400_000;
+export { MINUTE_MS as MS_PER_MINUTE, DAY_MS as MS_PER_DAY } from '../time.ts';
 
 /**
  * Probes one alarm of a regional object runs at most: `concurrency` at a time, a lane taking the next
@@ -115,7 +116,7 @@ export function probesPerAlarm(config: Pick<ObservatoryConfig, 'plan' | 'concurr
   return Math.max(1, Math.min(2 * config.concurrency, Math.floor((limit - 2) / (1 + config.rttProbes))));
 }
 
-/** Runs the site build reads of the concurrency probes (GET /api/v1/bursts?runs=6). */
+/** Concurrency runs a report covers unless asked (GET /api/v1/bursts without `runs`), and so what the site build reads. */
 export const SITE_BURST_RUNS = 6;
 
 /** Region × target pairs that take part in the concurrency probes (none without `bursts`). */
@@ -189,11 +190,10 @@ export function tickMinutesOf(schedule: string): number | null {
 }
 
 /** Every target × prompt variant it runs (its own list, else all of them), in the configured order. */
-export function targetVariantPairs(config: ObservatoryConfig): Array<{ target: string; variant: string }> {
-  return config.targets.flatMap((t) => (t.promptVariants ?? config.promptVariants.map((v) => v.id)).map((variant) => ({ target: t.id, variant })));
-}
 
 /** Probes (region × target × variant) one tick runs across every region. */
+export { targetVariantPairs };
+
 export function probesPerTick(config: ObservatoryConfig): number {
   return Object.values(capacity(config).probesPerRegionTick).reduce((a, b) => a + b, 0);
 }
@@ -209,9 +209,9 @@ export function capacity(config: ObservatoryConfig): Capacity {
   for (const region of config.regions) {
     probesPerRegionTick[region.code] = 0;
     let busiestTarget = 0;
-    for (const t of config.targets) {
-      if (t.regions && !t.regions.includes(region.code)) continue;
-      const probes = t.promptVariants ? t.promptVariants.length : config.promptVariants.length;
+    const perTarget = new Map<string, number>();
+    for (const { target } of workListOf(config, region.code)) perTarget.set(target.id, (perTarget.get(target.id) ?? 0) + 1);
+    for (const probes of perTarget.values()) {
       probesPerRegionTick[region.code] += probes;
       busiestTarget = Math.max(busiestTarget, probes);
     }
@@ -343,11 +343,10 @@ export const HOURLY_ROW_UNITS = 0.5;
 
 /** Rollup rows per pair a window of whole hours [fromHour, toHour) is answered from: daily rows for whole UTC days, hourly rows at its edges. */
 export function rollupRowsCovering(fromHour: number, toHour: number): { daily: number; hourly: number } {
-  const HOUR = 3_600_000;
   const firstDay = Math.ceil(fromHour / MS_PER_DAY) * MS_PER_DAY;
   const lastDay = Math.floor(toHour / MS_PER_DAY) * MS_PER_DAY;
-  if (firstDay >= lastDay) return { daily: 0, hourly: Math.max(0, (toHour - fromHour) / HOUR) };
-  return { daily: (lastDay - firstDay) / MS_PER_DAY, hourly: (firstDay - fromHour) / HOUR + (toHour - lastDay) / HOUR };
+  if (firstDay >= lastDay) return { daily: 0, hourly: Math.max(0, (toHour - fromHour) / HOUR_MS) };
+  return { daily: (lastDay - firstDay) / MS_PER_DAY, hourly: (firstDay - fromHour) / HOUR_MS + (toHour - lastDay) / HOUR_MS };
 }
 
 /** The row units (PERCENTILE_ROW_UNITS) of a window over `pairs` pairs. */

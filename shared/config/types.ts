@@ -2,7 +2,7 @@
 import type { OtlpConfig } from '../otlp.ts';
 import type { StatusRulesConfig } from '../status/rules.ts';
 import type { NotificationsConfig } from '../status/channels.ts';
-import type { ApiId, MaxTokensParam, Timeouts } from '../types.ts';
+import type { ApiId, MaxTokensParam, PromptVariant, Timeouts } from '../types.ts';
 
 /** Cloudflare Durable Object location hints. */
 export const LOCATION_HINTS = ['wnam', 'enam', 'sam', 'weur', 'eeur', 'apac', 'oc', 'afr', 'me'] as const;
@@ -56,11 +56,8 @@ export interface TargetConfig {
   reasoning?: boolean;
 }
 
-export interface PromptVariantConfig {
-  id: string;
+export interface PromptVariantConfig extends PromptVariant {
   label: string;
-  promptTokens: number;
-  maxTokens: number;
 }
 
 export interface ObservatoryConfig {
@@ -86,7 +83,7 @@ export interface ObservatoryConfig {
   readers?: ReadersConfig;
   /** Optional: push each hour's rollups, once written, as OTLP/HTTP JSON (ExponentialHistogram points) to this collector. */
   otlp?: OtlpConfig;
-  /** Status rules (README "Status and alerts"); every field defaults to shared/status/rules.ts. */
+  /** Status rules (docs/STATUS.md); every field defaults to shared/status/rules.ts. */
   status?: StatusRulesConfig;
   /** Where incident messages go: channels by name, secrets as Worker secrets. */
   notifications?: NotificationsConfig;

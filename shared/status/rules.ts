@@ -8,7 +8,8 @@
  */
 
 /** A minute in ms (the rules' windows are in minutes). */
-export const MINUTE_MS = 60_000;
+export { MINUTE_MS } from '../time.ts';
+import { MINUTE_MS } from '../time.ts';
 
 export interface TtftRule { ratio: number; windowMinutes: number; minSamples: number }
 export interface ItlRule { thresholdMs: number; sustainMinutes: number; minSamples: number }

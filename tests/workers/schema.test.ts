@@ -8,6 +8,11 @@ import { applyD1Migrations, env } from 'cloudflare:test';
 import { SQL_TYPES, STORED_FIELDS, emptySample } from '../../shared/sample-fields.ts';
 import { fromRow, toRowValues, type StoredSample } from '../../workers/observatory/db/sample-row.ts';
 import { insertSamples, listSamples } from '../../workers/observatory/db/samples.ts';
+import { ROLLUP_TABLE_SHAPES } from '../../workers/observatory/db/rollups.ts';
+import { ROLLUP_METRICS } from '../../shared/rollup.ts';
+import { BURST_ONLY_COLUMNS } from '../../workers/observatory/db/bursts.ts';
+
+const BURST_ONLY: readonly string[] = BURST_ONLY_COLUMNS;
 
 interface ColumnInfo {
   name: string;
@@ -15,8 +20,8 @@ interface ColumnInfo {
   notnull: number;
 }
 
-async function columns(db: D1Database): Promise<ColumnInfo[]> {
-  return (await db.prepare('PRAGMA table_info(samples)').all<ColumnInfo>()).results;
+async function columns(db: D1Database, table = 'samples'): Promise<Array<ColumnInfo & { pk: number }>> {
+  return (await db.prepare(`PRAGMA table_info(${table})`).all<ColumnInfo & { pk: number }>()).results;
 }
 
 function fullSample(tick: number): StoredSample {
@@ -40,6 +45,26 @@ describe('the sample schema', () => {
     const expected = STORED_FIELDS.map((f) => ({ name: f.name, type: SQL_TYPES[f.type], notNull: !f.nullable || f.storedNotNull === true }));
     const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
     expect(actual.sort(byName)).toEqual(expected.sort(byName));
+  });
+
+  it('the concurrency probes\' table has every sample column, the same way, and its burst columns', async () => {
+    const shape = (cs: ColumnInfo[]) => cs.map((c) => ({ name: c.name, type: c.type, notNull: c.notnull === 1 }));
+    const samples = shape(await columns(env.DB));
+    const bursts = shape(await columns(env.DB, 'burst_samples'));
+    const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
+    expect(bursts.filter((c) => !BURST_ONLY.includes(c.name)).sort(byName)).toEqual(samples.sort(byName));
+    expect(bursts.filter((c) => BURST_ONLY.includes(c.name)).map((c) => c.name).sort()).toEqual([...BURST_ONLY].sort());
+  });
+
+  it('the rollup tables have exactly the columns and keys the code writes, histograms as BLOBs', async () => {
+    const types: Record<string, string> = { hour: 'INTEGER', day: 'INTEGER', region: 'TEXT', target: 'TEXT', prompt_variant: 'TEXT', method_version: 'INTEGER', probes: 'INTEGER', successes: 'INTEGER', errors: 'TEXT', split: 'BLOB' };
+    for (const m of ROLLUP_METRICS) types[m] = 'BLOB';
+    for (const [table, shape] of Object.entries(ROLLUP_TABLE_SHAPES)) {
+      const actual = await columns(env.DB, table);
+      expect(actual.map((c) => c.name), table).toEqual([...shape.columns]);
+      expect(actual.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk).map((c) => c.name), table).toEqual([...shape.key]);
+      for (const c of actual) expect({ column: `${table}.${c.name}`, type: c.type, notNull: c.notnull }).toEqual({ column: `${table}.${c.name}`, type: types[c.name], notNull: 1 });
+    }
   });
 
   it('a sample with every field set comes back from D1 unchanged', async () => {

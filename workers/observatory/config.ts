@@ -2,6 +2,7 @@
 import { config as userConfig } from '../../observatory.config.ts';
 import { validateConfig } from '../../shared/config/validate.ts';
 import { capacity, tickSlice, type Capacity } from '../../shared/config/capacity.ts';
+import { workListOf } from '../../shared/config/work-list.ts';
 import type { ObservatoryConfig, PromptVariantConfig, RegionConfig, TargetConfig } from '../../shared/config/types.ts';
 
 let validated: ObservatoryConfig | null = null;
@@ -26,18 +27,9 @@ export interface Job {
   late?: boolean;
 }
 
-/** The (target, variant) pairs a region probes, in a stable order. */
+/** The (target, variant) pairs a region probes, in a stable order (shared/config/work-list.ts). */
 export function workList(region: string): Array<{ target: TargetConfig; variant: PromptVariantConfig }> {
-  const c = getConfig();
-  const work: Array<{ target: TargetConfig; variant: PromptVariantConfig }> = [];
-  for (const target of c.targets) {
-    if (target.regions && !target.regions.includes(region)) continue;
-    for (const variant of c.promptVariants) {
-      if (target.promptVariants && !target.promptVariants.includes(variant.id)) continue;
-      work.push({ target, variant });
-    }
-  }
-  return work;
+  return workListOf(getConfig(), region);
 }
 
 /** A region's share of a tick: its work list, thinned to the tick's slice when the work is spread over ticks. */

@@ -7,6 +7,7 @@
  * tick, a repeated alarm or two overlapping reports can never open a second incident or queue a
  * message twice. Its alarm then writes incidents to D1 and delivers the queue, with backoff.
  */
+import { HOUR_MS, MINUTE_MS } from '../../shared/time.ts';
 import { redact } from '../../shared/error-detail.ts';
 import { secretValues } from './secret-values.ts';
 import { DurableObject } from 'cloudflare:workers';
@@ -22,7 +23,7 @@ import type { PairFinding } from './status-evaluation.ts';
 
 /** First retry after this long, doubling up to RETRY_MAX_MS. */
 export const RETRY_BASE_MS = 5_000;
-const RETRY_MAX_MS = 3_600_000;
+const RETRY_MAX_MS = HOUR_MS;
 /**
  * After this many failed attempts a message is given up on (kept, listed in /api/v1/health as failed);
  * the incident's later messages to that channel are then sent without it.
@@ -196,7 +197,7 @@ export class StatusKeeper extends DurableObject<Env> {
   }
 
   private reminderMs(): number {
-    return (getConfig().notifications?.reminderMinutes ?? DEFAULT_REMINDER_MINUTES) * 60_000;
+    return (getConfig().notifications?.reminderMinutes ?? DEFAULT_REMINDER_MINUTES) * MINUTE_MS;
   }
 
   private queueReminders(now: number): void {
@@ -282,7 +283,7 @@ export class StatusKeeper extends DurableObject<Env> {
     const regions = regionsOf(target, variant);
     const pairs = this.pairsOf(target, variant).filter((p) => regions.includes(p.region));
     const capacity = getCapacity();
-    const liveMs = Math.max(LAG_TICKS * capacity.tickMinutes * capacity.spread, MIN_LIVE_MINUTES) * 60_000;
+    const liveMs = Math.max(LAG_TICKS * capacity.tickMinutes * capacity.spread, MIN_LIVE_MINUTES) * MINUTE_MS;
     const live = pairs.filter((p) => (p.reported_at ?? 0) >= now - liveMs);
     if (live.length === 0) return;
     const ready = Math.min(...live.map((p) => p.last_tick));

@@ -5,7 +5,7 @@
  * inter-token latency and the split's residual. Every request's D1 rows read are counted.
  */
 import { ROWS_READ_HEADER } from '../../../shared/constants.ts';
-import { SITE_BURST_RUNS } from '../../../shared/config/capacity.ts';
+import { SITE_BUILD_MAX_SAMPLES, SITE_BUILD_RECENT_HOURS, SITE_BUILD_SAMPLE_PAGE, SITE_BURST_RUNS } from '../../../shared/config/capacity.ts';
 import { DAY_MS, HOUR_MS, dayOf, hourOf, mergeByGroup, rollupFromBase64Json, type Rollup, type RollupBase64Json } from '../../../shared/rollup.ts';
 import { mergeGroups, rollupPercentileGroups, type RollupGroupColumn } from '../../../shared/rollup-percentiles.ts';
 import { HISTOGRAM_RELATIVE_ERROR, quantile } from '../../../shared/stats/exp-histogram.ts';
@@ -16,10 +16,10 @@ import {
 
 /** The longest view, in days: how far back the daily rows are read. */
 export const LONGEST_WINDOW_DAYS = Math.max(...WINDOWS.map((w) => w.days));
-/** The raw slice: the newest samples of this many hours, at most MAX_SAMPLES of them. */
-export const RECENT_HOURS = 3;
-const PAGE = 1_000;
-export const MAX_SAMPLES = 3_000;
+/** The raw slice: the newest samples of this many hours, at most MAX_SAMPLES of them, PAGE a request (what the cost model counts). */
+export const RECENT_HOURS = SITE_BUILD_RECENT_HOURS;
+const PAGE = SITE_BUILD_SAMPLE_PAGE;
+export const MAX_SAMPLES = SITE_BUILD_MAX_SAMPLES;
 
 export class SiteDataError extends Error {}
 

@@ -3,8 +3,8 @@ import { percentile } from '../../../shared/stats/percentile.ts';
 import type { SiteSample } from './types.ts';
 import { theilSen } from '../../../shared/stats/line-fit.ts';
 
-export const HOUR_MS = 3_600_000;
-export const DAY_MS = 86_400_000;
+export { DAY_MS, HOUR_MS } from '../../../shared/time.ts';
+import { DAY_MS, HOUR_MS } from '../../../shared/time.ts';
 /** Samples whose chunk timelines feed the ITL distribution (the newest), per target. */
 const ITL_SAMPLES = 300;
 

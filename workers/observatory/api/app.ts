@@ -13,12 +13,11 @@ import { burstLevels } from '../../../shared/config/bursts.ts';
 import { requireAdmin } from './admin.ts';
 import { toCsv } from '../../../shared/csv.ts';
 import { ApiError, badRequest } from './errors.ts';
-import { GROUP_COLUMNS, METRICS, ROLLUP_FIGURES, SPLIT_METRICS, groupingFor, percentileGroups, percentileGroupsFromRollups, type GroupColumn, type Metric } from './percentiles.ts';
-import { HOUR_MS, hourOf, rollupToBase64Json, rollupToJson } from '../../../shared/rollup.ts';
+import { GROUP_COLUMNS, METRICS, ROLLUP_FIGURES, groupingFor, percentileGroups, percentileGroupsFromRollups, type GroupColumn, type Metric } from './percentiles.ts';
+import { HOUR_MS, SPLIT_METRICS, hourOf, rollupToBase64Json, rollupToJson } from '../../../shared/rollup.ts';
 import { MS_PER_DAY, MS_PER_MINUTE } from '../../../shared/config/capacity.ts';
 
 /** Runs a concurrency report covers unless a window is given. */
-const DEFAULT_BURST_RUNS = 6;
 import { HISTOGRAM_RELATIVE_ERROR, HISTOGRAM_SCALE } from '../../../shared/stats/exp-histogram.ts';
 import { ERROR_CLASSES } from '../../../shared/ids.ts';
 import { rollupPage, rollupTotals, samplesRetainedFrom } from '../db/rollups.ts';
@@ -27,7 +26,7 @@ import { PROMETHEUS_CONTENT_TYPE, prometheusText } from './prometheus.ts';
 import { statusRoutes } from './status.ts';
 import { MAX_FREE_LIST_VALUES, onlyKnown, parseBoolean, parseChoice, parseInt, parseList, parseWindow } from './query.ts';
 import { publicReads, requireTokenFor, type ReaderEnv } from './public-reads.ts';
-import { ANON_LIMITS, PERCENTILE_ROW_UNITS, percentileRowUnits, ROLLUP_PAGE_ROWS } from '../../../shared/config/capacity.ts';
+import { ANON_LIMITS, PERCENTILE_ROW_UNITS, percentileRowUnits, ROLLUP_PAGE_ROWS, SITE_BURST_RUNS } from '../../../shared/config/capacity.ts';
 
 /** Raw samples an anonymous request may span; rollup windows it may span at hourly resolution. */
 const ANON_RAW_MS = ANON_LIMITS.rawWindowDays * 86_400_000;
@@ -207,7 +206,7 @@ app.get('/api/v1/percentiles', async (c) => {
 
 async function rollupPercentiles(c: Context<ReaderEnv>, q: URLSearchParams, filter: SampleFilter, metric: Metric, by: GroupColumn[]): Promise<Response> {
   if (!ROLLUP_FIGURES.includes(metric)) throw badRequest(`the hourly rollups hold ${ROLLUP_FIGURES.join(', ')}; ${metric} needs source=raw within the raw retention`);
-  if (by.includes('split_source') && !SPLIT_METRICS.includes(metric)) throw badRequest('the hourly rollups keep split sources for network_ms and server_ms only; use source=raw');
+  if (by.includes('split_source') && !(SPLIT_METRICS as readonly string[]).includes(metric)) throw badRequest(`the hourly rollups keep split sources for ${SPLIT_METRICS.join(' and ')} only; use source=raw`);
   if (filter.splitSources || filter.error || filter.includeBackfill === false) throw badRequest('split_source, error and include_backfill filters need source=raw');
   const fromHour = Math.ceil(filter.fromTick / HOUR_MS) * HOUR_MS;
   const toHour = Math.floor(filter.toTick / HOUR_MS) * HOUR_MS;
@@ -324,7 +323,7 @@ app.get('/api/v1/bursts', async (c) => {
   const explicit = WINDOW_PARAMS.some((p) => q.has(p));
   const filter = filterFrom(q, Date.now());
   if (!explicit) filter.fromTick = Date.now() - getConfig().retentionDays * MS_PER_DAY;
-  const runCount = parseInt(q, 'runs', DEFAULT_BURST_RUNS, 1, 200);
+  const runCount = parseInt(q, 'runs', SITE_BURST_RUNS, 1, 200);
   if (runCount > ANON_LIMITS.burstRuns) requireTokenFor(c, `a report of more than ${ANON_LIMITS.burstRuns} runs`);
   // A window without `runs` reads every run in it: as many as a day of runs holds at most.
   if (explicit && !q.has('runs')) boundRaw(c, filter.toTick - filter.fromTick, 'concurrency runs');

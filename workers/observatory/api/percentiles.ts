@@ -2,7 +2,7 @@
 import { percentileWithCiAt, ranksNeeded } from '../../../shared/stats/percentile-ci.ts';
 import { metricAtRanks, metricGroupCounts, type SampleFilter } from '../db/samples.ts';
 import { METRIC_FIELDS, type MetricField } from '../../../shared/sample-fields.ts';
-import { ROLLUP_METRICS, SPLIT_METRICS as ROLLED_SPLIT, type RollupMetric } from '../../../shared/rollup.ts';
+import { ROLLUP_METRICS, SPLIT_METRICS, type RollupMetric } from '../../../shared/rollup.ts';
 import { PERCENTILES, rollupPercentileGroups, sortGroups, storedFigurePercentileGroups, type RollupFigure } from '../../../shared/rollup-percentiles.ts';
 import { figureRowsCovering, rollupsCovering, type RollupFilter } from '../db/rollups.ts';
 
@@ -14,12 +14,16 @@ export type GroupColumn = (typeof GROUP_COLUMNS)[number];
 export const METRICS = METRIC_FIELDS;
 export type Metric = MetricField;
 
-/** Parts of the TTFT split: from different sources they are different measurements, so never pooled. */
-export const SPLIT_METRICS: readonly Metric[] = ['network_ms', 'server_ms', 'residual_ms'];
+/**
+ * Figures reported per split_source: the split's parts and what the body's claim leaves beside them. From
+ * different sources they are different measurements, so never pooled. (The rollups keep the two parts
+ * alone: shared/rollup.ts SPLIT_METRICS.)
+ */
+export const PER_SOURCE_FIGURES: readonly Metric[] = ['network_ms', 'server_ms', 'residual_ms'];
 
 /** The grouping a metric is reported by: the split's parts always per split_source. */
 export function groupingFor(metric: Metric, by: readonly GroupColumn[], variantsSelected: number): GroupColumn[] {
-  const grouping: GroupColumn[] = SPLIT_METRICS.includes(metric) && !by.includes('split_source') ? [...by, 'split_source'] : [...by];
+  const grouping: GroupColumn[] = PER_SOURCE_FIGURES.includes(metric) && !by.includes('split_source') ? [...by, 'split_source'] : [...by];
   // Prompt variants are never pooled either: a 200-token and a 32,000-token prompt are different workloads.
   return variantsSelected > 1 && !grouping.includes('prompt_variant') ? [...grouping, 'prompt_variant'] : grouping;
 }
@@ -60,7 +64,7 @@ export async function percentileGroups(db: D1Database, f: SampleFilter, metric: 
 }
 
 /** Figures the hourly rollups hold a histogram of. */
-export const ROLLUP_FIGURES: readonly Metric[] = [...ROLLUP_METRICS, ...ROLLED_SPLIT];
+export const ROLLUP_FIGURES: readonly Metric[] = [...ROLLUP_METRICS, ...SPLIT_METRICS];
 
 /**
  * Percentiles per group from the rollups of whole hours (daily rows for whole days), merged

@@ -9,7 +9,9 @@ export interface StoredBurstSample extends StoredSample {
   start_offset_ms: number;
 }
 
-const BURST_COLUMNS = [...SAMPLE_COLUMNS, 'burst_id', 'burst_level', 'burst_stream', 'start_offset_ms'];
+/** What a concurrency stream's row adds to a sample's columns (tests/workers/schema.test.ts holds migration 0007 to both). */
+export const BURST_ONLY_COLUMNS = ['burst_id', 'burst_level', 'burst_stream', 'start_offset_ms'] as const;
+const BURST_COLUMNS = [...SAMPLE_COLUMNS, ...BURST_ONLY_COLUMNS];
 const INSERT = `INSERT INTO burst_samples (${BURST_COLUMNS.join(', ')}) VALUES (${BURST_COLUMNS.map(() => '?').join(', ')})
   ON CONFLICT (tick_id, region, target, burst_level, burst_stream) DO NOTHING`;
 

@@ -22,6 +22,13 @@ const DAILY_KEY = KEY.map((c) => (c === 'hour' ? 'day' : c));
 const UPSERT_DAILY = `INSERT INTO daily_rollups (${DAILY_COLUMNS.join(', ')}) VALUES (${DAILY_COLUMNS.map(() => '?').join(', ')})
   ON CONFLICT (${DAILY_KEY.join(', ')}) DO UPDATE SET ${DAILY_COLUMNS.filter((c) => !DAILY_KEY.includes(c)).map((c) => `${c} = excluded.${c}`).join(', ')}`;
 
+/** Each rollup table's columns in order and its key, as the code writes them (tests/workers/schema.test.ts holds the migrations to them). */
+export const ROLLUP_TABLE_SHAPES = {
+  hourly_rollups: { columns: ROLLUP_COLUMNS, key: KEY },
+  daily_rollups: { columns: DAILY_COLUMNS, key: DAILY_KEY },
+  rollup_totals: { columns: TOTAL_COLUMNS, key: TOTAL_KEY },
+} as const;
+
 /** A rollup table: hourly rows, or daily rows merged from them. */
 export type Resolution = 'hour' | 'day';
 const TABLES = {
