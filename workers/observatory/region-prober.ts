@@ -78,7 +78,10 @@ export interface ProberStatus {
   pendingOtlp: number;
   lastOtlpError: string | null;
   colo: string | null;
+  /** The last failed D1 write of samples (they wait in the outbox), of a rollup, and of a status evaluation. */
   lastFlushError: string | null;
+  lastRollupError: string | null;
+  lastEvaluationError: string | null;
   missingSecrets: string[];
   ticks: TickState | null;
 }
@@ -234,6 +237,8 @@ export class RegionProber extends DurableObject<Env> {
       lastOtlpError: this.getMeta('last_otlp_error'),
       colo: this.getMeta('colo'),
       lastFlushError: this.getMeta('last_flush_error'),
+      lastRollupError: this.getMeta('last_rollup_error'),
+      lastEvaluationError: this.getMeta('last_evaluation_error'),
       missingSecrets: JSON.parse(this.getMeta('missing_secrets') ?? '[]'),
       ticks: this.tickState(),
     };
@@ -321,9 +326,8 @@ export class RegionProber extends DurableObject<Env> {
   /** The status rules' evaluation of every finished tick (status-evaluation.ts); false when one failed (kept for retry). */
   private async evaluatePending(region: string): Promise<boolean> {
     const failed = await evaluatePendingTicks(this.ctx.storage, this.env.DB, this.env.STATUS_KEEPER.getByName('global'), region, this.baselines, this.budget);
-    if (failed === null) return true;
-    this.setMeta('last_flush_error', `status evaluation: ${failed}`.slice(0, 200));
-    return false;
+    this.noteError('last_evaluation_error', failed);
+    return failed === null;
   }
 
   /**
@@ -365,10 +369,11 @@ export class RegionProber extends DurableObject<Env> {
       }
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
-      this.setMeta('last_flush_error', message.slice(0, 200));
+      this.noteError('last_rollup_error', `${step}: ${message}`);
       console.error(`region ${region}: ${step} failed, kept for retry: ${message}`);
       return false;
     }
+    this.noteError('last_rollup_error', null);
     if (!(await this.pushPendingToOtlp(region)) && (await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + FLUSH_RETRY_MS);
     return true;
   }
@@ -534,7 +539,7 @@ export class RegionProber extends DurableObject<Env> {
     for (;;) {
       const rows = this.ctx.storage.sql.exec<Row>('SELECT tick_id, target, variant, sample FROM outbox ORDER BY tick_id LIMIT ?', FLUSH_BATCH).toArray();
       if (rows.length === 0) {
-        if (this.getMeta('last_flush_error') !== null) this.setMeta('last_flush_error', null);
+        this.noteError('last_flush_error', null);
         return true;
       }
       try {
@@ -550,9 +555,15 @@ export class RegionProber extends DurableObject<Env> {
     }
   }
 
+  /** Each duty's last failure in a field of its own (null once it succeeds again); written only when it changes. */
+  private noteError(key: 'last_flush_error' | 'last_rollup_error' | 'last_evaluation_error', message: string | null): void {
+    const value = message === null ? null : message.slice(0, 200);
+    if (this.getMeta(key) !== value) this.setMeta(key, value);
+  }
+
   private noteFlushError(e: unknown, kept: number): void {
     const message = e instanceof Error ? e.message : String(e);
-    this.setMeta('last_flush_error', message.slice(0, 200));
+    this.noteError('last_flush_error', message);
     console.error(`region ${this.getMeta('region')}: D1 write failed, ${kept} sample(s) kept for retry: ${message}`);
   }
 
