@@ -18,8 +18,17 @@ import type { ObservatoryConfig } from './shared/config/types.ts';
 import { preset } from './shared/config/presets.ts';
 
 type Target = ObservatoryConfig['targets'][number];
-const reference = (id: string, label: string, api: Target['api'], path: string, extra: Partial<Target> = {}): Target =>
-  ({ id: `reference-${id}`, label, provider: 'Reference endpoint', api, url: `{REFERENCE_URL}${path}`, model: `ref-${id}`, reference: true, promptVariants: ['chat'], ...extra });
+const reference = (id: string, label: string, api: Target['api'], path: string, extra: Partial<Target> = {}): Target => ({
+  id: `reference-${id}`,
+  label,
+  provider: 'Reference endpoint',
+  api,
+  url: `{REFERENCE_URL}${path}`,
+  model: `ref-${id}`,
+  reference: true,
+  promptVariants: ['chat'],
+  ...extra,
+});
 
 export const config: ObservatoryConfig = {
   // Every 5 minutes. Must equal [triggers] crons in wrangler.toml.
@@ -35,15 +44,28 @@ export const config: ObservatoryConfig = {
     // vendor_timing=1: also reports a vLLM-style time to first token in the body, so residual_ms is shown.
     // Every target runs the chat preset; these also code completion, and the fast one long context, so TTFT
     // against prompt size has three sizes to fit its prefill rate to.
-    reference('fast-small', 'Reference · fast small model', 'openai-chat', '/v1/chat/completions', { headers: { 'x-ref-params': 'vendor_timing=1' }, promptVariants: ['chat', 'code', 'long-context'], bursts: true }),
+    reference('fast-small', 'Reference · fast small model', 'openai-chat', '/v1/chat/completions', {
+      headers: { 'x-ref-params': 'vendor_timing=1' },
+      promptVariants: ['chat', 'code', 'long-context'],
+      bursts: true,
+    }),
     reference('slow-large', 'Reference · slow large model', 'anthropic-messages', '/v1/messages', { promptVariants: ['chat', 'code'] }),
     // Streams its reasoning (summaries) before the answer; a low effort keeps it inside the 64-token budget.
-    reference('reasoning', 'Reference · reasoning model', 'openai-responses', '/v1/responses', { reasoning: true, extraBody: { reasoning: { effort: 'low' } } }),
+    reference('reasoning', 'Reference · reasoning model', 'openai-responses', '/v1/responses', {
+      reasoning: true,
+      extraBody: { reasoning: { effort: 'low' } },
+    }),
     // Its queue and decode slow down as concurrent requests rise: the concurrency probes show the curve.
-    reference('batching', 'Reference · batching server', 'gemini', '/v1beta/models/{model}:streamGenerateContent?alt=sse', { promptVariants: ['chat', 'code'], bursts: true }),
+    reference('batching', 'Reference · batching server', 'gemini', '/v1beta/models/{model}:streamGenerateContent?alt=sse', {
+      promptVariants: ['chat', 'code'],
+      bursts: true,
+    }),
     // Thinks without streaming it (counted in usage only), like OpenAI's reasoning models on Chat Completions.
     // Its 300 reasoning tokens would use up the 64-token budget (no answer): a minimal effort leaves 30 for thinking.
-    reference('hidden-reasoning', 'Reference · hidden reasoning model', 'openai-chat', '/v1/chat/completions', { reasoning: true, extraBody: { reasoning_effort: 'minimal' } }),
+    reference('hidden-reasoning', 'Reference · hidden reasoning model', 'openai-chat', '/v1/chat/completions', {
+      reasoning: true,
+      extraBody: { reasoning_effort: 'minimal' },
+    }),
   ],
   // Workload presets (shared/config/presets.ts: code, chat, summary, long-context) or your own { id, label,
   // promptTokens, maxTokens }. Each is reported on its own (never pooled); the site shows the first by default,

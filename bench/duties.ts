@@ -22,7 +22,11 @@ import { ROLLUP_METRICS, rollupToBase64Json, rollupToJson } from '../shared/roll
 import { PERCENTILE_ROW_UNITS, ROLLUP_PAGE_ROWS } from '../shared/config/capacity.ts';
 
 /** CPU one invocation gets, by where the duty runs. */
-const CPU_MS = { 'read API (Worker, free plan)': 10, 'read API (Worker, paid plan)': 30_000, 'Durable Object alarm or request': 30_000 } as const;
+const CPU_MS = {
+  'read API (Worker, free plan)': 10,
+  'read API (Worker, paid plan)': 30_000,
+  'Durable Object alarm or request': 30_000,
+} as const;
 type RunsIn = keyof typeof CPU_MS;
 const REGIONS = ['weur', 'eeur', 'enam', 'wnam', 'apac', 'oc'];
 const TARGETS = Array.from({ length: 10 }, (_, k) => `target-${k + 1}`);
@@ -33,7 +37,7 @@ const HOUR0 = Date.UTC(2026, 0, 10, 12);
 
 // A fixed pseudo-random sequence, so every run measures the same work.
 let seed = 42;
-const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
 
 /** A normal deviate (Box–Muller), for latencies spread as they are: log-normal around each target's own level. */
 const normal = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
@@ -44,17 +48,39 @@ function sample(region: string, target: string, tick: number): RollupSample {
   const ttft = levelOf(target) * Math.exp(0.3 * normal());
   const network = 20 + random() * 80;
   return {
-    tick_id: tick, region, target, prompt_variant: 'chat', method_version: 2, error: failed ? 'http' : null, split_source: failed ? null : 'server-timing.total',
-    ttft_ms: failed ? null : ttft, ttfa_ms: failed ? null : ttft + random() * 30, total_ms: failed ? null : ttft + 600 * Math.exp(0.2 * normal()), tpot_ms: failed ? null : 8 * Math.exp(0.15 * normal()),
-    decode_tps: failed ? null : 80 + random() * 40, itl_p99_ms: failed ? null : 30 * Math.exp(0.4 * normal()), network_ms: failed ? null : network, server_ms: failed ? null : Math.max(ttft - network, 1),
+    tick_id: tick,
+    region,
+    target,
+    prompt_variant: 'chat',
+    method_version: 2,
+    error: failed ? 'http' : null,
+    split_source: failed ? null : 'server-timing.total',
+    ttft_ms: failed ? null : ttft,
+    ttfa_ms: failed ? null : ttft + random() * 30,
+    total_ms: failed ? null : ttft + 600 * Math.exp(0.2 * normal()),
+    tpot_ms: failed ? null : 8 * Math.exp(0.15 * normal()),
+    decode_tps: failed ? null : 80 + random() * 40,
+    itl_p99_ms: failed ? null : 30 * Math.exp(0.4 * normal()),
+    network_ms: failed ? null : network,
+    server_ms: failed ? null : Math.max(ttft - network, 1),
   } as unknown as RollupSample;
 }
 
-const samplesOfHour = (region: string, hour: number) => TARGETS.flatMap((t) => Array.from({ length: TICKS_PER_HOUR }, (_, k) => sample(region, t, hour + k * 300_000)));
+const samplesOfHour = (region: string, hour: number) =>
+  TARGETS.flatMap((t) => Array.from({ length: TICKS_PER_HOUR }, (_, k) => sample(region, t, hour + k * 300_000)));
 /** A rollup as its D1 row: the stored columns, histograms as bytes. */
 function asRow(r: Rollup, period: 'hour' | 'day'): Record<string, unknown> {
   const [probes, successes, errors, ...rest] = bodyValues(r);
-  const row: Record<string, unknown> = { [period]: r.hour, region: r.region, target: r.target, prompt_variant: r.prompt_variant, method_version: r.method_version, probes, successes, errors };
+  const row: Record<string, unknown> = {
+    [period]: r.hour,
+    region: r.region,
+    target: r.target,
+    prompt_variant: r.prompt_variant,
+    method_version: r.method_version,
+    probes,
+    successes,
+    errors,
+  };
   ROLLUP_METRICS.forEach((m, i) => (row[m] = rest[i]));
   row.split = rest[ROLLUP_METRICS.length];
   return row;
@@ -68,24 +94,52 @@ function once<T>(make: () => T): () => T {
 
 // The rows each duty reads.
 const hourRows = once(() => REGIONS.flatMap((region) => rollUp(samplesOfHour(region, HOUR0))));
-const regionDayRows = once(() => Array.from({ length: 24 }, (_, h) => rollUp(samplesOfHour('weur', HOUR0 - 12 * HOUR + h * HOUR))).flat().map((r) => asRow(r, 'hour')));
+const regionDayRows = once(() =>
+  Array.from({ length: 24 }, (_, h) => rollUp(samplesOfHour('weur', HOUR0 - 12 * HOUR + h * HOUR)))
+    .flat()
+    .map((r) => asRow(r, 'hour')),
+);
 /** A whole day of one region's probes (288 ticks a pair), rolled up into one row a pair: the histograms a daily row holds. */
-const samplesOfDay = (region: string) => TARGETS.flatMap((t) => Array.from({ length: 24 * TICKS_PER_HOUR }, (_, k) => ({ ...sample(region, t, HOUR0), tick_id: HOUR0 + k })));
+const samplesOfDay = (region: string) =>
+  TARGETS.flatMap((t) => Array.from({ length: 24 * TICKS_PER_HOUR }, (_, k) => ({ ...sample(region, t, HOUR0), tick_id: HOUR0 + k })));
 const dayRows = once(() => REGIONS.flatMap((region) => rollUp(samplesOfDay(region))));
-const dailyRows90 = once(() => Array.from({ length: 90 }, (_, d) => dayRows().map((r) => asRow({ ...r, hour: HOUR0 - d * DAY }, 'day'))).flat());
-const edgeHourRows = once(() => Array.from({ length: 46 }, (_, h) => REGIONS.flatMap((region) => rollUp(samplesOfHour(region, HOUR0 + h * HOUR)))).flat().map((r) => asRow(r, 'hour')));
+const dailyRows90 = once(() =>
+  Array.from({ length: 90 }, (_, d) => dayRows().map((r) => asRow({ ...r, hour: HOUR0 - d * DAY }, 'day'))).flat(),
+);
+const edgeHourRows = once(() =>
+  Array.from({ length: 46 }, (_, h) => REGIONS.flatMap((region) => rollUp(samplesOfHour(region, HOUR0 + h * HOUR))))
+    .flat()
+    .map((r) => asRow(r, 'hour')),
+);
 // Running totals hold every hour so far: their histograms are at least as wide as a day's.
 const totalsRows = once(() => dayRows().map((r) => asRow(r, 'hour')));
 const rules = resolveStatusRules({});
 const lookbackTicks = 12;
-const windows = once((): WindowSample[][] => TARGETS.map((t) => Array.from({ length: lookbackTicks }, (_, k) => sample('weur', t, HOUR0 + k * 300_000) as unknown as WindowSample)));
+const windows = once((): WindowSample[][] =>
+  TARGETS.map((t) => Array.from({ length: lookbackTicks }, (_, k) => sample('weur', t, HOUR0 + k * 300_000) as unknown as WindowSample)),
+);
 const baseline = { source: 'same-hour-7d' as const, n: 500, ttft_p99: 1_200, decode_p50: 100, network_p50: 60, server_p50: 400 };
 const KEYS = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw whsec_b3RoZXIta2V5LW5vdC10aGUtc2lua3M=';
-const message = JSON.stringify({ delivery_id: 'inc-1:opened:hook', type: 'incident.opened', text: 'x'.repeat(600), incident: { regions: REGIONS, rules: ['ttft', 'errors'] } });
+const message = JSON.stringify({
+  delivery_id: 'inc-1:opened:hook',
+  type: 'incident.opened',
+  text: 'x'.repeat(600),
+  incident: { regions: REGIONS, rules: ['ttft', 'errors'] },
+});
 
 /** Rows as the percentile query reads them: the key, the counts and the TTFT column alone (db/rollups.ts figureRowsCovering). */
 const figureRows = (rows: Array<Record<string, unknown>>): StoredFigureRow[] =>
-  rows.map((r) => ({ region: r.region, target: r.target, prompt_variant: r.prompt_variant, probes: r.probes, successes: r.successes, figure: r.ttft_ms }) as StoredFigureRow);
+  rows.map(
+    (r) =>
+      ({
+        region: r.region,
+        target: r.target,
+        prompt_variant: r.prompt_variant,
+        probes: r.probes,
+        successes: r.successes,
+        figure: r.ttft_ms,
+      }) as StoredFigureRow,
+  );
 
 const DUTIES: Array<{ name: string; runsIn: RunsIn; run: () => unknown }> = [
   {
@@ -95,30 +149,53 @@ const DUTIES: Array<{ name: string; runsIn: RunsIn; run: () => unknown }> = [
     run: () => {
       const fresh = rollUp(samplesOfHour('weur', HOUR0));
       const previous = fresh.map((r) => fromRollupRow(asRow(r, 'hour')));
-      const totals = applyToTotals(previous.map((r) => ({ ...r })), previous, fresh);
+      const totals = applyToTotals(
+        previous.map((r) => ({ ...r })),
+        previous,
+        fresh,
+      );
       return [...fresh, ...totals].map(bodyValues).length;
     },
   },
-  { name: 'daily rollup of one region', runsIn: 'Durable Object alarm or request', run: () => mergeByGroup(regionDayRows().map(fromRollupRow), HOUR0).map(bodyValues).length },
-  { name: 'status evaluation of one region', runsIn: 'Durable Object alarm or request', run: () => windows().map((w) => evaluate(w, HOUR0 + 11 * 300_000, baseline, rules)).length },
+  {
+    name: 'daily rollup of one region',
+    runsIn: 'Durable Object alarm or request',
+    run: () => mergeByGroup(regionDayRows().map(fromRollupRow), HOUR0).map(bodyValues).length,
+  },
+  {
+    name: 'status evaluation of one region',
+    runsIn: 'Durable Object alarm or request',
+    run: () => windows().map((w) => evaluate(w, HOUR0 + 11 * 300_000, baseline, rules)).length,
+  },
   {
     // The most a free-plan percentile request merges (PERCENTILE_ROW_UNITS) in daily rows: 16 days of every pair.
     // Each group's count is seen for the first time (the isolate's cache of exact interval ranks emptied).
     name: `percentiles from ${PERCENTILE_ROW_UNITS.free} daily rows`,
     runsIn: 'read API (Worker, free plan)',
-    run: () => forgetCiRanks() ?? storedFigurePercentileGroups(figureRows(dailyRows90().slice(0, PERCENTILE_ROW_UNITS.free)), ['region', 'target']).length,
+    run: () =>
+      forgetCiRanks() ??
+      storedFigurePercentileGroups(figureRows(dailyRows90().slice(0, PERCENTILE_ROW_UNITS.free)), ['region', 'target']).length,
   },
   {
     // The everyday question at the cap: 7 days of every region × target, 7 daily rows and 12 edge hours a pair.
     name: 'percentiles over 7 days (12 edge hours), every pair',
     runsIn: 'read API (Worker, free plan)',
-    run: () => forgetCiRanks() ?? storedFigurePercentileGroups(figureRows([...dailyRows90().slice(0, 7 * REGIONS.length * TARGETS.length), ...edgeHourRows().slice(0, 12 * REGIONS.length * TARGETS.length)]), ['region', 'target']).length,
+    run: () =>
+      forgetCiRanks() ??
+      storedFigurePercentileGroups(
+        figureRows([
+          ...dailyRows90().slice(0, 7 * REGIONS.length * TARGETS.length),
+          ...edgeHourRows().slice(0, 12 * REGIONS.length * TARGETS.length),
+        ]),
+        ['region', 'target'],
+      ).length,
   },
   {
     // 90 days of daily rows and the edge hours, every region × target: refused on the free plan (too_much_work).
     name: 'percentiles over 90 days, every pair',
     runsIn: 'read API (Worker, paid plan)',
-    run: () => forgetCiRanks() ?? storedFigurePercentileGroups(figureRows([...dailyRows90(), ...edgeHourRows()]), ['region', 'target']).length,
+    run: () =>
+      forgetCiRanks() ?? storedFigurePercentileGroups(figureRows([...dailyRows90(), ...edgeHourRows()]), ['region', 'target']).length,
   },
   {
     // The site build reads 90 days of daily rows (every region × target) in pages of whole days, histograms as stored bytes.
@@ -131,9 +208,21 @@ const DUTIES: Array<{ name: string; runsIn: RunsIn; run: () => unknown }> = [
     runsIn: 'read API (Worker, free plan)',
     run: () => JSON.stringify(dailyRows90().slice(0, ROLLUP_PAGE_ROWS.json).map(fromRollupRow).map(rollupToJson)).length,
   },
-  { name: '/metrics?region=… (10 pairs)', runsIn: 'read API (Worker, free plan)', run: () => prometheusText(totalsRows().slice(0, TARGETS.length).map(fromRollupRow)).length },
-  { name: '/metrics, every pair (6 × 10)', runsIn: 'read API (Worker, paid plan)', run: () => prometheusText(totalsRows().map(fromRollupRow)).length },
-  { name: 'a signed webhook delivery', runsIn: 'Durable Object alarm or request', run: () => webhookSignature(KEYS, 'inc-1:opened:hook', HOUR0, message).length },
+  {
+    name: '/metrics?region=… (10 pairs)',
+    runsIn: 'read API (Worker, free plan)',
+    run: () => prometheusText(totalsRows().slice(0, TARGETS.length).map(fromRollupRow)).length,
+  },
+  {
+    name: '/metrics, every pair (6 × 10)',
+    runsIn: 'read API (Worker, paid plan)',
+    run: () => prometheusText(totalsRows().map(fromRollupRow)).length,
+  },
+  {
+    name: 'a signed webhook delivery',
+    runsIn: 'Durable Object alarm or request',
+    run: () => webhookSignature(KEYS, 'inc-1:opened:hook', HOUR0, message).length,
+  },
 ];
 
 /**
@@ -177,13 +266,22 @@ if (only >= 0) {
   process.exit(0);
 }
 // Each duty in a process of its own, one after another: one duty's rows never weigh on another's garbage collection.
-const rows: Row[] = DUTIES.map((_, i) => JSON.parse(execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--duty', String(i)], { encoding: 'utf8' })) as Row);
+const rows: Row[] = DUTIES.map(
+  (_, i) => JSON.parse(execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--duty', String(i)], { encoding: 'utf8' })) as Row,
+);
 
 if (process.argv.includes('--json')) {
   console.log(JSON.stringify({ node: process.version, rounds: ROUNDS, rows }));
 } else {
-  console.log(`CPU ms per duty at 6 regions × 10 targets (median and p90 of ${ROUNDS} rounds of at least ${ROUND_MS} ms each, this thread's CPU, node ${process.version}), against half the CPU its invocation gets`);
-  console.log(`a daily row's TTFT histogram holds ${Math.round(dayRows().reduce((n, r) => n + r.histograms.ttft_ms.buckets.size, 0) / dayRows().length)} buckets on average; an hourly row's ${Math.round(hourRows().reduce((n, r) => n + r.histograms.ttft_ms.buckets.size, 0) / hourRows().length)}`);
+  console.log(
+    `CPU ms per duty at 6 regions × 10 targets (median and p90 of ${ROUNDS} rounds of at least ${ROUND_MS} ms each, this thread's CPU, node ${process.version}), against half the CPU its invocation gets`,
+  );
+  console.log(
+    `a daily row's TTFT histogram holds ${Math.round(dayRows().reduce((n, r) => n + r.histograms.ttft_ms.buckets.size, 0) / dayRows().length)} buckets on average; an hourly row's ${Math.round(hourRows().reduce((n, r) => n + r.histograms.ttft_ms.buckets.size, 0) / hourRows().length)}`,
+  );
   console.log(`${'duty'.padEnd(52)} ${'median'.padStart(8)} ${'p90'.padStart(8)}  runs in, budget`);
-  for (const r of rows) console.log(`${r.duty.padEnd(52)} ${r.medianMs.toFixed(2).padStart(8)} ${r.p90Ms.toFixed(2).padStart(8)}  ${r.runsIn}, ${r.budgetMs} ms: ${r.withinHalf ? 'within' : 'OVER'}`);
+  for (const r of rows)
+    console.log(
+      `${r.duty.padEnd(52)} ${r.medianMs.toFixed(2).padStart(8)} ${r.p90Ms.toFixed(2).padStart(8)}  ${r.runsIn}, ${r.budgetMs} ms: ${r.withinHalf ? 'within' : 'OVER'}`,
+    );
 }

@@ -59,13 +59,25 @@ function naiveOnce(framing: 'sse' | 'ndjson', reads: Uint8Array[]): number {
       stamps.push((t += 1));
       const lines = (pending + decoder.decode(read, { stream: true })).split('\n');
       pending = lines.pop() ?? '';
-      for (const line of lines) if (line.trim()) { JSON.parse(line); parsed++; }
+      for (const line of lines)
+        if (line.trim()) {
+          JSON.parse(line);
+          parsed++;
+        }
     }
   }
   return parsed;
 }
 
-interface Row { api: string; events: number; bytes: number; coreMs: number; naiveMs: number; ratio: number; coreP90Ms: number }
+interface Row {
+  api: string;
+  events: number;
+  bytes: number;
+  coreMs: number;
+  naiveMs: number;
+  ratio: number;
+  coreP90Ms: number;
+}
 const rows: Row[] = [];
 for (const s of STREAMS) {
   const encoder = new TextEncoder();
@@ -73,7 +85,10 @@ for (const s of STREAMS) {
   const bytes = reads.reduce((n, r) => n + r.byteLength, 0);
   const tokens = coreOnce(s.api, reads);
   if (tokens !== TOKENS) throw new Error(`${s.api}: core read ${tokens} token events, expected ${TOKENS}`);
-  for (let i = 0; i < 20; i++) { coreOnce(s.api, reads); naiveOnce(s.framing, reads); } // warm-up
+  for (let i = 0; i < 20; i++) {
+    coreOnce(s.api, reads);
+    naiveOnce(s.framing, reads);
+  } // warm-up
   const core: number[] = [];
   const naive: number[] = [];
   const ratios: number[] = [];
@@ -89,8 +104,13 @@ for (const s of STREAMS) {
     ratios.push(n / c);
   }
   rows.push({
-    api: s.api, events: reads.length, bytes,
-    coreMs: percentile(core, 0.5)!, naiveMs: percentile(naive, 0.5)!, ratio: percentile(ratios, 0.5)!, coreP90Ms: percentile(core, 0.9)!,
+    api: s.api,
+    events: reads.length,
+    bytes,
+    coreMs: percentile(core, 0.5)!,
+    naiveMs: percentile(naive, 0.5)!,
+    ratio: percentile(ratios, 0.5)!,
+    coreP90Ms: percentile(core, 0.9)!,
   });
 }
 
@@ -98,7 +118,13 @@ for (const s of STREAMS) {
  * Hostile input through the same core, fed in 64 KiB reads: each stops at its cap or reads through in
  * linear time (the end-to-end cases, with their classes, are tests/shared/hostile-streams.timing.test.ts).
  */
-function hostileMs(name: string, api: (typeof STREAMS)[number]['api'], head: string, body: string, bytes: number): { name: string; mib: number; ms: number; error: string | null } {
+function hostileMs(
+  name: string,
+  api: (typeof STREAMS)[number]['api'],
+  head: string,
+  body: string,
+  bytes: number,
+): { name: string; mib: number; ms: number; error: string | null } {
   const encoder = new TextEncoder();
   const piece = encoder.encode(body.repeat(Math.max(1, Math.floor(65_536 / body.length))));
   const times: number[] = [];
@@ -125,16 +151,25 @@ const hostile = [
 if (args.includes('--json')) {
   console.log(JSON.stringify({ node: process.version, rounds: ROUNDS, streamsPerRound: STREAMS_PER_ROUND, rows, hostile }));
 } else {
-  console.log(`CPU ms to parse and time one ${TOKENS}-token stream (one read per event), median of ${ROUNDS} rounds x ${STREAMS_PER_ROUND} streams, node ${process.version}`);
+  console.log(
+    `CPU ms to parse and time one ${TOKENS}-token stream (one read per event), median of ${ROUNDS} rounds x ${STREAMS_PER_ROUND} streams, node ${process.version}`,
+  );
   console.log('api                 events   bytes   core ms  core p90   naive ms  naive/core');
   for (const r of rows) {
-    console.log(`${r.api.padEnd(18)} ${String(r.events).padStart(7)} ${String(r.bytes).padStart(7)} ${r.coreMs.toFixed(3).padStart(9)} ${r.coreP90Ms.toFixed(3).padStart(9)} ${r.naiveMs.toFixed(3).padStart(10)} ${r.ratio.toFixed(2).padStart(10)}x`);
+    console.log(
+      `${r.api.padEnd(18)} ${String(r.events).padStart(7)} ${String(r.bytes).padStart(7)} ${r.coreMs.toFixed(3).padStart(9)} ${r.coreP90Ms.toFixed(3).padStart(9)} ${r.naiveMs.toFixed(3).padStart(10)} ${r.ratio.toFixed(2).padStart(10)}x`,
+    );
   }
   const slowest = rows.reduce((a, b) => (b.coreMs > a.coreMs ? b : a));
   const closest = rows.reduce((a, b) => (b.ratio < a.ratio ? b : a));
   const worst = Math.max(...rows.map((r) => r.coreP90Ms));
-  console.log(`slowest format: ${slowest.api}, median ${slowest.coreMs.toFixed(3)} ms; lowest ratio: ${closest.api}, ${closest.ratio.toFixed(2)}x the naive reader`);
-  console.log(`worst core p90: ${worst.toFixed(3)} ms = ${((worst / WORKER_FREE_CPU_MS) * 100).toFixed(1)} % of the Workers free-plan ${WORKER_FREE_CPU_MS} ms CPU budget`);
+  console.log(
+    `slowest format: ${slowest.api}, median ${slowest.coreMs.toFixed(3)} ms; lowest ratio: ${closest.api}, ${closest.ratio.toFixed(2)}x the naive reader`,
+  );
+  console.log(
+    `worst core p90: ${worst.toFixed(3)} ms = ${((worst / WORKER_FREE_CPU_MS) * 100).toFixed(1)} % of the Workers free-plan ${WORKER_FREE_CPU_MS} ms CPU budget`,
+  );
   console.log('\nhostile input in 64 KiB reads (median of 5): MiB sent, CPU ms, how it ended');
-  for (const h of hostile) console.log(`${h.name.padEnd(34)} ${h.mib.toFixed(0).padStart(4)} ${h.ms.toFixed(1).padStart(8)}  ${h.error ?? 'read through'}`);
+  for (const h of hostile)
+    console.log(`${h.name.padEnd(34)} ${h.mib.toFixed(0).padStart(4)} ${h.ms.toFixed(1).padStart(8)}  ${h.error ?? 'read through'}`);
 }

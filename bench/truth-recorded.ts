@@ -24,22 +24,35 @@ export interface RecordedTruth {
 
 /** Recordings of a 200 stream with at least one token: what a first-token error can be measured on. */
 export function timedRecordings(): Fixture[] {
-  return fixtureNames().map(loadFixture).filter((f) => f.response.status === 200 && firstTokenEvent(f, recordedEvents(f)) !== -1);
+  return fixtureNames()
+    .map(loadFixture)
+    .filter((f) => f.response.status === 200 && firstTokenEvent(f, recordedEvents(f)) !== -1);
 }
 
 function probeOnce(cli: string, url: string, f: Fixture): Promise<Sample> {
   const model = (f.request.body as { model?: string } | null)?.model ?? 'm';
-  return new Promise((resolve, reject) => execFile(process.execPath, [cli, url, '--api', apiIdOf(f), '--model', model, '--n', '1', '--json'], { timeout: 60_000 },
-    (_error, stdout, stderr) => {
-      try {
-        resolve(JSON.parse(stdout.trim().split('\n')[0]));
-      } catch {
-        reject(new Error(`probe of ${f.name} printed no sample: ${stderr.slice(0, 300)}`));
-      }
-    }));
+  return new Promise((resolve, reject) =>
+    execFile(
+      process.execPath,
+      [cli, url, '--api', apiIdOf(f), '--model', model, '--n', '1', '--json'],
+      { timeout: 60_000 },
+      (_error, stdout, stderr) => {
+        try {
+          resolve(JSON.parse(stdout.trim().split('\n')[0]));
+        } catch {
+          reject(new Error(`probe of ${f.name} printed no sample: ${stderr.slice(0, 300)}`));
+        }
+      },
+    ),
+  );
 }
 
-export async function cliOnRecordings(runs: number, recordings = timedRecordings(), pacing = { prefillMs: 30, gapMs: 3 }, clis: Record<string, string> = { cli: CLI }): Promise<RecordedTruth[]> {
+export async function cliOnRecordings(
+  runs: number,
+  recordings = timedRecordings(),
+  pacing = { prefillMs: 30, gapMs: 3 },
+  clis: Record<string, string> = { cli: CLI },
+): Promise<RecordedTruth[]> {
   const byKey = new Map(recordings.map((f) => [f.name.replace(/\.json$/, ''), f]));
   const server = await startReplayTruthServer((path) => {
     const key = path.split('/')[1];
@@ -57,7 +70,8 @@ export async function cliOnRecordings(runs: number, recordings = timedRecordings
         for (const [label, cli] of Object.entries(clis)) {
           const sample = await probeOnce(cli, url, f);
           const record = server.records.filter((x) => x.key === key).at(-1);
-          if (!record?.firstTokenAt || sample.ttft_ms === null) throw new Error(`${key}: no first token measured (${sample.error}: ${sample.error_detail})`);
+          if (!record?.firstTokenAt || sample.ttft_ms === null)
+            throw new Error(`${key}: no first token measured (${sample.error}: ${sample.error_detail})`);
           errors[label].push(sample.ttft_ms - (record.firstTokenAt - sample.started_at));
           afterWriteStart[label].push(sample.ttft_ms - (record.firstTokenWriteStartAt! - sample.started_at));
         }

@@ -38,7 +38,11 @@ export interface WorkersTruth {
   error: number;
 }
 
-export async function workersOnRecordings(ticks: number, log: (line: string) => void = () => {}, pace = { prefillMs: 30, gapMs: 3 }): Promise<WorkersTruth[]> {
+export async function workersOnRecordings(
+  ticks: number,
+  log: (line: string) => void = () => {},
+  pace = { prefillMs: 30, gapMs: 3 },
+): Promise<WorkersTruth[]> {
   const recordings = RECORDING_BY_PATH.map(([pattern, name, holdHeaders]) => [pattern, loadFixture(name), holdHeaders] as const);
   const server = await startReplayTruthServer((path) => {
     const [, region, ...rest] = path.split('/');
@@ -49,8 +53,12 @@ export async function workersOnRecordings(ticks: number, log: (line: string) => 
   const work = mkdtempSync(join(tmpdir(), 'truth-workers-'));
   const urls = Object.fromEntries(config.regions.map((r) => [r.code, `${server.url}/${r.code}`]));
   const local = await startLocalObservatory({
-    apiPort: 0, referencePort: 0, persistTo: join(work, 'state'),
-    vars: async () => ({ REGION_REFERENCE_URLS: JSON.stringify(urls) }), log: () => {}, progress: log,
+    apiPort: 0,
+    referencePort: 0,
+    persistTo: join(work, 'state'),
+    vars: async () => ({ REGION_REFERENCE_URLS: JSON.stringify(urls) }),
+    log: () => {},
+    progress: log,
   });
   try {
     const admin = { authorization: `Bearer ${local.adminToken}`, 'content-type': 'application/json' };
@@ -58,10 +66,15 @@ export async function workersOnRecordings(ticks: number, log: (line: string) => 
     const start = Math.floor(Date.now() / TICK_SPACING_MS) * TICK_SPACING_MS;
     let samples: StoredSample[] = [];
     for (let k = 1; k <= ticks; k++) {
-      const r = await fetch(`${local.apiUrl}/api/v1/ticks`, { method: 'POST', headers: admin, body: JSON.stringify({ tick_id: start - k * TICK_SPACING_MS, backfill: true }) });
+      const r = await fetch(`${local.apiUrl}/api/v1/ticks`, {
+        method: 'POST',
+        headers: admin,
+        body: JSON.stringify({ tick_id: start - k * TICK_SPACING_MS, backfill: true }),
+      });
       if (r.status !== 202) throw new Error(`tick refused: ${await r.text()}`);
       for (let waited = 0; ; waited += WAIT_STEP_MS) {
-        samples = ((await (await fetch(`${local.apiUrl}/api/v1/samples?limit=1000&window=1d`)).json()) as { samples: StoredSample[] }).samples;
+        samples = ((await (await fetch(`${local.apiUrl}/api/v1/samples?limit=1000&window=1d`)).json()) as { samples: StoredSample[] })
+          .samples;
         if (samples.length >= k * perTick) break;
         if (waited > WAIT_LIMIT_MS) throw new Error(`only ${samples.length} of ${k * perTick} samples after ${WAIT_LIMIT_MS / 1000} s`);
         await new Promise((res) => setTimeout(res, WAIT_STEP_MS));
@@ -85,7 +98,12 @@ export async function workersOnRecordings(ticks: number, log: (line: string) => 
  * Each sample's error against the request it made: same region, path and model (a region probes
  * several targets at once, some on one path), the first unused arrival after its t0.
  */
-function matchTruth(samples: StoredSample[], records: ReplayRecord[], pathOf: (target: string) => string, modelOf: (target: string) => string): WorkersTruth[] {
+function matchTruth(
+  samples: StoredSample[],
+  records: ReplayRecord[],
+  pathOf: (target: string) => string,
+  modelOf: (target: string) => string,
+): WorkersTruth[] {
   const used = new Set<ReplayRecord>();
   const firstStart = new Map<string, number>();
   for (const s of samples) firstStart.set(s.region, Math.min(firstStart.get(s.region) ?? Infinity, s.started_at));
@@ -95,10 +113,17 @@ function matchTruth(samples: StoredSample[], records: ReplayRecord[], pathOf: (t
     const key = `${s.region}|${pathOf(s.target)}`;
     // workerd's clock has 1 ms resolution: an arrival may read up to 1 ms before t0.
     const model = modelOf(s.target);
-    const record = records.filter((r) => r.key === key && (r.model === null || r.model === model) && !used.has(r) && r.arrivedAt >= s.started_at - 1).sort((a, b) => a.arrivedAt - b.arrivedAt)[0];
+    const record = records
+      .filter((r) => r.key === key && (r.model === null || r.model === model) && !used.has(r) && r.arrivedAt >= s.started_at - 1)
+      .sort((a, b) => a.arrivedAt - b.arrivedAt)[0];
     if (!record?.firstTokenAt) throw new Error(`${key}: no request recorded for the sample started at ${s.started_at}`);
     used.add(record);
-    out.push({ region: s.region, target: s.target, first: s.started_at === firstStart.get(s.region), error: s.ttft_ms - (record.firstTokenAt - s.started_at) });
+    out.push({
+      region: s.region,
+      target: s.target,
+      first: s.started_at === firstStart.get(s.region),
+      error: s.ttft_ms - (record.firstTokenAt - s.started_at),
+    });
   }
   return out;
 }

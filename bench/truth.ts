@@ -35,8 +35,33 @@ const CLI = fileURLToPath(new URL('../cli/probe.ts', import.meta.url));
 const f2 = (x: number) => x.toFixed(2);
 
 function probe(url: string, mode: string): Promise<Sample[]> {
-  return new Promise((resolve, reject) => execFile(process.execPath, [CLI, `${url}/v1/chat/completions`, '--api', 'openai-chat', '--model', 'truth', '--n', String(N), '--json', '--header', `x-mode: ${mode}`],
-    (error, stdout) => (error ? reject(error) : resolve(stdout.trim().split('\n').map((l) => JSON.parse(l))))));
+  return new Promise((resolve, reject) =>
+    execFile(
+      process.execPath,
+      [
+        CLI,
+        `${url}/v1/chat/completions`,
+        '--api',
+        'openai-chat',
+        '--model',
+        'truth',
+        '--n',
+        String(N),
+        '--json',
+        '--header',
+        `x-mode: ${mode}`,
+      ],
+      (error, stdout) =>
+        error
+          ? reject(error)
+          : resolve(
+              stdout
+                .trim()
+                .split('\n')
+                .map((l) => JSON.parse(l)),
+            ),
+    ),
+  );
 }
 
 const { values } = parseArgs({ options: { against: { type: 'string' } } });
@@ -55,27 +80,36 @@ for (const mode of ['immediate', 'hold']) {
   const errors = direct.map((s, i) => s.ttft_ms! - (truth[i] - s.started_at));
   const delayed = await probe(proxy.url, mode);
   const m = (xs: Sample[], f: (s: Sample) => number | null) => median(xs.map((s) => f(s)!))!;
-  console.log(`   headers ${mode === 'hold' ? 'held until the first token' : 'sent at once'}:`
-    + ` error median ${f2(median(errors)!)} (max ${f2(Math.max(...errors))});`
-    + ` network_ms +${(m(delayed, (s) => s.network_ms) - m(direct, (s) => s.network_ms)).toFixed(1)} ms,`
-    + ` server_ms ${(m(delayed, (s) => s.server_ms) - m(direct, (s) => s.server_ms)).toFixed(1)} ms through the proxy`);
+  console.log(
+    `   headers ${mode === 'hold' ? 'held until the first token' : 'sent at once'}:` +
+      ` error median ${f2(median(errors)!)} (max ${f2(Math.max(...errors))});` +
+      ` network_ms +${(m(delayed, (s) => s.network_ms) - m(direct, (s) => s.network_ms)).toFixed(1)} ms,` +
+      ` server_ms ${(m(delayed, (s) => s.server_ms) - m(direct, (s) => s.server_ms)).toFixed(1)} ms through the proxy`,
+  );
 }
 await proxy.close();
 await server.close();
 
-console.log(`\n2. CLI single-shot on every recorded stream: ${RECORDED_RUNS} fresh processes per recording (round trip on, as by default)`
-  + (values.against ? `; alternating run by run with ${clis.against}` : ''));
+console.log(
+  `\n2. CLI single-shot on every recorded stream: ${RECORDED_RUNS} fresh processes per recording (round trip on, as by default)` +
+    (values.against ? `; alternating run by run with ${clis.against}` : ''),
+);
 const recorded = await cliOnRecordings(RECORDED_RUNS, undefined, undefined, clis);
 for (const label of Object.keys(clis)) {
   const perRecording = recorded.map((r) => ({ name: r.name, api: r.api, median: median(r.errors[label])! }));
   if (values.against) console.log(`   ${label === 'cli' ? 'this checkout' : values.against}:`);
   const byApi = new Map<string, number[]>();
   for (const r of perRecording) byApi.set(r.api, [...(byApi.get(r.api) ?? []), r.median]);
-  for (const [api, medians] of byApi) console.log(`   ${api.padEnd(20)} ${medians.length} recording${medians.length > 1 ? 's' : ''}, median error ${f2(median(medians)!)}, worst recording ${f2(Math.max(...medians))}`);
+  for (const [api, medians] of byApi)
+    console.log(
+      `   ${api.padEnd(20)} ${medians.length} recording${medians.length > 1 ? 's' : ''}, median error ${f2(median(medians)!)}, worst recording ${f2(Math.max(...medians))}`,
+    );
   const worst = perRecording.reduce((a, b) => (b.median > a.median ? b : a));
   const all = recorded.flatMap((r) => r.errors[label]);
-  console.log(`   all ${recorded.length} recordings: median ${f2(median(all)!)}, worst recording median ${f2(worst.median)} (${worst.name}),`
-    + ` largest single error ${f2(Math.max(...all))}; goal ≤ ${CLI_GOAL_MS} per recording: ${worst.median <= CLI_GOAL_MS ? 'met' : 'NOT met'}`);
+  console.log(
+    `   all ${recorded.length} recordings: median ${f2(median(all)!)}, worst recording median ${f2(worst.median)} (${worst.name}),` +
+      ` largest single error ${f2(Math.max(...all))}; goal ≤ ${CLI_GOAL_MS} per recording: ${worst.median <= CLI_GOAL_MS ? 'met' : 'NOT met'}`,
+  );
 }
 
 console.log(`\n3. Workers path (wrangler dev), ${WORKERS_TICKS} ticks of the demo configuration against recorded streams`);
@@ -89,4 +123,6 @@ for (const target of [...new Set(workers.map((w) => w.target))]) {
   console.log(`   ${target.padEnd(34)} median ${f2(median(errors)!)}, max ${f2(Math.max(...errors))} (n=${errors.length})`);
 }
 const workersMedian = median(workers.map((w) => w.error))!;
-console.log(`   all: median ${f2(workersMedian)}; goal ≤ ${WORKERS_GOAL_MS}, first probes included: ${Math.abs(workersMedian) <= WORKERS_GOAL_MS && Math.abs(median(firsts)!) <= WORKERS_GOAL_MS ? 'met' : 'NOT met'}`);
+console.log(
+  `   all: median ${f2(workersMedian)}; goal ≤ ${WORKERS_GOAL_MS}, first probes included: ${Math.abs(workersMedian) <= WORKERS_GOAL_MS && Math.abs(median(firsts)!) <= WORKERS_GOAL_MS ? 'met' : 'NOT met'}`,
+);

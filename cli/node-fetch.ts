@@ -32,48 +32,57 @@ export const arrivalOf = (received: Response | Uint8Array): number | undefined =
 function stampedBody(res: IncomingMessage): ReadableStream<Uint8Array> {
   let settled = false;
   const source = decoded(res);
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      source.on('data', (chunk: Buffer) => {
-        arrivals.set(chunk, performance.now());
-        controller.enqueue(chunk);
-        if ((controller.desiredSize ?? 1) <= 0) source.pause();
-      });
-      source.on('end', () => {
-        if (settled) return;
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        source.on('data', (chunk: Buffer) => {
+          arrivals.set(chunk, performance.now());
+          controller.enqueue(chunk);
+          if ((controller.desiredSize ?? 1) <= 0) source.pause();
+        });
+        source.on('end', () => {
+          if (settled) return;
+          settled = true;
+          controller.close();
+        });
+        const fail = (e: Error) => {
+          if (settled) return;
+          settled = true;
+          controller.error(e);
+        };
+        source.on('error', fail);
+        res.on('error', fail);
+        res.on('close', () => {
+          if (source === res || !res.complete) fail(new TypeError('terminated: other side closed'));
+        });
+      },
+      pull() {
+        source.resume();
+      },
+      cancel() {
         settled = true;
-        controller.close();
-      });
-      const fail = (e: Error) => {
-        if (settled) return;
-        settled = true;
-        controller.error(e);
-      };
-      source.on('error', fail);
-      res.on('error', fail);
-      res.on('close', () => {
-        if (source === res || !res.complete) fail(new TypeError('terminated: other side closed'));
-      });
+        if (source !== res) source.destroy();
+        // A response already read to its end keeps its keep-alive connection for the next request.
+        if (res.complete) res.resume();
+        else res.destroy();
+      },
     },
-    pull() {
-      source.resume();
-    },
-    cancel() {
-      settled = true;
-      if (source !== res) source.destroy();
-      // A response already read to its end keeps its keep-alive connection for the next request.
-      if (res.complete) res.resume();
-      else res.destroy();
-    },
-  }, { highWaterMark: STAMPED_CHUNKS_QUEUED });
+    { highWaterMark: STAMPED_CHUNKS_QUEUED },
+  );
 }
 
 function decoded(res: IncomingMessage): Readable {
-  const encoding = String(res.headers['content-encoding'] ?? '').trim().toLowerCase();
-  const decoder = encoding === 'gzip' || encoding === 'x-gzip' ? zlib.createGunzip()
-    : encoding === 'deflate' ? zlib.createInflate()
-    : encoding === 'br' ? zlib.createBrotliDecompress()
-    : null;
+  const encoding = String(res.headers['content-encoding'] ?? '')
+    .trim()
+    .toLowerCase();
+  const decoder =
+    encoding === 'gzip' || encoding === 'x-gzip'
+      ? zlib.createGunzip()
+      : encoding === 'deflate'
+        ? zlib.createInflate()
+        : encoding === 'br'
+          ? zlib.createBrotliDecompress()
+          : null;
   return decoder === null ? res : res.pipe(decoder);
 }
 
@@ -89,22 +98,27 @@ export const nodeFetch: FetchLike = (input, init = {}) =>
     // No compression: the probe times bytes as the server sends them, and decodes none.
     const headers: Record<string, string> = { 'accept-encoding': 'identity' };
     new Headers(init.headers).forEach((value, name) => (headers[name] = value));
-    const request = transport.request(url, { method: init.method ?? 'GET', headers, agent: agents[url.protocol as 'http:' | 'https:'] }, (res) => {
-      const headersAt = performance.now();
-      const responseHeaders = new Headers();
-      for (let i = 0; i < res.rawHeaders.length; i += 2) responseHeaders.append(res.rawHeaders[i], res.rawHeaders[i + 1]);
-      const status = res.statusCode ?? 0;
-      if (status < 200 || status > 599) {
-        res.destroy();
-        return reject(new TypeError(`the server answered with HTTP status ${status}, which fetch cannot represent`));
-      }
-      const nullBody = status === 204 || status === 304 || init.method === 'HEAD';
-      if (nullBody) res.resume();
-      const response = new Response(nullBody ? null : stampedBody(res), { status, headers: responseHeaders });
-      arrivals.set(response, headersAt);
-      resolve(response);
-    });
-    const onAbort = () => request.destroy(signal?.reason instanceof Error ? signal.reason : new DOMException('The operation was aborted.', 'AbortError'));
+    const request = transport.request(
+      url,
+      { method: init.method ?? 'GET', headers, agent: agents[url.protocol as 'http:' | 'https:'] },
+      (res) => {
+        const headersAt = performance.now();
+        const responseHeaders = new Headers();
+        for (let i = 0; i < res.rawHeaders.length; i += 2) responseHeaders.append(res.rawHeaders[i], res.rawHeaders[i + 1]);
+        const status = res.statusCode ?? 0;
+        if (status < 200 || status > 599) {
+          res.destroy();
+          return reject(new TypeError(`the server answered with HTTP status ${status}, which fetch cannot represent`));
+        }
+        const nullBody = status === 204 || status === 304 || init.method === 'HEAD';
+        if (nullBody) res.resume();
+        const response = new Response(nullBody ? null : stampedBody(res), { status, headers: responseHeaders });
+        arrivals.set(response, headersAt);
+        resolve(response);
+      },
+    );
+    const onAbort = () =>
+      request.destroy(signal?.reason instanceof Error ? signal.reason : new DOMException('The operation was aborted.', 'AbortError'));
     signal?.addEventListener('abort', onAbort, { once: true });
     request.on('close', () => signal?.removeEventListener('abort', onAbort));
     request.on('error', (e) => reject(new TypeError('fetch failed', { cause: e })));

@@ -1,5 +1,13 @@
 import { parseArgs } from 'node:util';
-import { API_IDS, MAX_TOKENS_PARAMS, type ApiId, type MaxTokensParam, type ProbeTarget, type PromptVariant, type Timeouts } from '../shared/types.ts';
+import {
+  API_IDS,
+  MAX_TOKENS_PARAMS,
+  type ApiId,
+  type MaxTokensParam,
+  type ProbeTarget,
+  type PromptVariant,
+  type Timeouts,
+} from '../shared/types.ts';
 import { DEFAULT_MAX_TOKENS, DEFAULT_PROMPT_TOKENS, DEFAULT_TIMEOUTS, MAX_PROBES_PER_RUN, MAX_TIMEOUT_MS } from '../shared/constants.ts';
 
 export const USAGE = `usage: npm run probe -- <url> --api <api> --model <model> [options]
@@ -38,7 +46,8 @@ export interface CliConfig {
 
 function positiveInt(name: string, value: string | undefined, fallback: number, max = 1_000_000): number {
   if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > max) throw new UsageError(`--${name} must be a whole number from 1 to ${max}, got "${value}"`);
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > max)
+    throw new UsageError(`--${name} must be a whole number from 1 to ${max}, got "${value}"`);
   return Number(value);
 }
 
@@ -73,9 +82,16 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
   }
   const v = parsed.values;
   const empty = { n: 1, rtt: false, json: false, timeouts: DEFAULT_TIMEOUTS } as const;
-  if (v.help) return { ...empty, help: true, target: { id: '', api: 'openai-chat', url: '', model: '' }, prompt: { id: '', promptTokens: 0, maxTokens: 0 } };
+  if (v.help)
+    return {
+      ...empty,
+      help: true,
+      target: { id: '', api: 'openai-chat', url: '', model: '' },
+      prompt: { id: '', promptTokens: 0, maxTokens: 0 },
+    };
 
-  if (parsed.positionals.length !== 1) throw new UsageError(parsed.positionals.length === 0 ? 'missing <url>' : `expected one <url>, got ${parsed.positionals.length}`);
+  if (parsed.positionals.length !== 1)
+    throw new UsageError(parsed.positionals.length === 0 ? 'missing <url>' : `expected one <url>, got ${parsed.positionals.length}`);
   const url = parsed.positionals[0];
   let parsedUrl: URL;
   try {
@@ -85,7 +101,8 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
   }
   if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') throw new UsageError(`URL must be http or https: "${url}"`);
   if (!v.api) throw new UsageError('missing --api');
-  if (!(API_IDS as readonly string[]).includes(v.api)) throw new UsageError(`unknown --api "${v.api}"; expected one of: ${API_IDS.join(', ')}`);
+  if (!(API_IDS as readonly string[]).includes(v.api))
+    throw new UsageError(`unknown --api "${v.api}"; expected one of: ${API_IDS.join(', ')}`);
   if (!v.model) throw new UsageError('missing --model');
 
   const headers: Record<string, string> = {};
@@ -100,7 +117,10 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     apiKey = env[v['api-key-env']];
     if (!apiKey) throw new UsageError(`environment variable ${v['api-key-env']} (from --api-key-env) is not set`);
   }
-  const serverTimingMetrics = v['server-timing']?.split(',').map((s) => s.trim()).filter(Boolean);
+  const serverTimingMetrics = v['server-timing']
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   let extraBody: Record<string, unknown> | undefined;
   if (v.body !== undefined) {
     try {
@@ -108,16 +128,28 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     } catch {
       throw new UsageError(`--body must be a JSON object, got "${v.body}"`);
     }
-    if (typeof extraBody !== 'object' || extraBody === null || Array.isArray(extraBody)) throw new UsageError(`--body must be a JSON object, got "${v.body}"`);
+    if (typeof extraBody !== 'object' || extraBody === null || Array.isArray(extraBody))
+      throw new UsageError(`--body must be a JSON object, got "${v.body}"`);
   }
   const maxTokensParam = v['max-tokens-param'];
-  if (maxTokensParam !== undefined && !(MAX_TOKENS_PARAMS as readonly string[]).includes(maxTokensParam)) throw new UsageError(`--max-tokens-param must be one of ${MAX_TOKENS_PARAMS.join(', ')}, got "${maxTokensParam}"`);
+  if (maxTokensParam !== undefined && !(MAX_TOKENS_PARAMS as readonly string[]).includes(maxTokensParam))
+    throw new UsageError(`--max-tokens-param must be one of ${MAX_TOKENS_PARAMS.join(', ')}, got "${maxTokensParam}"`);
   if (maxTokensParam !== undefined && v.api !== 'openai-chat') throw new UsageError('--max-tokens-param applies to --api openai-chat only');
   const promptTokens = positiveInt('prompt-tokens', v['prompt-tokens'], DEFAULT_PROMPT_TOKENS);
   const maxTokens = positiveInt('max-tokens', v['max-tokens'], DEFAULT_MAX_TOKENS);
   return {
     help: false,
-    target: { id: `${v.api}:${v.model}@${parsedUrl.host}`, api: v.api as ApiId, url, model: v.model, apiKey, headers, serverTimingMetrics, extraBody, maxTokensParam: maxTokensParam as MaxTokensParam | undefined },
+    target: {
+      id: `${v.api}:${v.model}@${parsedUrl.host}`,
+      api: v.api as ApiId,
+      url,
+      model: v.model,
+      apiKey,
+      headers,
+      serverTimingMetrics,
+      extraBody,
+      maxTokensParam: maxTokensParam as MaxTokensParam | undefined,
+    },
     prompt: { id: `p${promptTokens}-o${maxTokens}`, promptTokens, maxTokens },
     n: positiveInt('n', v.n, 1, MAX_PROBES_PER_RUN),
     timeouts: {

@@ -25,7 +25,11 @@ export function formatTable(samples: Sample[]): string {
   const header = ['#', ...COLUMNS.map(([name]) => name)];
   const rows = samples.map((s, i) => [String(i + 1), ...COLUMNS.map(([, get]) => get(s))]);
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => (c === header.length - 1 ? 0 : r[c].length))));
-  const line = (cells: string[]) => cells.map((cell, c) => (c === cells.length - 1 ? cell : cell.padStart(widths[c]))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, c) => (c === cells.length - 1 ? cell : cell.padStart(widths[c])))
+      .join('  ')
+      .trimEnd();
   const out = [line(header), ...rows.map(line)];
   const ok = samples.filter((s) => s.error === null);
   const errors = samples.length - ok.length;

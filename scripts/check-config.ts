@@ -29,48 +29,82 @@ function report(label: string, cfg: ObservatoryConfig, c: Capacity): void {
   const spreadOut = (total: number, burst: number) => (total - burst) / s + burst;
   const rows: Array<[string, number, keyof typeof PLAN_LIMITS.free]> = [
     ['D1 rows written', spreadOut(c.d1RowsWrittenPerDay, b.d1RowsWrittenPerDay), 'd1RowsWrittenPerDay'],
-    ['D1 rows read', (c.d1RowsRead.rollups + c.d1RowsRead.status) / s + c.d1RowsRead.siteBuilds + c.d1RowsRead.metrics + c.d1RowsRead.api, 'd1RowsReadPerDay'],
+    [
+      'D1 rows read',
+      (c.d1RowsRead.rollups + c.d1RowsRead.status) / s + c.d1RowsRead.siteBuilds + c.d1RowsRead.metrics + c.d1RowsRead.api,
+      'd1RowsReadPerDay',
+    ],
     ['DO storage rows written', spreadOut(c.doRowsWrittenPerDay, b.doRowsWrittenPerDay), 'doRowsWrittenPerDay'],
     ['DO requests', spreadOut(c.doRequestsPerDay, b.doRequestsPerDay), 'doRequestsPerDay'],
     ['DO duration (GB-s)', spreadOut(c.doGbSecondsPerDay, b.doGbSecondsPerDay), 'doGbSecondsPerDay'],
     ['Worker requests', c.workerRequestsPerDay, 'workerRequestsPerDay'],
   ];
-  console.log(`\n${label}: ${cfg.regions.length} regions, ${cfg.targets.length} targets, ${cfg.promptVariants.length} prompt variant(s), a tick every ${c.tickMinutes} min`);
-  console.log(`  ${'per day'.padEnd(26)}${'use'.padStart(12)}${'free limit'.padStart(14)}${'share'.padStart(9)}${'paid incl.'.padStart(16)}${'share'.padStart(9)}`);
+  console.log(
+    `\n${label}: ${cfg.regions.length} regions, ${cfg.targets.length} targets, ${cfg.promptVariants.length} prompt variant(s), a tick every ${c.tickMinutes} min`,
+  );
+  console.log(
+    `  ${'per day'.padEnd(26)}${'use'.padStart(12)}${'free limit'.padStart(14)}${'share'.padStart(9)}${'paid incl.'.padStart(16)}${'share'.padStart(9)}`,
+  );
   for (const [name, used, key] of rows) {
     const free = PLAN_LIMITS.free[key] as number;
     const paid = PLAN_LIMITS.paid[key] as number;
-    console.log(`  ${name.padEnd(26)}${n(used).padStart(12)}${n(free).padStart(14)}${pct(used, free).padStart(9)}${n(paid).padStart(16)}${pct(used, paid).padStart(9)}`);
+    console.log(
+      `  ${name.padEnd(26)}${n(used).padStart(12)}${n(free).padStart(14)}${pct(used, free).padStart(9)}${n(paid).padStart(16)}${pct(used, paid).padStart(9)}`,
+    );
   }
   const r = c.d1RowsRead;
-  console.log(`  D1 reads: rollups ${n(r.rollups / s)}, status rules ${n(r.status / s)}, site builds ${n(r.siteBuilds)} (${n(c.siteBuildRowsRead)} a build), /metrics ${n(r.metrics)}, API ${n(r.api)}`);
+  console.log(
+    `  D1 reads: rollups ${n(r.rollups / s)}, status rules ${n(r.status / s)}, site builds ${n(r.siteBuilds)} (${n(c.siteBuildRowsRead)} a build), /metrics ${n(r.metrics)}, API ${n(r.api)}`,
+  );
   const w = c.workerRequests;
-  console.log(`  Worker requests: crons ${n(w.crons)}, site builds ${n(w.siteBuilds)} (${n(c.siteBuildRequests)} a build: rollups come in pages), /metrics ${n(w.metrics)} (a scrape job a region), API ${n(w.api)}`);
+  console.log(
+    `  Worker requests: crons ${n(w.crons)}, site builds ${n(w.siteBuilds)} (${n(c.siteBuildRequests)} a build: rollups come in pages), /metrics ${n(w.metrics)} (a scrape job a region), API ${n(w.api)}`,
+  );
   const worst = rows.map(([name, used, key]) => [name, used / (PLAN_LIMITS.free[key] as number)] as const).sort((a, b) => b[1] - a[1])[0];
-  console.log(`  on the free plan the first limit to bind is ${worst[0]} at ${(worst[1] * 100).toFixed(1)} %; ${c.spread > 1 ? `each tick runs 1/${c.spread} of the work (${c.bindingLimit})` : 'every tick runs all of its work'}`);
-  console.log(`  probes per day ${n(c.probesPerDay / s)}; subrequests per probe invocation ${c.subrequestsPerProbeInvocation} of ${PLAN_LIMITS[cfg.plan].subrequestsPerInvocation}`);
+  console.log(
+    `  on the free plan the first limit to bind is ${worst[0]} at ${(worst[1] * 100).toFixed(1)} %; ${c.spread > 1 ? `each tick runs 1/${c.spread} of the work (${c.bindingLimit})` : 'every tick runs all of its work'}`,
+  );
+  console.log(
+    `  probes per day ${n(c.probesPerDay / s)}; subrequests per probe invocation ${c.subrequestsPerProbeInvocation} of ${PLAN_LIMITS[cfg.plan].subrequestsPerInvocation}`,
+  );
   const own = r.rollups / s + r.status / s + r.siteBuilds + r.metrics;
   const anon = anonymousRowsPerDay(cfg);
   const bound = anonymousRowBound(cfg);
-  console.log(`  anonymous reads: at most ${n(bound.rows)} rows a request (${bound.request}); ${n(anon)} rows a day in all (${pct(anon, PLAN_LIMITS[cfg.plan].d1RowsReadPerDay)} of the ${cfg.plan} quota), beside the observatory's own ${n(own)} (rollups, status, site builds, /metrics)`);
-  if (b.streamsPerDay > 0) console.log(`  concurrency probes (included above): ${n(b.streamsPerDay)} streams a day; D1 rows written ${n(b.d1RowsWrittenPerDay)}, DO requests ${n(b.doRequestsPerDay)}, DO rows ${n(b.doRowsWrittenPerDay)}, DO ${n(b.doGbSecondsPerDay)} GB-s, ${n(b.siteBuildRowsRead)} rows read a site build`);
+  console.log(
+    `  anonymous reads: at most ${n(bound.rows)} rows a request (${bound.request}); ${n(anon)} rows a day in all (${pct(anon, PLAN_LIMITS[cfg.plan].d1RowsReadPerDay)} of the ${cfg.plan} quota), beside the observatory's own ${n(own)} (rollups, status, site builds, /metrics)`,
+  );
+  if (b.streamsPerDay > 0)
+    console.log(
+      `  concurrency probes (included above): ${n(b.streamsPerDay)} streams a day; D1 rows written ${n(b.d1RowsWrittenPerDay)}, DO requests ${n(b.doRequestsPerDay)}, DO rows ${n(b.doRowsWrittenPerDay)}, DO ${n(b.doGbSecondsPerDay)} GB-s, ${n(b.siteBuildRowsRead)} rows read a site build`,
+    );
 }
 
 console.log(`observatory.config.ts is valid (${config.plan} plan)`);
 report('this configuration', config, capacity(config));
 
 const goal = freePlanGoal(config);
-report('the free-plan goal (6 regions × 10 targets, hourly site builds, a /metrics scrape a minute, 1,000 API requests a day)', goal, capacity(goal));
+report(
+  'the free-plan goal (6 regions × 10 targets, hourly site builds, a /metrics scrape a minute, 1,000 API requests a day)',
+  goal,
+  capacity(goal),
+);
 
 // What probing costs at the vendors: tokens per day, and money where a target gives its list price.
 const tokens = vendorTokens(config);
-console.log('\nvendor tokens per day (input; output at most: each probe asks for its variant\'s maxTokens)');
-console.log(`  ${'target'.padEnd(32)}${'probes'.padStart(9)}${'of which bursts'.padStart(17)}${'input tokens'.padStart(15)}${'output tokens'.padStart(15)}${'US$ a day'.padStart(11)}${'a month'.padStart(10)}`);
+console.log("\nvendor tokens per day (input; output at most: each probe asks for its variant's maxTokens)");
+console.log(
+  `  ${'target'.padEnd(32)}${'probes'.padStart(9)}${'of which bursts'.padStart(17)}${'input tokens'.padStart(15)}${'output tokens'.padStart(15)}${'US$ a day'.padStart(11)}${'a month'.padStart(10)}`,
+);
 for (const t of tokens.targets) {
   const money = (x: number | null) => (x === null ? '–' : x.toFixed(2));
-  console.log(`  ${t.target.padEnd(32)}${n(t.probesPerDay).padStart(9)}${n(t.burstStreamsPerDay).padStart(17)}${n(t.inputTokensPerDay).padStart(15)}${n(t.outputTokensPerDay).padStart(15)}${money(t.dollarsPerDay).padStart(11)}${money(t.dollarsPerDay === null ? null : t.dollarsPerDay * 30).padStart(10)}`);
+  console.log(
+    `  ${t.target.padEnd(32)}${n(t.probesPerDay).padStart(9)}${n(t.burstStreamsPerDay).padStart(17)}${n(t.inputTokensPerDay).padStart(15)}${n(t.outputTokensPerDay).padStart(15)}${money(t.dollarsPerDay).padStart(11)}${money(t.dollarsPerDay === null ? null : t.dollarsPerDay * 30).padStart(10)}`,
+  );
 }
 const sum = (f: (t: (typeof tokens.targets)[number]) => number) => tokens.targets.reduce((a, t) => a + f(t), 0);
-console.log(`  ${'all targets'.padEnd(32)}${n(sum((t) => t.probesPerDay)).padStart(9)}${n(sum((t) => t.burstStreamsPerDay)).padStart(17)}${n(sum((t) => t.inputTokensPerDay)).padStart(15)}${n(sum((t) => t.outputTokensPerDay)).padStart(15)}${tokens.dollarsPerDay.toFixed(2).padStart(11)}${(tokens.dollarsPerDay * 30).toFixed(2).padStart(10)}`);
-if (tokens.unpriced.length > 0) console.log(`  no price for ${tokens.unpriced.join(', ')}: set price: { inputPerMTokens, outputPerMTokens } on a target to see its cost`);
+console.log(
+  `  ${'all targets'.padEnd(32)}${n(sum((t) => t.probesPerDay)).padStart(9)}${n(sum((t) => t.burstStreamsPerDay)).padStart(17)}${n(sum((t) => t.inputTokensPerDay)).padStart(15)}${n(sum((t) => t.outputTokensPerDay)).padStart(15)}${tokens.dollarsPerDay.toFixed(2).padStart(11)}${(tokens.dollarsPerDay * 30).toFixed(2).padStart(10)}`,
+);
+if (tokens.unpriced.length > 0)
+  console.log(`  no price for ${tokens.unpriced.join(', ')}: set price: { inputPerMTokens, outputPerMTokens } on a target to see its cost`);
 for (const w of reasoningBudgetWarnings(config)) console.warn(`warning: ${w.message}`);

@@ -38,9 +38,10 @@ export async function startDelayProxy(upstream: URL, addedRttMs: number, port = 
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     addedRttMs,
-    close: () => new Promise((r) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
   };
 }

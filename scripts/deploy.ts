@@ -35,9 +35,13 @@ const WRANGLER_TOML = 'wrangler.toml';
 
 let values;
 try {
-  ({ values } = parseArgs({ options: { step: { type: 'string' }, 'dry-run': { type: 'boolean' }, api: { type: 'string' }, 'data-file': { type: 'string' } } }));
+  ({ values } = parseArgs({
+    options: { step: { type: 'string' }, 'dry-run': { type: 'boolean' }, api: { type: 'string' }, 'data-file': { type: 'string' } },
+  }));
 } catch (e) {
-  console.error(`deploy: ${(e as Error).message}\nusage: npm run deploy -- [--step ${STEPS.join('|')}] [--dry-run] [--api URL | --data-file site-data.json]`);
+  console.error(
+    `deploy: ${(e as Error).message}\nusage: npm run deploy -- [--step ${STEPS.join('|')}] [--dry-run] [--api URL | --data-file site-data.json]`,
+  );
   process.exit(2);
 }
 const dryRun = values['dry-run'] === true;
@@ -97,7 +101,8 @@ const run: Record<Step, () => Promise<void>> = {
   async d1() {
     const id = tomlValue('[[env.production.d1_databases]]', 'database_id');
     if (id && id !== PLACEHOLDER_ID) return say(`  D1 database already set: ${id}`);
-    if (dryRun) return say('  (dry run) would run: wrangler d1 create llm-observatory, then write its id into [[env.production.d1_databases]]');
+    if (dryRun)
+      return say('  (dry run) would run: wrangler d1 create llm-observatory, then write its id into [[env.production.d1_databases]]');
     const log = await runWrangler(['d1', 'create', 'llm-observatory']);
     const created = /"?database_id"?\s*[=:]\s*"([0-9a-f-]{36})"/.exec(log)?.[1];
     if (!created) throw new Error(`could not read the new database id from wrangler's output:\n${log}`);
@@ -111,8 +116,15 @@ const run: Record<Step, () => Promise<void>> = {
   async secrets() {
     // Notification channels' secrets; a channel whose URL is a {VAR} (the demo's sink) needs them only once VAR is set.
     const channels = (config.notifications?.channels ?? []).map((c) => ({ name: c.name, ...channelSecrets(c) }));
-    const needed = [...new Set(['ADMIN_TOKEN', ...config.targets.flatMap((t) => (t.apiKeySecret ? [t.apiKeySecret] : [])), ...channels.filter((c) => c.vars.length === 0).flatMap((c) => c.secrets)])];
-    for (const c of channels.filter((x) => x.vars.length > 0 && x.secrets.length > 0)) say(`  channel ${c.name} is inactive until ${c.vars.join(', ')} is set; it then needs ${c.secrets.join(', ')}`);
+    const needed = [
+      ...new Set([
+        'ADMIN_TOKEN',
+        ...config.targets.flatMap((t) => (t.apiKeySecret ? [t.apiKeySecret] : [])),
+        ...channels.filter((c) => c.vars.length === 0).flatMap((c) => c.secrets),
+      ]),
+    ];
+    for (const c of channels.filter((x) => x.vars.length > 0 && x.secrets.length > 0))
+      say(`  channel ${c.name} is inactive until ${c.vars.join(', ')} is set; it then needs ${c.secrets.join(', ')}`);
     if (dryRun) return say(`  (dry run) would check these secrets exist: ${needed.join(', ')}`);
     const listed = JSON.parse(await runWrangler(['secret', 'list', '--env', 'production', '--format', 'json'])) as Array<{ name: string }>;
     // The read token the site build sends (its reads are then outside the anonymous budget and cache): made here, once.
@@ -120,11 +132,14 @@ const run: Record<Step, () => Promise<void>> = {
       const token = randomBytes(24).toString('hex');
       await putSecret('READ_TOKEN', token, ['--env', 'production']);
       writeFileSync(READ_TOKEN_FILE, token, { mode: 0o600 });
-      say(`  created READ_TOKEN (kept in ${READ_TOKEN_FILE} for the site step); set it as the repository secret OBSERVATORY_READ_TOKEN for the rebuild workflow`);
+      say(
+        `  created READ_TOKEN (kept in ${READ_TOKEN_FILE} for the site step); set it as the repository secret OBSERVATORY_READ_TOKEN for the rebuild workflow`,
+      );
     }
     const missing = needed.filter((n) => !listed.some((s) => s.name === n));
     if (missing.length === 0) return say(`  secrets set: ${needed.join(', ')}`);
-    if (!process.stdin.isTTY) throw new Error(`missing secrets ${missing.join(', ')}: run npx wrangler secret put NAME --env production for each`);
+    if (!process.stdin.isTTY)
+      throw new Error(`missing secrets ${missing.join(', ')}: run npx wrangler secret put NAME --env production for each`);
     for (const name of missing) {
       say(`  ${name} is not set; wrangler will ask for its value (it is stored encrypted by Cloudflare, never in this repository)`);
       const [cmd, argv] = wranglerArgs(['secret', 'put', name, '--env', 'production']);
@@ -135,17 +150,21 @@ const run: Record<Step, () => Promise<void>> = {
   async reference() {
     if (dryRun) {
       await dryRunDeploy(['-c', 'workers/reference/wrangler.toml']);
-      return say('  (dry run) reference endpoint bundles and validates; would create a REFERENCE_TOKEN and set it on it and as the observatory\'s REFERENCE_KEY, unless set');
+      return say(
+        "  (dry run) reference endpoint bundles and validates; would create a REFERENCE_TOKEN and set it on it and as the observatory's REFERENCE_KEY, unless set",
+      );
     }
     const url = workersDevUrl(await runWrangler(['deploy', '-c', 'workers/reference/wrangler.toml']));
     // A deployed reference endpoint without a token refuses everyone (REFERENCE_OPEN = "true" would open it):
     // one is made here, once, and given to the observatory too.
-    const referenceSecrets = JSON.parse(await runWrangler(['secret', 'list', '-c', 'workers/reference/wrangler.toml', '--format', 'json'])) as Array<{ name: string }>;
+    const referenceSecrets = JSON.parse(
+      await runWrangler(['secret', 'list', '-c', 'workers/reference/wrangler.toml', '--format', 'json']),
+    ) as Array<{ name: string }>;
     if (!referenceSecrets.some((s) => s.name === 'REFERENCE_TOKEN')) {
       const token = `ref_${randomBytes(24).toString('hex')}`;
       await putSecret('REFERENCE_TOKEN', token, ['-c', 'workers/reference/wrangler.toml']);
       await putSecret('REFERENCE_KEY', token, ['--env', 'production']);
-      say('  created a REFERENCE_TOKEN for the reference endpoint and set it as the observatory\'s REFERENCE_KEY');
+      say("  created a REFERENCE_TOKEN for the reference endpoint and set it as the observatory's REFERENCE_KEY");
     } else {
       say('  REFERENCE_TOKEN already set on the reference endpoint (the observatory sends its REFERENCE_KEY)');
     }
@@ -181,7 +200,10 @@ const run: Record<Step, () => Promise<void>> = {
  * Where the site is built from: --data-file (an export), else the API (--api, the deployed one, or in a
  * dry run the local one). A dry run whose API does not answer builds an empty state instead, and says so.
  */
-async function siteSource(dataFile: string | undefined, apiOption: string | undefined): Promise<{ apiUrl?: string; readToken?: string; dataFile?: string }> {
+async function siteSource(
+  dataFile: string | undefined,
+  apiOption: string | undefined,
+): Promise<{ apiUrl?: string; readToken?: string; dataFile?: string }> {
   if (dataFile) {
     say(`  building the site from the export ${dataFile}`);
     return { dataFile };
@@ -190,7 +212,9 @@ async function siteSource(dataFile: string | undefined, apiOption: string | unde
   if (dryRun && !(await answers(`${api.replace(/\/$/, '')}/api/v1/health`))) {
     const file = join(mkdtempSync(join(tmpdir(), 'deploy-empty-')), 'site-data.json');
     writeFileSync(file, JSON.stringify(emptySiteData(config)));
-    say(`  (dry run) no read API answers at ${api}: building the site from an empty state (every configured region and target, no data); pass --api URL or --data-file FILE to build it with data`);
+    say(
+      `  (dry run) no read API answers at ${api}: building the site from an empty state (every configured region and target, no data); pass --api URL or --data-file FILE to build it with data`,
+    );
     return { dataFile: file };
   }
   say(`  building the site against ${api}`);

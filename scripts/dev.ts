@@ -12,7 +12,9 @@ const port = (name: string, value: string | undefined, fallback: number) => intO
 
 let values;
 try {
-  ({ values } = parseArgs({ options: { port: { type: 'string' }, 'reference-port': { type: 'string' }, 'persist-to': { type: 'string' } } }));
+  ({ values } = parseArgs({
+    options: { port: { type: 'string' }, 'reference-port': { type: 'string' }, 'persist-to': { type: 'string' } },
+  }));
 } catch (e) {
   usageError('dev', (e as Error).message, USAGE);
 }

@@ -56,12 +56,21 @@ export async function startLocalObservatory(o: LocalOptions): Promise<LocalObser
     if (o.referencePort !== 0) await assertPortFree(o.referencePort, '--reference-port');
     o.progress('starting the reference LLM endpoint');
     // On loopback, for this machine only: open, asked for explicitly.
-    reference = await startWorker({ config: 'workers/reference/wrangler.toml', port: o.referencePort, bindings: { REFERENCE_OPEN: 'true', ...o.referenceBindings } });
+    reference = await startWorker({
+      config: 'workers/reference/wrangler.toml',
+      port: o.referencePort,
+      bindings: { REFERENCE_OPEN: 'true', ...o.referenceBindings },
+    });
     o.progress(`reference LLM endpoint on ${reference.url}; applying D1 migrations to the local database in ${persistTo}`);
     await runWrangler(['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo]);
     const adminToken = randomBytes(16).toString('hex');
     const readToken = randomBytes(16).toString('hex');
-    const vars: Record<string, string> = { REFERENCE_URL: reference.url, ADMIN_TOKEN: adminToken, READ_TOKEN: readToken, ...(await o.vars?.(reference.url)) };
+    const vars: Record<string, string> = {
+      REFERENCE_URL: reference.url,
+      ADMIN_TOKEN: adminToken,
+      READ_TOKEN: readToken,
+      ...(await o.vars?.(reference.url)),
+    };
     writeEnvFile(envFile, vars);
     for (let attempt = 1; ; attempt++) {
       const port = o.apiPort === 0 ? await freePort() : o.apiPort;
@@ -86,8 +95,15 @@ class PortTakenError extends Error {}
 /** A dotenv file (`NAME='value'`: single quotes keep a value literal, JSON included), readable by this user alone. */
 function writeEnvFile(path: string, vars: Record<string, string>): void {
   mkdirSync(resolve(path, '..'), { recursive: true });
-  for (const [k, v] of Object.entries(vars)) if (/['\r\n]/.test(v)) throw new Error(`variable ${k} holds a quote or a line break, which a dotenv file cannot keep literal`);
-  writeFileSync(path, Object.entries(vars).map(([k, v]) => `${k}='${v}'\n`).join(''), { mode: 0o600 });
+  for (const [k, v] of Object.entries(vars))
+    if (/['\r\n]/.test(v)) throw new Error(`variable ${k} holds a quote or a line break, which a dotenv file cannot keep literal`);
+  writeFileSync(
+    path,
+    Object.entries(vars)
+      .map(([k, v]) => `${k}='${v}'\n`)
+      .join(''),
+    { mode: 0o600 },
+  );
   chmodSync(path, 0o600); // also when an earlier run left the file behind
 }
 
@@ -95,21 +111,38 @@ function writeEnvFile(path: string, vars: Record<string, string>): void {
 async function startApi(port: number, persistTo: string, envFile: string, log: (line: string) => void): Promise<ChildProcess> {
   const recent: string[] = [];
   let portTaken: string | null = null;
-  const dev = startWrangler([
-    // The devtools port bound by the runtime itself: wrangler's own pick (from 9229 up) races another wrangler starting.
-    'dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', '0', '--persist-to', persistTo, '--test-scheduled',
-    '--show-interactive-dev-session=false', '--log-level', 'warn',
-    '--env-file', envFile,
-  ], (line) => {
-    recent.push(line);
-    if (recent.length > RECENT_LINES) recent.shift();
-    if (portTaken === null && /Address already in use/.test(line)) portTaken = line;
-    log(line);
-  });
-  const died = new Promise<never>((_, reject) => dev.once('exit', (code) => {
-    const message = `wrangler dev stopped (exit ${code}) before the API answered:\n${recent.join('\n')}`;
-    reject(portTaken === null ? new Error(message) : new PortTakenError(`${portTaken.trim()}\n${message}`));
-  }));
+  const dev = startWrangler(
+    [
+      // The devtools port bound by the runtime itself: wrangler's own pick (from 9229 up) races another wrangler starting.
+      'dev',
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--inspector-port',
+      '0',
+      '--persist-to',
+      persistTo,
+      '--test-scheduled',
+      '--show-interactive-dev-session=false',
+      '--log-level',
+      'warn',
+      '--env-file',
+      envFile,
+    ],
+    (line) => {
+      recent.push(line);
+      if (recent.length > RECENT_LINES) recent.shift();
+      if (portTaken === null && /Address already in use/.test(line)) portTaken = line;
+      log(line);
+    },
+  );
+  const died = new Promise<never>((_, reject) =>
+    dev.once('exit', (code) => {
+      const message = `wrangler dev stopped (exit ${code}) before the API answered:\n${recent.join('\n')}`;
+      reject(portTaken === null ? new Error(message) : new PortTakenError(`${portTaken.trim()}\n${message}`));
+    }),
+  );
   died.catch(() => {}); // also when it is stopped later, on purpose
   // Ours, not whatever else may answer on that port: the observatory's health document.
   const ours = async (r: Response) => r.ok && 'schedule' in ((await r.json().catch(() => ({}))) as object);
@@ -127,7 +160,13 @@ async function startApi(port: number, persistTo: string, envFile: string, log: (
  * and ended days (daily rows): each region's object writes them once its jobs are done. Returns the
  * probes found, hourly and daily; throws after `timeoutMs`.
  */
-export async function waitForRollups(apiUrl: string, ticks: number[], probesPerTick: number, readToken: string, timeoutMs = 120_000): Promise<{ hourly: number; daily: number }> {
+export async function waitForRollups(
+  apiUrl: string,
+  ticks: number[],
+  probesPerTick: number,
+  readToken: string,
+  timeoutMs = 120_000,
+): Promise<{ hourly: number; daily: number }> {
   const now = Date.now();
   const hour = Math.floor(now / 3_600_000) * 3_600_000;
   const day = Math.floor(now / 86_400_000) * 86_400_000;
@@ -139,7 +178,10 @@ export async function waitForRollups(apiUrl: string, ticks: number[], probesPerT
     let probes = 0;
     let cursor: number | null = null;
     do {
-      const r = await fetch(`${apiUrl}/api/v1/rollups?resolution=${resolution}&histograms=base64&from=${from - 86_400_000}&to=${to}${cursor !== null ? `&cursor=${cursor}` : ''}`, { headers: { authorization: `Bearer ${readToken}` } });
+      const r = await fetch(
+        `${apiUrl}/api/v1/rollups?resolution=${resolution}&histograms=base64&from=${from - 86_400_000}&to=${to}${cursor !== null ? `&cursor=${cursor}` : ''}`,
+        { headers: { authorization: `Bearer ${readToken}` } },
+      );
       if (!r.ok) throw new Error(`rollups answered ${r.status}: ${await r.text()}`);
       const page = (await r.json()) as { rows: Array<{ probes: number }>; next_cursor: number | null };
       probes += page.rows.reduce((n, x) => n + x.probes, 0);
@@ -151,7 +193,10 @@ export async function waitForRollups(apiUrl: string, ticks: number[], probesPerT
   for (;;) {
     const got = { hourly: await probes('hour', hour), daily: await probes('day', day) };
     if (got.hourly >= want.hourly && got.daily >= want.daily) return got;
-    if (Date.now() > deadline) throw new Error(`rollups hold ${got.hourly}/${want.hourly} probes in hourly rows and ${got.daily}/${want.daily} in daily rows after ${timeoutMs / 1000} s`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `rollups hold ${got.hourly}/${want.hourly} probes in hourly rows and ${got.daily}/${want.daily} in daily rows after ${timeoutMs / 1000} s`,
+      );
     await new Promise((r) => setTimeout(r, 500));
   }
 }
@@ -163,9 +208,16 @@ export async function waitForRollups(apiUrl: string, ticks: number[], probesPerT
 export async function waitForStatus(apiUrl: string, tick: number, timeoutMs = 300_000): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const status = (await (await fetch(`${apiUrl}/api/v1/status`)).json()) as { targets: Array<{ regions: Array<{ last_evaluated: string | null }> }> };
-    const health = (await (await fetch(`${apiUrl}/api/v1/health`)).json()) as { notifications: { pending: number }; incidents_unwritten: number };
-    const evaluated = status.targets.every((t) => t.regions.every((r) => r.last_evaluated !== null && Date.parse(r.last_evaluated) >= tick));
+    const status = (await (await fetch(`${apiUrl}/api/v1/status`)).json()) as {
+      targets: Array<{ regions: Array<{ last_evaluated: string | null }> }>;
+    };
+    const health = (await (await fetch(`${apiUrl}/api/v1/health`)).json()) as {
+      notifications: { pending: number };
+      incidents_unwritten: number;
+    };
+    const evaluated = status.targets.every((t) =>
+      t.regions.every((r) => r.last_evaluated !== null && Date.parse(r.last_evaluated) >= tick),
+    );
     if (evaluated && health.notifications.pending === 0 && health.incidents_unwritten === 0) return true;
     if (Date.now() > deadline) return false;
     await new Promise((r) => setTimeout(r, 1_000));

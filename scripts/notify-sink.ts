@@ -36,7 +36,10 @@ export async function startNotifySink(signingKey: string, print: (line: string) 
     req.on('error', () => res.destroy());
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      const m = req.method === 'POST' ? (verified(signingKey, body, req.headers) as { type: string; title: string; event: { summary: string } } | null) : null;
+      const m =
+        req.method === 'POST'
+          ? (verified(signingKey, body, req.headers) as { type: string; title: string; event: { summary: string } } | null)
+          : null;
       if (m === null) {
         res.writeHead(req.method !== 'POST' ? 405 : 401).end();
         if (req.method === 'POST') print(`notification refused: bad or missing signature, or a stale timestamp`);
@@ -57,9 +60,10 @@ export async function startNotifySink(signingKey: string, print: (line: string) 
     server.listen(port, '127.0.0.1', resolve);
   });
   sink.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  sink.close = () => new Promise((r) => {
-    server.closeAllConnections();
-    server.close(() => r());
-  });
+  sink.close = () =>
+    new Promise((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    });
   return sink;
 }

@@ -3,7 +3,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 
 /** Environment for wrangler: non-interactive, no telemetry, no lookups of Cloudflare's hosts. */
-export const WRANGLER_ENV = { ...process.env, CI: 'true', WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false', NO_COLOR: '1' };
+export const WRANGLER_ENV = {
+  ...process.env,
+  CI: 'true',
+  WRANGLER_SEND_METRICS: 'false',
+  CLOUDFLARE_CF_FETCH_ENABLED: 'false',
+  NO_COLOR: '1',
+};
 
 /** The wrangler CLI of this repository, run with the same Node as this script. */
 export function wranglerArgs(args: string[]): [string, string[]] {
@@ -19,7 +25,9 @@ export function runWrangler(args: string[]): Promise<string> {
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`wrangler ${args.join(' ')} failed (exit ${code}):\n${out}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`wrangler ${args.join(' ')} failed (exit ${code}):\n${out}`)),
+    );
   });
 }
 
@@ -38,7 +46,12 @@ process.stdin.resume();`;
 export function startWrangler(args: string[], log: (line: string) => void): ChildProcess {
   const [cmd, argv] = wranglerArgs(args);
   const child = spawn(cmd, argv, { env: WRANGLER_ENV, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  const forward = (chunk: Buffer) => chunk.toString().split('\n').filter((l) => l.trim()).forEach(log);
+  const forward = (chunk: Buffer) =>
+    chunk
+      .toString()
+      .split('\n')
+      .filter((l) => l.trim())
+      .forEach(log);
   child.stdout?.on('data', forward);
   child.stderr?.on('data', forward);
   // However this process ends, take wrangler and its workerd along: on exit (Miniflare's own signal handlers may
@@ -51,7 +64,10 @@ export function startWrangler(args: string[], log: (line: string) => void): Chil
     }
   };
   process.once('exit', killGroup);
-  const watchdog = child.pid === undefined ? null : spawn(process.execPath, ['-e', WATCHDOG, String(child.pid)], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
+  const watchdog =
+    child.pid === undefined
+      ? null
+      : spawn(process.execPath, ['-e', WATCHDOG, String(child.pid)], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
   watchdog?.unref();
   (watchdog?.stdin as unknown as { unref?: () => void } | null)?.unref?.();
   child.once('exit', () => {
@@ -82,7 +98,11 @@ export function stopProcess(child: ChildProcess): Promise<void> {
 }
 
 /** Polls a URL on loopback until it answers (any status, or one `accept` takes), or throws after `timeoutMs`. */
-export async function waitForHttp(url: string, timeoutMs: number, accept: (r: Response) => Promise<boolean> | boolean = () => true): Promise<void> {
+export async function waitForHttp(
+  url: string,
+  timeoutMs: number,
+  accept: (r: Response) => Promise<boolean> | boolean = () => true,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = 'no answer';
   while (Date.now() < deadline) {

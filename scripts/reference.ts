@@ -15,7 +15,12 @@ try {
 }
 const port = intOption('reference', USAGE, 'port', values.port, DEFAULT_PORT, 0, 65535);
 // Open to anyone who can reach it, asked for explicitly: a deployment without REFERENCE_TOKEN refuses every request.
-const worker = await startWorker({ config: REFERENCE_CONFIG, port, host: values.host ?? '127.0.0.1', bindings: { REFERENCE_OPEN: 'true' } });
+const worker = await startWorker({
+  config: REFERENCE_CONFIG,
+  port,
+  host: values.host ?? '127.0.0.1',
+  bindings: { REFERENCE_OPEN: 'true' },
+});
 console.log(`reference LLM endpoint: ${worker.url}`);
 console.log(`  try: npm run probe -- ${worker.url}/v1/chat/completions --api openai-chat --model ref-fast-small --n 5`);
 const stop = async () => {

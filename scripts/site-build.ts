@@ -5,7 +5,10 @@ import { resolve } from 'node:path';
 import type { PendingPart } from '../site/src/data/types.ts';
 
 /** `pending`: what the demo is still measuring (site/src/data/pending.ts), shown on the pages instead of empty charts. */
-export function buildSite(outDir: string, source: { apiUrl?: string; readToken?: string; dataFile?: string; pending?: PendingPart[] }): Promise<string> {
+export function buildSite(
+  outDir: string,
+  source: { apiUrl?: string; readToken?: string; dataFile?: string; pending?: PendingPart[] },
+): Promise<string> {
   const env: NodeJS.ProcessEnv = { ...process.env, SITE_OUT_DIR: outDir, ASTRO_TELEMETRY_DISABLED: '1' };
   if (source.apiUrl) env.SITE_API_URL = source.apiUrl;
   if (source.readToken) env.SITE_READ_TOKEN = source.readToken;

@@ -18,7 +18,9 @@ const out = values.out ?? 'site-data.json';
 try {
   const data = await collectSiteData(values.api ?? process.env.SITE_API_URL ?? DEFAULT_API_URL);
   await writeFile(out, JSON.stringify(data));
-  console.log(`wrote ${out}: ${data.samples.length} samples, ${data.regions.length} regions, ${data.targets.length} targets, window ${data.window.from} – ${data.window.to}`);
+  console.log(
+    `wrote ${out}: ${data.samples.length} samples, ${data.regions.length} regions, ${data.targets.length} targets, window ${data.window.from} – ${data.window.to}`,
+  );
 } catch (e) {
   console.error(`site:export: ${(e as Error).message}`);
   process.exit(1);

@@ -32,7 +32,8 @@ import { startNotifySink } from './notify-sink.ts';
 import { Progress, duration } from './progress.ts';
 import type { PendingPart } from '../site/src/data/types.ts';
 
-const USAGE = 'usage: npm start -- [--port 8787] [--reference-port 8788] [--site-port 4321] (0: any free port) [--backfill 8] [--history-days 90] [--persist-to .wrangler/demo]';
+const USAGE =
+  'usage: npm start -- [--port 8787] [--reference-port 8788] [--site-port 4321] (0: any free port) [--backfill 8] [--history-days 90] [--persist-to .wrangler/demo]';
 const BACKFILL_SPACING_MS = 30 * 60_000;
 /** The first report: this many of the newest backfill ticks (in ended hours), so every pair has a few samples. */
 const FIRST_TICKS = 3;
@@ -62,11 +63,21 @@ function fail(message: string): never {
 
 let values;
 try {
-  ({ values } = parseArgs({ options: { port: { type: 'string' }, 'reference-port': { type: 'string' }, 'site-port': { type: 'string' }, backfill: { type: 'string' }, 'history-days': { type: 'string' }, 'persist-to': { type: 'string' } } }));
+  ({ values } = parseArgs({
+    options: {
+      port: { type: 'string' },
+      'reference-port': { type: 'string' },
+      'site-port': { type: 'string' },
+      backfill: { type: 'string' },
+      'history-days': { type: 'string' },
+      'persist-to': { type: 'string' },
+    },
+  }));
 } catch (e) {
   usageError('start', (e as Error).message, USAGE);
 }
-const int = (name: string, value: string | undefined, fallback: number, min: number, max: number) => intOption('start', USAGE, name, value, fallback, min, max);
+const int = (name: string, value: string | undefined, fallback: number, min: number, max: number) =>
+  intOption('start', USAGE, name, value, fallback, min, max);
 const apiPort = int('port', values.port, 8787, 0, 65535);
 const referencePort = int('reference-port', values['reference-port'], 8788, 0, 65535);
 const sitePort = int('site-port', values['site-port'], 4321, 0, 65535);
@@ -93,7 +104,9 @@ try {
     referencePort,
     persistTo,
     referenceBindings: { SCHEDULED_FAULTS: scheduledFaults },
-    log: (line) => { if (/error|✘/i.test(line)) progress.say(`  [wrangler] ${line}`); },
+    log: (line) => {
+      if (/error|✘/i.test(line)) progress.say(`  [wrangler] ${line}`);
+    },
     progress: say,
     vars: async (referenceUrl) => {
       const urls: Record<string, string> = {};
@@ -104,7 +117,12 @@ try {
         urls[region.code] = proxy.url;
         say(`region ${region.code}: reaches the reference endpoint through a proxy adding ${region.simulatedRttMs} ms round trip`);
       }
-      return { REGION_REFERENCE_URLS: JSON.stringify(urls), SIMULATED_REGIONS: '1', DEMO_WEBHOOK_URL: sink.url, DEMO_WEBHOOK_SIGNING_KEY: signingKey };
+      return {
+        REGION_REFERENCE_URLS: JSON.stringify(urls),
+        SIMULATED_REGIONS: '1',
+        DEMO_WEBHOOK_URL: sink.url,
+        DEMO_WEBHOOK_SIGNING_KEY: signingKey,
+      };
     },
   });
 } catch (e) {
@@ -142,7 +160,11 @@ async function sampleCount(): Promise<number> {
 
 /** Queues a tick (null: the tick of now); returns how many probes the regions queued (none for what D1 already holds). */
 async function post(tick: number | null): Promise<number> {
-  const r = await fetch(`${api}/api/v1/ticks`, { method: 'POST', headers: admin, body: tick === null ? '{}' : JSON.stringify({ tick_id: tick, backfill: true }) });
+  const r = await fetch(`${api}/api/v1/ticks`, {
+    method: 'POST',
+    headers: admin,
+    body: tick === null ? '{}' : JSON.stringify({ tick_id: tick, backfill: true }),
+  });
   if (r.status === 400 && tick !== null) {
     // A database kept from earlier runs whose raw retention has passed this day: its history stays as rolled up.
     const refusal = (await r.json().catch(() => ({}))) as { error?: { code?: string; message?: string } };
@@ -186,7 +208,10 @@ async function samplesStored(label: string, before: number, expected: number, no
   const deadline = Date.now() + SAMPLE_WAIT_MS;
   let n = 0;
   while (n < expected) {
-    if (Date.now() > deadline) throw new Error(`${label}: ${n} of ${expected} samples stored after ${duration(SAMPLE_WAIT_MS)}; GET ${api}/api/v1/health says what each region is doing`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `${label}: ${n} of ${expected} samples stored after ${duration(SAMPLE_WAIT_MS)}; GET ${api}/api/v1/health says what each region is doing`,
+      );
     await new Promise((r) => setTimeout(r, 500));
     n = Math.min(expected, (await sampleCount()) - before);
     phase.update(n);
@@ -210,17 +235,29 @@ const history = HISTORY_DAYS.filter((d) => d <= historyDays).map((d) => start - 
 const backfillTicks = [...recent.slice(FIRST_TICKS), ...history].sort((a, b) => a - b);
 const clock = (t: number) => `${new Date(t).toISOString().slice(11, 16)} UTC`;
 const parts: Array<{ id: PendingPart['id']; label: string; samples: number; extraMs?: number }> = [
-  { id: 'backfill' as const, label: `the long-window history (${backfillTicks.length} more past ticks: the 24 h, 30 d and 90 d views)`, samples: backfillTicks.length * perTick },
-  { id: 'incident' as const, label: `the regional incident (the last ${INCIDENT_TICKS * tickMs / 60_000} min, region ${degraded} degraded) and the tick of now`, samples: (INCIDENT_TICKS + 1) * perTick },
-  ...(config.bursts ? [{ id: 'concurrency' as const, label: 'the concurrency run (1 to 16 simultaneous streams)', samples: 0, extraMs: BURST_ESTIMATE_MS }] : []),
+  {
+    id: 'backfill' as const,
+    label: `the long-window history (${backfillTicks.length} more past ticks: the 24 h, 30 d and 90 d views)`,
+    samples: backfillTicks.length * perTick,
+  },
+  {
+    id: 'incident' as const,
+    label: `the regional incident (the last ${(INCIDENT_TICKS * tickMs) / 60_000} min, region ${degraded} degraded) and the tick of now`,
+    samples: (INCIDENT_TICKS + 1) * perTick,
+  },
+  ...(config.bursts
+    ? [{ id: 'concurrency' as const, label: 'the concurrency run (1 to 16 simultaneous streams)', samples: 0, extraMs: BURST_ESTIMATE_MS }]
+    : []),
 ].filter((p) => p.samples > 0 || p.extraMs);
 /** The parts not yet landed, each with when it should, from the rate measured so far. */
 function pending(landed: Set<string>): PendingPart[] {
   let t = Date.now();
-  return parts.filter((p) => !landed.has(p.id)).map((p) => {
-    t += p.samples * msPerSample + (p.extraMs ?? 0);
-    return { id: p.id, label: p.label, ready_at: new Date(t).toISOString() };
-  });
+  return parts
+    .filter((p) => !landed.has(p.id))
+    .map((p) => {
+      t += p.samples * msPerSample + (p.extraMs ?? 0);
+      return { id: p.id, label: p.label, ready_at: new Date(t).toISOString() };
+    });
 }
 
 const builds = join(persistTo, 'site');
@@ -239,20 +276,28 @@ async function rebuild(): Promise<void> {
 }
 
 // 1. The first report.
-say(`the first report: ${firstTicks.length} past tick(s) every ${BACKFILL_SPACING_MS / 60_000} min (measured now, flagged as backfill; each region runs ${config.concurrency} probes at a time)`);
+say(
+  `the first report: ${firstTicks.length} past tick(s) every ${BACKFILL_SPACING_MS / 60_000} min (measured now, flagged as backfill; each region runs ${config.concurrency} probes at a time)`,
+);
 await measure('first report', firstTicks);
 await rollups(firstTicks);
 await rebuild();
 console.log(`\nreport site:  ${site!.url}/   (first report after ${duration(Date.now() - start)}; the rest lands in the next few minutes)`);
 console.log(`read API:     ${api}/api/v1/percentiles?metric=ttft_ms&by=region,target`);
 console.log(`read token:   ${local.readToken}  (raw samples over more than a day: "Authorization: Bearer …")`);
-console.log(`status:       ${api}/api/v1/status  ·  incidents: ${api}/api/v1/incidents  ·  notifications go to ${sink.url} (printed as [sink])`);
-console.log(`simulated round trips: ${config.regions.map((r) => `${r.code} ${r.simulatedRttMs ?? 0} ms`).join(', ')} (server time is the same everywhere)`);
+console.log(
+  `status:       ${api}/api/v1/status  ·  incidents: ${api}/api/v1/incidents  ·  notifications go to ${sink.url} (printed as [sink])`,
+);
+console.log(
+  `simulated round trips: ${config.regions.map((r) => `${r.code} ${r.simulatedRttMs ?? 0} ms`).join(', ')} (server time is the same everywhere)`,
+);
 console.log(`data:         kept in ${persistTo} (a second npm start adds to it; delete that folder, or use --persist-to, to start fresh)`);
 console.log(`Ctrl-C stops everything.\n`);
 
 // 2. The backfill: the other recent ticks and the long-window history.
-say(`the backfill: ${recent.length - firstTicks.length} more every ${BACKFILL_SPACING_MS / 60_000} min, and ${history.length} spread over ${historyDays} days for the long-window views`);
+say(
+  `the backfill: ${recent.length - firstTicks.length} more every ${BACKFILL_SPACING_MS / 60_000} min, and ${history.length} spread over ${historyDays} days for the long-window views`,
+);
 await measure('backfill', backfillTicks);
 await rollups(backfillTicks);
 landed.add('backfill');
@@ -260,7 +305,9 @@ await rebuild();
 say('site rebuilt with the backfill');
 
 // 3. The regional incident: the last 45 minutes at the schedule's step, then the tick of now.
-say(`the regional incident: the last ${INCIDENT_TICKS * tickMs / 60_000} min at the schedule's step: region ${degraded} is ${SLOW_MS / 1000} s slower (server time) for ticks ${clock(incidentTicks[SLOW_TICKS[0]])}–${clock(incidentTicks[SLOW_TICKS[1] - 1])}, then fails (HTTP 503) for ${clock(incidentTicks[FAIL_TICKS[0]])}–${clock(incidentTicks[FAIL_TICKS[1] - 1])}: the status rules should open an incident, escalate and resolve it`);
+say(
+  `the regional incident: the last ${(INCIDENT_TICKS * tickMs) / 60_000} min at the schedule's step: region ${degraded} is ${SLOW_MS / 1000} s slower (server time) for ticks ${clock(incidentTicks[SLOW_TICKS[0]])}–${clock(incidentTicks[SLOW_TICKS[1] - 1])}, then fails (HTTP 503) for ${clock(incidentTicks[FAIL_TICKS[0]])}–${clock(incidentTicks[FAIL_TICKS[1] - 1])}: the status rules should open an incident, escalate and resolve it`,
+);
 await measure('regional incident', [...incidentTicks, null]);
 say(`${await sampleCount()} samples stored`);
 await waitForStatusReport(grid);
@@ -283,10 +330,26 @@ async function concurrencyRun(): Promise<void> {
   if (!config.bursts) return;
   const pairs = config.regions.length * config.targets.filter((t) => t.bursts).length;
   const levels = config.bursts.levels ?? [1];
-  say(`a concurrency run: each region starts ${levels.join(', ')} simultaneous streams to ${config.targets.filter((t) => t.bursts).map((t) => t.id).join(', ')}`);
+  say(
+    `a concurrency run: each region starts ${levels.join(', ')} simultaneous streams to ${config.targets
+      .filter((t) => t.bursts)
+      .map((t) => t.id)
+      .join(', ')}`,
+  );
   const started = await fetch(`${api}/api/v1/bursts`, { method: 'POST', headers: admin });
   if (!started.ok) return say(`concurrency run not started: ${started.status} ${(await started.text()).slice(0, 200)}`);
-  type Report = { region: string; target: string; levels: Array<{ level: number; ttft_p50: number | null; server_growth_ms: number | null; decode_tps_p50: number | null; start_spread_ms_max: number | null; rate_limited: number }> };
+  type Report = {
+    region: string;
+    target: string;
+    levels: Array<{
+      level: number;
+      ttft_p50: number | null;
+      server_growth_ms: number | null;
+      decode_tps_p50: number | null;
+      start_spread_ms_max: number | null;
+      rate_limited: number;
+    }>;
+  };
   let reports: Report[] = [];
   const phase = progress.phase('concurrency run', pairs * levels.length, 'levels');
   const deadline = Date.now() + BURST_WAIT_MS;
@@ -298,11 +361,15 @@ async function concurrencyRun(): Promise<void> {
     await new Promise((r) => setTimeout(r, 1_000));
   }
   const finished = reports.length >= pairs && reports.every(done);
-  phase.finish(finished ? `every level of ${pairs} region × target pairs` : 'not finished yet; the site shows it once it is (the next rebuild)');
+  phase.finish(
+    finished ? `every level of ${pairs} region × target pairs` : 'not finished yet; the site shows it once it is (the next rebuild)',
+  );
   for (const r of reports.filter((x) => x.region === config.regions[0].code)) {
     const last = r.levels.at(-1)!;
     const first = r.levels[0];
-    say(`  ${r.region} ${r.target}: ${first.level} → ${last.level} streams, TTFT p50 ${first.ttft_p50?.toFixed(0)} → ${last.ttft_p50?.toFixed(0)} ms (server +${last.server_growth_ms?.toFixed(0)} ms), decode ${first.decode_tps_p50?.toFixed(0)} → ${last.decode_tps_p50?.toFixed(0)} tok/s per stream, starts within ${last.start_spread_ms_max?.toFixed(0)} ms`);
+    say(
+      `  ${r.region} ${r.target}: ${first.level} → ${last.level} streams, TTFT p50 ${first.ttft_p50?.toFixed(0)} → ${last.ttft_p50?.toFixed(0)} ms (server +${last.server_growth_ms?.toFixed(0)} ms), decode ${first.decode_tps_p50?.toFixed(0)} → ${last.decode_tps_p50?.toFixed(0)} tok/s per stream, starts within ${last.start_spread_ms_max?.toFixed(0)} ms`,
+    );
   }
 }
 
@@ -313,12 +380,16 @@ async function waitForStatusReport(tick: number): Promise<void> {
     return;
   }
   const incidents = (await (await fetch(`${api}/api/v1/incidents?window=1d`)).json()) as { incidents: Array<{ status: string }> };
-  say(`status evaluated: ${incidents.incidents.length} incident(s) in the last day (${incidents.incidents.filter((i) => i.status === 'open').length} open), ${sink.received} notification(s) received by the local sink`);
+  say(
+    `status evaluated: ${incidents.incidents.length} incident(s) in the last day (${incidents.incidents.filter((i) => i.status === 'open').length} open), ${sink.received} notification(s) received by the local sink`,
+  );
 }
 
 const scheduleNext = () => {
   const wait = tickMs - (Date.now() % tickMs) + 1_000;
-  say(`next tick at ${new Date(Date.now() + wait).toISOString().slice(11, 19)} UTC (schedule ${config.schedule}), then the site is rebuilt`);
+  say(
+    `next tick at ${new Date(Date.now() + wait).toISOString().slice(11, 19)} UTC (schedule ${config.schedule}), then the site is rebuilt`,
+  );
   timer = setTimeout(async () => {
     try {
       const count = await sampleCount();
@@ -334,4 +405,3 @@ const scheduleNext = () => {
   }, wait);
 };
 scheduleNext();
-

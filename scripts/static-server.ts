@@ -8,7 +8,14 @@ import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
 import type { AddressInfo } from 'node:net';
 
-const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.css': 'text/css', '.js': 'text/javascript', '.json': 'application/json', '.csv': 'text/csv', '.svg': 'image/svg+xml' };
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.css': 'text/css',
+  '.js': 'text/javascript',
+  '.json': 'application/json',
+  '.csv': 'text/csv',
+  '.svg': 'image/svg+xml',
+};
 const NOT_FOUND_PAGE = '404.html';
 
 export interface StaticServer {
@@ -50,7 +57,8 @@ async function send(res: ServerResponse, status: number, file: string, head: boo
 
 export async function serveStatic(root: string, port = 0): Promise<StaticServer> {
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return void res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain' }).end('method not allowed');
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return void res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain' }).end('method not allowed');
     const path = requestPath(req.url);
     if (path === null) return void res.writeHead(400, { 'content-type': 'text/plain' }).end('bad request path');
     const file = await fileIn(root, path);
@@ -75,6 +83,10 @@ export async function serveStatic(root: string, port = 0): Promise<StaticServer>
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     setRoot: (next) => (root = next),
-    close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

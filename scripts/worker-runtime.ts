@@ -39,15 +39,17 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     logLevel: 'error',
   });
   const vars = Object.fromEntries(Object.entries(config.vars ?? {}).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
-  const mf = new Miniflare(convertV4MiniflareOptions({
-    name: config.name,
-    modules: [{ type: 'ESModule', path: 'worker.mjs', contents: bundle.outputFiles[0].text }],
-    compatibilityDate: config.compatibility_date,
-    compatibilityFlags: config.compatibility_flags,
-    bindings: { ...vars, ...options.bindings },
-    host: options.host ?? '127.0.0.1',
-    port: options.port ?? 0,
-  }));
+  const mf = new Miniflare(
+    convertV4MiniflareOptions({
+      name: config.name,
+      modules: [{ type: 'ESModule', path: 'worker.mjs', contents: bundle.outputFiles[0].text }],
+      compatibilityDate: config.compatibility_date,
+      compatibilityFlags: config.compatibility_flags,
+      bindings: { ...vars, ...options.bindings },
+      host: options.host ?? '127.0.0.1',
+      port: options.port ?? 0,
+    }),
+  );
   const url = await mf.ready;
   return { url: url.origin, stop: () => mf.dispose() };
 }

@@ -33,7 +33,8 @@ export function fillFigures(sample: Sample, m: Measured): void {
 
   const s = meter?.state;
   const serverTtftMs = s?.serverTtftMs ?? ht?.serverTtftMs ?? null;
-  const serverTtftSource = s && s.serverTtftMs !== null ? s.serverTtftSource : ht?.serverTtftMs != null ? 'fireworks-server-time-to-first-token' : null;
+  const serverTtftSource =
+    s && s.serverTtftMs !== null ? s.serverTtftSource : ht?.serverTtftMs != null ? 'fireworks-server-time-to-first-token' : null;
   sample.server_ttft_ms = rounded(serverTtftMs);
   sample.server_ttft_source = serverTtftSource;
   const split = splitTtft({

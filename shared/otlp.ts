@@ -23,11 +23,23 @@ export interface OtlpConfig {
 const DELTA = 1;
 export const OTLP_SCOPE = 'llm-latency-observatory';
 
-const UNITS: Record<RollupMetric, string> = { ttft_ms: 'ms', ttfa_ms: 'ms', tpot_ms: 'ms', itl_p99_ms: 'ms', total_ms: 'ms', decode_tps: '{token}/s' };
+const UNITS: Record<RollupMetric, string> = {
+  ttft_ms: 'ms',
+  ttfa_ms: 'ms',
+  tpot_ms: 'ms',
+  itl_p99_ms: 'ms',
+  total_ms: 'ms',
+  decode_tps: '{token}/s',
+};
 const DESCRIPTIONS: Record<RollupMetric | (typeof SPLIT_METRICS)[number], string> = {
-  ttft_ms: 'Time to first token', ttfa_ms: 'Time to first answer token', tpot_ms: 'Time per output token after the first',
-  itl_p99_ms: 'p99 inter-token latency of a probe', total_ms: 'Total request time', decode_tps: 'Decode speed',
-  network_ms: 'Network part of TTFT (per split source)', server_ms: 'Server part of TTFT (per split source)',
+  ttft_ms: 'Time to first token',
+  ttfa_ms: 'Time to first answer token',
+  tpot_ms: 'Time per output token after the first',
+  itl_p99_ms: 'p99 inter-token latency of a probe',
+  total_ms: 'Total request time',
+  decode_tps: 'Decode speed',
+  network_ms: 'Network part of TTFT (per split source)',
+  server_ms: 'Server part of TTFT (per split source)',
 };
 
 type Attribute = { key: string; value: { stringValue: string } };
@@ -35,14 +47,21 @@ const attr = (key: string, value: string): Attribute => ({ key, value: { stringV
 const nanos = (ms: number) => `${BigInt(ms) * 1_000_000n}`;
 
 function keyAttributes(r: Rollup): Attribute[] {
-  return [attr('region', r.region), attr('target', r.target), attr('prompt_variant', r.prompt_variant), attr('method_version', String(r.method_version))];
+  return [
+    attr('region', r.region),
+    attr('target', r.target),
+    attr('prompt_variant', r.prompt_variant),
+    attr('method_version', String(r.method_version)),
+  ];
 }
 
 /** One ExponentialHistogramDataPoint: dense positive buckets from the lowest non-empty index. */
 function histogramPoint(h: ExpHistogram, start: number, attributes: Attribute[]) {
   const indices = [...h.buckets.keys()].sort((a, b) => a - b);
   const offset = indices.length ? indices[0] : 0;
-  const counts = indices.length ? Array.from({ length: indices[indices.length - 1] - offset + 1 }, (_, k) => String(h.buckets.get(offset + k) ?? 0)) : [];
+  const counts = indices.length
+    ? Array.from({ length: indices[indices.length - 1] - offset + 1 }, (_, k) => String(h.buckets.get(offset + k) ?? 0))
+    : [];
   return {
     attributes,
     startTimeUnixNano: nanos(start),
@@ -58,32 +77,62 @@ function histogramPoint(h: ExpHistogram, start: number, attributes: Attribute[])
 
 export function otlpMetricsRequest(rows: Rollup[], version: string) {
   const sum = (name: string, description: string, unit: string, points: Array<{ r: Rollup; extra: Attribute[]; n: number }>) => ({
-    name, description, unit,
+    name,
+    description,
+    unit,
     sum: {
-      aggregationTemporality: DELTA, isMonotonic: true,
-      dataPoints: points.map(({ r, extra, n }) => ({ attributes: [...keyAttributes(r), ...extra], startTimeUnixNano: nanos(r.hour), timeUnixNano: nanos(r.hour + HOUR_MS), asInt: String(n) })),
+      aggregationTemporality: DELTA,
+      isMonotonic: true,
+      dataPoints: points.map(({ r, extra, n }) => ({
+        attributes: [...keyAttributes(r), ...extra],
+        startTimeUnixNano: nanos(r.hour),
+        timeUnixNano: nanos(r.hour + HOUR_MS),
+        asInt: String(n),
+      })),
     },
   });
   const metrics = [
-    sum('llm.probes', 'Probes run', '{probe}', rows.map((r) => ({ r, extra: [], n: r.probes }))),
-    sum('llm.probe.failures', 'Failed probes, by error class (MEASUREMENT.md)', '{probe}',
-      rows.flatMap((r) => ERROR_CLASSES.filter((c) => r.errors[c]).map((c) => ({ r, extra: [attr('error_class', c)], n: r.errors[c]! })))),
+    sum(
+      'llm.probes',
+      'Probes run',
+      '{probe}',
+      rows.map((r) => ({ r, extra: [], n: r.probes })),
+    ),
+    sum(
+      'llm.probe.failures',
+      'Failed probes, by error class (MEASUREMENT.md)',
+      '{probe}',
+      rows.flatMap((r) => ERROR_CLASSES.filter((c) => r.errors[c]).map((c) => ({ r, extra: [attr('error_class', c)], n: r.errors[c]! }))),
+    ),
     ...ROLLUP_METRICS.map((m) => ({
-      name: `llm.${m.replace(/_ms$|_tps$/, '')}`, description: DESCRIPTIONS[m], unit: UNITS[m],
-      exponentialHistogram: { aggregationTemporality: DELTA, dataPoints: rows.filter((r) => r.histograms[m].count > 0).map((r) => histogramPoint(r.histograms[m], r.hour, keyAttributes(r))) },
-    })),
-    ...SPLIT_METRICS.map((m) => ({
-      name: `llm.ttft.${m.replace(/_ms$/, '')}`, description: DESCRIPTIONS[m], unit: 'ms',
+      name: `llm.${m.replace(/_ms$|_tps$/, '')}`,
+      description: DESCRIPTIONS[m],
+      unit: UNITS[m],
       exponentialHistogram: {
         aggregationTemporality: DELTA,
-        dataPoints: rows.flatMap((r) => [...r.split.entries()].sort((a, b) => a[0].localeCompare(b[0])).map(([source, parts]) => histogramPoint(parts[m], r.hour, [...keyAttributes(r), attr('split_source', source)]))),
+        dataPoints: rows.filter((r) => r.histograms[m].count > 0).map((r) => histogramPoint(r.histograms[m], r.hour, keyAttributes(r))),
+      },
+    })),
+    ...SPLIT_METRICS.map((m) => ({
+      name: `llm.ttft.${m.replace(/_ms$/, '')}`,
+      description: DESCRIPTIONS[m],
+      unit: 'ms',
+      exponentialHistogram: {
+        aggregationTemporality: DELTA,
+        dataPoints: rows.flatMap((r) =>
+          [...r.split.entries()]
+            .sort((a, b) => a[0].localeCompare(b[0]))
+            .map(([source, parts]) => histogramPoint(parts[m], r.hour, [...keyAttributes(r), attr('split_source', source)])),
+        ),
       },
     })),
   ];
   return {
-    resourceMetrics: [{
-      resource: { attributes: [attr('service.name', OTLP_SCOPE)] },
-      scopeMetrics: [{ scope: { name: OTLP_SCOPE, version }, metrics }],
-    }],
+    resourceMetrics: [
+      {
+        resource: { attributes: [attr('service.name', OTLP_SCOPE)] },
+        scopeMetrics: [{ scope: { name: OTLP_SCOPE, version }, metrics }],
+      },
+    ],
   };
 }

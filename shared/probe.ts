@@ -88,7 +88,11 @@ async function probeOnce(o: ProbeOptions): Promise<ProbeResult> {
   const protocol = protocolFor(o.target.api);
   const maxStreamBytes = o.maxStreamBytes ?? MAX_STREAM_BYTES;
   // The key, and any configured header value long enough to be a credential, never reach error_detail.
-  const secrets = [o.target.apiKey, ...Object.values(o.target.headers ?? {}).filter((v) => v.length >= MIN_SECRET_LENGTH), ...(o.redact ?? [])];
+  const secrets = [
+    o.target.apiKey,
+    ...Object.values(o.target.headers ?? {}).filter((v) => v.length >= MIN_SECRET_LENGTH),
+    ...(o.redact ?? []),
+  ];
   const sample = newSample(o);
   const request = protocol.buildRequest({
     target: o.target,
@@ -217,7 +221,10 @@ function classifyStream(meter: StreamMeter, expired: Expiry | null, readError: u
   }
   const complete = s.endMarker || (!endMarkerRequired && s.finishReason !== null);
   if (!complete) {
-    return { error: 'truncated', detail: endMarkerRequired ? 'stream closed before its end marker' : 'stream closed before an end marker or finish reason' };
+    return {
+      error: 'truncated',
+      detail: endMarkerRequired ? 'stream closed before its end marker' : 'stream closed before an end marker or finish reason',
+    };
   }
   return null;
 }
@@ -226,9 +233,17 @@ function classifyStream(meter: StreamMeter, expired: Expiry | null, readError: u
 function noAnswer(meter: StreamMeter): Failure | null {
   if (meter.firstAnswerAt !== null) return null;
   const s = meter.state;
-  const reasoning = s.reasoningTokens !== null ? `${s.reasoningTokens} reasoning tokens` : s.reasoningStreamed ? 'reasoning streamed, its tokens not reported' : 'no reasoning reported';
+  const reasoning =
+    s.reasoningTokens !== null
+      ? `${s.reasoningTokens} reasoning tokens`
+      : s.reasoningStreamed
+        ? 'reasoning streamed, its tokens not reported'
+        : 'no reasoning reported';
   const output = s.outputTokens !== null ? `, ${s.outputTokens} output tokens` : '';
-  return { error: 'no_answer', detail: `stream ended without an answer token: finish_reason ${s.finishReason ?? 'none'}, ${reasoning}${output}` };
+  return {
+    error: 'no_answer',
+    detail: `stream ended without an answer token: finish_reason ${s.finishReason ?? 'none'}, ${reasoning}${output}`,
+  };
 }
 
 /** What the probe's own code threw: the exception's name and message, never its stack. */

@@ -6,7 +6,15 @@
  */
 import { percentileWithCiAt } from './stats/percentile-ci.ts';
 import { emptyHistogram, HistogramSum, rankReader, type ExpHistogram } from './stats/exp-histogram.ts';
-import { mergeRollups, SPLIT_METRICS, STORED_HISTOGRAM, type Rollup, type RollupMetric, type SplitMetric, type WithStoredHistograms } from './rollup.ts';
+import {
+  mergeRollups,
+  SPLIT_METRICS,
+  STORED_HISTOGRAM,
+  type Rollup,
+  type RollupMetric,
+  type SplitMetric,
+  type WithStoredHistograms,
+} from './rollup.ts';
 
 export const PERCENTILES = [0.5, 0.9, 0.95, 0.99] as const;
 export type RollupFigure = RollupMetric | SplitMetric;
@@ -55,7 +63,11 @@ class Groups {
   of(row: CountedRow): FigureGroup {
     const id = this.columns.length === 1 ? row[this.columns[0]] : this.columns.map((c) => row[c]).join('\u0000');
     let g = this.byId.get(id);
-    if (!g) this.byId.set(id, (g = { key: Object.fromEntries(this.columns.map((c) => [c, row[c]])), probes: 0, successes: 0, histograms: new Map() }));
+    if (!g)
+      this.byId.set(
+        id,
+        (g = { key: Object.fromEntries(this.columns.map((c) => [c, row[c]])), probes: 0, successes: 0, histograms: new Map() }),
+      );
     g.probes += row.probes;
     g.successes += row.successes;
     return g;
@@ -66,7 +78,8 @@ class Groups {
   }
 }
 
-const sumIn = (g: FigureGroup, source: string | null): HistogramSum => g.histograms.get(source) ?? g.histograms.set(source, new HistogramSum()).get(source)!;
+const sumIn = (g: FigureGroup, source: string | null): HistogramSum =>
+  g.histograms.get(source) ?? g.histograms.set(source, new HistogramSum()).get(source)!;
 
 /**
  * The rows summed per group of `by` for one figure only, each histogram added in place: a long window

@@ -6,7 +6,19 @@
  * writing a rollup again (a retried tick, a late sample) replaces it with the right one.
  */
 import { ERROR_CLASSES, type ErrorClass } from './ids.ts';
-import { decodeHistogram, emptyHistogram, encodeHistogram, histogramFromJson, histogramToJson, merge, mergeInto, record, subtract, type ExpHistogram, type HistogramJson } from './stats/exp-histogram.ts';
+import {
+  decodeHistogram,
+  emptyHistogram,
+  encodeHistogram,
+  histogramFromJson,
+  histogramToJson,
+  merge,
+  mergeInto,
+  record,
+  subtract,
+  type ExpHistogram,
+  type HistogramJson,
+} from './stats/exp-histogram.ts';
 import type { StoredRow } from './sample-fields.ts';
 import { ByteReader, writeVarint } from './stats/varint.ts';
 import { base64ToBytes, bytesToBase64 } from './base64.ts';
@@ -47,7 +59,10 @@ export interface Rollup extends RollupKey {
 }
 
 /** What a rollup reads of a sample. */
-export type RollupSample = Pick<StoredRow, 'tick_id' | 'region' | 'target' | 'prompt_variant' | 'method_version' | 'error' | 'split_source' | RollupMetric | SplitMetric>;
+export type RollupSample = Pick<
+  StoredRow,
+  'tick_id' | 'region' | 'target' | 'prompt_variant' | 'method_version' | 'error' | 'split_source' | RollupMetric | SplitMetric
+>;
 
 export const hourOf = (t: number): number => Math.floor(t / HOUR_MS) * HOUR_MS;
 /** The start of t's UTC day. */
@@ -57,8 +72,14 @@ const keyString = (k: RollupKey): string => `${k.hour}|${k.region}|${k.target}|$
 
 function emptyRollup(k: RollupKey): Rollup {
   return {
-    hour: k.hour, region: k.region, target: k.target, prompt_variant: k.prompt_variant, method_version: k.method_version,
-    probes: 0, successes: 0, errors: {},
+    hour: k.hour,
+    region: k.region,
+    target: k.target,
+    prompt_variant: k.prompt_variant,
+    method_version: k.method_version,
+    probes: 0,
+    successes: 0,
+    errors: {},
     histograms: Object.fromEntries(ROLLUP_METRICS.map((m) => [m, emptyHistogram()])) as Record<RollupMetric, ExpHistogram>,
     split: new Map(),
   };
@@ -68,7 +89,13 @@ function emptyRollup(k: RollupKey): Rollup {
 export function rollUp(samples: Iterable<RollupSample>): Rollup[] {
   const rollups = new Map<string, Rollup>();
   for (const s of samples) {
-    const key = { hour: hourOf(s.tick_id), region: s.region, target: s.target, prompt_variant: s.prompt_variant, method_version: s.method_version };
+    const key = {
+      hour: hourOf(s.tick_id),
+      region: s.region,
+      target: s.target,
+      prompt_variant: s.prompt_variant,
+      method_version: s.method_version,
+    };
     const id = keyString(key);
     let r = rollups.get(id);
     if (!r) rollups.set(id, (r = emptyRollup(key)));
@@ -117,7 +144,10 @@ function addInto(a: Rollup, b: Rollup): void {
       mergeInto(mine.network_ms, parts.network_ms);
       mergeInto(mine.server_ms, parts.server_ms);
     } else {
-      a.split.set(source, { network_ms: mergeInto(emptyHistogram(), parts.network_ms), server_ms: mergeInto(emptyHistogram(), parts.server_ms) });
+      a.split.set(source, {
+        network_ms: mergeInto(emptyHistogram(), parts.network_ms),
+        server_ms: mergeInto(emptyHistogram(), parts.server_ms),
+      });
     }
   }
 }
@@ -129,14 +159,20 @@ export function mergeRollups(a: Rollup, b: Rollup): Rollup {
   const split = new Map(a.split);
   for (const [source, parts] of b.split) {
     const mine = split.get(source);
-    split.set(source, mine ? { network_ms: merge(mine.network_ms, parts.network_ms), server_ms: merge(mine.server_ms, parts.server_ms) } : parts);
+    split.set(
+      source,
+      mine ? { network_ms: merge(mine.network_ms, parts.network_ms), server_ms: merge(mine.server_ms, parts.server_ms) } : parts,
+    );
   }
   return {
     ...a,
     probes: a.probes + b.probes,
     successes: a.successes + b.successes,
     errors,
-    histograms: Object.fromEntries(ROLLUP_METRICS.map((m) => [m, merge(a.histograms[m], b.histograms[m])])) as Record<RollupMetric, ExpHistogram>,
+    histograms: Object.fromEntries(ROLLUP_METRICS.map((m) => [m, merge(a.histograms[m], b.histograms[m])])) as Record<
+      RollupMetric,
+      ExpHistogram
+    >,
     split,
   };
 }
@@ -162,7 +198,10 @@ export function subtractRollup(a: Rollup, b: Rollup): Rollup {
     probes: Math.max(a.probes - b.probes, 0),
     successes: Math.max(a.successes - b.successes, 0),
     errors,
-    histograms: Object.fromEntries(ROLLUP_METRICS.map((m) => [m, subtract(a.histograms[m], b.histograms[m])])) as Record<RollupMetric, ExpHistogram>,
+    histograms: Object.fromEntries(ROLLUP_METRICS.map((m) => [m, subtract(a.histograms[m], b.histograms[m])])) as Record<
+      RollupMetric,
+      ExpHistogram
+    >,
     split,
   };
 }
@@ -242,13 +281,21 @@ export interface RollupJson {
 
 export function rollupToJson(r: Rollup): RollupJson {
   return {
-    start: new Date(r.hour).toISOString(), region: r.region, target: r.target, prompt_variant: r.prompt_variant, method_version: r.method_version,
-    probes: r.probes, successes: r.successes, errors: JSON.parse(encodeErrors(r.errors)),
+    start: new Date(r.hour).toISOString(),
+    region: r.region,
+    target: r.target,
+    prompt_variant: r.prompt_variant,
+    method_version: r.method_version,
+    probes: r.probes,
+    successes: r.successes,
+    errors: JSON.parse(encodeErrors(r.errors)),
     histograms: Object.fromEntries(ROLLUP_METRICS.map((m) => [m, histogramToJson(r.histograms[m])])) as Record<RollupMetric, HistogramJson>,
-    split: Object.fromEntries([...r.split.keys()].sort().map((source) => {
-      const parts = r.split.get(source)!;
-      return [source, { network_ms: histogramToJson(parts.network_ms), server_ms: histogramToJson(parts.server_ms) }];
-    })),
+    split: Object.fromEntries(
+      [...r.split.keys()].sort().map((source) => {
+        const parts = r.split.get(source)!;
+        return [source, { network_ms: histogramToJson(parts.network_ms), server_ms: histogramToJson(parts.server_ms) }];
+      }),
+    ),
   };
 }
 
@@ -266,8 +313,14 @@ export function rollupToBase64Json(r: Rollup): RollupBase64Json {
   const h = r.histograms as WithStoredHistograms;
   const bytesOf = (m: RollupMetric) => h[STORED_HISTOGRAM]?.(m) ?? encodeHistogram(r.histograms[m]);
   return {
-    start: new Date(r.hour).toISOString(), region: r.region, target: r.target, prompt_variant: r.prompt_variant, method_version: r.method_version,
-    probes: r.probes, successes: r.successes, errors: r.errors,
+    start: new Date(r.hour).toISOString(),
+    region: r.region,
+    target: r.target,
+    prompt_variant: r.prompt_variant,
+    method_version: r.method_version,
+    probes: r.probes,
+    successes: r.successes,
+    errors: r.errors,
     histograms: Object.fromEntries(ROLLUP_METRICS.map((m) => [m, bytesToBase64(bytesOf(m))])) as Record<RollupMetric, string>,
     split: bytesToBase64(h[STORED_HISTOGRAM]?.('split') ?? encodeSplit(r.split)),
   };
@@ -275,18 +328,41 @@ export function rollupToBase64Json(r: Rollup): RollupBase64Json {
 
 export function rollupFromBase64Json(j: RollupBase64Json): Rollup {
   return {
-    hour: Date.parse(j.start), region: j.region, target: j.target, prompt_variant: j.prompt_variant, method_version: j.method_version,
-    probes: j.probes, successes: j.successes, errors: { ...j.errors },
-    histograms: Object.fromEntries(ROLLUP_METRICS.map((m) => [m, decodeHistogram(base64ToBytes(j.histograms[m]))])) as Record<RollupMetric, ExpHistogram>,
+    hour: Date.parse(j.start),
+    region: j.region,
+    target: j.target,
+    prompt_variant: j.prompt_variant,
+    method_version: j.method_version,
+    probes: j.probes,
+    successes: j.successes,
+    errors: { ...j.errors },
+    histograms: Object.fromEntries(ROLLUP_METRICS.map((m) => [m, decodeHistogram(base64ToBytes(j.histograms[m]))])) as Record<
+      RollupMetric,
+      ExpHistogram
+    >,
     split: decodeSplit(base64ToBytes(j.split)),
   };
 }
 
 export function rollupFromJson(j: RollupJson): Rollup {
   return {
-    hour: Date.parse(j.start), region: j.region, target: j.target, prompt_variant: j.prompt_variant, method_version: j.method_version,
-    probes: j.probes, successes: j.successes, errors: { ...j.errors },
-    histograms: Object.fromEntries(ROLLUP_METRICS.map((m) => [m, histogramFromJson(j.histograms[m])])) as Record<RollupMetric, ExpHistogram>,
-    split: new Map(Object.entries(j.split).map(([source, parts]) => [source, { network_ms: histogramFromJson(parts.network_ms), server_ms: histogramFromJson(parts.server_ms) }])),
+    hour: Date.parse(j.start),
+    region: j.region,
+    target: j.target,
+    prompt_variant: j.prompt_variant,
+    method_version: j.method_version,
+    probes: j.probes,
+    successes: j.successes,
+    errors: { ...j.errors },
+    histograms: Object.fromEntries(ROLLUP_METRICS.map((m) => [m, histogramFromJson(j.histograms[m])])) as Record<
+      RollupMetric,
+      ExpHistogram
+    >,
+    split: new Map(
+      Object.entries(j.split).map(([source, parts]) => [
+        source,
+        { network_ms: histogramFromJson(parts.network_ms), server_ms: histogramFromJson(parts.server_ms) },
+      ]),
+    ),
   };
 }

@@ -68,7 +68,12 @@ export async function measureRtt(o: RttOptions): Promise<RttResult> {
       // request, the probe's included, would pay a new handshake inside its round trip.
       await drain(response, RTT_BODY_LIMIT_BYTES);
       // An impossible claim (more server time than the whole round trip) is set aside, as in the split.
-      const claim = largestPlausible(readHeaderTimings(response.headers, o.target.serverTimingMetrics).claims, elapsed, 'its round trip', notes);
+      const claim = largestPlausible(
+        readHeaderTimings(response.headers, o.target.serverTimingMetrics).claims,
+        elapsed,
+        'its round trip',
+        notes,
+      );
       samples.push(elapsed - (claim?.ms ?? 0));
     } catch {
       // an origin that does not answer leaves the split to the other sources

@@ -107,12 +107,17 @@ export const STORED_FIELDS: readonly FieldDef[] = [STORED_ONLY_FIELDS[0], ...SAM
 
 type ValueOf<F extends FieldDef> = F extends { values: readonly (infer V)[] }
   ? V
-  : F['type'] extends 'int' | 'real' ? number
-  : F['type'] extends 'text' ? string
-  : F['type'] extends 'bool' ? boolean
-  : F['type'] extends 'json' ? Record<string, number>
-  : F['type'] extends 'timeline' ? number[]
-  : never;
+  : F['type'] extends 'int' | 'real'
+    ? number
+    : F['type'] extends 'text'
+      ? string
+      : F['type'] extends 'bool'
+        ? boolean
+        : F['type'] extends 'json'
+          ? Record<string, number>
+          : F['type'] extends 'timeline'
+            ? number[]
+            : never;
 
 type RowOf<Fs extends readonly FieldDef[]> = {
   [F in Fs[number] as F['name']]: F['nullable'] extends true ? ValueOf<F> | null : ValueOf<F>;
@@ -144,11 +149,16 @@ export const SQL_TYPES: Record<FieldType, 'INTEGER' | 'REAL' | 'TEXT'> = {
 function emptyValue(f: FieldDef): unknown {
   if (f.nullable) return null;
   switch (f.type) {
-    case 'bool': return false;
-    case 'json': return {};
-    case 'timeline': return [];
-    case 'text': return '';
-    default: return 0;
+    case 'bool':
+      return false;
+    case 'json':
+      return {};
+    case 'timeline':
+      return [];
+    case 'text':
+      return '';
+    default:
+      return 0;
   }
 }
 

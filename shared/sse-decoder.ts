@@ -100,14 +100,27 @@ export function createSseDecoder(onEvent: EventSink, options: DecoderOptions = {
   function line(text: string, start: number, end: number, inRead: boolean): void {
     const first = text.charCodeAt(start);
     // The two fields every stream uses, recognised by their bytes.
-    if (first === D && end - start >= 5 && text.charCodeAt(start + 4) === COLON && text.charCodeAt(start + 1) === A
-      && text.charCodeAt(start + 2) === T && text.charCodeAt(start + 3) === A) {
+    if (
+      first === D &&
+      end - start >= 5 &&
+      text.charCodeAt(start + 4) === COLON &&
+      text.charCodeAt(start + 1) === A &&
+      text.charCodeAt(start + 2) === T &&
+      text.charCodeAt(start + 3) === A
+    ) {
       const valueStart = start + 5 < end && text.charCodeAt(start + 5) === SPACE ? start + 6 : start + 5;
       if (!inRead) blockStart = -1;
       return addData(text.slice(valueStart, end), valueStart);
     }
-    if (first === E && end - start >= 6 && text.charCodeAt(start + 5) === COLON && text.charCodeAt(start + 1) === V
-      && text.charCodeAt(start + 2) === E && text.charCodeAt(start + 3) === N && text.charCodeAt(start + 4) === T) {
+    if (
+      first === E &&
+      end - start >= 6 &&
+      text.charCodeAt(start + 5) === COLON &&
+      text.charCodeAt(start + 1) === V &&
+      text.charCodeAt(start + 2) === E &&
+      text.charCodeAt(start + 3) === N &&
+      text.charCodeAt(start + 4) === T
+    ) {
       const valueStart = start + 6 < end && text.charCodeAt(start + 6) === SPACE ? start + 7 : start + 6;
       if (!inRead || hasData) blockStart = -1;
       eventType = text.slice(valueStart, end);

@@ -58,20 +58,31 @@ export class StreamMeter {
       }
       if (state.eventHasToken) state.tokenEvents++;
     };
-    const raw: RawEvents | undefined = fast === undefined ? undefined : {
-      take(text, pos) {
-        if (state.protocolError !== null) return -1;
-        state.eventHasToken = false;
-        const after = takeByTemplate(text, pos, state);
-        if (state.eventHasToken) state.tokenEvents++;
-        return after;
-      },
-      seen(text, start, dataStart, dataEnd, end) {
-        if (!learnable) return;
-        learnable = false;
-        learnTemplate(state, { text, start, dataStart, dataEnd, end }, state.sliceOpen, state.sliceClose, state.sliceKind, volatiles, learnDefers);
-      },
-    };
+    const raw: RawEvents | undefined =
+      fast === undefined
+        ? undefined
+        : {
+            take(text, pos) {
+              if (state.protocolError !== null) return -1;
+              state.eventHasToken = false;
+              const after = takeByTemplate(text, pos, state);
+              if (state.eventHasToken) state.tokenEvents++;
+              return after;
+            },
+            seen(text, start, dataStart, dataEnd, end) {
+              if (!learnable) return;
+              learnable = false;
+              learnTemplate(
+                state,
+                { text, start, dataStart, dataEnd, end },
+                state.sliceOpen,
+                state.sliceClose,
+                state.sliceKind,
+                volatiles,
+                learnDefers,
+              );
+            },
+          };
     const onOverflow = (detail: string): void => {
       if (state.protocolError === null) state.protocolError = detail;
     };

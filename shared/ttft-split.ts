@@ -38,7 +38,12 @@ const fmt = (ms: number): string => String(Math.round(ms * 10) / 10);
  * The largest claim that does not exceed what the client observed (beyond the clock's resolution);
  * a claim within the resolution above it counts as exactly the observed time. Notes each claim set aside.
  */
-export function largestPlausible(claims: readonly TimingClaim[], observedMs: number, observedName: string, notes: string[]): TimingClaim | null {
+export function largestPlausible(
+  claims: readonly TimingClaim[],
+  observedMs: number,
+  observedName: string,
+  notes: string[],
+): TimingClaim | null {
   let best: TimingClaim | null = null;
   for (const c of claims) {
     if (c.ms > observedMs + CLOCK_RESOLUTION_MS) {
@@ -56,7 +61,14 @@ export function splitTtft(i: SplitInput): Split {
   /** `serverTtft`: the body's claim to compare with, for the residual (null when the split is the body's own). */
   const result = (network: number | null, source: string | null, serverTtft: number | null): Split => {
     const ttft = i.ttftMs;
-    const split: Split = { server_headers_ms: header?.ms ?? null, network_ms: null, server_ms: null, residual_ms: null, split_source: null, split_note: null };
+    const split: Split = {
+      server_headers_ms: header?.ms ?? null,
+      network_ms: null,
+      server_ms: null,
+      residual_ms: null,
+      split_source: null,
+      split_note: null,
+    };
     if (ttft !== null && network !== null) {
       split.network_ms = Math.min(Math.max(network, 0), ttft);
       split.server_ms = ttft - split.network_ms;

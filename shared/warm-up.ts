@@ -17,30 +17,55 @@ const line = (data: unknown): string => JSON.stringify(data) + '\n';
 
 /** One short stream per wire format: an opening event, a common token event (the fast path), a full-parse event, the end. */
 export const WARM_UP_STREAMS: Record<ApiId, string> = {
-  'openai-chat': sse({ choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] })
-    + sse({ id: 'w', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: 'a' }, finish_reason: null }] })
-    + sse({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1 } })
-    + 'data: [DONE]\n\n',
-  'openai-responses': sse({ type: 'response.created' }, 'response.created')
-    + sse({ type: 'response.output_text.delta', delta: 'a' }, 'response.output_text.delta')
-    + sse({ type: 'response.completed', response: { status: 'completed', usage: { input_tokens: 1, output_tokens: 1 } } }, 'response.completed'),
-  'anthropic-messages': sse({ type: 'message_start', message: { usage: { input_tokens: 1 } } }, 'message_start')
-    + sse({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'a' } }, 'content_block_delta')
-    + sse({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 1 } }, 'message_delta')
-    + sse({ type: 'message_stop' }, 'message_stop'),
-  gemini: sse({ candidates: [{ content: { parts: [{ text: 'a' }], role: 'model' } }], usageMetadata: { promptTokenCount: 1 } })
-    + sse({ candidates: [{ content: { parts: [{ text: 'b' }], role: 'model' }, finishReason: 'STOP' }], usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 2 } }),
-  ollama: line({ model: 'w', message: { role: 'assistant', content: 'a' }, done: false })
-    + line({ model: 'w', message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop', eval_count: 1, prompt_eval_count: 1, prompt_eval_duration: 1 }),
-  'cohere-chat': sse({ type: 'message-start' }, 'message-start')
-    + sse({ type: 'content-delta', delta: { message: { content: { text: 'a' } } } }, 'content-delta')
-    + sse({ type: 'message-end', delta: { finish_reason: 'COMPLETE', usage: { tokens: { input_tokens: 1, output_tokens: 1 } } } }, 'message-end')
-    + 'data: [DONE]\n\n',
-  'cohere-chat-v1': line({ event_type: 'stream-start' })
-    + line({ event_type: 'text-generation', text: 'a' })
-    + line({ event_type: 'stream-end', finish_reason: 'COMPLETE', response: { meta: { tokens: { input_tokens: 1, output_tokens: 1 } } } }),
-  'tgi-generate': sse({ token: { id: 1, text: 'a', special: false }, generated_text: null, details: null })
-    + sse({ token: { id: 2, text: '', special: true }, generated_text: 'a', details: { finish_reason: 'eos_token', generated_tokens: 1 } }),
+  'openai-chat':
+    sse({ choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] }) +
+    sse({ id: 'w', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: 'a' }, finish_reason: null }] }) +
+    sse({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1 } }) +
+    'data: [DONE]\n\n',
+  'openai-responses':
+    sse({ type: 'response.created' }, 'response.created') +
+    sse({ type: 'response.output_text.delta', delta: 'a' }, 'response.output_text.delta') +
+    sse(
+      { type: 'response.completed', response: { status: 'completed', usage: { input_tokens: 1, output_tokens: 1 } } },
+      'response.completed',
+    ),
+  'anthropic-messages':
+    sse({ type: 'message_start', message: { usage: { input_tokens: 1 } } }, 'message_start') +
+    sse({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'a' } }, 'content_block_delta') +
+    sse({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 1 } }, 'message_delta') +
+    sse({ type: 'message_stop' }, 'message_stop'),
+  gemini:
+    sse({ candidates: [{ content: { parts: [{ text: 'a' }], role: 'model' } }], usageMetadata: { promptTokenCount: 1 } }) +
+    sse({
+      candidates: [{ content: { parts: [{ text: 'b' }], role: 'model' }, finishReason: 'STOP' }],
+      usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 2 },
+    }),
+  ollama:
+    line({ model: 'w', message: { role: 'assistant', content: 'a' }, done: false }) +
+    line({
+      model: 'w',
+      message: { role: 'assistant', content: '' },
+      done: true,
+      done_reason: 'stop',
+      eval_count: 1,
+      prompt_eval_count: 1,
+      prompt_eval_duration: 1,
+    }),
+  'cohere-chat':
+    sse({ type: 'message-start' }, 'message-start') +
+    sse({ type: 'content-delta', delta: { message: { content: { text: 'a' } } } }, 'content-delta') +
+    sse(
+      { type: 'message-end', delta: { finish_reason: 'COMPLETE', usage: { tokens: { input_tokens: 1, output_tokens: 1 } } } },
+      'message-end',
+    ) +
+    'data: [DONE]\n\n',
+  'cohere-chat-v1':
+    line({ event_type: 'stream-start' }) +
+    line({ event_type: 'text-generation', text: 'a' }) +
+    line({ event_type: 'stream-end', finish_reason: 'COMPLETE', response: { meta: { tokens: { input_tokens: 1, output_tokens: 1 } } } }),
+  'tgi-generate':
+    sse({ token: { id: 1, text: 'a', special: false }, generated_text: null, details: null }) +
+    sse({ token: { id: 2, text: '', special: true }, generated_text: 'a', details: { finish_reason: 'eos_token', generated_tokens: 1 } }),
 };
 
 const WARM_UP_HEADERS = { 'content-type': 'text/event-stream', 'server-timing': 'total;dur=1, app;dur=0.5', 'openai-processing-ms': '1' };

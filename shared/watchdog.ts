@@ -77,9 +77,10 @@ export class Watchdog {
     } else {
       const idleLeft = this.lastTokenAt + idleMs - t;
       left = Math.min(idleLeft, totalLeft);
-      expiry = idleLeft <= totalLeft
-        ? { error: 'stall', detail: `no token for ${idleMs} ms` }
-        : { error: 'stall', detail: `stream still running at the ${totalMs} ms total limit` };
+      expiry =
+        idleLeft <= totalLeft
+          ? { error: 'stall', detail: `no token for ${idleMs} ms` }
+          : { error: 'stall', detail: `stream still running at the ${totalMs} ms total limit` };
     }
     if (left > 0) {
       this.arm(left);

@@ -63,9 +63,18 @@ export function levelReports(rows: readonly BurstStreamRow[]): LevelReport[] {
       ok: ok.length,
       errors: mine.length - ok.length,
       rate_limited: mine.filter(isRateLimited).length,
-      ttft_p50: percentile(values((r) => r.ttft_ms), 0.5),
-      ttft_p95: percentile(values((r) => r.ttft_ms), 0.95),
-      server_p50: percentile(values((r) => r.server_ms), 0.5),
+      ttft_p50: percentile(
+        values((r) => r.ttft_ms),
+        0.5,
+      ),
+      ttft_p95: percentile(
+        values((r) => r.ttft_ms),
+        0.95,
+      ),
+      server_p50: percentile(
+        values((r) => r.server_ms),
+        0.5,
+      ),
       server_growth_ms: null,
       decode_tps_p50: percentile(tps, 0.5),
       decode_tps_min: tps.length ? Math.min(...tps) : null,

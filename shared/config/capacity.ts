@@ -27,9 +27,31 @@ export interface PlanLimits {
 }
 
 export const PLAN_LIMITS: Record<'free' | 'paid', PlanLimits> = {
-  free: { hardDailyLimits: true, cpuMsPerInvocation: 10, subrequestsPerInvocation: 50, d1RowsWrittenPerDay: 100_000, d1RowsReadPerDay: 5_000_000, d1QueriesPerInvocation: 50, doRowsWrittenPerDay: 100_000, doRequestsPerDay: 100_000, doGbSecondsPerDay: 13_000, workerRequestsPerDay: 100_000 },
+  free: {
+    hardDailyLimits: true,
+    cpuMsPerInvocation: 10,
+    subrequestsPerInvocation: 50,
+    d1RowsWrittenPerDay: 100_000,
+    d1RowsReadPerDay: 5_000_000,
+    d1QueriesPerInvocation: 50,
+    doRowsWrittenPerDay: 100_000,
+    doRequestsPerDay: 100_000,
+    doGbSecondsPerDay: 13_000,
+    workerRequestsPerDay: 100_000,
+  },
   // Paid: what the $5 plan includes before usage pricing starts (monthly inclusions / 30).
-  paid: { hardDailyLimits: false, cpuMsPerInvocation: 30_000, subrequestsPerInvocation: 10_000, d1RowsWrittenPerDay: 50_000_000 / 30, d1RowsReadPerDay: 25_000_000_000 / 30, d1QueriesPerInvocation: 1_000, doRowsWrittenPerDay: 50_000_000 / 30, doRequestsPerDay: 1_000_000 / 30, doGbSecondsPerDay: 400_000 / 30, workerRequestsPerDay: 10_000_000 / 30 },
+  paid: {
+    hardDailyLimits: false,
+    cpuMsPerInvocation: 30_000,
+    subrequestsPerInvocation: 10_000,
+    d1RowsWrittenPerDay: 50_000_000 / 30,
+    d1RowsReadPerDay: 25_000_000_000 / 30,
+    d1QueriesPerInvocation: 1_000,
+    doRowsWrittenPerDay: 50_000_000 / 30,
+    doRequestsPerDay: 1_000_000 / 30,
+    doGbSecondsPerDay: 400_000 / 30,
+    workerRequestsPerDay: 10_000_000 / 30,
+  },
 };
 
 /** D1 rows written per stored sample: the row and its unique-key index entry, then the same again when retention deletes it. */
@@ -122,7 +144,10 @@ export const SITE_BURST_RUNS = 6;
 /** Region × target pairs that take part in the concurrency probes (none without `bursts`). */
 function burstPairs(config: ObservatoryConfig): number {
   if (!config.bursts) return 0;
-  return config.regions.reduce((n, r) => n + config.targets.filter((t) => t.bursts && (!t.regions || t.regions.includes(r.code))).length, 0);
+  return config.regions.reduce(
+    (n, r) => n + config.targets.filter((t) => t.bursts && (!t.regions || t.regions.includes(r.code))).length,
+    0,
+  );
 }
 
 /**
@@ -222,21 +247,40 @@ export function capacity(config: ObservatoryConfig): Capacity {
   const regionTicksPerDay = config.regions.length * ticksPerDay;
   // One rollup row per hour for each region × target × variant probed; each region's rollup reads the hour's samples of all regions.
   const rollupRowsPerDay = perTick * HOURS_PER_DAY;
-  const d1RowsWrittenPerDay = probesPerDay * D1_ROWS_WRITTEN_PER_SAMPLE + rollupRowsPerDay * (ROLLUP_ROWS_WRITTEN_PER_PAIR + ROLLUP_ROWS_DELETED_PER_PAIR)
-    + perTick * DAILY_ROWS_WRITTEN_PER_PAIR + burstCosts(config).d1RowsWrittenPerDay;
+  const d1RowsWrittenPerDay =
+    probesPerDay * D1_ROWS_WRITTEN_PER_SAMPLE +
+    rollupRowsPerDay * (ROLLUP_ROWS_WRITTEN_PER_PAIR + ROLLUP_ROWS_DELETED_PER_PAIR) +
+    perTick * DAILY_ROWS_WRITTEN_PER_PAIR +
+    burstCosts(config).d1RowsWrittenPerDay;
   const readers = { ...DEFAULT_READERS, ...config.readers };
   // The rollups in pages (24 hours, then 90 days): each page but a read's last reads one row past its end.
   const rollupPagesPerBuild = rollupPages(24, perTick) + rollupPages(90, perTick);
-  const siteBuildRowsRead = perTick * SITE_BUILD_ROLLUP_ROWS_PER_PAIR + (rollupPagesPerBuild - 2)
-    + perTick * (SITE_BUILD_RECENT_HOURS * 60 / tickMinutes) * SITE_BUILD_RAW_READS_PER_SAMPLE + SITE_BUILD_FIXED_READS + burstCosts(config).siteBuildRowsRead;
-  const siteBuildRequests = SITE_BUILD_FIXED_REQUESTS + rollupPagesPerBuild
-    + Math.max(1, Math.ceil(Math.min(SITE_BUILD_MAX_SAMPLES, perTick * (SITE_BUILD_RECENT_HOURS * 60 / tickMinutes)) / SITE_BUILD_SAMPLE_PAGE));
+  const siteBuildRowsRead =
+    perTick * SITE_BUILD_ROLLUP_ROWS_PER_PAIR +
+    (rollupPagesPerBuild - 2) +
+    perTick * ((SITE_BUILD_RECENT_HOURS * 60) / tickMinutes) * SITE_BUILD_RAW_READS_PER_SAMPLE +
+    SITE_BUILD_FIXED_READS +
+    burstCosts(config).siteBuildRowsRead;
+  const siteBuildRequests =
+    SITE_BUILD_FIXED_REQUESTS +
+    rollupPagesPerBuild +
+    Math.max(
+      1,
+      Math.ceil(Math.min(SITE_BUILD_MAX_SAMPLES, perTick * ((SITE_BUILD_RECENT_HOURS * 60) / tickMinutes)) / SITE_BUILD_SAMPLE_PAGE),
+    );
   const d1RowsRead = {
-    rollups: config.regions.length * probesPerDay * ROLLUP_ROWS_READ_PER_SAMPLE_IN_HOUR + rollupRowsPerDay * ROLLUP_ROWS_READ_PER_PAIR
-      + config.regions.length * rollupRowsPerDay * DAILY_ROWS_READ_PER_HOURLY_ROW + perTick * DAILY_UPSERT_ROWS_READ_PER_PAIR + config.regions.length * HOURS_PER_DAY * ROLLUP_MARK_READS_PER_REGION_HOUR,
+    rollups:
+      config.regions.length * probesPerDay * ROLLUP_ROWS_READ_PER_SAMPLE_IN_HOUR +
+      rollupRowsPerDay * ROLLUP_ROWS_READ_PER_PAIR +
+      config.regions.length * rollupRowsPerDay * DAILY_ROWS_READ_PER_HOURLY_ROW +
+      perTick * DAILY_UPSERT_ROWS_READ_PER_PAIR +
+      config.regions.length * HOURS_PER_DAY * ROLLUP_MARK_READS_PER_REGION_HOUR,
     // Per region: its pairs plus the seeks' extra rows, for every tick of the lookback, every tick; and for every baseline hour, every hour.
-    status: ticksPerDay * (lookbackMs(resolveStatusRules(config.status), tickMinutes, 1) / (tickMinutes * MS_PER_MINUTE)) * (perTick + config.regions.length * STATUS_READS_PER_SEEK)
-      + HOURS_PER_DAY * STATUS_BASELINE_HOURS * (perTick + config.regions.length * STATUS_READS_PER_SEEK),
+    status:
+      ticksPerDay *
+        (lookbackMs(resolveStatusRules(config.status), tickMinutes, 1) / (tickMinutes * MS_PER_MINUTE)) *
+        (perTick + config.regions.length * STATUS_READS_PER_SEEK) +
+      HOURS_PER_DAY * STATUS_BASELINE_HOURS * (perTick + config.regions.length * STATUS_READS_PER_SEEK),
     siteBuilds: readers.siteRebuildMinutes > 0 ? (MINUTES_PER_DAY / readers.siteRebuildMinutes) * siteBuildRowsRead : 0,
     metrics: readers.metricsScrapeSeconds > 0 ? (86_400 / readers.metricsScrapeSeconds) * perTick * METRICS_READS_PER_PAIR : 0,
     api: readers.apiRequestsPerDay * perTick * API_REQUEST_READS_PER_PAIR,
@@ -252,9 +296,17 @@ export function capacity(config: ObservatoryConfig): Capacity {
   };
   const workerRequestsPerDay = workerRequests.crons + workerRequests.siteBuilds + workerRequests.metrics + workerRequests.api;
   const d1RowsReadPerDay = d1RowsRead.rollups + d1RowsRead.status + d1RowsRead.siteBuilds + d1RowsRead.metrics + d1RowsRead.api;
-  const targetVariants = config.targets.reduce((n, t) => n + (t.promptVariants ? t.promptVariants.length : config.promptVariants.length), 0);
-  const doRowsWrittenPerDay = burstCosts(config).doRowsWrittenPerDay + probesPerDay * DO_ROWS_WRITTEN_PER_PROBE + config.regions.length * (HOURS_PER_DAY * DO_ROWS_WRITTEN_PER_REGION_HOUR + DO_ROWS_WRITTEN_PER_REGION_DAY)
-    + regionTicksPerDay * (DO_ROWS_WRITTEN_PER_REGION_TICK_STATUS + DO_ROWS_WRITTEN_PER_REGION_TICK_HEARTBEAT) + probesPerDay * KEEPER_ROWS_WRITTEN_PER_PAIR + targetVariants * ticksPerDay * KEEPER_ROWS_WRITTEN_PER_TARGET_TICK;
+  const targetVariants = config.targets.reduce(
+    (n, t) => n + (t.promptVariants ? t.promptVariants.length : config.promptVariants.length),
+    0,
+  );
+  const doRowsWrittenPerDay =
+    burstCosts(config).doRowsWrittenPerDay +
+    probesPerDay * DO_ROWS_WRITTEN_PER_PROBE +
+    config.regions.length * (HOURS_PER_DAY * DO_ROWS_WRITTEN_PER_REGION_HOUR + DO_ROWS_WRITTEN_PER_REGION_DAY) +
+    regionTicksPerDay * (DO_ROWS_WRITTEN_PER_REGION_TICK_STATUS + DO_ROWS_WRITTEN_PER_REGION_TICK_HEARTBEAT) +
+    probesPerDay * KEEPER_ROWS_WRITTEN_PER_PAIR +
+    targetVariants * ticksPerDay * KEEPER_ROWS_WRITTEN_PER_TARGET_TICK;
   const bursts = burstCosts(config);
   // Per region and tick: an alarm per probesPerAlarm probes (the last one also rolls up and evaluates), one RPC from the
   // scheduler and one report to the status keeper.
@@ -264,7 +316,9 @@ export function capacity(config: ObservatoryConfig): Capacity {
   const doGbSecondsPerDay = probesPerDay * config.probeSecondsEstimate * DO_GB + bursts.doGbSecondsPerDay;
   const tickSeconds = tickProbeSlots * config.probeSecondsEstimate;
 
-  const ratios: Array<[string, number]> = [['tick length (a region must finish before the next tick)', tickSeconds / (tickMinutes * 60 * TICK_BUSY_SHARE)]];
+  const ratios: Array<[string, number]> = [
+    ['tick length (a region must finish before the next tick)', tickSeconds / (tickMinutes * 60 * TICK_BUSY_SHARE)],
+  ];
   if (limits.hardDailyLimits) {
     ratios.push(
       ['D1 rows written per day', d1RowsWrittenPerDay / limits.d1RowsWrittenPerDay],
@@ -306,9 +360,17 @@ export function capacity(config: ObservatoryConfig): Capacity {
  */
 export function freePlanGoal(base: ObservatoryConfig): ObservatoryConfig {
   return {
-    ...base, plan: 'free', schedule: '*/5 * * * *',
+    ...base,
+    plan: 'free',
+    schedule: '*/5 * * * *',
     regions: (['weur', 'eeur', 'enam', 'wnam', 'apac', 'oc'] as const).map((code) => ({ code, label: code, locationHint: code })),
-    targets: Array.from({ length: 10 }, (_, k) => ({ ...base.targets[0], id: `target-${k + 1}`, regions: undefined, promptVariants: undefined, bursts: undefined })),
+    targets: Array.from({ length: 10 }, (_, k) => ({
+      ...base.targets[0],
+      id: `target-${k + 1}`,
+      regions: undefined,
+      promptVariants: undefined,
+      bursts: undefined,
+    })),
     bursts: undefined,
     promptVariants: base.promptVariants.slice(0, 1),
     readers: { siteRebuildMinutes: 60 },
@@ -318,7 +380,14 @@ export function freePlanGoal(base: ObservatoryConfig): ObservatoryConfig {
 /** Most probes per day within a plan's daily quotas (free) or included usage (paid), for a given probe duration. */
 export function maxProbesPerDay(plan: 'free' | 'paid', probeSeconds: number): number {
   const l = PLAN_LIMITS[plan];
-  return Math.floor(Math.min(l.d1RowsWrittenPerDay / D1_ROWS_WRITTEN_PER_SAMPLE, l.doRowsWrittenPerDay / DO_ROWS_WRITTEN_PER_PROBE, l.doRequestsPerDay, l.doGbSecondsPerDay / (probeSeconds * DO_GB)));
+  return Math.floor(
+    Math.min(
+      l.d1RowsWrittenPerDay / D1_ROWS_WRITTEN_PER_SAMPLE,
+      l.doRowsWrittenPerDay / DO_ROWS_WRITTEN_PER_PROBE,
+      l.doRequestsPerDay,
+      l.doGbSecondsPerDay / (probeSeconds * DO_GB),
+    ),
+  );
 }
 
 /** Which of `spread` slices a tick runs: ticks take turns, so each slice comes round every `spread` ticks. */
@@ -372,13 +441,25 @@ export function anonymousRowBound(config: ObservatoryConfig): { rows: number; re
   const c = capacity(config);
   const perTick = Object.values(c.probesPerRegionTick).reduce((a, b) => a + b, 0);
   const candidates: Array<{ rows: number; request: string }> = [
-    { rows: 2 * ANON_LIMITS.rawWindowDays * c.ticksPerDay * perTick, request: `raw percentiles over ${ANON_LIMITS.rawWindowDays} day, every group` },
-    { rows: ANON_LIMITS.rawWindowDays * c.ticksPerDay * perTick, request: `samples, regions or targets over ${ANON_LIMITS.rawWindowDays} day` },
+    {
+      rows: 2 * ANON_LIMITS.rawWindowDays * c.ticksPerDay * perTick,
+      request: `raw percentiles over ${ANON_LIMITS.rawWindowDays} day, every group`,
+    },
+    {
+      rows: ANON_LIMITS.rawWindowDays * c.ticksPerDay * perTick,
+      request: `samples, regions or targets over ${ANON_LIMITS.rawWindowDays} day`,
+    },
     // A page of rollups: its rows and the one past its end, or one period that holds more rows than a page.
     { rows: Math.max(ROLLUP_PAGE_ROWS.base64, perTick) + 1, request: 'a page of rollups' },
     // Percentiles from rollups: on the free plan no more than one request may merge (PERCENTILE_ROW_UNITS, an hourly row a quarter).
-    { rows: Math.min(PERCENTILE_ROW_UNITS[config.plan] / HOURLY_ROW_UNITS, (ANON_LIMITS.maxWindowDays + 46 / HOURS_PER_DAY) * perTick), request: `percentiles from rollups over up to ${ANON_LIMITS.maxWindowDays} days` },
-    { rows: ANON_LIMITS.burstRuns * burstPairs(config) * (config.bursts ? burstStreamsPerRun(config.bursts) : 0), request: `a concurrency report of ${ANON_LIMITS.burstRuns} runs` },
+    {
+      rows: Math.min(PERCENTILE_ROW_UNITS[config.plan] / HOURLY_ROW_UNITS, (ANON_LIMITS.maxWindowDays + 46 / HOURS_PER_DAY) * perTick),
+      request: `percentiles from rollups over up to ${ANON_LIMITS.maxWindowDays} days`,
+    },
+    {
+      rows: ANON_LIMITS.burstRuns * burstPairs(config) * (config.bursts ? burstStreamsPerRun(config.bursts) : 0),
+      request: `a concurrency report of ${ANON_LIMITS.burstRuns} runs`,
+    },
   ];
   const worst = candidates.reduce((a, b) => (b.rows > a.rows ? b : a));
   return { rows: Math.ceil(worst.rows), request: worst.request };

@@ -9,7 +9,8 @@ import type { ObservatoryConfig, TargetConfig } from './types.ts';
 export const REASONING_MIN_MAX_TOKENS = 1_024;
 
 /** Model names of families known to reason before they answer (a target can also say `reasoning: true`). */
-const REASONING_MODEL = /(^|[/:-])(o\d|gpt-5|gpt-oss|deepseek-r|deepseek-reasoner|qwq|qwen3|magistral|gemini-(2\.5|3)|claude-(opus|sonnet)-4|claude-3-7|grok-[34]|r1\b)|reason|think/i;
+const REASONING_MODEL =
+  /(^|[/:-])(o\d|gpt-5|gpt-oss|deepseek-r|deepseek-reasoner|qwq|qwen3|magistral|gemini-(2\.5|3)|claude-(opus|sonnet)-4|claude-3-7|grok-[34]|r1\b)|reason|think/i;
 
 /** Efforts low enough that a few hundred tokens usually remain for the answer. */
 const LOW_EFFORTS = new Set(['none', 'minimal', 'low']);
@@ -46,10 +47,11 @@ export function reasoningBudgetWarnings(config: ObservatoryConfig): BudgetWarnin
       warnings.push({
         target: t.id,
         variant: v.id,
-        message: `target ${t.id} looks like a reasoning model, and prompt variant ${v.id} allows only ${v.maxTokens} output tokens with no bound on its reasoning: `
-          + `many probes will end with no answer (error no_answer). Set a low effort or a thinking budget in extraBody `
-          + `(reasoning_effort: 'low', reasoning: { effort: 'low' }, thinking: { type: 'enabled', budget_tokens: N }, generationConfig.thinkingConfig.thinkingBudget), `
-          + `or raise maxTokens to at least ${REASONING_MIN_MAX_TOKENS}${t.reasoning === undefined ? '; if it does not reason, set reasoning: false' : ''}.`,
+        message:
+          `target ${t.id} looks like a reasoning model, and prompt variant ${v.id} allows only ${v.maxTokens} output tokens with no bound on its reasoning: ` +
+          `many probes will end with no answer (error no_answer). Set a low effort or a thinking budget in extraBody ` +
+          `(reasoning_effort: 'low', reasoning: { effort: 'low' }, thinking: { type: 'enabled', budget_tokens: N }, generationConfig.thinkingConfig.thinkingBudget), ` +
+          `or raise maxTokens to at least ${REASONING_MIN_MAX_TOKENS}${t.reasoning === undefined ? '; if it does not reason, set reasoning: false' : ''}.`,
       });
     }
   }

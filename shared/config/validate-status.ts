@@ -4,7 +4,8 @@ import { DEFAULT_STATUS_RULES, type StatusRulesConfig } from '../status/rules.ts
 
 const SECRET = /^[A-Z][A-Z0-9_]{0,63}$/;
 const VAR_URL = /^\{[A-Z][A-Z0-9_]*\}/;
-const inRange = (v: unknown, min: number, max: number, int = true) => typeof v === 'number' && Number.isFinite(v) && v >= min && v <= max && (!int || Number.isInteger(v));
+const inRange = (v: unknown, min: number, max: number, int = true) =>
+  typeof v === 'number' && Number.isFinite(v) && v >= min && v <= max && (!int || Number.isInteger(v));
 
 export function statusProblems(s: StatusRulesConfig | undefined): string[] {
   const p: string[] = [];
@@ -28,15 +29,18 @@ export function statusProblems(s: StatusRulesConfig | undefined): string[] {
     ['baselineMinSamples', s.baselineMinSamples, 1, 100_000, true],
   ];
   for (const [path, v, min, max, int] of bounds) {
-    if (v !== undefined && !inRange(v, min, max, int)) p.push(`status.${path} must be ${int ? 'a whole number' : 'a number'} from ${min} to ${max}, got ${JSON.stringify(v)}`);
+    if (v !== undefined && !inRange(v, min, max, int))
+      p.push(`status.${path} must be ${int ? 'a whole number' : 'a number'} from ${min} to ${max}, got ${JSON.stringify(v)}`);
   }
-  for (const key of Object.keys(s)) if (!(key in DEFAULT_STATUS_RULES)) p.push(`status.${key} is not a rule; known: ${Object.keys(DEFAULT_STATUS_RULES).join(', ')}`);
+  for (const key of Object.keys(s))
+    if (!(key in DEFAULT_STATUS_RULES)) p.push(`status.${key} is not a rule; known: ${Object.keys(DEFAULT_STATUS_RULES).join(', ')}`);
   return p;
 }
 
 function urlProblems(where: string, c: { url?: string; urlSecret?: string }): string[] {
   if ((c.url === undefined) === (c.urlSecret === undefined)) return [`${where}: give url (or {VAR}) or urlSecret, exactly one`];
-  if (c.urlSecret !== undefined) return SECRET.test(c.urlSecret) ? [] : [`${where}: urlSecret must name a Worker secret in UPPER_SNAKE_CASE, got "${c.urlSecret}"`];
+  if (c.urlSecret !== undefined)
+    return SECRET.test(c.urlSecret) ? [] : [`${where}: urlSecret must name a Worker secret in UPPER_SNAKE_CASE, got "${c.urlSecret}"`];
   if (VAR_URL.test(c.url!)) return [];
   try {
     const u = new URL(c.url!);
@@ -51,23 +55,40 @@ function channelProblems(c: ChannelConfig): string[] {
   const where = `notifications channel "${c.name}"`;
   const p: string[] = [];
   if (!/^[a-z0-9][a-z0-9._-]{0,62}$/.test(c.name ?? '')) p.push(`${where}: name must be lower-case letters, digits, ".", "_" or "-"`);
-  if (!(CHANNEL_TYPES as readonly string[]).includes(c.type)) return [...p, `${where}: type "${(c as { type: string }).type}" is not one of ${CHANNEL_TYPES.join(', ')}`];
-  for (const e of c.events ?? []) if (!(NOTIFY_EVENTS as readonly string[]).includes(e)) p.push(`${where}: event "${e}" is not one of ${NOTIFY_EVENTS.join(', ')}`);
+  if (!(CHANNEL_TYPES as readonly string[]).includes(c.type))
+    return [...p, `${where}: type "${(c as { type: string }).type}" is not one of ${CHANNEL_TYPES.join(', ')}`];
+  for (const e of c.events ?? [])
+    if (!(NOTIFY_EVENTS as readonly string[]).includes(e)) p.push(`${where}: event "${e}" is not one of ${NOTIFY_EVENTS.join(', ')}`);
   const secret = (field: string, v: string | undefined, required: boolean) => {
-    if (v === undefined) { if (required) p.push(`${where}: ${field} is required (the name of a Worker secret)`); return; }
+    if (v === undefined) {
+      if (required) p.push(`${where}: ${field} is required (the name of a Worker secret)`);
+      return;
+    }
     if (!SECRET.test(v)) p.push(`${where}: ${field} must name a Worker secret in UPPER_SNAKE_CASE, got "${v}"`);
   };
   switch (c.type) {
-    case 'webhook': p.push(...urlProblems(where, c)); secret('signingSecret', c.signingSecret, false); break;
-    case 'slack': case 'discord': p.push(...urlProblems(where, c)); break;
-    case 'ntfy': p.push(...urlProblems(where, c)); secret('tokenSecret', c.tokenSecret, false); break;
+    case 'webhook':
+      p.push(...urlProblems(where, c));
+      secret('signingSecret', c.signingSecret, false);
+      break;
+    case 'slack':
+    case 'discord':
+      p.push(...urlProblems(where, c));
+      break;
+    case 'ntfy':
+      p.push(...urlProblems(where, c));
+      secret('tokenSecret', c.tokenSecret, false);
+      break;
     case 'telegram':
       secret('botTokenSecret', c.botTokenSecret, true);
-      if (typeof c.chatId !== 'string' || c.chatId === '') p.push(`${where}: chatId is required (a chat id such as "-1001234567890" or "@channel")`);
-      if (c.apiBase !== undefined && !/^(https?:\/\/|\{[A-Z][A-Z0-9_]*\})\S*$/.test(c.apiBase)) p.push(`${where}: apiBase must be an http(s) URL (or {VAR})`);
+      if (typeof c.chatId !== 'string' || c.chatId === '')
+        p.push(`${where}: chatId is required (a chat id such as "-1001234567890" or "@channel")`);
+      if (c.apiBase !== undefined && !/^(https?:\/\/|\{[A-Z][A-Z0-9_]*\})\S*$/.test(c.apiBase))
+        p.push(`${where}: apiBase must be an http(s) URL (or {VAR})`);
       break;
     case 'email':
-      if (!/^[A-Z][A-Z0-9_]*$/.test(c.binding ?? '')) p.push(`${where}: binding must name the send_email binding in wrangler.toml (like EMAIL)`);
+      if (!/^[A-Z][A-Z0-9_]*$/.test(c.binding ?? ''))
+        p.push(`${where}: binding must name the send_email binding in wrangler.toml (like EMAIL)`);
       for (const f of ['from', 'to'] as const) if (!/^[^@\s]+@[^@\s]+$/.test(c[f] ?? '')) p.push(`${where}: ${f} must be an email address`);
       break;
   }
@@ -81,6 +102,7 @@ export function notificationProblems(n: NotificationsConfig | undefined): string
   for (const c of n.channels) p.push(...channelProblems(c));
   const names = n.channels.map((c) => c.name);
   for (const d of names.filter((v, i) => names.indexOf(v) !== i)) p.push(`notifications channel "${d}" is listed twice`);
-  if (n.reminderMinutes !== undefined && !inRange(n.reminderMinutes, 0, 10_080)) p.push('notifications.reminderMinutes must be a whole number of minutes from 0 (no reminders) to 10080');
+  if (n.reminderMinutes !== undefined && !inRange(n.reminderMinutes, 0, 10_080))
+    p.push('notifications.reminderMinutes must be a whole number of minutes from 0 (no reminders) to 10080');
   return p;
 }

@@ -27,15 +27,18 @@ function duplicates(values: string[]): string[] {
 
 export function validateConfig(config: ObservatoryConfig): ObservatoryConfig {
   const p: string[] = [];
-  if (tickMinutesOf(config.schedule) === null) p.push(`schedule "${config.schedule}" must look like "*/5 * * * *" (every N minutes, N dividing 60) or "0 * * * *"`);
+  if (tickMinutesOf(config.schedule) === null)
+    p.push(`schedule "${config.schedule}" must look like "*/5 * * * *" (every N minutes, N dividing 60) or "0 * * * *"`);
   if (config.plan !== 'free' && config.plan !== 'paid') p.push(`plan must be "free" or "paid", got "${config.plan}"`);
 
   const regionCodes = (config.regions ?? []).map((r) => r.code);
   if (regionCodes.length === 0) p.push('regions: at least one region is needed');
   for (const r of config.regions ?? []) {
     if (!ID.test(r.code ?? '')) p.push(`region "${r.code}": code must be lower-case letters, digits, ".", "_" or "-"`);
-    if (!(LOCATION_HINTS as readonly string[]).includes(r.locationHint)) p.push(`region "${r.code}": locationHint "${r.locationHint}" is not one of ${LOCATION_HINTS.join(', ')}`);
-    if (r.simulatedRttMs !== undefined && !isInt(r.simulatedRttMs, 0, 2_000)) p.push(`region "${r.code}": simulatedRttMs must be a whole number of ms from 0 to 2000`);
+    if (!(LOCATION_HINTS as readonly string[]).includes(r.locationHint))
+      p.push(`region "${r.code}": locationHint "${r.locationHint}" is not one of ${LOCATION_HINTS.join(', ')}`);
+    if (r.simulatedRttMs !== undefined && !isInt(r.simulatedRttMs, 0, 2_000))
+      p.push(`region "${r.code}": simulatedRttMs must be a whole number of ms from 0 to 2000`);
   }
   for (const d of duplicates(regionCodes)) p.push(`region "${d}" is listed twice`);
 
@@ -57,17 +60,21 @@ export function validateConfig(config: ObservatoryConfig): ObservatoryConfig {
     try {
       const url = new URL((t.url ?? '').replace('{REFERENCE_URL}', 'http://127.0.0.1:1'));
       if (url.protocol !== 'http:' && url.protocol !== 'https:') p.push(`${where}: url must be http or https`);
-      if (url.username || url.password || /[?&](key|api_key|token)=/i.test(url.search)) p.push(`${where}: url must not carry credentials; use apiKeySecret`);
+      if (url.username || url.password || /[?&](key|api_key|token)=/i.test(url.search))
+        p.push(`${where}: url must not carry credentials; use apiKeySecret`);
     } catch {
       p.push(`${where}: url "${t.url}" is not a URL`);
     }
     if (!t.model) p.push(`${where}: model is required`);
-    if (t.apiKeySecret !== undefined && !SECRET_NAME.test(t.apiKeySecret)) p.push(`${where}: apiKeySecret must be a secret's NAME in upper case (like OPENAI_API_KEY), not a key`);
+    if (t.apiKeySecret !== undefined && !SECRET_NAME.test(t.apiKeySecret))
+      p.push(`${where}: apiKeySecret must be a secret's NAME in upper case (like OPENAI_API_KEY), not a key`);
     for (const name of Object.keys(t.headers ?? {})) {
-      if (CREDENTIAL_HEADERS.includes(name.toLowerCase())) p.push(`${where}: header "${name}" would put a credential in the config; use apiKeySecret`);
+      if (CREDENTIAL_HEADERS.includes(name.toLowerCase()))
+        p.push(`${where}: header "${name}" would put a credential in the config; use apiKeySecret`);
     }
     if (t.maxTokensParam !== undefined) {
-      if (!(MAX_TOKENS_PARAMS as readonly string[]).includes(t.maxTokensParam)) p.push(`${where}: maxTokensParam must be one of ${MAX_TOKENS_PARAMS.join(', ')}`);
+      if (!(MAX_TOKENS_PARAMS as readonly string[]).includes(t.maxTokensParam))
+        p.push(`${where}: maxTokensParam must be one of ${MAX_TOKENS_PARAMS.join(', ')}`);
       else if (t.api !== 'openai-chat') p.push(`${where}: maxTokensParam applies to api openai-chat only`);
     }
     for (const r of t.regions ?? []) if (!regionCodes.includes(r)) p.push(`${where}: unknown region "${r}"`);
@@ -75,7 +82,8 @@ export function validateConfig(config: ObservatoryConfig): ObservatoryConfig {
     if (t.price !== undefined) {
       for (const k of ['inputPerMTokens', 'outputPerMTokens'] as const) {
         const x = t.price[k];
-        if (typeof x !== 'number' || !Number.isFinite(x) || x < 0 || x > 10_000) p.push(`${where}: price.${k} must be US dollars per million tokens, from 0 to 10000`);
+        if (typeof x !== 'number' || !Number.isFinite(x) || x < 0 || x > 10_000)
+          p.push(`${where}: price.${k} must be US dollars per million tokens, from 0 to 10000`);
       }
     }
     if (t.bursts !== undefined && typeof t.bursts !== 'boolean') p.push(`${where}: bursts must be true or false`);
@@ -92,25 +100,39 @@ export function validateConfig(config: ObservatoryConfig): ObservatoryConfig {
   if (!isInt(config.rttProbes, 0, 5)) p.push('rttProbes must be a whole number from 0 to 5');
   if (!isInt(config.retentionDays, 1, 3650)) p.push('retentionDays must be a whole number from 1 to 3650');
   if (!isInt(config.rollupRetentionDays, 1, 3650)) p.push('rollupRetentionDays must be a whole number from 1 to 3650');
-  else if (config.rollupRetentionDays < config.retentionDays) p.push('rollupRetentionDays must be at least retentionDays (rollups are what remains of old samples)');
-  if (!(config.probeSecondsEstimate > 0 && config.probeSecondsEstimate <= 600)) p.push('probeSecondsEstimate must be a number of seconds from 0 to 600');
+  else if (config.rollupRetentionDays < config.retentionDays)
+    p.push('rollupRetentionDays must be at least retentionDays (rollups are what remains of old samples)');
+  if (!(config.probeSecondsEstimate > 0 && config.probeSecondsEstimate <= 600))
+    p.push('probeSecondsEstimate must be a number of seconds from 0 to 600');
   if (config.otlp !== undefined) {
     const o = config.otlp;
-    if (typeof o.endpoint !== 'string' || !(/^\{[A-Z][A-Z0-9_]*\}$/.test(o.endpoint) || /^https?:\/\/[^\s]+$/.test(o.endpoint))) p.push('otlp.endpoint must be an http(s) URL like https://otlp.example.com/v1/metrics, or {VAR} naming a Worker variable that holds one');
-    if ((o.header === undefined) !== (o.secret === undefined)) p.push('otlp.header and otlp.secret go together: the header that carries the secret, and the Worker secret holding its value');
-    if (o.header !== undefined && !/^[A-Za-z0-9-]{1,64}$/.test(o.header)) p.push(`otlp.header must be an HTTP header name, got "${o.header}"`);
-    if (o.secret !== undefined && !/^[A-Z][A-Z0-9_]{0,63}$/.test(o.secret)) p.push(`otlp.secret must name a Worker secret in UPPER_SNAKE_CASE, got "${o.secret}"`);
+    if (typeof o.endpoint !== 'string' || !(/^\{[A-Z][A-Z0-9_]*\}$/.test(o.endpoint) || /^https?:\/\/[^\s]+$/.test(o.endpoint)))
+      p.push(
+        'otlp.endpoint must be an http(s) URL like https://otlp.example.com/v1/metrics, or {VAR} naming a Worker variable that holds one',
+      );
+    if ((o.header === undefined) !== (o.secret === undefined))
+      p.push('otlp.header and otlp.secret go together: the header that carries the secret, and the Worker secret holding its value');
+    if (o.header !== undefined && !/^[A-Za-z0-9-]{1,64}$/.test(o.header))
+      p.push(`otlp.header must be an HTTP header name, got "${o.header}"`);
+    if (o.secret !== undefined && !/^[A-Z][A-Z0-9_]{0,63}$/.test(o.secret))
+      p.push(`otlp.secret must name a Worker secret in UPPER_SNAKE_CASE, got "${o.secret}"`);
   }
   const readers = config.readers ?? {};
-  if (readers.siteRebuildMinutes !== undefined && !isInt(readers.siteRebuildMinutes, 0, 10_080)) p.push('readers.siteRebuildMinutes must be a whole number of minutes from 0 (no builds) to 10080');
-  if (readers.metricsScrapeSeconds !== undefined && !isInt(readers.metricsScrapeSeconds, 0, 86_400)) p.push('readers.metricsScrapeSeconds must be a whole number of seconds from 0 (no scrapes) to 86400');
-  if (readers.apiRequestsPerDay !== undefined && !isInt(readers.apiRequestsPerDay, 0, 10_000_000)) p.push('readers.apiRequestsPerDay must be a whole number from 0 to 10000000');
+  if (readers.siteRebuildMinutes !== undefined && !isInt(readers.siteRebuildMinutes, 0, 10_080))
+    p.push('readers.siteRebuildMinutes must be a whole number of minutes from 0 (no builds) to 10080');
+  if (readers.metricsScrapeSeconds !== undefined && !isInt(readers.metricsScrapeSeconds, 0, 86_400))
+    p.push('readers.metricsScrapeSeconds must be a whole number of seconds from 0 (no scrapes) to 86400');
+  if (readers.apiRequestsPerDay !== undefined && !isInt(readers.apiRequestsPerDay, 0, 10_000_000))
+    p.push('readers.apiRequestsPerDay must be a whole number from 0 to 10000000');
   p.push(...statusProblems(config.status), ...notificationProblems(config.notifications), ...burstProblems(config, variantIds));
 
   if (p.length === 0) {
     const c = capacity(config);
     const limit = PLAN_LIMITS[config.plan].subrequestsPerInvocation;
-    if (c.subrequestsPerProbeInvocation > limit) p.push(`one probe invocation would make ${c.subrequestsPerProbeInvocation} subrequests, over the ${config.plan} plan's ${limit}; lower concurrency or rttProbes`);
+    if (c.subrequestsPerProbeInvocation > limit)
+      p.push(
+        `one probe invocation would make ${c.subrequestsPerProbeInvocation} subrequests, over the ${config.plan} plan's ${limit}; lower concurrency or rttProbes`,
+      );
   }
   if (p.length > 0) throw new ConfigError(p);
   return config;
@@ -126,11 +148,16 @@ function burstProblems(config: ObservatoryConfig, variantIds: string[]): string[
   else {
     const minute = Number(b.schedule.trim().split(/\s+/)[0]);
     const tick = tickMinutesOf(config.schedule);
-    if (tick !== null && minute % tick === 0) p.push(`bursts.schedule runs at minute ${minute}, when a tick starts: pick a minute between ticks, so the bursts and the regular probes do not distort each other`);
+    if (tick !== null && minute % tick === 0)
+      p.push(
+        `bursts.schedule runs at minute ${minute}, when a tick starts: pick a minute between ticks, so the bursts and the regular probes do not distort each other`,
+      );
   }
   const levels = b.levels ?? DEFAULT_BURST_LEVELS;
-  if (!Array.isArray(levels) || levels.length === 0 || levels.some((l) => !isInt(l, 1, MAX_BURST_LEVEL))) p.push(`bursts.levels must be whole numbers of simultaneous streams from 1 to ${MAX_BURST_LEVEL}`);
-  else if (levels.some((l, i) => i > 0 && l <= levels[i - 1])) p.push('bursts.levels must ascend (each level is run after the one before, and stops at a rate limit)');
+  if (!Array.isArray(levels) || levels.length === 0 || levels.some((l) => !isInt(l, 1, MAX_BURST_LEVEL)))
+    p.push(`bursts.levels must be whole numbers of simultaneous streams from 1 to ${MAX_BURST_LEVEL}`);
+  else if (levels.some((l, i) => i > 0 && l <= levels[i - 1]))
+    p.push('bursts.levels must ascend (each level is run after the one before, and stops at a rate limit)');
   else if (levels[0] !== 1) p.push('bursts.levels must start at 1: the queueing at each level is measured against one stream alone');
   if (b.variant !== undefined && !variantIds.includes(b.variant)) p.push(`bursts.variant: unknown prompt variant "${b.variant}"`);
   if (!config.targets.some((t) => t.bursts)) p.push('bursts is configured but no target opts in (bursts: true on a target)');

@@ -27,7 +27,11 @@ export function vendorTokens(config: ObservatoryConfig): { targets: TargetTokens
   const targets = config.targets.map((t): TargetTokens => {
     const regions = t.regions?.length ?? config.regions.length;
     const own = (t.promptVariants ?? config.promptVariants.map((v) => v.id)).map((id) => variants.get(id)!).filter(Boolean);
-    const perTick = { probes: regions * own.length, input: regions * own.reduce((n, v) => n + v.promptTokens, 0), output: regions * own.reduce((n, v) => n + v.maxTokens, 0) };
+    const perTick = {
+      probes: regions * own.length,
+      input: regions * own.reduce((n, v) => n + v.promptTokens, 0),
+      output: regions * own.reduce((n, v) => n + v.maxTokens, 0),
+    };
     const bursts = t.bursts && config.bursts ? regions * burstRunsPerDay(config.bursts) * burstStreamsPerRun(config.bursts) : 0;
     const input = perTick.input * ticksPerDay + bursts * burstVariant.promptTokens;
     const output = perTick.output * ticksPerDay + bursts * burstVariant.maxTokens;

@@ -14,19 +14,26 @@ export const anthropicMessages: Protocol = {
   buildRequest({ target, prompt, maxTokens }) {
     const auth: Record<string, string> = { 'anthropic-version': ANTHROPIC_VERSION };
     if (target.apiKey) auth['x-api-key'] = target.apiKey;
-    return jsonRequest(resolveEndpoint(target.url, this.defaultPath, target.model), auth, {
-      model: target.model,
-      max_tokens: maxTokens,
-      messages: [{ role: 'user', content: prompt }],
-      stream: true,
-    }, target);
+    return jsonRequest(
+      resolveEndpoint(target.url, this.defaultPath, target.model),
+      auth,
+      {
+        model: target.model,
+        max_tokens: maxTokens,
+        messages: [{ role: 'user', content: prompt }],
+        stream: true,
+      },
+      target,
+    );
   },
   rttUrl: (url) => siblingUrl(url, /\/messages$/, '/models'),
   fastEvent(event, data, s) {
     if (event !== 'content_block_delta') return false;
-    return sliceBeforeBrace(data, '"delta":{"type":"text_delta","text":"', s, ANSWER)
-      || sliceBeforeBrace(data, '"delta":{"type":"thinking_delta","thinking":"', s, REASONING)
-      || sliceBeforeBrace(data, '"delta":{"type":"input_json_delta","partial_json":"', s, TOOL);
+    return (
+      sliceBeforeBrace(data, '"delta":{"type":"text_delta","text":"', s, ANSWER) ||
+      sliceBeforeBrace(data, '"delta":{"type":"thinking_delta","thinking":"', s, REASONING) ||
+      sliceBeforeBrace(data, '"delta":{"type":"input_json_delta","partial_json":"', s, TOOL)
+    );
   },
   onEvent(event, data, s) {
     if (event === 'ping' || event === 'content_block_stop') return;

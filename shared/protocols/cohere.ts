@@ -10,12 +10,17 @@ export const cohereChat: Protocol = {
   contentTypes: ['text/event-stream'],
   defaultPath: '/v2/chat',
   buildRequest({ target, prompt, maxTokens }) {
-    return jsonRequest(resolveEndpoint(target.url, this.defaultPath, target.model), bearer(target.apiKey), {
-      model: target.model,
-      messages: [{ role: 'user', content: prompt }],
-      stream: true,
-      max_tokens: maxTokens,
-    }, target);
+    return jsonRequest(
+      resolveEndpoint(target.url, this.defaultPath, target.model),
+      bearer(target.apiKey),
+      {
+        model: target.model,
+        messages: [{ role: 'user', content: prompt }],
+        stream: true,
+        max_tokens: maxTokens,
+      },
+      target,
+    );
   },
   rttUrl: (url) => siblingUrl(url, /\/v2\/chat$/, '/v1/models'),
   fastEvent(event, data, s) {
@@ -64,12 +69,17 @@ export const cohereChatV1: Protocol = {
   contentTypes: ['application/stream+json', 'application/x-ndjson', 'application/json'],
   defaultPath: '/v1/chat',
   buildRequest({ target, prompt, maxTokens }) {
-    return jsonRequest(resolveEndpoint(target.url, this.defaultPath, target.model), bearer(target.apiKey), {
-      model: target.model,
-      message: prompt,
-      stream: true,
-      max_tokens: maxTokens,
-    }, target);
+    return jsonRequest(
+      resolveEndpoint(target.url, this.defaultPath, target.model),
+      bearer(target.apiKey),
+      {
+        model: target.model,
+        message: prompt,
+        stream: true,
+        max_tokens: maxTokens,
+      },
+      target,
+    );
   },
   rttUrl: (url) => siblingUrl(url, /\/v1\/chat$/, '/v1/models'),
   onEvent(_event, data, s) {

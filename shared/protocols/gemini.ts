@@ -3,7 +3,8 @@ import { ANSWER, addSlice, stringEnd, RBRACE, RBRACKET, wholeObject } from './fa
 import { describeError, jsonRequest, parseEvent, resolveEndpoint, safeJson, siblingUrl, type Protocol } from './protocol.ts';
 
 /** Anything but a plain text part needs the full parse. */
-const NEEDS_FULL_PARSE = /"(?:finishReason|thought|functionCall|error|promptFeedback|executableCode|codeExecutionResult|inlineData|fileData)"/;
+const NEEDS_FULL_PARSE =
+  /"(?:finishReason|thought|functionCall|error|promptFeedback|executableCode|codeExecutionResult|inlineData|fileData)"/;
 const SINGLE_TEXT_PART = /"parts":\s*\[\{"text":\s*"/;
 
 /**
@@ -18,10 +19,15 @@ export const gemini: Protocol = {
   defaultPath: '/v1beta/models/{model}:streamGenerateContent?alt=sse',
   buildRequest({ target, prompt, maxTokens }) {
     const auth: Record<string, string> = target.apiKey ? { 'x-goog-api-key': target.apiKey } : {};
-    return jsonRequest(resolveEndpoint(target.url, this.defaultPath, target.model), auth, {
-      contents: [{ role: 'user', parts: [{ text: prompt }] }],
-      generationConfig: { maxOutputTokens: maxTokens },
-    }, target);
+    return jsonRequest(
+      resolveEndpoint(target.url, this.defaultPath, target.model),
+      auth,
+      {
+        contents: [{ role: 'user', parts: [{ text: prompt }] }],
+        generationConfig: { maxOutputTokens: maxTokens },
+      },
+      target,
+    );
   },
   rttUrl: (url) => siblingUrl(url, /:streamGenerateContent$/, ''),
   // Running usage counts, deferred to the stream's end by the fast path.

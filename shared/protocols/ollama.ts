@@ -13,12 +13,17 @@ export const ollama: Protocol = {
   defaultPath: '/api/chat',
   buildRequest({ target, prompt, maxTokens }) {
     const auth: Record<string, string> = target.apiKey ? { authorization: `Bearer ${target.apiKey}` } : {};
-    return jsonRequest(resolveEndpoint(target.url, this.defaultPath, target.model), auth, {
-      model: target.model,
-      messages: [{ role: 'user', content: prompt }],
-      stream: true,
-      options: { num_predict: maxTokens },
-    }, target);
+    return jsonRequest(
+      resolveEndpoint(target.url, this.defaultPath, target.model),
+      auth,
+      {
+        model: target.model,
+        messages: [{ role: 'user', content: prompt }],
+        stream: true,
+        options: { num_predict: maxTokens },
+      },
+      target,
+    );
   },
   rttUrl: (url) => siblingUrl(url, /\/api\/(chat|generate)$/, '/api/version'),
   volatiles: [{ key: '"created_at":', kind: 'plain' }],

@@ -1,4 +1,13 @@
-import { addAnswer, addReasoning, addToolArguments, markToolCall, setReasoningTokens, setStreamError, num, type StreamState } from '../stream-state.ts';
+import {
+  addAnswer,
+  addReasoning,
+  addToolArguments,
+  markToolCall,
+  setReasoningTokens,
+  setStreamError,
+  num,
+  type StreamState,
+} from '../stream-state.ts';
 import { bearer, describeError, jsonRequest, parseEvent, resolveEndpoint, siblingUrl, type Protocol } from './protocol.ts';
 import { readChunkTimings } from './body-timings.ts';
 import { ANSWER, addSlice, stringAfter, stringEnd, RBRACE, wholeObject } from './fast-path.ts';
@@ -14,13 +23,18 @@ export const openaiChat: Protocol = {
   contentTypes: ['text/event-stream'],
   defaultPath: '/v1/chat/completions',
   buildRequest({ target, prompt, maxTokens }) {
-    return jsonRequest(resolveEndpoint(target.url, this.defaultPath, target.model), bearer(target.apiKey), {
-      model: target.model,
-      messages: [{ role: 'user', content: prompt }],
-      stream: true,
-      stream_options: { include_usage: true },
-      [target.maxTokensParam ?? 'max_tokens']: maxTokens,
-    }, target);
+    return jsonRequest(
+      resolveEndpoint(target.url, this.defaultPath, target.model),
+      bearer(target.apiKey),
+      {
+        model: target.model,
+        messages: [{ role: 'user', content: prompt }],
+        stream: true,
+        stream_options: { include_usage: true },
+        [target.maxTokensParam ?? 'max_tokens']: maxTokens,
+      },
+      target,
+    );
   },
   rttUrl: (url) => siblingUrl(url, /\/chat\/completions$/, '/models'),
   volatiles: [{ key: '"obfuscation":', kind: 'plain' }],

@@ -1,4 +1,13 @@
-import { addAnswer, addReasoning, addToolArguments, markToolCall, setReasoningTokens, setStreamError, num, type StreamState } from '../stream-state.ts';
+import {
+  addAnswer,
+  addReasoning,
+  addToolArguments,
+  markToolCall,
+  setReasoningTokens,
+  setStreamError,
+  num,
+  type StreamState,
+} from '../stream-state.ts';
 import { ANSWER, REASONING, TOOL, addSlice, stringAfter, stringEnd, type OutputKind, wholeObject } from './fast-path.ts';
 import { bearer, describeError, jsonRequest, parseEvent, resolveEndpoint, siblingUrl, type Protocol } from './protocol.ts';
 
@@ -27,21 +36,32 @@ export const openaiResponses: Protocol = {
   contentTypes: ['text/event-stream'],
   defaultPath: '/v1/responses',
   buildRequest({ target, prompt, maxTokens }) {
-    return jsonRequest(resolveEndpoint(target.url, this.defaultPath, target.model), bearer(target.apiKey), {
-      model: target.model,
-      input: prompt,
-      stream: true,
-      max_output_tokens: maxTokens,
-    }, target);
+    return jsonRequest(
+      resolveEndpoint(target.url, this.defaultPath, target.model),
+      bearer(target.apiKey),
+      {
+        model: target.model,
+        input: prompt,
+        stream: true,
+        max_output_tokens: maxTokens,
+      },
+      target,
+    );
   },
   rttUrl: (url) => siblingUrl(url, /\/responses$/, '/models'),
-  volatiles: [{ key: '"sequence_number":', kind: 'digits' }, { key: '"obfuscation":', kind: 'plain' }],
+  volatiles: [
+    { key: '"sequence_number":', kind: 'digits' },
+    { key: '"obfuscation":', kind: 'plain' },
+  ],
   fastEvent(event, data, s) {
     const kind: OutputKind | -1 =
-      event === 'response.output_text.delta' ? ANSWER
-      : event === 'response.reasoning_summary_text.delta' || event === 'response.reasoning_text.delta' ? REASONING
-      : event === 'response.function_call_arguments.delta' ? TOOL
-      : -1;
+      event === 'response.output_text.delta'
+        ? ANSWER
+        : event === 'response.reasoning_summary_text.delta' || event === 'response.reasoning_text.delta'
+          ? REASONING
+          : event === 'response.function_call_arguments.delta'
+            ? TOOL
+            : -1;
     if (kind === -1 || !wholeObject(data)) return false;
     const open = stringAfter(data, '"delta":"');
     const close = open === -1 ? -1 : stringEnd(data, open);

@@ -67,11 +67,17 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v ===
 /** `extra` merged into `base`: objects key by key (so Gemini's thinkingConfig joins generationConfig), anything else replaced. */
 export function mergeBody(base: Record<string, unknown>, extra: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...base };
-  for (const [key, value] of Object.entries(extra)) out[key] = isPlainObject(value) && isPlainObject(out[key]) ? mergeBody(out[key], value) : value;
+  for (const [key, value] of Object.entries(extra))
+    out[key] = isPlainObject(value) && isPlainObject(out[key]) ? mergeBody(out[key], value) : value;
   return out;
 }
 
-export function jsonRequest(url: string, headers: Record<string, string>, body: Record<string, unknown>, target: ProbeTarget): BuiltRequest {
+export function jsonRequest(
+  url: string,
+  headers: Record<string, string>,
+  body: Record<string, unknown>,
+  target: ProbeTarget,
+): BuiltRequest {
   const merged = target.extraBody ? mergeBody(body, target.extraBody) : body;
   return {
     url,

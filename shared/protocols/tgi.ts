@@ -11,11 +11,16 @@ export const tgiGenerate: Protocol = {
   buildRequest({ target, prompt, maxTokens }) {
     const url = new URL(target.url);
     if (url.pathname === '/' || url.pathname === '') url.pathname = this.defaultPath;
-    return jsonRequest(url.toString(), bearer(target.apiKey), {
-      inputs: prompt,
-      parameters: { max_new_tokens: maxTokens, details: true },
-      stream: true,
-    }, target);
+    return jsonRequest(
+      url.toString(),
+      bearer(target.apiKey),
+      {
+        inputs: prompt,
+        parameters: { max_new_tokens: maxTokens, details: true },
+        stream: true,
+      },
+      target,
+    );
   },
   rttUrl: (url) => siblingUrl(url, /\/generate_stream$/, '/health'),
   onEvent(_event, data, s) {

@@ -137,8 +137,13 @@ export interface RawSpan {
  * template. A volatile key whose value is not of its kind stays literal.
  */
 export function learnTemplate(
-  s: StreamState, span: RawSpan, open: number, close: number, kind: OutputKind,
-  volatiles: readonly Volatile[] = [], defersUsage = false,
+  s: StreamState,
+  span: RawSpan,
+  open: number,
+  close: number,
+  kind: OutputKind,
+  volatiles: readonly Volatile[] = [],
+  defersUsage = false,
 ): void {
   const { text, start, dataStart, dataEnd, end } = span;
   const tokenOpen = dataStart + open;

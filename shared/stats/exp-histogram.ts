@@ -117,7 +117,15 @@ export function subtract(a: ExpHistogram, b: ExpHistogram): ExpHistogram {
   const zeroCount = Math.max(a.zeroCount - b.zeroCount, 0);
   taken += a.zeroCount - zeroCount;
   const count = a.count - taken;
-  return { ...a, count, zeroCount, sumUnits: Math.max(a.sumUnits - b.sumUnits, 0), min: count === 0 ? Infinity : a.min, max: count === 0 ? -Infinity : a.max, buckets };
+  return {
+    ...a,
+    count,
+    zeroCount,
+    sumUnits: Math.max(a.sumUnits - b.sumUnits, 0),
+    min: count === 0 ? Infinity : a.min,
+    max: count === 0 ? -Infinity : a.max,
+    buckets,
+  };
 }
 
 /** How many values are at most `bound`, counting a bucket by its upper bound (off by at most the one bucket that straddles it). */
@@ -187,8 +195,12 @@ export interface HistogramJson {
 
 export function histogramToJson(h: ExpHistogram): HistogramJson {
   return {
-    scale: h.scale, count: h.count, zero_count: h.zeroCount, sum: sumOf(h),
-    min: h.count ? h.min : null, max: h.count ? h.max : null,
+    scale: h.scale,
+    count: h.count,
+    zero_count: h.zeroCount,
+    sum: sumOf(h),
+    min: h.count ? h.min : null,
+    max: h.count ? h.max : null,
     buckets: [...h.buckets.entries()].sort((x, y) => x[0] - y[0]),
   };
 }

@@ -63,5 +63,14 @@ export function theilSen(points: ReadonlyArray<readonly [number, number]>): Line
     interceptLow = Math.min(...ends.map((e) => e[ranks[0] - 1]));
     interceptHigh = Math.max(...ends.map((e) => e[ranks[1] - 1]));
   }
-  return { slope, slope_low: slopeLow, slope_high: slopeHigh, intercept: percentileSorted(at, 0.5)!, intercept_low: interceptLow, intercept_high: interceptHigh, n, distinct_x: ties.size };
+  return {
+    slope,
+    slope_low: slopeLow,
+    slope_high: slopeHigh,
+    intercept: percentileSorted(at, 0.5)!,
+    intercept_low: interceptLow,
+    intercept_high: interceptHigh,
+    n,
+    distinct_x: ties.size,
+  };
 }

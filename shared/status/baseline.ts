@@ -20,7 +20,8 @@ const pairKey = (target: string, variant: string) => `${target}|${variant}`;
 /** The split source that holds the most samples (its parts are never pooled across sources). */
 function mainSplit(r: Rollup): { network: ExpHistogram; server: ExpHistogram } | null {
   let best: { network: ExpHistogram; server: ExpHistogram } | null = null;
-  for (const parts of r.split.values()) if (!best || parts.server_ms.count > best.server.count) best = { network: parts.network_ms, server: parts.server_ms };
+  for (const parts of r.split.values())
+    if (!best || parts.server_ms.count > best.server.count) best = { network: parts.network_ms, server: parts.server_ms };
   return best;
 }
 

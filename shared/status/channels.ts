@@ -23,17 +23,37 @@ export interface UrlSource {
 }
 
 /** JSON body with Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, and `webhook-signature` when signingSecret names a secret holding `whsec_` keys). */
-export interface WebhookChannel extends ChannelBase, UrlSource { type: 'webhook'; signingSecret?: string }
+export interface WebhookChannel extends ChannelBase, UrlSource {
+  type: 'webhook';
+  signingSecret?: string;
+}
 /** Slack incoming webhook (its URL is the credential: urlSecret). */
-export interface SlackChannel extends ChannelBase, UrlSource { type: 'slack' }
+export interface SlackChannel extends ChannelBase, UrlSource {
+  type: 'slack';
+}
 /** Discord webhook (its URL is the credential: urlSecret). */
-export interface DiscordChannel extends ChannelBase, UrlSource { type: 'discord' }
+export interface DiscordChannel extends ChannelBase, UrlSource {
+  type: 'discord';
+}
 /** Telegram Bot API sendMessage. */
-export interface TelegramChannel extends ChannelBase { type: 'telegram'; botTokenSecret: string; chatId: string; apiBase?: string }
+export interface TelegramChannel extends ChannelBase {
+  type: 'telegram';
+  botTokenSecret: string;
+  chatId: string;
+  apiBase?: string;
+}
 /** ntfy topic URL (https://ntfy.sh/<topic> or your server), with an optional access token. */
-export interface NtfyChannel extends ChannelBase, UrlSource { type: 'ntfy'; tokenSecret?: string }
+export interface NtfyChannel extends ChannelBase, UrlSource {
+  type: 'ntfy';
+  tokenSecret?: string;
+}
 /** Email through Cloudflare's send_email binding (Email Routing: `to` must be a verified address). */
-export interface EmailChannel extends ChannelBase { type: 'email'; binding: string; from: string; to: string }
+export interface EmailChannel extends ChannelBase {
+  type: 'email';
+  binding: string;
+  from: string;
+  to: string;
+}
 
 export type ChannelConfig = WebhookChannel | SlackChannel | DiscordChannel | TelegramChannel | NtfyChannel | EmailChannel;
 
@@ -53,6 +73,6 @@ export function channelSecrets(c: ChannelConfig): { secrets: string[]; vars: str
     c.type === 'ntfy' ? c.tokenSecret : undefined,
     c.type === 'telegram' ? c.botTokenSecret : undefined,
   ].filter((s): s is string => typeof s === 'string');
-  const text = ('url' in c && c.url ? c.url : '') + (c.type === 'telegram' ? c.apiBase ?? '' : '');
+  const text = ('url' in c && c.url ? c.url : '') + (c.type === 'telegram' ? (c.apiBase ?? '') : '');
   return { secrets, vars: [...text.matchAll(/\{([A-Z][A-Z0-9_]*)\}/g)].map((m) => m[1]) };
 }

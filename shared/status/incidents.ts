@@ -74,7 +74,10 @@ function shiftWords(s: SplitShift | null): string {
 }
 
 export function describeRegion(r: IncidentRegion): string {
-  const why = r.fired.length > 0 ? r.fired.map((f) => f.note + (f.rule === 'ttft' ? shiftWords(r.shift) : '')).join('; ') : 'recovering, waiting for its confirmation';
+  const why =
+    r.fired.length > 0
+      ? r.fired.map((f) => f.note + (f.rule === 'ttft' ? shiftWords(r.shift) : '')).join('; ')
+      : 'recovering, waiting for its confirmation';
   return `${r.region} ${r.state}: ${why}`;
 }
 
@@ -89,42 +92,92 @@ export interface IncidentStep {
  * `status` its aggregate. Returns the incident (null when none is open; a just-resolved one is
  * returned once) and the event to record, if any.
  */
-export function stepIncident(open: Incident | null, status: TargetStatus, pairs: readonly PairState[], tick: number, label: string): IncidentStep {
+export function stepIncident(
+  open: Incident | null,
+  status: TargetStatus,
+  pairs: readonly PairState[],
+  tick: number,
+  label: string,
+): IncidentStep {
   const affected = pairs.filter(isBad).sort((a, b) => a.region.localeCompare(b.region));
-  const regions: IncidentRegion[] = affected.map((p) => ({ region: p.region, state: p.state as Level, fired: p.finding.rules.filter((r) => r.outcome === 'fired'), shift: p.finding.shift }));
+  const regions: IncidentRegion[] = affected.map((p) => ({
+    region: p.region,
+    state: p.state as Level,
+    fired: p.finding.rules.filter((r) => r.outcome === 'fired'),
+    shift: p.finding.shift,
+  }));
   const pointOf = (f: PairState['finding'], region: string): IncidentPoint => ({
-    t: f.tick_id, region, ttft_ms: f.sample?.ttft_ms ?? null, error: f.sample?.error != null,
-    baseline: f.baseline?.ttft_p99 ?? null, threshold: f.rules.find((r) => r.rule === 'ttft')?.threshold ?? null,
+    t: f.tick_id,
+    region,
+    ttft_ms: f.sample?.ttft_ms ?? null,
+    error: f.sample?.error != null,
+    baseline: f.baseline?.ttft_p99 ?? null,
+    threshold: f.rules.find((r) => r.rule === 'ttft')?.threshold ?? null,
   });
   const withPoints = (i: Incident): Incident => {
     const points = pairs.filter((p) => p.finding.tick_id === tick && i.regions.includes(p.region)).map((p) => pointOf(p.finding, p.region));
     return points.length === 0 ? i : { ...i, points: [...i.points, ...points].slice(-MAX_INCIDENT_POINTS) };
   };
   /** At the opening, the affected regions' probes of the ticks before it: the chart shows what "normal" was. */
-  const before = (regionsHit: string[]): IncidentPoint[] => pairs.filter((p) => regionsHit.includes(p.region))
-    .flatMap((p) => (p.history ?? []).filter((h) => h.tick < tick).slice(-POINTS_BEFORE).map((h) => pointOf(h.finding, p.region)))
-    .sort((a, b) => a.t - b.t || a.region.localeCompare(b.region));
+  const before = (regionsHit: string[]): IncidentPoint[] =>
+    pairs
+      .filter((p) => regionsHit.includes(p.region))
+      .flatMap((p) =>
+        (p.history ?? [])
+          .filter((h) => h.tick < tick)
+          .slice(-POINTS_BEFORE)
+          .map((h) => pointOf(h.finding, p.region)),
+      )
+      .sort((a, b) => a.t - b.t || a.region.localeCompare(b.region));
   if (affected.length === 0) {
     if (!open) return { incident: null, event: null };
-    const event: IncidentEvent = { seq: open.timeline.length, at: tick, kind: 'resolved', severity: open.severity, scope: open.scope, regions: [], summary: `${label}: resolved, every region operational again` };
-    return { incident: withPoints({ ...open, status: 'resolved', updated_at: tick, resolved_at: tick, timeline: [...open.timeline, event] }), event };
+    const event: IncidentEvent = {
+      seq: open.timeline.length,
+      at: tick,
+      kind: 'resolved',
+      severity: open.severity,
+      scope: open.scope,
+      regions: [],
+      summary: `${label}: resolved, every region operational again`,
+    };
+    return {
+      incident: withPoints({ ...open, status: 'resolved', updated_at: tick, resolved_at: tick, timeline: [...open.timeline, event] }),
+      event,
+    };
   }
   const scope: IncidentScope = status.state === 'degraded' || status.state === 'down' ? 'target' : 'regional';
   const severity = (scope === 'target' ? status.state : worst(affected.map((p) => p.state))) as Level;
   const fired = [...new Set(regions.flatMap((r) => r.fired.map((f) => f.rule)))];
-  const where = scope === 'target' ? `${affected.length} of ${status.regions.length} regions` : `regional problem in ${affected.map((p) => p.region).join(', ')}`;
+  const where =
+    scope === 'target'
+      ? `${affected.length} of ${status.regions.length} regions`
+      : `regional problem in ${affected.map((p) => p.region).join(', ')}`;
   const summary = `${label}: ${severity} (${where}) — ${regions.map(describeRegion).join('; ')}`;
   if (!open) {
     const event: IncidentEvent = { seq: 0, at: tick, kind: 'opened', severity, scope, regions, summary };
     const incident: Incident = {
-      id: `${tick}-${status.target}-${status.variant}`, target: status.target, variant: status.variant, status: 'open', severity, scope,
-      regions: affected.map((p) => p.region), rules: fired, opened_at: tick, updated_at: tick, resolved_at: null, timeline: [event], points: before(affected.map((p) => p.region)),
+      id: `${tick}-${status.target}-${status.variant}`,
+      target: status.target,
+      variant: status.variant,
+      status: 'open',
+      severity,
+      scope,
+      regions: affected.map((p) => p.region),
+      rules: fired,
+      opened_at: tick,
+      updated_at: tick,
+      resolved_at: null,
+      timeline: [event],
+      points: before(affected.map((p) => p.region)),
     };
     return { incident: withPoints(incident), event };
   }
   const previous = open.timeline.at(-1)!;
   const escalated = worse(severity, open.severity) || (scope === 'target' && open.scope === 'regional');
-  const changed = severity !== previous.severity || scope !== previous.scope || regions.map((r) => `${r.region}:${r.state}`).join() !== previous.regions.map((r) => `${r.region}:${r.state}`).join();
+  const changed =
+    severity !== previous.severity ||
+    scope !== previous.scope ||
+    regions.map((r) => `${r.region}:${r.state}`).join() !== previous.regions.map((r) => `${r.region}:${r.state}`).join();
   const merged: Incident = {
     ...open,
     severity: escalated ? severity : open.severity,
@@ -134,6 +187,14 @@ export function stepIncident(open: Incident | null, status: TargetStatus, pairs:
     updated_at: tick,
   };
   if (!escalated && !changed) return { incident: withPoints(merged), event: null };
-  const event: IncidentEvent = { seq: open.timeline.length, at: tick, kind: escalated ? 'escalated' : 'updated', severity, scope, regions, summary };
+  const event: IncidentEvent = {
+    seq: open.timeline.length,
+    at: tick,
+    kind: escalated ? 'escalated' : 'updated',
+    severity,
+    scope,
+    regions,
+    summary,
+  };
   return { incident: withPoints({ ...merged, timeline: [...merged.timeline, event] }), event };
 }

@@ -32,15 +32,28 @@ export interface NotificationMessage {
 const iso = (t: number) => new Date(t).toISOString();
 const clock = (t: number) => `${iso(t).slice(0, 16).replace('T', ' ')} UTC`;
 const ICON: Record<NotifyEvent, string> = { opened: '🔴', escalated: '🟠', resolved: '✅', reminder: '🔔' };
-const WORD: Record<NotifyEvent, string> = { opened: 'Incident opened', escalated: 'Incident escalated', resolved: 'Incident resolved', reminder: 'Incident still open' };
+const WORD: Record<NotifyEvent, string> = {
+  opened: 'Incident opened',
+  escalated: 'Incident escalated',
+  resolved: 'Incident resolved',
+  reminder: 'Incident still open',
+};
 
-export function buildMessage(kind: NotifyEvent, incident: Incident, event: IncidentEvent, label: string, deliveryId: string): NotificationMessage {
+export function buildMessage(
+  kind: NotifyEvent,
+  incident: Incident,
+  event: IncidentEvent,
+  label: string,
+  deliveryId: string,
+): NotificationMessage {
   const where = incident.scope === 'target' ? 'all regions' : incident.regions.join(', ');
   const title = `${ICON[kind]} ${WORD[kind]}: ${label} — ${kind === 'resolved' ? 'operational' : event.severity} (${where})`;
   const lines = [
     title,
     event.summary,
-    kind === 'resolved' ? `Open from ${clock(incident.opened_at)} to ${clock(event.at)}.` : `Since ${clock(incident.opened_at)}; last evaluated ${clock(event.at)}.`,
+    kind === 'resolved'
+      ? `Open from ${clock(incident.opened_at)} to ${clock(event.at)}.`
+      : `Since ${clock(incident.opened_at)}; last evaluated ${clock(event.at)}.`,
     `Incident ${incident.id}`,
   ];
   return {
@@ -48,8 +61,17 @@ export function buildMessage(kind: NotifyEvent, incident: Incident, event: Incid
     type: `incident.${kind}`,
     sent_for: kind,
     incident: {
-      id: incident.id, target: incident.target, target_label: label, prompt_variant: incident.variant, status: incident.status, severity: incident.severity,
-      scope: incident.scope, regions: incident.regions, rules: incident.rules, opened_at: iso(incident.opened_at), resolved_at: incident.resolved_at === null ? null : iso(incident.resolved_at),
+      id: incident.id,
+      target: incident.target,
+      target_label: label,
+      prompt_variant: incident.variant,
+      status: incident.status,
+      severity: incident.severity,
+      scope: incident.scope,
+      regions: incident.regions,
+      rules: incident.rules,
+      opened_at: iso(incident.opened_at),
+      resolved_at: incident.resolved_at === null ? null : iso(incident.resolved_at),
     },
     event: { ...event, at: iso(event.at) },
     title,

@@ -46,13 +46,23 @@ export const worst = (states: Iterable<PairStatus>): PairStatus => {
 };
 
 /** The pair's state after this finding, or null when the finding is not newer than the state. */
-export function nextPairState(prev: PairState | null, key: { region: string; target: string; variant: string }, finding: Finding, rules: StatusRules): PairState | null {
+export function nextPairState(
+  prev: PairState | null,
+  key: { region: string; target: string; variant: string },
+  finding: Finding,
+  rules: StatusRules,
+): PairState | null {
   if (prev && finding.tick_id <= prev.last_tick) return null;
   const next = transition(prev, key, finding, rules);
   return { ...next, history: [...(prev?.history ?? []), { tick: finding.tick_id, state: next.state, finding }].slice(-PAIR_HISTORY) };
 }
 
-function transition(prev: PairState | null, key: { region: string; target: string; variant: string }, finding: Finding, rules: StatusRules): PairState {
+function transition(
+  prev: PairState | null,
+  key: { region: string; target: string; variant: string },
+  finding: Finding,
+  rules: StatusRules,
+): PairState {
   const base = { ...key, last_tick: finding.tick_id, finding };
   if (!prev) return { ...base, state: finding.level ?? 'no-data', since_tick: finding.tick_id, better_streak: 0 };
   const level = finding.level;
@@ -76,11 +86,15 @@ export interface TargetStatus {
 
 /** Per target: its regions' states, and whether at least half of them agree on a problem. */
 export function targetStatus(target: string, variant: string, regions: readonly string[], pairs: readonly PairState[]): TargetStatus {
-  const states = regions.map((region) => ({ region, state: pairs.find((p) => p.region === region && p.target === target && p.variant === variant)?.state ?? ('no-data' as PairStatus) }));
+  const states = regions.map((region) => ({
+    region,
+    state: pairs.find((p) => p.region === region && p.target === target && p.variant === variant)?.state ?? ('no-data' as PairStatus),
+  }));
   const bad = states.filter((s) => s.state === 'degraded' || s.state === 'down');
   const down = bad.filter((s) => s.state === 'down');
   const half = regions.length / 2;
-  if (bad.length > 0 && bad.length >= half) return { target, variant, state: down.length >= half ? 'down' : 'degraded', regional: [], regions: states };
+  if (bad.length > 0 && bad.length >= half)
+    return { target, variant, state: down.length >= half ? 'down' : 'degraded', regional: [], regions: states };
   const known = states.filter((s) => s.state !== 'no-data');
   return { target, variant, state: known.length === 0 ? 'no-data' : 'operational', regional: bad, regions: states };
 }

@@ -11,10 +11,26 @@
 export { MINUTE_MS } from '../time.ts';
 import { MINUTE_MS } from '../time.ts';
 
-export interface TtftRule { ratio: number; windowMinutes: number; minSamples: number }
-export interface ItlRule { thresholdMs: number; sustainMinutes: number; minSamples: number }
-export interface DecodeRule { dropRatio: number; windowMinutes: number; minSamples: number }
-export interface ErrorRule { rate: number; windowMinutes: number; minSamples: number }
+export interface TtftRule {
+  ratio: number;
+  windowMinutes: number;
+  minSamples: number;
+}
+export interface ItlRule {
+  thresholdMs: number;
+  sustainMinutes: number;
+  minSamples: number;
+}
+export interface DecodeRule {
+  dropRatio: number;
+  windowMinutes: number;
+  minSamples: number;
+}
+export interface ErrorRule {
+  rate: number;
+  windowMinutes: number;
+  minSamples: number;
+}
 
 export interface StatusRules {
   /** TTFT p99 above `ratio` × its baseline p99. */
@@ -81,6 +97,12 @@ export function rulesForSpread(rules: StatusRules, spread: number): StatusRules 
 
 /** How far back an evaluation must read to serve every rule (the failure streak at one probe per tick). */
 export function lookbackMs(rules: StatusRules, tickMinutes: number, spread: number): number {
-  const minutes = Math.max(rules.ttft.windowMinutes, rules.itl.sustainMinutes, rules.decode.windowMinutes, rules.errors.windowMinutes, rules.downAfterFailures * tickMinutes * spread);
+  const minutes = Math.max(
+    rules.ttft.windowMinutes,
+    rules.itl.sustainMinutes,
+    rules.decode.windowMinutes,
+    rules.errors.windowMinutes,
+    rules.downAfterFailures * tickMinutes * spread,
+  );
   return minutes * MINUTE_MS;
 }

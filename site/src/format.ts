@@ -9,9 +9,7 @@ export function fmt(v: number): string {
   // Rounding first, so 9.96 becomes 10 (not 10.0) and 0.999 becomes 1.0.
   const rounded = Number(a.toFixed(digits));
   const shown = rounded >= 10 ? Math.round(rounded) : rounded;
-  const text = shown >= 10
-    ? String(shown).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
-    : shown.toFixed(shown === 0 ? 0 : shown < 1 ? 2 : 1);
+  const text = shown >= 10 ? String(shown).replace(/\B(?=(\d{3})+(?!\d))/g, ',') : shown.toFixed(shown === 0 ? 0 : shown < 1 ? 2 : 1);
   return v < 0 && shown !== 0 ? `−${text}` : text;
 }
 
@@ -34,7 +32,10 @@ export function rate(v: number | null | undefined): string {
 
 export function when(iso: string | null | undefined): string {
   if (!iso) return 'never';
-  return iso.replace('T', ' ').replace(/\.\d+Z$/, ' UTC').replace(/Z$/, ' UTC');
+  return iso
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, ' UTC')
+    .replace(/Z$/, ' UTC');
 }
 
 /** "123 [110–140]": a percentile with its 95 % interval, or without when the sample is too small. */

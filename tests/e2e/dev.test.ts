@@ -36,13 +36,15 @@ describe('npm run dev', () => {
 
   it('keeps its secrets off every command line (they would show in ps), and the admin token works', async () => {
     const token = /admin token:\s+([0-9a-f]{32})/.exec(output)![1];
-    const commandLines = readdirSync('/proc').filter((p) => /^\d+$/.test(p)).map((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      } catch {
-        return ''; // a process that ended meanwhile
-      }
-    });
+    const commandLines = readdirSync('/proc')
+      .filter((p) => /^\d+$/.test(p))
+      .map((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        } catch {
+          return ''; // a process that ended meanwhile
+        }
+      });
     expect(commandLines.some((c) => c.includes('wrangler') && c.includes('dev'))).toBe(true);
     expect(commandLines.filter((c) => c.includes(token))).toEqual([]);
     const denied = await fetch(`${api}/api/v1/ticks`, { method: 'POST', headers: { authorization: 'Bearer wrong' } });
@@ -55,7 +57,7 @@ describe('npm run dev', () => {
     let samples: Array<{ error: string | null; region: string; target: string }> = [];
     for (let i = 0; i < 120 && samples.length < expected; i++) {
       await new Promise((r) => setTimeout(r, 500));
-      samples = (await (await fetch(`${api}/api/v1/samples?limit=1000`)).json() as { samples: typeof samples }).samples;
+      samples = ((await (await fetch(`${api}/api/v1/samples?limit=1000`)).json()) as { samples: typeof samples }).samples;
     }
     expect(samples).toHaveLength(expected);
     for (const s of samples) expect(s.error).toBeNull();

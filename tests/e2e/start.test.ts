@@ -22,14 +22,31 @@ let firstPage = '';
 
 beforeAll(async () => {
   // Any free ports, bound by the runtime (no port handed over that another process could take first).
-  start = runScript('scripts/start.ts', ['--port', '0', '--reference-port', '0', '--site-port', '0', '--backfill', '2', '--history-days', '2', '--persist-to', work]);
+  start = runScript('scripts/start.ts', [
+    '--port',
+    '0',
+    '--reference-port',
+    '0',
+    '--site-port',
+    '0',
+    '--backfill',
+    '2',
+    '--history-days',
+    '2',
+    '--persist-to',
+    work,
+  ]);
   siteUrl = (await start.until(/report site:\s+(\S+)/, 300_000))[1];
   // The first report, as served before the rest has landed.
   firstPage = await (await fetch(siteUrl)).text();
   await start.until(/demo complete after/, 600_000);
   output = start.output();
   const port = (re: RegExp) => Number(re.exec(output)![1]);
-  ports = { api: port(/read API:\s+http:\/\/127\.0\.0\.1:(\d+)/), reference: port(/reference LLM endpoint on http:\/\/127\.0\.0\.1:(\d+)/), site: port(/report site:\s+http:\/\/127\.0\.0\.1:(\d+)/) };
+  ports = {
+    api: port(/read API:\s+http:\/\/127\.0\.0\.1:(\d+)/),
+    reference: port(/reference LLM endpoint on http:\/\/127\.0\.0\.1:(\d+)/),
+    site: port(/report site:\s+http:\/\/127\.0\.0\.1:(\d+)/),
+  };
 }, 660_000);
 
 afterAll(async () => {
@@ -51,10 +68,12 @@ describe('npm start', () => {
 
   it('serves the first report before the rest is measured, saying what is still being filled and when', () => {
     const served = output.indexOf('report site:');
-    for (const phase of ['• backfill: 0/', '• regional incident: 0/', '• concurrency run: 0/']) expect(output.indexOf(phase), phase).toBeGreaterThan(served);
+    for (const phase of ['• backfill: 0/', '• regional incident: 0/', '• concurrency run: 0/'])
+      expect(output.indexOf(phase), phase).toBeGreaterThan(served);
     expect(output).toMatch(/first report after \d+ s/);
     expect(firstPage).toContain('First report: still being filled');
-    for (const part of ['backfill', 'incident', 'concurrency']) expect(firstPage).toMatch(new RegExp(`data-pending="${part}">[^<]+: ready about \\d+ min after this build \\(\\d\\d:\\d\\d UTC\\)`));
+    for (const part of ['backfill', 'incident', 'concurrency'])
+      expect(firstPage).toMatch(new RegExp(`data-pending="${part}">[^<]+: ready about \\d+ min after this build \\(\\d\\d:\\d\\d UTC\\)`));
     // Real, freshly measured figures already: a row per region × target of the first variant.
     expect(firstPage).toMatch(/data-api="percentiles_ttft_ms\|[^|]+\|[^|]+\|n" data-value="[1-9]/);
   });
@@ -76,7 +95,12 @@ describe('npm start', () => {
     expect(output).toMatch(/1 spread over 2 days for the long-window views/);
     expect(output).toMatch(/• backfill: \d+ samples \(/);
     expect(output).toMatch(/rolled up: \d+ probes in hourly rows, \d+ in daily rows/);
-    for (const [path, label] of [['overview/24h/', '24 h'], ['overview/30d/', '30 d'], ['overview/90d/', '90 d'], ['status/90d/', '90 d']]) {
+    for (const [path, label] of [
+      ['overview/24h/', '24 h'],
+      ['overview/30d/', '30 d'],
+      ['overview/90d/', '90 d'],
+      ['status/90d/', '90 d'],
+    ]) {
       const r = await fetch(siteUrl + path);
       expect(r.status, path).toBe(200);
       expect(await r.text(), path).toMatch(new RegExp(`over\\s+the last ${label}`));
@@ -85,7 +109,9 @@ describe('npm start', () => {
 
   it('shows network time growing with the simulated distance while server time stays put', async () => {
     const api = `http://127.0.0.1:${ports.api}/api/v1/percentiles`;
-    const network = (await (await fetch(`${api}?metric=network_ms&by=region&variant=${config.promptVariants[0].id}&window=24h`)).json()) as { groups: Array<{ region: string; p50: number }> };
+    const network = (await (
+      await fetch(`${api}?metric=network_ms&by=region&variant=${config.promptVariants[0].id}&window=24h`)
+    ).json()) as { groups: Array<{ region: string; p50: number }> };
     const byRegion = Object.fromEntries(network.groups.map((g) => [g.region, g.p50]));
     const rtt = Object.fromEntries(config.regions.map((r) => [r.code, r.simulatedRttMs!]));
     for (const r of config.regions) {
@@ -93,8 +119,15 @@ describe('npm start', () => {
       expect(byRegion[r.code] - rtt[r.code], r.code).toBeLessThan(40);
     }
     // Server time compared between the regions the demo does not degrade (its farthest region is made slower on purpose).
-    const steady = config.regions.slice(0, -1).map((r) => r.code).join(',');
-    const server = (await (await fetch(`${api}?metric=server_ms&by=region,target&variant=${config.promptVariants[0].id}&target=reference-fast-small,reference-slow-large&region=${steady}&window=24h`)).json()) as { groups: Array<{ target: string; p50: number }> };
+    const steady = config.regions
+      .slice(0, -1)
+      .map((r) => r.code)
+      .join(',');
+    const server = (await (
+      await fetch(
+        `${api}?metric=server_ms&by=region,target&variant=${config.promptVariants[0].id}&target=reference-fast-small,reference-slow-large&region=${steady}&window=24h`,
+      )
+    ).json()) as { groups: Array<{ target: string; p50: number }> };
     for (const target of ['reference-fast-small', 'reference-slow-large']) {
       const medians = server.groups.filter((g) => g.target === target).map((g) => g.p50);
       // Far below the 140 ms spread of network time between the nearest and farthest region.
@@ -113,16 +146,23 @@ describe('npm start', () => {
     const pairs = targetVariantPairs(config);
     const recovered = (i: Incident) => {
       const down = i.timeline.findIndex((e) => e.regions.some((r) => r.region === degraded && r.state === 'down'));
-      return down >= 0 && i.timeline.slice(down + 1).some((e) => e.kind === 'resolved' || !e.regions.some((r) => r.region === degraded && r.state === 'down'));
+      return (
+        down >= 0 &&
+        i.timeline.slice(down + 1).some((e) => e.kind === 'resolved' || !e.regions.some((r) => r.region === degraded && r.state === 'down'))
+      );
     };
     let incidents: Incident[] = [];
     // The demo waits up to 120 s for the last evaluations; a busy machine may need longer: poll (bounded).
     for (let i = 0; i < 120; i++) {
-      incidents = ((await (await fetch(`http://127.0.0.1:${ports.api}/api/v1/incidents?window=1d`)).json()) as { incidents: Incident[] }).incidents;
+      incidents = ((await (await fetch(`http://127.0.0.1:${ports.api}/api/v1/incidents?window=1d`)).json()) as { incidents: Incident[] })
+        .incidents;
       if (pairs.every((p) => incidents.some((x) => x.target === p.target && x.variant === p.variant && recovered(x)))) break;
       await new Promise((r) => setTimeout(r, 1_000));
     }
-    const why = `incidents: ${JSON.stringify(incidents.map((i) => [i.target, i.status, i.regions, i.timeline.map((e) => e.kind)]))}\n${output.split('\n').filter((l) => /status|sink|pending/.test(l)).join('\n')}`;
+    const why = `incidents: ${JSON.stringify(incidents.map((i) => [i.target, i.status, i.regions, i.timeline.map((e) => e.kind)]))}\n${output
+      .split('\n')
+      .filter((l) => /status|sink|pending/.test(l))
+      .join('\n')}`;
     for (const { target, variant } of pairs) {
       // The outage's incident; a busy machine may add another (the ITL rule on its own stalls), which proves nothing either way.
       const hit = incidents.filter((i) => i.target === target && i.variant === variant && i.regions.includes(degraded) && recovered(i));
@@ -141,7 +181,9 @@ describe('npm start', () => {
   it('runs one concurrency run, every level of every opted-in target in every region, and shows its curve', async () => {
     expect(output).toMatch(/a concurrency run: each region starts 1, 4, 8, 16 simultaneous streams/);
     type Level = { level: number; streams: number; ok: number; server_growth_ms: number | null; decode_tps_p50: number | null };
-    const { reports } = (await (await fetch(`http://127.0.0.1:${ports.api}/api/v1/bursts?runs=1`)).json()) as { reports: Array<{ region: string; target: string; levels: Level[] }> };
+    const { reports } = (await (await fetch(`http://127.0.0.1:${ports.api}/api/v1/bursts?runs=1`)).json()) as {
+      reports: Array<{ region: string; target: string; levels: Level[] }>;
+    };
     const opted = config.targets.filter((t) => t.bursts).map((t) => t.id);
     expect(new Set(reports.map((r) => r.target))).toEqual(new Set(opted));
     expect(reports).toHaveLength(config.regions.length * opted.length);
@@ -162,19 +204,24 @@ describe('npm start', () => {
   });
 
   it('passes every deploy step that needs no account (npm run deploy -- --dry-run)', async () => {
-    const dry = spawn(process.execPath, ['scripts/deploy.ts', '--dry-run', '--api', `http://127.0.0.1:${ports.api}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const dry = spawn(process.execPath, ['scripts/deploy.ts', '--dry-run', '--api', `http://127.0.0.1:${ports.api}`], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let log = '';
     dry.stdout.on('data', (d) => (log += d));
     dry.stderr.on('data', (d) => (log += d));
     const code = await new Promise((r) => dry.on('close', r));
     expect(code, log).toBe(0);
-    for (const step of ['preflight', 'd1', 'migrations', 'secrets', 'reference', 'observatory', 'site', 'rebuilds']) expect(log).toContain(step);
+    for (const step of ['preflight', 'd1', 'migrations', 'secrets', 'reference', 'observatory', 'site', 'rebuilds'])
+      expect(log).toContain(step);
     expect(log).toContain('dry run complete: nothing was deployed');
   }, 600_000);
 
   it('builds the site for a dry run without a read API: from an empty state, and says so', async () => {
     const nothing = await freePort();
-    const dry = spawn(process.execPath, ['scripts/deploy.ts', '--dry-run', '--step', 'site', '--api', `http://127.0.0.1:${nothing}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const dry = spawn(process.execPath, ['scripts/deploy.ts', '--dry-run', '--step', 'site', '--api', `http://127.0.0.1:${nothing}`], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let log = '';
     dry.stdout.on('data', (d) => (log += d));
     dry.stderr.on('data', (d) => (log += d));

@@ -21,7 +21,10 @@ const perTick = probesPerTick(config);
 const cadence = cadenceOf(tickMinutesOf(config.schedule)!);
 let dev: ScriptProcess | undefined;
 
-interface Local { api: string; auth: { authorization: string } }
+interface Local {
+  api: string;
+  auth: { authorization: string };
+}
 
 /** A new local state (each case starts from none), or the last one again (a restart after the kill). */
 function state(fresh: boolean): string {
@@ -62,7 +65,14 @@ async function kill(): Promise<void> {
   expect(runtimeGroups(states.at(-1)!)).toEqual([]);
 }
 
-interface Row { tick_id: number; late: boolean; backfill: boolean; region: string; target: string; prompt_variant: string }
+interface Row {
+  tick_id: number;
+  late: boolean;
+  backfill: boolean;
+  region: string;
+  target: string;
+  prompt_variant: string;
+}
 
 async function samples(local: Local): Promise<Row[]> {
   const r = await fetch(`${local.api}/api/v1/samples?window=1d&limit=1000`, { headers: local.auth });
@@ -81,7 +91,10 @@ async function until(local: Local, what: string, done: (rows: Row[]) => boolean)
   throw new Error(`${what}: not within 120 s; stored ticks: ${JSON.stringify(countByTick(rows))}`);
 }
 
-const countByTick = (rows: Row[]) => Object.fromEntries([...new Set(rows.map((r) => r.tick_id))].map((t) => [new Date(t).toISOString(), rows.filter((r) => r.tick_id === t).length]));
+const countByTick = (rows: Row[]) =>
+  Object.fromEntries(
+    [...new Set(rows.map((r) => r.tick_id))].map((t) => [new Date(t).toISOString(), rows.filter((r) => r.tick_id === t).length]),
+  );
 const keys = (rows: Row[]) => rows.map((r) => `${r.region}|${r.target}|${r.prompt_variant}`).sort();
 
 afterAll(async () => {
@@ -102,9 +115,14 @@ describe('a runtime killed right after it accepted a tick', () => {
     local = await start(false);
     // (Should a grid step pass meanwhile, the tick after that is overdue too, and run late as well.)
     const lateTicks = (all: Row[]) => [...new Set(all.filter((r) => r.late).map((r) => r.tick_id))];
-    const rows = await until(local, 'the cron tick and the late one', (all) =>
-      all.filter((r) => r.tick_id === delivered).length >= perTick && lateTicks(all).length > 0
-      && lateTicks(all).every((t) => all.filter((r) => r.tick_id === t).length >= perTick));
+    const rows = await until(
+      local,
+      'the cron tick and the late one',
+      (all) =>
+        all.filter((r) => r.tick_id === delivered).length >= perTick &&
+        lateTicks(all).length > 0 &&
+        lateTicks(all).every((t) => all.filter((r) => r.tick_id === t).length >= perTick),
+    );
     const onTime = rows.filter((r) => r.tick_id === delivered);
     expect(onTime).toHaveLength(perTick);
     expect(onTime.every((r) => !r.late && !r.backfill)).toBe(true);

@@ -18,7 +18,9 @@ export function loadFixture(name: string): Fixture {
 }
 
 export function fixtureNames(): string[] {
-  return readdirSync(FIXTURE_DIR).filter((f) => f.endsWith('.json')).sort();
+  return readdirSync(FIXTURE_DIR)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
 }
 
 /** The probe's api id for a recording's (provider, api) pair. */
@@ -59,13 +61,16 @@ export type SteppingClock = (() => number) & { advance(ms: number): void };
 export function replayFetch(f: Fixture, reads: Uint8Array[], clock?: SteppingClock, headersAfterMs = 0) {
   return async (_url: string, init?: RequestInit): Promise<Response> => {
     let i = 0;
-    const body = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (init?.signal?.aborted) return controller.error(new DOMException('aborted', 'AbortError'));
-        if (i < reads.length) controller.enqueue(reads[i++]);
-        else controller.close();
+    const body = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          if (init?.signal?.aborted) return controller.error(new DOMException('aborted', 'AbortError'));
+          if (i < reads.length) controller.enqueue(reads[i++]);
+          else controller.close();
+        },
       },
-    }, { highWaterMark: 0 });
+      { highWaterMark: 0 },
+    );
     const status = f.response.status;
     clock?.advance(headersAfterMs);
     return new Response(status === 204 ? null : body, { status, headers: f.response.headers });

@@ -35,7 +35,10 @@ export async function startNotifyReceiver(): Promise<NotifyReceiver> {
         res.end(JSON.stringify(json));
       };
       if (url.pathname === '/_control/received') return reply(200, received);
-      if (url.pathname === '/_control/reset') { failNext = 0; return reply(200, { ok: true }); }
+      if (url.pathname === '/_control/reset') {
+        failNext = 0;
+        return reply(200, { ok: true });
+      }
       if (url.pathname === '/_control/fail') {
         failNext = Number(url.searchParams.get('n') ?? 1);
         failMatch = url.searchParams.get('match') ?? '';
@@ -44,9 +47,18 @@ export async function startNotifyReceiver(): Promise<NotifyReceiver> {
       const refuse = failNext > 0 && String(req.headers['x-observatory-delivery'] ?? '').includes(failMatch);
       const answered = refuse ? 503 : 200;
       if (refuse) failNext--;
-      received.push({ path: url.pathname, headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)])), body, answered, at: Date.now() });
+      received.push({
+        path: url.pathname,
+        headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)])),
+        body,
+        answered,
+        at: Date.now(),
+      });
       // Telegram answers {"ok": true, …}; the others only need a 2xx.
-      reply(answered, answered === 200 ? { ok: true, result: { message_id: received.length } } : { ok: false, description: 'receiver down' });
+      reply(
+        answered,
+        answered === 200 ? { ok: true, result: { message_id: received.length } } : { ok: false, description: 'receiver down' },
+      );
     });
   });
   await new Promise<void>((resolve, reject) => {

@@ -29,7 +29,15 @@ function strip(x: unknown): unknown {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(x).sort((a, b) => a[0].localeCompare(b[0]))) {
       const s = strip(v);
-      if (s === 0 || s === '0' || s === '' || s === false || (Array.isArray(s) && s.length === 0) || (s !== null && typeof s === 'object' && !Array.isArray(s) && Object.keys(s).length === 0)) continue;
+      if (
+        s === 0 ||
+        s === '0' ||
+        s === '' ||
+        s === false ||
+        (Array.isArray(s) && s.length === 0) ||
+        (s !== null && typeof s === 'object' && !Array.isArray(s) && Object.keys(s).length === 0)
+      )
+        continue;
       out[k] = s;
     }
     return out;

@@ -12,4 +12,5 @@ export const OUTAGES = {
 };
 
 export const SCHEDULED_FAULTS = Object.values(OUTAGES)
-  .map((o) => `region=${o.regions.join('|')}; from=${new Date(o.from).toISOString()}; to=${new Date(o.to).toISOString()}; fault=http-503`).join(', ');
+  .map((o) => `region=${o.regions.join('|')}; from=${new Date(o.from).toISOString()}; to=${new Date(o.to).toISOString()}; fault=http-503`)
+  .join(', ');

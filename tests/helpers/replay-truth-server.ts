@@ -129,6 +129,10 @@ export async function startReplayTruthServer(route: ReplayRoute, opts: { prefill
   return {
     url: `http://127.0.0.1:${port}`,
     records,
-    close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

@@ -35,7 +35,8 @@ export function runScript(script: string, args: string[]): ScriptProcess {
       for (;;) {
         const m = pattern.exec(output);
         if (m) return m;
-        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${script} exited (${child.exitCode ?? child.signalCode}) before printing ${pattern}:\n${output}`);
+        if (child.exitCode !== null || child.signalCode !== null)
+          throw new Error(`${script} exited (${child.exitCode ?? child.signalCode}) before printing ${pattern}:\n${output}`);
         if (Date.now() > deadline) throw new Error(`${script} printed no ${pattern} within ${timeoutMs / 1000} s:\n${output}`);
         await new Promise((r) => setTimeout(r, 250));
       }

@@ -34,25 +34,30 @@ export function scriptedFetch(script: Script, clock?: FakeClock) {
     const signal = init?.signal ?? undefined;
     if (script.rejectWith) throw script.rejectWith;
     if (script.hangHeaders) {
-      await new Promise((_r, reject) => signal?.addEventListener('abort', () => reject(new DOMException('The operation was aborted.', 'AbortError'))));
+      await new Promise((_r, reject) =>
+        signal?.addEventListener('abort', () => reject(new DOMException('The operation was aborted.', 'AbortError'))),
+      );
     }
     if (script.headersDelayMs) await sleep(script.headersDelayMs);
     if (clock && script.headersAt !== undefined) clock.t = script.headersAt;
     let i = 0;
-    const body = new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        const step = script.steps[i++];
-        if (!step) return controller.close();
-        if (step.delayMs) await sleep(step.delayMs);
-        if (step.hang) {
-          await new Promise<void>((resolve) => signal?.addEventListener('abort', () => resolve()));
-          return controller.error(new DOMException('The operation was aborted.', 'AbortError'));
-        }
-        if (step.fail) return controller.error(new TypeError('terminated: other side closed'));
-        if (clock && step.at !== undefined) clock.t = step.at;
-        controller.enqueue(encoder.encode(step.data ?? ''));
+    const body = new ReadableStream<Uint8Array>(
+      {
+        async pull(controller) {
+          const step = script.steps[i++];
+          if (!step) return controller.close();
+          if (step.delayMs) await sleep(step.delayMs);
+          if (step.hang) {
+            await new Promise<void>((resolve) => signal?.addEventListener('abort', () => resolve()));
+            return controller.error(new DOMException('The operation was aborted.', 'AbortError'));
+          }
+          if (step.fail) return controller.error(new TypeError('terminated: other side closed'));
+          if (clock && step.at !== undefined) clock.t = step.at;
+          controller.enqueue(encoder.encode(step.data ?? ''));
+        },
       },
-    }, { highWaterMark: 0 });
+      { highWaterMark: 0 },
+    );
     return new Response(body, { status: script.status ?? 200, headers: script.headers ?? { 'content-type': 'text/event-stream' } });
   };
 }

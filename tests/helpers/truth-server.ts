@@ -29,7 +29,9 @@ export async function startTruthServer(opts: { prefillMs: number; tokens: number
       res.end('{"data":[]}');
       return;
     }
-    for await (const _ of req) { /* drain the request body */ }
+    for await (const _ of req) {
+      /* drain the request body */
+    }
     const hold = req.headers['x-mode'] === 'hold';
     const chunk = (content: string) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
     const sse = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
@@ -48,7 +50,9 @@ export async function startTruthServer(opts: { prefillMs: number; tokens: number
       await sleep(opts.tokenGapMs);
       res.write(chunk(` t${i}`));
     }
-    res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'length' }], usage: { prompt_tokens: 64, completion_tokens: opts.tokens } })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'length' }], usage: { prompt_tokens: 64, completion_tokens: opts.tokens } })}\n\n`,
+    );
     res.end('data: [DONE]\n\n');
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -57,6 +61,10 @@ export async function startTruthServer(opts: { prefillMs: number; tokens: number
     url: `http://127.0.0.1:${port}`,
     firstTokenAt,
     firstTokenWriteStartAt,
-    close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

@@ -7,9 +7,11 @@ import { SCHEDULED_FAULTS } from './outages.ts';
 
 export const TEST_REFERENCE_KEY = 'sk-test-SECRET-0123456789abcdef';
 
-
 export default async function setup(project: TestProject) {
-  const reference = await startWorker({ config: 'workers/reference/wrangler.toml', bindings: { REFERENCE_TOKEN: TEST_REFERENCE_KEY, SCHEDULED_FAULTS } });
+  const reference = await startWorker({
+    config: 'workers/reference/wrangler.toml',
+    bindings: { REFERENCE_TOKEN: TEST_REFERENCE_KEY, SCHEDULED_FAULTS },
+  });
   const collector = await startOtlpCollector();
   const receiver = await startNotifyReceiver();
   project.provide('workersReferenceUrl', reference.url);

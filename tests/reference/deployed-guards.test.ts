@@ -12,7 +12,10 @@ const MAX_RESPONSE_BYTES = 200_000;
 
 beforeAll(async () => {
   unguarded = await startWorker({ config: 'workers/reference/wrangler.toml' });
-  capped = await startWorker({ config: 'workers/reference/wrangler.toml', bindings: { REFERENCE_OPEN: 'true', MAX_STREAM_MS: '1500', MAX_RESPONSE_BYTES: String(MAX_RESPONSE_BYTES) } });
+  capped = await startWorker({
+    config: 'workers/reference/wrangler.toml',
+    bindings: { REFERENCE_OPEN: 'true', MAX_STREAM_MS: '1500', MAX_RESPONSE_BYTES: String(MAX_RESPONSE_BYTES) },
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -20,9 +23,18 @@ afterAll(async () => {
   await capped?.stop();
 });
 
-const chat = (maxTokens: number) => ({ model: 'ref-fast-small', messages: [{ role: 'user', content: 'hi' }], max_tokens: maxTokens, stream: true });
+const chat = (maxTokens: number) => ({
+  model: 'ref-fast-small',
+  messages: [{ role: 'user', content: 'hi' }],
+  max_tokens: maxTokens,
+  stream: true,
+});
 const post = (base: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${base}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  fetch(`${base}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 
 describe('a deployed reference endpoint', () => {
   it('without REFERENCE_TOKEN serves no one, and says how to set one or open it', async () => {

@@ -18,7 +18,13 @@ const PATHS: Record<string, string> = {
 
 function probe(api: ApiId, fault: string, params = '', timeouts = {}) {
   return runProbe({
-    target: { id: 'ref', api, url: url + PATHS[api], model: 'ref-fast-small', headers: { 'x-ref-fault': fault, 'x-ref-params': [QUICK, params].filter(Boolean).join(', ') } },
+    target: {
+      id: 'ref',
+      api,
+      url: url + PATHS[api],
+      model: 'ref-fast-small',
+      headers: { 'x-ref-fault': fault, 'x-ref-params': [QUICK, params].filter(Boolean).join(', ') },
+    },
     prompt: { id: 'p', promptTokens: 32, maxTokens: 12 },
     timeouts: { headersMs: 5_000, firstTokenMs: 5_000, idleMs: 5_000, totalMs: 20_000, ...timeouts },
   });
@@ -51,23 +57,43 @@ describe('fault modes, classified by the probe core', () => {
     it(`${api}: no fault → a clean sample`, async () => {
       const { sample } = await probe(api, '');
       // Split by a Server-Timing claim (the source may name the metric: server-timing.total).
-      expect(sample).toMatchObject({ error: null, status: 200, output_tokens: 12, tokens_exact: true, split_source: expect.stringMatching(/^server-timing/) });
+      expect(sample).toMatchObject({
+        error: null,
+        status: 200,
+        output_tokens: 12,
+        tokens_exact: true,
+        split_source: expect.stringMatching(/^server-timing/),
+      });
     });
   }
 
   it('a fault can also be chosen by model suffix', async () => {
-    const { sample } = await runProbe({ target: { id: 'ref', api: 'openai-chat', url: url + PATHS['openai-chat'], model: 'ref-fast-small~http-529' }, prompt: { id: 'p', promptTokens: 8, maxTokens: 4 } });
+    const { sample } = await runProbe({
+      target: { id: 'ref', api: 'openai-chat', url: url + PATHS['openai-chat'], model: 'ref-fast-small~http-529' },
+      prompt: { id: 'p', promptTokens: 8, maxTokens: 4 },
+    });
     expect(sample.error).toBe('overloaded');
   });
 });
 
 describe('guard rails', () => {
   const post = (path: string, body: unknown, headers: Record<string, string> = {}, base = url) =>
-    fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
-  const chat = { model: 'ref-fast-small', messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } };
+    fetch(base + path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+  const chat = {
+    model: 'ref-fast-small',
+    messages: [{ role: 'user', content: 'hi' }],
+    stream: true,
+    stream_options: { include_usage: true },
+  };
 
   it('caps max_tokens', async () => {
-    const text = await (await post('/v1/chat/completions', { ...chat, max_tokens: 1_000_000 }, { 'x-ref-params': 'decode_ms_per_token=0' })).text();
+    const text = await (
+      await post('/v1/chat/completions', { ...chat, max_tokens: 1_000_000 }, { 'x-ref-params': 'decode_ms_per_token=0' })
+    ).text();
     expect(text).toContain('"completion_tokens":2048');
   });
 
@@ -80,7 +106,14 @@ describe('guard rails', () => {
     ['invalid JSON', '/v1/chat/completions', '{"model":', {}, 400, 'JSON object'],
     ['missing model', '/v1/chat/completions', { messages: [{ role: 'user', content: 'x' }] }, {}, 400, 'model is required'],
     ['empty messages', '/v1/messages', { model: 'm', max_tokens: 5, messages: [] }, {}, 400, 'messages'],
-    ['anthropic without max_tokens', '/v1/messages', { model: 'm', messages: [{ role: 'user', content: 'x' }] }, {}, 400, 'max_tokens is required'],
+    [
+      'anthropic without max_tokens',
+      '/v1/messages',
+      { model: 'm', messages: [{ role: 'user', content: 'x' }] },
+      {},
+      400,
+      'max_tokens is required',
+    ],
     ['negative max_tokens', '/v1/chat/completions', { ...chat, max_tokens: -3 }, {}, 400, 'positive integer'],
     ['unknown fault', '/v1/chat/completions', chat, { 'x-ref-fault': 'meteor' }, 400, 'unknown fault "meteor"'],
     ['unknown parameter', '/v1/chat/completions', chat, { 'x-ref-params': 'speed=9' }, 400, 'unknown x-ref-params name "speed"'],
@@ -104,7 +137,11 @@ describe('guard rails', () => {
   it('with a token configured, requests need it (Bearer, x-api-key or x-goog-api-key)', async () => {
     expect((await post('/v1/chat/completions', { ...chat, max_tokens: 2 }, {}, lockedUrl)).status).toBe(401);
     expect((await post('/v1/chat/completions', { ...chat, max_tokens: 2 }, { authorization: 'Bearer wrong' }, lockedUrl)).status).toBe(401);
-    const accepted: Array<Record<string, string>> = [{ authorization: 'Bearer ref-test-token-123' }, { 'x-api-key': 'ref-test-token-123' }, { 'x-goog-api-key': 'ref-test-token-123' }];
+    const accepted: Array<Record<string, string>> = [
+      { authorization: 'Bearer ref-test-token-123' },
+      { 'x-api-key': 'ref-test-token-123' },
+      { 'x-goog-api-key': 'ref-test-token-123' },
+    ];
     for (const h of accepted) {
       const r = await post('/v1/chat/completions', { ...chat, max_tokens: 2 }, h, lockedUrl);
       expect(r.status).toBe(200);

@@ -15,7 +15,8 @@ const STREAMED_REASONING = 48;
 /** Usage says `output` tokens were generated, `reasoning` of them reasoning, in each format's own fields. */
 function expectUsage(api: Api, o: Observed, output: number, reasoning: number): void {
   expect(o.outputTokens).toBe(output);
-  if (api === 'anthropic-messages') expect(o.reasoningTokens).toBeNull(); // output_tokens includes thinking
+  if (api === 'anthropic-messages')
+    expect(o.reasoningTokens).toBeNull(); // output_tokens includes thinking
   else expect(o.reasoningTokens).toBe(reasoning);
   if (api === 'gemini') expect(o.answerTokens).toBe(output - reasoning); // candidatesTokenCount: the answer only
 }

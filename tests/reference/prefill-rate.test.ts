@@ -7,7 +7,6 @@ import { describe, expect, inject, it } from 'vitest';
 import { runProbe } from '../../shared/probe.ts';
 import { theilSen } from '../../shared/stats/line-fit.ts';
 
-
 const url = inject('referenceUrl');
 /** 0.05 ms per prompt token (50 ms per 1,000) after a fixed 30 ms; nothing else varies with the prompt. */
 const PREFILL_MS_PER_TOKEN = 0.05;
@@ -20,7 +19,13 @@ describe('prefill rate on the reference endpoint', () => {
     for (const promptTokens of [1_000, 8_000, 32_000]) {
       for (let i = 0; i < 3; i++) {
         const { sample } = await runProbe({
-          target: { id: 'ref', api: 'openai-chat', url: url + '/v1/chat/completions', model: 'ref-fast-small', headers: { 'x-ref-params': PARAMS } },
+          target: {
+            id: 'ref',
+            api: 'openai-chat',
+            url: url + '/v1/chat/completions',
+            model: 'ref-fast-small',
+            headers: { 'x-ref-params': PARAMS },
+          },
           prompt: { id: `p${promptTokens}`, promptTokens, maxTokens: 4 },
         });
         expect(sample.error, JSON.stringify(sample.error_detail)).toBeNull();
@@ -30,7 +35,9 @@ describe('prefill rate on the reference endpoint', () => {
       }
     }
     const fit = theilSen(points)!;
-    console.log(`prefill fit: ${(fit.slope * 1_000).toFixed(2)} ms per 1,000 tokens [${(fit.slope_low! * 1_000).toFixed(2)}–${(fit.slope_high! * 1_000).toFixed(2)}], overhead ${fit.intercept.toFixed(1)} ms (known: ${PREFILL_MS_PER_TOKEN * 1_000}, 30)`);
+    console.log(
+      `prefill fit: ${(fit.slope * 1_000).toFixed(2)} ms per 1,000 tokens [${(fit.slope_low! * 1_000).toFixed(2)}–${(fit.slope_high! * 1_000).toFixed(2)}], overhead ${fit.intercept.toFixed(1)} ms (known: ${PREFILL_MS_PER_TOKEN * 1_000}, 30)`,
+    );
     // Within 5 %: the server's own CPU per prompt byte is small; a fit of TTFT or of the wrong tokens would miss.
     expect(Math.abs(fit.slope - PREFILL_MS_PER_TOKEN) / PREFILL_MS_PER_TOKEN).toBeLessThan(0.05);
     expect(fit.intercept).toBeGreaterThan(0);

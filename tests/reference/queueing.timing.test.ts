@@ -15,13 +15,32 @@ const profile = MODELS['ref-batching'];
 const PARAMS = 'decode_jitter=0, kv_growth_per_1k=0, keep_alive_ms=0';
 
 async function level(n: number, replica: string) {
-  const results = await Promise.all(Array.from({ length: n }, () => runProbe({
-    target: { id: 'ref', api: 'openai-chat', url: `${url}/v1/chat/completions`, model: 'ref-batching', headers: { 'x-ref-params': PARAMS, 'x-ref-region': replica } },
-    prompt: { id: 'q', promptTokens: 100, maxTokens: 24 },
-  })));
+  const results = await Promise.all(
+    Array.from({ length: n }, () =>
+      runProbe({
+        target: {
+          id: 'ref',
+          api: 'openai-chat',
+          url: `${url}/v1/chat/completions`,
+          model: 'ref-batching',
+          headers: { 'x-ref-params': PARAMS, 'x-ref-region': replica },
+        },
+        prompt: { id: 'q', promptTokens: 100, maxTokens: 24 },
+      }),
+    ),
+  );
   const samples = results.map((r) => r.sample);
   for (const s of samples) expect(s.error, JSON.stringify(s.error_detail)).toBeNull();
-  return { server: percentile(samples.map((s) => s.server_ms!), 0.5)!, tpot: percentile(samples.map((s) => s.tpot_ms!), 0.5)! };
+  return {
+    server: percentile(
+      samples.map((s) => s.server_ms!),
+      0.5,
+    )!,
+    tpot: percentile(
+      samples.map((s) => s.tpot_ms!),
+      0.5,
+    )!,
+  };
 }
 
 describe('queueing on the reference batching model', () => {
@@ -33,7 +52,9 @@ describe('queueing on the reference batching model', () => {
       const want = expectedQueueing(profile, L);
       const grew = m.server - base.server;
       const factor = m.tpot / base.tpot;
-      console.log(`level ${L}: server time +${grew.toFixed(1)} ms (model +${want.addedQueueMs.toFixed(1)}), TPOT ×${factor.toFixed(3)} (model ×${want.decodeFactor.toFixed(3)})`);
+      console.log(
+        `level ${L}: server time +${grew.toFixed(1)} ms (model +${want.addedQueueMs.toFixed(1)}), TPOT ×${factor.toFixed(3)} (model ×${want.decodeFactor.toFixed(3)})`,
+      );
       // Stated tolerance, wide enough for a busy machine (whose timers fire late) and narrow enough for a wrong model:
       // the added queue between half the model's and 1.5 × it + 50 ms (no queue, or q·(L−1) for the median, falls
       // outside at 16), the decode factor within 15 % (no batch slowdown is 23 % off at 16). Quiet, the measured

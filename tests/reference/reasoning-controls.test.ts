@@ -46,20 +46,69 @@ describe('reasoning effort (OpenAI Chat and Responses)', () => {
 });
 
 /** A thinking budget caps the reasoning the profile wants (never raises it); 0 or "disabled" turns it off. */
-const BUDGET_CASES: Array<{ api: Api; name: string; extra: Record<string, unknown>; params?: string; maxTokens: number; reasoning: number }> = [
-  { api: 'anthropic-messages', name: 'budget below what the model wants', extra: { thinking: { type: 'enabled', budget_tokens: 1_024 } }, params: 'reasoning_tokens=2000', maxTokens: 1_100, reasoning: 1_024 },
-  { api: 'anthropic-messages', name: 'budget above what the model wants', extra: { thinking: { type: 'enabled', budget_tokens: 1_500 } }, maxTokens: 2_000, reasoning: 48 },
+const BUDGET_CASES: Array<{
+  api: Api;
+  name: string;
+  extra: Record<string, unknown>;
+  params?: string;
+  maxTokens: number;
+  reasoning: number;
+}> = [
+  {
+    api: 'anthropic-messages',
+    name: 'budget below what the model wants',
+    extra: { thinking: { type: 'enabled', budget_tokens: 1_024 } },
+    params: 'reasoning_tokens=2000',
+    maxTokens: 1_100,
+    reasoning: 1_024,
+  },
+  {
+    api: 'anthropic-messages',
+    name: 'budget above what the model wants',
+    extra: { thinking: { type: 'enabled', budget_tokens: 1_500 } },
+    maxTokens: 2_000,
+    reasoning: 48,
+  },
   { api: 'anthropic-messages', name: 'thinking disabled', extra: { thinking: { type: 'disabled' } }, maxTokens: 60, reasoning: 0 },
-  { api: 'gemini', name: 'budget below what the model wants', extra: { generationConfig: { thinkingConfig: { thinkingBudget: 10 } } }, maxTokens: 60, reasoning: 10 },
-  { api: 'gemini', name: 'budget above what the model wants', extra: { generationConfig: { thinkingConfig: { thinkingBudget: 1_000 } } }, maxTokens: 60, reasoning: 48 },
-  { api: 'gemini', name: 'budget 0 turns thinking off', extra: { generationConfig: { thinkingConfig: { thinkingBudget: 0 } } }, maxTokens: 60, reasoning: 0 },
-  { api: 'gemini', name: 'budget -1 lets the model decide', extra: { generationConfig: { thinkingConfig: { thinkingBudget: -1 } } }, maxTokens: 60, reasoning: 48 },
+  {
+    api: 'gemini',
+    name: 'budget below what the model wants',
+    extra: { generationConfig: { thinkingConfig: { thinkingBudget: 10 } } },
+    maxTokens: 60,
+    reasoning: 10,
+  },
+  {
+    api: 'gemini',
+    name: 'budget above what the model wants',
+    extra: { generationConfig: { thinkingConfig: { thinkingBudget: 1_000 } } },
+    maxTokens: 60,
+    reasoning: 48,
+  },
+  {
+    api: 'gemini',
+    name: 'budget 0 turns thinking off',
+    extra: { generationConfig: { thinkingConfig: { thinkingBudget: 0 } } },
+    maxTokens: 60,
+    reasoning: 0,
+  },
+  {
+    api: 'gemini',
+    name: 'budget -1 lets the model decide',
+    extra: { generationConfig: { thinkingConfig: { thinkingBudget: -1 } } },
+    maxTokens: 60,
+    reasoning: 48,
+  },
 ];
 
 describe('thinking budgets (Anthropic and Gemini)', () => {
   for (const c of BUDGET_CASES) {
     it(`${c.api}: ${c.name} → ${c.reasoning} reasoning tokens`, async () => {
-      const o = await observe(url, c.api, { model: 'ref-reasoning', maxTokens: c.maxTokens, params: [INSTANT, c.params].filter(Boolean).join(', '), extra: c.extra });
+      const o = await observe(url, c.api, {
+        model: 'ref-reasoning',
+        maxTokens: c.maxTokens,
+        params: [INSTANT, c.params].filter(Boolean).join(', '),
+        extra: c.extra,
+      });
       expect(o.status).toBe(200);
       expect(o.outputTokens).toBe(c.maxTokens);
       expect(o.answer).toBe(answerText(c.maxTokens - c.reasoning));
@@ -70,7 +119,9 @@ describe('thinking budgets (Anthropic and Gemini)', () => {
 
   it('gemini: a budget brings back the answer hidden reasoning left out; a budget does not affect a non-reasoning model', async () => {
     const budget = { generationConfig: { thinkingConfig: { thinkingBudget: 100 } } };
-    expect((await observe(url, 'gemini', { model: 'ref-hidden-reasoning', maxTokens: 256, params: INSTANT, extra: budget })).answer).toBe(answerText(156));
+    expect((await observe(url, 'gemini', { model: 'ref-hidden-reasoning', maxTokens: 256, params: INSTANT, extra: budget })).answer).toBe(
+      answerText(156),
+    );
     const plain = await observe(url, 'gemini', { model: 'ref-fast-small', maxTokens: 20, params: INSTANT, extra: budget });
     expect([plain.reasoningTokens, plain.answer]).toEqual([0, answerText(20)]);
   });
@@ -82,13 +133,46 @@ const INVALID: Array<{ api: Api; name: string; extra: Record<string, unknown>; m
   { api: 'openai-chat', name: 'effort not a string', extra: { reasoning_effort: 3 }, message: 'reasoning_effort' },
   { api: 'openai-responses', name: 'unknown effort', extra: { reasoning: { effort: 'extreme' } }, message: 'reasoning.effort' },
   { api: 'openai-responses', name: 'reasoning not an object', extra: { reasoning: 'high' }, message: 'reasoning must be an object' },
-  { api: 'anthropic-messages', name: 'budget below 1024', extra: { thinking: { type: 'enabled', budget_tokens: 500 } }, maxTokens: 2_000, message: 'at least 1024' },
-  { api: 'anthropic-messages', name: 'budget not below max_tokens', extra: { thinking: { type: 'enabled', budget_tokens: 2_000 } }, maxTokens: 2_000, message: 'max_tokens must be greater than thinking.budget_tokens' },
-  { api: 'anthropic-messages', name: 'budget missing', extra: { thinking: { type: 'enabled' } }, maxTokens: 2_000, message: 'budget_tokens' },
+  {
+    api: 'anthropic-messages',
+    name: 'budget below 1024',
+    extra: { thinking: { type: 'enabled', budget_tokens: 500 } },
+    maxTokens: 2_000,
+    message: 'at least 1024',
+  },
+  {
+    api: 'anthropic-messages',
+    name: 'budget not below max_tokens',
+    extra: { thinking: { type: 'enabled', budget_tokens: 2_000 } },
+    maxTokens: 2_000,
+    message: 'max_tokens must be greater than thinking.budget_tokens',
+  },
+  {
+    api: 'anthropic-messages',
+    name: 'budget missing',
+    extra: { thinking: { type: 'enabled' } },
+    maxTokens: 2_000,
+    message: 'budget_tokens',
+  },
   { api: 'anthropic-messages', name: 'unknown thinking type', extra: { thinking: { type: 'sometimes' } }, message: 'thinking.type' },
-  { api: 'gemini', name: 'budget below -1', extra: { generationConfig: { thinkingConfig: { thinkingBudget: -2 } } }, message: 'thinkingBudget' },
-  { api: 'gemini', name: 'fractional budget', extra: { generationConfig: { thinkingConfig: { thinkingBudget: 1.5 } } }, message: 'thinkingBudget' },
-  { api: 'gemini', name: 'budget above the largest', extra: { generationConfig: { thinkingConfig: { thinkingBudget: 40_000 } } }, message: 'thinkingBudget' },
+  {
+    api: 'gemini',
+    name: 'budget below -1',
+    extra: { generationConfig: { thinkingConfig: { thinkingBudget: -2 } } },
+    message: 'thinkingBudget',
+  },
+  {
+    api: 'gemini',
+    name: 'fractional budget',
+    extra: { generationConfig: { thinkingConfig: { thinkingBudget: 1.5 } } },
+    message: 'thinkingBudget',
+  },
+  {
+    api: 'gemini',
+    name: 'budget above the largest',
+    extra: { generationConfig: { thinkingConfig: { thinkingBudget: 40_000 } } },
+    message: 'thinkingBudget',
+  },
 ];
 
 /** Where each format puts an error's message, and what it says a bad request is. */

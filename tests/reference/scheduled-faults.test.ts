@@ -19,7 +19,9 @@ describe('scheduled regional faults', () => {
   });
 
   it('a window hits the ticks in [from, to); the first matching schedule wins', () => {
-    const s = parseSchedules(`region=apac; from=${new Date(HOUR).toISOString()}; to=${new Date(HOUR + 10 * MIN).toISOString()}; fault=http-503, region=apac; every=60; at=0; for=60; slow_ms=100`);
+    const s = parseSchedules(
+      `region=apac; from=${new Date(HOUR).toISOString()}; to=${new Date(HOUR + 10 * MIN).toISOString()}; fault=http-503, region=apac; every=60; at=0; for=60; slow_ms=100`,
+    );
     expect(activeFault(s, 'apac', HOUR + 5 * MIN)?.fault).toBe('http-503');
     expect(activeFault(s, 'apac', HOUR + 10 * MIN)).toMatchObject({ fault: null, slowMs: 100 });
   });
@@ -32,7 +34,8 @@ describe('scheduled regional faults', () => {
       ['region=apac; every=60; at=0; for=5; fault=meteor', /unknown fault "meteor"/],
       ['region=apac; from=yesterday; to=2026-01-01T00:00Z; fault=http-500', /from must be an ISO time/],
       ['region=apac; colour=red', /unknown field "colour"/],
-    ] as const) expect(() => parseSchedules(text), text).toThrow(message);
+    ] as const)
+      expect(() => parseSchedules(text), text).toThrow(message);
     expect(() => parseSchedules('region=apac; every')).toThrow(FaultError);
   });
 });

@@ -30,7 +30,11 @@ describe.each(APIS)('%s: Server-Timing', (api) => {
   });
 
   it('headers held for queue and prefill: the parts and their total, which holds them', async () => {
-    const o = await observe(url, api, { model: 'ref-slow-large', maxTokens: 4, params: 'queue_base_ms=20, prefill_base_ms=40, prefill_ms_per_token=0, decode_ms_per_token=0, vendor_timing=1' });
+    const o = await observe(url, api, {
+      model: 'ref-slow-large',
+      maxTokens: 4,
+      params: 'queue_base_ms=20, prefill_base_ms=40, prefill_ms_per_token=0, decode_ms_per_token=0, vendor_timing=1',
+    });
     expectTotalOfParts(o, PARTS);
     const metrics = serverTimingMetrics(o.headers.get('server-timing'));
     expect(metrics.get('total')!).toBeGreaterThanOrEqual(60 - 1);
@@ -44,7 +48,12 @@ describe.each(APIS)('%s: Server-Timing', (api) => {
   });
 
   it('bad-server-timing: claims far more server time before the headers than passed, and streams on', async () => {
-    const o = await observe(url, api, { model: 'ref-fast-small', maxTokens: 4, params: 'decode_ms_per_token=0, vendor_timing=1', fault: 'bad-server-timing' });
+    const o = await observe(url, api, {
+      model: 'ref-fast-small',
+      maxTokens: 4,
+      params: 'decode_ms_per_token=0, vendor_timing=1',
+      fault: 'bad-server-timing',
+    });
     const metrics = serverTimingMetrics(o.headers.get('server-timing'));
     expect(Object.fromEntries(metrics)).toEqual({ total: CLAIMED_MS });
     expect(o.headers.get('openai-processing-ms')).toBe(String(CLAIMED_MS));
@@ -54,7 +63,11 @@ describe.each(APIS)('%s: Server-Timing', (api) => {
 });
 
 it('bad-server-timing: the claim is set by bad_server_timing_ms, also on a held response', async () => {
-  const o = await observe(url, 'openai-chat', { model: 'ref-slow-large~bad-server-timing', maxTokens: 2, params: 'bad_server_timing_ms=9000, queue_base_ms=0, prefill_base_ms=10, decode_ms_per_token=0' });
+  const o = await observe(url, 'openai-chat', {
+    model: 'ref-slow-large~bad-server-timing',
+    maxTokens: 2,
+    params: 'bad_server_timing_ms=9000, queue_base_ms=0, prefill_base_ms=10, decode_ms_per_token=0',
+  });
   expect(serverTimingMetrics(o.headers.get('server-timing')).get('total')).toBe(9_000);
   expect(o.headersMs).toBeLessThan(9_000);
 });

@@ -22,9 +22,19 @@ interface Observed {
 
 /** Sends one streaming chat request and times it with nothing but fetch and a text scan. */
 async function observe(model: string, params: string): Promise<Observed> {
-  const body = JSON.stringify({ model, messages: [{ role: 'user', content: 'timing check' }], max_tokens: 8, stream: true, stream_options: { include_usage: true } });
+  const body = JSON.stringify({
+    model,
+    messages: [{ role: 'user', content: 'timing check' }],
+    max_tokens: 8,
+    stream: true,
+    stream_options: { include_usage: true },
+  });
   const t0 = performance.now();
-  const response = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-ref-params': params }, body });
+  const response = await fetch(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-ref-params': params },
+    body,
+  });
   const headersMs = performance.now() - t0;
   const serverTimingMs = Math.max(...serverTimingMetrics(response.headers.get('server-timing')).values());
   const reader = response.body!.getReader();
@@ -101,12 +111,35 @@ describe('timing claims on loopback', () => {
   });
 
   it('queueing grows with requests in flight', async () => {
-    const body = (i: number) => JSON.stringify({ model: 'ref-batching', messages: [{ role: 'user', content: `q${i}` }], max_tokens: 4, stream: true, stream_options: { include_usage: true } });
-    const texts = await Promise.all([0, 1, 2, 3].map(async (i) => {
-      const r = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'x-ref-params': 'decode_ms_per_token=20' }, body: body(i) });
-      return r.text();
-    }));
-    const queues = texts.map((t) => JSON.parse(t.split('\n').find((l) => l.includes('"metrics"'))!.slice(6)).metrics.queue_time_ms).sort((a, b) => a - b);
+    const body = (i: number) =>
+      JSON.stringify({
+        model: 'ref-batching',
+        messages: [{ role: 'user', content: `q${i}` }],
+        max_tokens: 4,
+        stream: true,
+        stream_options: { include_usage: true },
+      });
+    const texts = await Promise.all(
+      [0, 1, 2, 3].map(async (i) => {
+        const r = await fetch(`${url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'x-ref-params': 'decode_ms_per_token=20' },
+          body: body(i),
+        });
+        return r.text();
+      }),
+    );
+    const queues = texts
+      .map(
+        (t) =>
+          JSON.parse(
+            t
+              .split('\n')
+              .find((l) => l.includes('"metrics"'))!
+              .slice(6),
+          ).metrics.queue_time_ms,
+      )
+      .sort((a, b) => a - b);
     expect(queues[0]).toBeGreaterThanOrEqual(40);
     expect(queues[3]).toBeGreaterThanOrEqual(queues[0] + 3 * 25);
   });

@@ -46,16 +46,26 @@ export function requestOf(api: Api, ask: Ask): { path: string; body: Record<stri
   const messages = [{ role: 'user', content: 'hello' }];
   switch (api) {
     case 'openai-chat':
-      return { path: '/v1/chat/completions', body: { model: ask.model, messages, max_tokens: ask.maxTokens, stream: true, stream_options: { include_usage: true }, ...extra } };
+      return {
+        path: '/v1/chat/completions',
+        body: { model: ask.model, messages, max_tokens: ask.maxTokens, stream: true, stream_options: { include_usage: true }, ...extra },
+      };
     case 'openai-responses':
-      return { path: '/v1/responses', body: { model: ask.model, input: 'hello', max_output_tokens: ask.maxTokens, stream: true, ...extra } };
+      return {
+        path: '/v1/responses',
+        body: { model: ask.model, input: 'hello', max_output_tokens: ask.maxTokens, stream: true, ...extra },
+      };
     case 'anthropic-messages':
       return { path: '/v1/messages', body: { model: ask.model, messages, max_tokens: ask.maxTokens, stream: true, ...extra } };
     case 'gemini': {
       const { generationConfig, ...rest } = extra as { generationConfig?: Record<string, unknown> };
       return {
         path: `/v1beta/models/${ask.model}:streamGenerateContent?alt=sse`,
-        body: { contents: [{ role: 'user', parts: [{ text: 'hello' }] }], generationConfig: { maxOutputTokens: ask.maxTokens, ...generationConfig }, ...rest },
+        body: {
+          contents: [{ role: 'user', parts: [{ text: 'hello' }] }],
+          generationConfig: { maxOutputTokens: ask.maxTokens, ...generationConfig },
+          ...rest,
+        },
       };
     }
   }
@@ -96,9 +106,22 @@ export async function observe(baseUrl: string, api: Api, ask: Ask): Promise<Obse
   const t0 = performance.now();
   const response = await fetch(baseUrl + path, { method: 'POST', headers, body: JSON.stringify(body) });
   const o: Observed = {
-    status: response.status, headers: response.headers, headersMs: performance.now() - t0, firstAnswerMs: null,
-    reasoning: '', answer: '', finish: null, end: null, responseStatus: null, outputTokens: null, reasoningTokens: null, answerTokens: null,
-    eventsBeforeAnswer: 0, events: 0, raw: '', error: null,
+    status: response.status,
+    headers: response.headers,
+    headersMs: performance.now() - t0,
+    firstAnswerMs: null,
+    reasoning: '',
+    answer: '',
+    finish: null,
+    end: null,
+    responseStatus: null,
+    outputTokens: null,
+    reasoningTokens: null,
+    answerTokens: null,
+    eventsBeforeAnswer: 0,
+    events: 0,
+    raw: '',
+    error: null,
   };
   if (response.status !== 200) {
     o.error = await response.json();
@@ -117,7 +140,11 @@ export async function observe(baseUrl: string, api: Api, ask: Ask): Promise<Obse
     while ((end = pending.indexOf('\n\n')) !== -1) {
       const block = pending.slice(0, end);
       pending = pending.slice(end + 2);
-      const data = block.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice('data:'.length).trim()).join('\n');
+      const data = block
+        .split('\n')
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice('data:'.length).trim())
+        .join('\n');
       if (data === '') continue; // a comment (keep-alive)
       o.events++;
       const hadAnswer = o.answer !== '';

@@ -31,10 +31,24 @@ function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr:
 }
 
 async function probeJson(url: string, mode: string): Promise<Sample[]> {
-  const { code, stdout, stderr } = await runCli([`${url}/v1/chat/completions`, '--api', 'openai-chat', '--model', 'truth', '--n', String(N), '--json', '--header', `x-mode: ${mode}`]);
+  const { code, stdout, stderr } = await runCli([
+    `${url}/v1/chat/completions`,
+    '--api',
+    'openai-chat',
+    '--model',
+    'truth',
+    '--n',
+    String(N),
+    '--json',
+    '--header',
+    `x-mode: ${mode}`,
+  ]);
   expect(stderr).toBe('');
   expect(code).toBe(0);
-  return stdout.trim().split('\n').map((line) => JSON.parse(line));
+  return stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
 }
 
 let server: TruthServer;
@@ -56,7 +70,15 @@ for (const mode of ['immediate', 'hold']) {
       const truth = server.firstTokenAt.slice(before);
       const writeStart = server.firstTokenWriteStartAt.slice(before);
       expect(truth).toHaveLength(N);
-      for (const s of samples) expect(s).toMatchObject({ error: null, output_tokens: TOKENS, tokens_exact: true, split_source: 'server-timing.prefill', split_note: null, warm: true });
+      for (const s of samples)
+        expect(s).toMatchObject({
+          error: null,
+          output_tokens: TOKENS,
+          tokens_exact: true,
+          split_source: 'server-timing.prefill',
+          split_note: null,
+          warm: true,
+        });
       const errors = samples.map((s, i) => s.ttft_ms! - (truth[i] - s.started_at));
       // Never before the server began to write the token (its stamp after the write can lag on a busy machine).
       for (const [i, s] of samples.entries()) expect(s.ttft_ms! - (writeStart[i] - s.started_at)).toBeGreaterThan(-CLOCK_SLACK_MS);

@@ -31,15 +31,27 @@ describe('CLI arguments', () => {
     [['http://127.0.0.1:9', '--api', 'openai-chatt', '--model', 'm'], 'unknown --api "openai-chatt"'],
     [['http://127.0.0.1:9', '--api', 'gemini'], 'missing --model'],
     [['http://127.0.0.1:9', '--api', 'gemini', '--model', 'm', '--n', '0'], '--n must be a whole number from 1 to 100000'],
-    [['http://127.0.0.1:9', '--api', 'gemini', '--model', 'm', '--n', '99999999999999999999'], '--n must be a whole number from 1 to 100000'],
-    [['http://127.0.0.1:9', '--api', 'gemini', '--model', 'm', '--idle-timeout-ms', '9999999999'], '--idle-timeout-ms must be a whole number from 1 to 3600000'],
+    [
+      ['http://127.0.0.1:9', '--api', 'gemini', '--model', 'm', '--n', '99999999999999999999'],
+      '--n must be a whole number from 1 to 100000',
+    ],
+    [
+      ['http://127.0.0.1:9', '--api', 'gemini', '--model', 'm', '--idle-timeout-ms', '9999999999'],
+      '--idle-timeout-ms must be a whole number from 1 to 3600000',
+    ],
     [['http://127.0.0.1:9', '--api', 'gemini', '--model', 'm', '--header', 'nocolon'], "--header must look like 'name: value'"],
     [['http://127.0.0.1:9', '--api', 'gemini', '--model', 'm', '--api-key-env', 'SURELY_UNSET_VAR_123'], 'SURELY_UNSET_VAR_123'],
     [['http://127.0.0.1:9', '--api', 'gemini', '--model', 'm', '--bogus'], "Unknown option '--bogus'"],
     [['http://127.0.0.1:9', '--api', 'gemini', '--model', 'm', '--body', '[1]'], '--body must be a JSON object'],
     [['http://127.0.0.1:9', '--api', 'gemini', '--model', 'm', '--body', '{oops'], '--body must be a JSON object'],
-    [['http://127.0.0.1:9', '--api', 'openai-chat', '--model', 'm', '--max-tokens-param', 'max_new_tokens'], '--max-tokens-param must be one of max_tokens, max_completion_tokens'],
-    [['http://127.0.0.1:9', '--api', 'gemini', '--model', 'm', '--max-tokens-param', 'max_completion_tokens'], '--max-tokens-param applies to --api openai-chat only'],
+    [
+      ['http://127.0.0.1:9', '--api', 'openai-chat', '--model', 'm', '--max-tokens-param', 'max_new_tokens'],
+      '--max-tokens-param must be one of max_tokens, max_completion_tokens',
+    ],
+    [
+      ['http://127.0.0.1:9', '--api', 'gemini', '--model', 'm', '--max-tokens-param', 'max_completion_tokens'],
+      '--max-tokens-param applies to --api openai-chat only',
+    ],
   ];
   for (const [args, message] of cases) {
     it(`rejects ${JSON.stringify(args)} with exit 2`, async () => {
@@ -52,13 +64,45 @@ describe('CLI arguments', () => {
 
   it('probes a reasoning model as docs/REASONING-AND-WORKLOADS.md says: a reasoning effort in --body, max_completion_tokens', async () => {
     const reference = inject('referenceUrl');
-    const { code, stdout } = await runCli([`${reference}/v1/chat/completions`, '--api', 'openai-chat', '--model', 'ref-hidden-reasoning', '--json', '--no-rtt',
-      '--body', '{"reasoning_effort":"minimal"}', '--max-tokens-param', 'max_completion_tokens', '--max-tokens', '40', '--header', 'x-ref-params: decode_ms_per_token=2']);
+    const { code, stdout } = await runCli([
+      `${reference}/v1/chat/completions`,
+      '--api',
+      'openai-chat',
+      '--model',
+      'ref-hidden-reasoning',
+      '--json',
+      '--no-rtt',
+      '--body',
+      '{"reasoning_effort":"minimal"}',
+      '--max-tokens-param',
+      'max_completion_tokens',
+      '--max-tokens',
+      '40',
+      '--header',
+      'x-ref-params: decode_ms_per_token=2',
+    ]);
     expect(code).toBe(0);
     // Minimal effort: 30 of the model's 300 reasoning tokens, hidden, then 10 answer tokens.
-    expect(JSON.parse(stdout)).toMatchObject({ error: null, output_tokens: 40, reasoning_tokens: 30, answer_tokens: 10, reasoning_streamed: false });
-    const exhausted = await runCli([`${reference}/v1/chat/completions`, '--api', 'openai-chat', '--model', 'ref-hidden-reasoning', '--json', '--no-rtt',
-      '--max-tokens', '40', '--header', 'x-ref-params: decode_ms_per_token=1']);
+    expect(JSON.parse(stdout)).toMatchObject({
+      error: null,
+      output_tokens: 40,
+      reasoning_tokens: 30,
+      answer_tokens: 10,
+      reasoning_streamed: false,
+    });
+    const exhausted = await runCli([
+      `${reference}/v1/chat/completions`,
+      '--api',
+      'openai-chat',
+      '--model',
+      'ref-hidden-reasoning',
+      '--json',
+      '--no-rtt',
+      '--max-tokens',
+      '40',
+      '--header',
+      'x-ref-params: decode_ms_per_token=1',
+    ]);
     expect(exhausted.code).toBe(1);
     expect(JSON.parse(exhausted.stdout)).toMatchObject({ error: 'no_answer', reasoning_tokens: 40, finish_reason: 'length' });
   });

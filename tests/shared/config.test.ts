@@ -3,7 +3,17 @@ import { describe, expect, it } from 'vitest';
 import { unstable_readConfig } from 'wrangler';
 import { config } from '../../observatory.config.ts';
 import { ConfigError, validateConfig } from '../../shared/config/validate.ts';
-import { PLAN_LIMITS, capacity, freePlanGoal, maxProbesPerDay, probesPerAlarm, probesPerTick, targetVariantPairs, tickMinutesOf, tickSlice } from '../../shared/config/capacity.ts';
+import {
+  PLAN_LIMITS,
+  capacity,
+  freePlanGoal,
+  maxProbesPerDay,
+  probesPerAlarm,
+  probesPerTick,
+  targetVariantPairs,
+  tickMinutesOf,
+  tickSlice,
+} from '../../shared/config/capacity.ts';
 import { parseTrace } from '../../workers/observatory/colo.ts';
 import { coloOutsideRegion } from '../../shared/config/colos.ts';
 import type { ObservatoryConfig, TargetConfig } from '../../shared/config/types.ts';
@@ -38,40 +48,147 @@ describe('observatory.config.ts', () => {
   });
 
   const cases: Array<[string, (c: ObservatoryConfig) => void, string]> = [
-    ['a bad schedule', (c) => { c.schedule = '*/7 * * * *'; }, 'schedule "*/7 * * * *" must look like'],
-    ['no regions', (c) => { c.regions = []; }, 'at least one region'],
-    ['a bad location hint', (c) => { c.regions[0].locationHint = 'mars' as never; }, 'locationHint "mars" is not one of'],
-    ['a duplicate region', (c) => { c.regions.push({ ...c.regions[0] }); }, 'region "weur" is listed twice'],
-    ['a key in a header', (c) => { c.targets[0].headers = { Authorization: 'Bearer sk-abc' }; }, 'header "Authorization" would put a credential in the config'],
-    ['a key in the URL', (c) => { c.targets[0].url = 'https://api.example.com/v1?key=abc'; }, 'url must not carry credentials'],
-    ['a key where the secret name goes', (c) => { c.targets[0].apiKeySecret = 'sk-live-123'; }, "apiKeySecret must be a secret's NAME"],
-    ['an unknown api', (c) => { c.targets[0].api = 'smoke-signals' as never; }, 'api "smoke-signals" is not one of'],
-    ['an unknown region on a target', (c) => { c.targets[0].regions = ['mars']; }, 'unknown region "mars"'],
-    ['a zero max_tokens', (c) => { c.promptVariants[0].maxTokens = 0; }, 'maxTokens must be a whole number from 1'],
-    ['timeouts out of order', (c) => { c.timeouts.headersMs = 90_000; }, 'headersMs ≤ firstTokenMs ≤ totalMs'],
-    ['too much concurrency', (c) => { c.concurrency = 6; }, 'concurrency must be 1, 2 or 3'],
+    [
+      'a bad schedule',
+      (c) => {
+        c.schedule = '*/7 * * * *';
+      },
+      'schedule "*/7 * * * *" must look like',
+    ],
+    [
+      'no regions',
+      (c) => {
+        c.regions = [];
+      },
+      'at least one region',
+    ],
+    [
+      'a bad location hint',
+      (c) => {
+        c.regions[0].locationHint = 'mars' as never;
+      },
+      'locationHint "mars" is not one of',
+    ],
+    [
+      'a duplicate region',
+      (c) => {
+        c.regions.push({ ...c.regions[0] });
+      },
+      'region "weur" is listed twice',
+    ],
+    [
+      'a key in a header',
+      (c) => {
+        c.targets[0].headers = { Authorization: 'Bearer sk-abc' };
+      },
+      'header "Authorization" would put a credential in the config',
+    ],
+    [
+      'a key in the URL',
+      (c) => {
+        c.targets[0].url = 'https://api.example.com/v1?key=abc';
+      },
+      'url must not carry credentials',
+    ],
+    [
+      'a key where the secret name goes',
+      (c) => {
+        c.targets[0].apiKeySecret = 'sk-live-123';
+      },
+      "apiKeySecret must be a secret's NAME",
+    ],
+    [
+      'an unknown api',
+      (c) => {
+        c.targets[0].api = 'smoke-signals' as never;
+      },
+      'api "smoke-signals" is not one of',
+    ],
+    [
+      'an unknown region on a target',
+      (c) => {
+        c.targets[0].regions = ['mars'];
+      },
+      'unknown region "mars"',
+    ],
+    [
+      'a zero max_tokens',
+      (c) => {
+        c.promptVariants[0].maxTokens = 0;
+      },
+      'maxTokens must be a whole number from 1',
+    ],
+    [
+      'timeouts out of order',
+      (c) => {
+        c.timeouts.headersMs = 90_000;
+      },
+      'headersMs ≤ firstTokenMs ≤ totalMs',
+    ],
+    [
+      'too much concurrency',
+      (c) => {
+        c.concurrency = 6;
+      },
+      'concurrency must be 1, 2 or 3',
+    ],
   ];
   for (const [name, change, message] of cases) {
     it(`rejects ${name}`, () => expect(problems(change).join('\n')).toContain(message));
   }
 
   it('checks the OTLP export and the readers the capacity model counts', () => {
-    expect(problems((c) => { c.otlp = { endpoint: 'https://otlp.example.com/v1/metrics', header: 'authorization', secret: 'OTLP_TOKEN' }; })).toEqual([]);
-    expect(problems((c) => { c.otlp = { endpoint: '{OTLP_ENDPOINT}' }; })).toEqual([]);
-    expect(problems((c) => { c.otlp = { endpoint: 'otlp.example.com' }; })[0]).toContain('otlp.endpoint must be an http(s) URL');
-    expect(problems((c) => { c.otlp = { endpoint: 'https://x/v1/metrics', header: 'authorization' }; })[0]).toContain('otlp.header and otlp.secret go together');
-    expect(problems((c) => { c.otlp = { endpoint: 'https://x/v1/metrics', header: 'bad header', secret: 'token' }; })).toHaveLength(2);
-    expect(problems((c) => { c.readers = { siteRebuildMinutes: -1, metricsScrapeSeconds: 1.5 }; })).toHaveLength(2);
+    expect(
+      problems((c) => {
+        c.otlp = { endpoint: 'https://otlp.example.com/v1/metrics', header: 'authorization', secret: 'OTLP_TOKEN' };
+      }),
+    ).toEqual([]);
+    expect(
+      problems((c) => {
+        c.otlp = { endpoint: '{OTLP_ENDPOINT}' };
+      }),
+    ).toEqual([]);
+    expect(
+      problems((c) => {
+        c.otlp = { endpoint: 'otlp.example.com' };
+      })[0],
+    ).toContain('otlp.endpoint must be an http(s) URL');
+    expect(
+      problems((c) => {
+        c.otlp = { endpoint: 'https://x/v1/metrics', header: 'authorization' };
+      })[0],
+    ).toContain('otlp.header and otlp.secret go together');
+    expect(
+      problems((c) => {
+        c.otlp = { endpoint: 'https://x/v1/metrics', header: 'bad header', secret: 'token' };
+      }),
+    ).toHaveLength(2);
+    expect(
+      problems((c) => {
+        c.readers = { siteRebuildMinutes: -1, metricsScrapeSeconds: 1.5 };
+      }),
+    ).toHaveLength(2);
   });
 
   it('reports every problem at once', () => {
-    expect(problems((c) => { c.schedule = 'hourly'; c.concurrency = 0; c.targets[0].model = ''; })).toHaveLength(3);
+    expect(
+      problems((c) => {
+        c.schedule = 'hourly';
+        c.concurrency = 0;
+        c.targets[0].model = '';
+      }),
+    ).toHaveLength(3);
   });
 });
 
 describe('capacity', () => {
   /** The shipped regions and targets on one prompt variant each: the model's counts below, independent of the demo's variants. */
-  const oneVariant: ObservatoryConfig = { ...config, bursts: undefined, promptVariants: config.promptVariants.slice(0, 1), targets: config.targets.map((t) => ({ ...t, promptVariants: undefined, bursts: undefined })) };
+  const oneVariant: ObservatoryConfig = {
+    ...config,
+    bursts: undefined,
+    promptVariants: config.promptVariants.slice(0, 1),
+    targets: config.targets.map((t) => ({ ...t, promptVariants: undefined, bursts: undefined })),
+  };
 
   it('counts every target × variant a target runs', () => {
     const pairs = targetVariantPairs(config);
@@ -81,7 +198,13 @@ describe('capacity', () => {
   });
 
   it('reads the schedule', () => {
-    expect([tickMinutesOf('*/5 * * * *'), tickMinutesOf('* * * * *'), tickMinutesOf('0 * * * *'), tickMinutesOf('*/7 * * * *'), tickMinutesOf('0 0 * * *')]).toEqual([5, 1, 60, null, null]);
+    expect([
+      tickMinutesOf('*/5 * * * *'),
+      tickMinutesOf('* * * * *'),
+      tickMinutesOf('0 * * * *'),
+      tickMinutesOf('*/7 * * * *'),
+      tickMinutesOf('0 0 * * *'),
+    ]).toEqual([5, 1, 60, null, null]);
   });
 
   it('counts the default configuration against the free plan', () => {
@@ -103,7 +226,9 @@ describe('capacity', () => {
     // Status rules: each region seeks its 6 lookback ticks (30 min) every tick, its 31 baseline hours every hour,
     // reading its 5 pairs and at most 2 more rows a seek.
     expect(c.d1RowsRead.status).toBe(288 * 6 * (3 * 5 + 3 * 2) + 24 * 31 * (3 * 5 + 3 * 2));
-    expect(c.d1RowsReadPerDay).toBe(c.d1RowsRead.rollups + c.d1RowsRead.status + c.d1RowsRead.siteBuilds + c.d1RowsRead.metrics + c.d1RowsRead.api);
+    expect(c.d1RowsReadPerDay).toBe(
+      c.d1RowsRead.rollups + c.d1RowsRead.status + c.d1RowsRead.siteBuilds + c.d1RowsRead.metrics + c.d1RowsRead.api,
+    );
     // Per probe its job (2) and its pair's state in the status keeper (1); per region hour and day the rollup marks;
     // per region tick its evaluation mark (3) and the heartbeat (2); per target and tick where its incident stepped (1).
     expect(c.doRowsWrittenPerDay).toBe(3 * 5 * 288 * 3 + 3 * (24 * 2 + 2) + 3 * 288 * (3 + 2) + 5 * 288);
@@ -118,7 +243,9 @@ describe('capacity', () => {
 
   it('fits the free plan at 6 regions × 10 targets every 5 minutes with hourly site builds', () => {
     const goal = freePlanGoal(config);
-    expect([goal.regions.length, goal.targets.length, goal.promptVariants.length, goal.schedule, goal.readers?.siteRebuildMinutes]).toEqual([6, 10, 1, '*/5 * * * *', 60]);
+    expect([goal.regions.length, goal.targets.length, goal.promptVariants.length, goal.schedule, goal.readers?.siteRebuildMinutes]).toEqual(
+      [6, 10, 1, '*/5 * * * *', 60],
+    );
     const c = capacity(goal);
     expect(c.spread).toBe(1);
     expect(c.d1RowsWrittenPerDay).toBeLessThan(PLAN_LIMITS.free.d1RowsWrittenPerDay);
@@ -126,18 +253,29 @@ describe('capacity', () => {
     expect(c.doRowsWrittenPerDay).toBeLessThan(PLAN_LIMITS.free.doRowsWrittenPerDay);
     expect(c.doGbSecondsPerDay).toBeLessThan(PLAN_LIMITS.free.doGbSecondsPerDay);
     // Hourly builds of the old site (every raw sample of 7 days, ~17 rows read each) would have read 17 × 7 × 17,280 rows a build.
-    expect(c.d1RowsRead.siteBuilds).toBeLessThan(24 * 17 * 7 * 17_280 / 100);
+    expect(c.d1RowsRead.siteBuilds).toBeLessThan((24 * 17 * 7 * 17_280) / 100);
   });
 
   it('counts a tick as long as its busiest target probed one probe after another, whatever the lanes', () => {
     const variants = Array.from({ length: 12 }, (_, i) => ({ id: `v${i}`, label: `V${i}`, promptTokens: 16, maxTokens: 8 }));
-    const base: ObservatoryConfig = { ...oneVariant, plan: 'paid', regions: oneVariant.regions.slice(0, 1), concurrency: 3, probeSecondsEstimate: 30, promptVariants: variants };
+    const base: ObservatoryConfig = {
+      ...oneVariant,
+      plan: 'paid',
+      regions: oneVariant.regions.slice(0, 1),
+      concurrency: 3,
+      probeSecondsEstimate: 30,
+      promptVariants: variants,
+    };
     // One target with 12 variants: 12 × 30 s one after another, over the 5-minute tick's busy share (240 s).
     const oneTarget = capacity({ ...base, targets: base.targets.slice(0, 1) });
     expect(oneTarget.bindingLimit).toContain('tick length');
     expect(oneTarget.spread).toBeGreaterThan(1);
     // Twelve targets with a variant each: three lanes at once, 4 × 30 s.
-    const twelveTargets = capacity({ ...base, promptVariants: variants.slice(0, 1), targets: variants.map((v, i) => ({ ...base.targets[0], id: `t${i}`, promptVariants: undefined })) });
+    const twelveTargets = capacity({
+      ...base,
+      promptVariants: variants.slice(0, 1),
+      targets: variants.map((v, i) => ({ ...base.targets[0], id: `t${i}`, promptVariants: undefined })),
+    });
     expect(twelveTargets.spread).toBe(1);
   });
 
@@ -156,7 +294,7 @@ describe('capacity', () => {
   it('lets consecutive ticks take turns at the slices', () => {
     const five = 300_000;
     const t0 = 1_767_225_600_000;
-    expect([0, 1, 2, 3, 4].map((i) => tickSlice(t0 + i * five, 5, 3))).toEqual([0, 1, 2, 0, 1].map((k) => (k + (t0 / five) % 3) % 3));
+    expect([0, 1, 2, 3, 4].map((i) => tickSlice(t0 + i * five, 5, 3))).toEqual([0, 1, 2, 0, 1].map((k) => (k + ((t0 / five) % 3)) % 3));
     expect(tickSlice(t0, 5, 1)).toBe(0);
   });
 
@@ -184,8 +322,22 @@ describe('colo flags', () => {
 });
 
 describe('reasoning budget warnings (npm run capacity)', () => {
-  const base = { ...config, promptVariants: [{ id: 'short', label: 'Short', promptTokens: 100, maxTokens: 64 }, { id: 'long', label: 'Long', promptTokens: 100, maxTokens: 4_096 }] };
-  const target = (over: Partial<TargetConfig>): TargetConfig => ({ id: 't', label: 'T', provider: 'P', api: 'openai-chat', url: 'https://example.test/v1/chat/completions', model: 'gpt-4o-mini', ...over });
+  const base = {
+    ...config,
+    promptVariants: [
+      { id: 'short', label: 'Short', promptTokens: 100, maxTokens: 64 },
+      { id: 'long', label: 'Long', promptTokens: 100, maxTokens: 4_096 },
+    ],
+  };
+  const target = (over: Partial<TargetConfig>): TargetConfig => ({
+    id: 't',
+    label: 'T',
+    provider: 'P',
+    api: 'openai-chat',
+    url: 'https://example.test/v1/chat/completions',
+    model: 'gpt-4o-mini',
+    ...over,
+  });
   const warned = (t: TargetConfig) => reasoningBudgetWarnings({ ...base, targets: [t] }).map((w) => w.variant);
 
   it('warns for a reasoning model with a small budget and nothing bounding its reasoning', () => {
@@ -197,8 +349,20 @@ describe('reasoning budget warnings (npm run capacity)', () => {
   it('is quiet for a bounded effort or budget, a large budget, or a model that does not reason', () => {
     expect(warned(target({ model: 'o4-mini', extraBody: { reasoning_effort: 'low' } }))).toEqual([]);
     expect(warned(target({ model: 'o4-mini', api: 'openai-responses', extraBody: { reasoning: { effort: 'minimal' } } }))).toEqual([]);
-    expect(warned(target({ model: 'claude-sonnet-4-5', api: 'anthropic-messages', extraBody: { thinking: { type: 'enabled', budget_tokens: 32 } } }))).toEqual([]);
-    expect(warned(target({ model: 'gemini-2.5-flash', api: 'gemini', extraBody: { generationConfig: { maxOutputTokens: 64, thinkingConfig: { thinkingBudget: 0 } } } }))).toEqual([]);
+    expect(
+      warned(
+        target({ model: 'claude-sonnet-4-5', api: 'anthropic-messages', extraBody: { thinking: { type: 'enabled', budget_tokens: 32 } } }),
+      ),
+    ).toEqual([]);
+    expect(
+      warned(
+        target({
+          model: 'gemini-2.5-flash',
+          api: 'gemini',
+          extraBody: { generationConfig: { maxOutputTokens: 64, thinkingConfig: { thinkingBudget: 0 } } },
+        }),
+      ),
+    ).toEqual([]);
     expect(warned(target({ model: 'o4-mini', extraBody: { reasoning_effort: 'high' } }))).toEqual(['short']);
     expect(warned(target({ model: 'gpt-4o-mini' }))).toEqual([]);
     expect(warned(target({ model: 'o4-mini', reasoning: false }))).toEqual([]);
@@ -219,9 +383,19 @@ describe('workload presets and vendor tokens', () => {
 
   it('counts tokens per day per target, bursts included, and the money at a list price', () => {
     const one: ObservatoryConfig = {
-      ...config, regions: config.regions.slice(0, 2), promptVariants: [preset('chat'), preset('code')],
+      ...config,
+      regions: config.regions.slice(0, 2),
+      promptVariants: [preset('chat'), preset('code')],
       bursts: { schedule: '2 * * * *', levels: [1, 4] },
-      targets: [{ ...config.targets[0], promptVariants: ['chat', 'code'], bursts: true, reference: false, price: { inputPerMTokens: 0.15, outputPerMTokens: 0.6 } }],
+      targets: [
+        {
+          ...config.targets[0],
+          promptVariants: ['chat', 'code'],
+          bursts: true,
+          reference: false,
+          price: { inputPerMTokens: 0.15, outputPerMTokens: 0.6 },
+        },
+      ],
     };
     const [t] = vendorTokens(one).targets;
     // 2 regions × 288 ticks × (chat + code), plus per region 24 runs a day of 1 + 4 streams of the first variant (chat).
@@ -237,15 +411,58 @@ describe('workload presets and vendor tokens', () => {
 
   it('checks prices and the burst schedule', () => {
     // From a configuration without concurrency probes.
-    const bad = (f: (c: ObservatoryConfig) => void) => problems((c) => { c.bursts = undefined; for (const t of c.targets) t.bursts = undefined; f(c); });
-    expect(bad((c) => { c.targets[0].price = { inputPerMTokens: -1, outputPerMTokens: 1 }; })).toEqual([expect.stringContaining('price.inputPerMTokens')]);
-    expect(bad((c) => { c.targets[0].bursts = true; })).toEqual([expect.stringContaining('no bursts schedule')]);
-    expect(bad((c) => { c.targets[0].bursts = true; c.bursts = { schedule: '*/5 * * * *' }; })).toEqual([expect.stringContaining('hourly')]);
-    expect(bad((c) => { c.targets[0].bursts = true; c.bursts = { schedule: '10 * * * *' }; })).toEqual([expect.stringContaining('when a tick starts')]);
-    expect(bad((c) => { c.targets[0].bursts = true; c.bursts = { schedule: '2 * * * *', levels: [1, 8, 4] }; })).toEqual([expect.stringContaining('ascend')]);
-    expect(bad((c) => { c.targets[0].bursts = true; c.bursts = { schedule: '2 3 * * *', levels: [2, 4] }; })).toEqual([expect.stringContaining('start at 1')]);
-    expect(bad((c) => { c.targets[0].bursts = true; c.bursts = { schedule: '2 3 * * *', levels: [1, 64] }; })).toEqual([expect.stringContaining('from 1 to 32')]);
-    expect(bad((c) => { c.bursts = { schedule: '2 * * * *' }; for (const t of c.targets) t.bursts = false; })).toEqual([expect.stringContaining('no target opts in')]);
+    const bad = (f: (c: ObservatoryConfig) => void) =>
+      problems((c) => {
+        c.bursts = undefined;
+        for (const t of c.targets) t.bursts = undefined;
+        f(c);
+      });
+    expect(
+      bad((c) => {
+        c.targets[0].price = { inputPerMTokens: -1, outputPerMTokens: 1 };
+      }),
+    ).toEqual([expect.stringContaining('price.inputPerMTokens')]);
+    expect(
+      bad((c) => {
+        c.targets[0].bursts = true;
+      }),
+    ).toEqual([expect.stringContaining('no bursts schedule')]);
+    expect(
+      bad((c) => {
+        c.targets[0].bursts = true;
+        c.bursts = { schedule: '*/5 * * * *' };
+      }),
+    ).toEqual([expect.stringContaining('hourly')]);
+    expect(
+      bad((c) => {
+        c.targets[0].bursts = true;
+        c.bursts = { schedule: '10 * * * *' };
+      }),
+    ).toEqual([expect.stringContaining('when a tick starts')]);
+    expect(
+      bad((c) => {
+        c.targets[0].bursts = true;
+        c.bursts = { schedule: '2 * * * *', levels: [1, 8, 4] };
+      }),
+    ).toEqual([expect.stringContaining('ascend')]);
+    expect(
+      bad((c) => {
+        c.targets[0].bursts = true;
+        c.bursts = { schedule: '2 3 * * *', levels: [2, 4] };
+      }),
+    ).toEqual([expect.stringContaining('start at 1')]);
+    expect(
+      bad((c) => {
+        c.targets[0].bursts = true;
+        c.bursts = { schedule: '2 3 * * *', levels: [1, 64] };
+      }),
+    ).toEqual([expect.stringContaining('from 1 to 32')]);
+    expect(
+      bad((c) => {
+        c.bursts = { schedule: '2 * * * *' };
+        for (const t of c.targets) t.bursts = false;
+      }),
+    ).toEqual([expect.stringContaining('no target opts in')]);
     expect(burstCadence('7 * * * *')).toBe('hourly');
     expect(burstCadence('7 4 * * *')).toBe('daily');
     expect(burstCadence('7 4 * * 1')).toBeNull();
@@ -255,7 +472,11 @@ describe('workload presets and vendor tokens', () => {
 describe('the concurrency probes in the capacity model', () => {
   it('counts their streams, rows, requests and duration, and keeps them out of the spread', () => {
     const base: ObservatoryConfig = { ...config, bursts: undefined, targets: config.targets.map((t) => ({ ...t, bursts: undefined })) };
-    const withBursts: ObservatoryConfig = { ...base, bursts: { schedule: '2 * * * *', levels: [1, 4, 8, 16] }, targets: base.targets.map((t, i) => ({ ...t, bursts: i < 2 })) };
+    const withBursts: ObservatoryConfig = {
+      ...base,
+      bursts: { schedule: '2 * * * *', levels: [1, 4, 8, 16] },
+      targets: base.targets.map((t, i) => ({ ...t, bursts: i < 2 })),
+    };
     const b = capacity(withBursts).bursts;
     // 3 regions × 2 targets, 24 runs a day, 29 streams a run; runners per run 1 + 1 + 2 + 4 = 8.
     expect(b.streamsPerDay).toBe(6 * 24 * 29);

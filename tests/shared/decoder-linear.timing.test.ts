@@ -35,9 +35,11 @@ describe('linear-time decoding', () => {
 
   it('4 MiB of events that match the learned token template up to its end, in one read', () => {
     const encoder = new TextEncoder();
-    const learn = 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}\n\n';
+    const learn =
+      'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}\n\n';
     // Each starts like the learned event and differs only at its end: the template fails late every time.
-    const nearMiss = 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi","x":1}}\n\n';
+    const nearMiss =
+      'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi","x":1}}\n\n';
     const meter = new StreamMeter(protocolFor('anthropic-messages'));
     meter.onRead(encoder.encode(learn), 1);
     const flood = encoder.encode(nearMiss.repeat(Math.floor((4 << 20) / nearMiss.length)));

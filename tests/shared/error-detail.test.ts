@@ -15,9 +15,20 @@ describe('redaction', () => {
 
   it('removes vendor key shapes, credentials in headers and in query strings', () => {
     const cases = [
-      'sk-proj-abcdefghijklmnop', 'sk-ant-api03-abcdefghijkl', 'gsk_abcdefghijklmnop', 'hf_abcdefghijklmnop', 'fw_abcdefghijklmnop',
-      'r8_abcdefghijklmnop', 'pplx-abcdefghijklmnop', 'nvapi-abcdefghijklmnop', 'xai-abcdefghijklmnop', 'csk-abcdefghijklmnop',
-      'AIzaSyAbcdefghijklmnopqrstuvw', 'AKIAABCDEFGHIJKLMNOP', 'ghp_abcdefghijklmnop', 'whsec_abcdefghijklmnop',
+      'sk-proj-abcdefghijklmnop',
+      'sk-ant-api03-abcdefghijkl',
+      'gsk_abcdefghijklmnop',
+      'hf_abcdefghijklmnop',
+      'fw_abcdefghijklmnop',
+      'r8_abcdefghijklmnop',
+      'pplx-abcdefghijklmnop',
+      'nvapi-abcdefghijklmnop',
+      'xai-abcdefghijklmnop',
+      'csk-abcdefghijklmnop',
+      'AIzaSyAbcdefghijklmnopqrstuvw',
+      'AKIAABCDEFGHIJKLMNOP',
+      'ghp_abcdefghijklmnop',
+      'whsec_abcdefghijklmnop',
       'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NSJ9.c2lnbmF0dXJl',
     ];
     for (const key of cases) expect(redact(`key ${key} here`), key).toBe('key [redacted] here');

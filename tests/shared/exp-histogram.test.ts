@@ -6,7 +6,20 @@
 import { describe, expect, it } from 'vitest';
 import { percentile } from '../../shared/stats/percentile.ts';
 import {
-  HISTOGRAM_RELATIVE_ERROR, HistogramSum, bucketIndex, decodeHistogram, emptyHistogram, encodeHistogram, histogramFromJson, histogramOf, histogramToJson, lowerBound, merge, quantile, rankReader, sumOf,
+  HISTOGRAM_RELATIVE_ERROR,
+  HistogramSum,
+  bucketIndex,
+  decodeHistogram,
+  emptyHistogram,
+  encodeHistogram,
+  histogramFromJson,
+  histogramOf,
+  histogramToJson,
+  lowerBound,
+  merge,
+  quantile,
+  rankReader,
+  sumOf,
 } from '../../shared/stats/exp-histogram.ts';
 import { percentileWithCi, percentileWithCiAt } from '../../shared/stats/percentile-ci.ts';
 
@@ -66,7 +79,10 @@ describe('exponential histogram', () => {
           const estimate = percentileWithCiAt(n, q, at);
           for (const k of ['value', 'ci_low', 'ci_high'] as const) {
             if (exact[k] === null) expect(estimate[k], `n=${n} q=${q} ${k}`).toBeNull();
-            else expect(Math.abs(estimate[k]! - exact[k]!) / exact[k]!, `n=${n} q=${q} ${k}`).toBeLessThanOrEqual(HISTOGRAM_RELATIVE_ERROR * (1 + 1e-9));
+            else
+              expect(Math.abs(estimate[k]! - exact[k]!) / exact[k]!, `n=${n} q=${q} ${k}`).toBeLessThanOrEqual(
+                HISTOGRAM_RELATIVE_ERROR * (1 + 1e-9),
+              );
           }
         }
       }
@@ -89,7 +105,8 @@ describe('exponential histogram', () => {
       const order = [...shards].sort(() => u() - 0.5);
       // Pairwise as well as left to right: the grouping does not matter either.
       let merged = order.reduce(merge, emptyHistogram());
-      if (trial % 2 === 1) merged = merge(order.slice(0, 12).reduce(merge, emptyHistogram()), order.slice(12).reduce(merge, emptyHistogram()));
+      if (trial % 2 === 1)
+        merged = merge(order.slice(0, 12).reduce(merge, emptyHistogram()), order.slice(12).reduce(merge, emptyHistogram()));
       expect(encodeHistogram(merged)).toEqual(whole);
     }
   });
@@ -100,7 +117,10 @@ describe('exponential histogram', () => {
     const bytes = encodeHistogram(h);
     expect(decodeHistogram(bytes)).toEqual(h);
     expect(bytes.length).toBeLessThan(80);
-    expect(sumOf(h)).toBeCloseTo(hour.reduce((a, b) => a + b, 0), 2);
+    expect(sumOf(h)).toBeCloseTo(
+      hour.reduce((a, b) => a + b, 0),
+      2,
+    );
     expect(decodeHistogram(encodeHistogram(emptyHistogram()))).toEqual(emptyHistogram());
     expect(quantile(emptyHistogram(), 0.5)).toBeNull();
   });

@@ -63,10 +63,11 @@ const ROUTES: Record<string, (req: IncomingMessage, res: ServerResponse) => void
   '/comment-flood': (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.write(token('a'));
-    const flood = ': x\n'.repeat(64 * 1024 / 4);
+    const flood = ': x\n'.repeat((64 * 1024) / 4);
     let sent = 0;
     const more = (): void => {
-      while (sent < 128) { // 8 MiB of comment lines between two tokens
+      while (sent < 128) {
+        // 8 MiB of comment lines between two tokens
         sent++;
         if (!res.write(flood)) return void res.once('drain', more);
       }

@@ -54,9 +54,25 @@ describe('Theil–Sen line fit', () => {
   });
 
   it('needs two prompt sizes and three points', () => {
-    expect(theilSen([[200, 10], [200, 12], [200, 11]])).toBeNull();
-    expect(theilSen([[200, 10], [1_000, 70]])).toBeNull();
-    const two = theilSen([[200, 10], [200, 12], [1_000, 70], [1_000, 72]])!;
+    expect(
+      theilSen([
+        [200, 10],
+        [200, 12],
+        [200, 11],
+      ]),
+    ).toBeNull();
+    expect(
+      theilSen([
+        [200, 10],
+        [1_000, 70],
+      ]),
+    ).toBeNull();
+    const two = theilSen([
+      [200, 10],
+      [200, 12],
+      [1_000, 70],
+      [1_000, 72],
+    ])!;
     expect(two.slope).toBeCloseTo(0.075, 3);
     expect(two.slope_low).toBeNull();
   });

@@ -29,11 +29,11 @@ describe('progress', () => {
     phase.finish('10 samples');
     // No newline until the phase ends, except for the line said in between, which the live line follows again.
     expect(r.text()).toBe(
-      '\r\x1b[2K• backfill: 0/10 samples'
-      + '\r\x1b[2K• backfill: 5/10 samples · 5.0/s · about 1 s left'
-      + '\r\x1b[2K• [sink] a notification\n• backfill: 5/10 samples · 5.0/s · about 1 s left'
-      + '\r\x1b[2K• backfill: 10/10 samples · 5.0/s'
-      + '\r\x1b[2K• backfill: 10 samples (2 s)\n',
+      '\r\x1b[2K• backfill: 0/10 samples' +
+        '\r\x1b[2K• backfill: 5/10 samples · 5.0/s · about 1 s left' +
+        '\r\x1b[2K• [sink] a notification\n• backfill: 5/10 samples · 5.0/s · about 1 s left' +
+        '\r\x1b[2K• backfill: 10/10 samples · 5.0/s' +
+        '\r\x1b[2K• backfill: 10 samples (2 s)\n',
     );
   });
 

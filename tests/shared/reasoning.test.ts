@@ -9,7 +9,8 @@ import { runProbe } from '../../shared/probe.ts';
 import type { ApiId } from '../../shared/types.ts';
 import { FakeClock, scriptedFetch, type Step } from '../helpers/scripted-fetch.ts';
 
-const sse = (data: unknown, event?: string) => `${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
+const sse = (data: unknown, event?: string) =>
+  `${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
 const line = (data: unknown) => JSON.stringify(data) + '\n';
 
 interface Wire {
@@ -28,63 +29,113 @@ const WIRES: Record<ApiId, Wire> = {
     open: sse({ choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] }),
     reasoning: (t) => sse({ choices: [{ index: 0, delta: { reasoning_content: t }, finish_reason: null }] }),
     answer: (t) => sse({ choices: [{ index: 0, delta: { content: t }, finish_reason: null }] }),
-    close: (finish, output, reasoning) => sse({ choices: [{ index: 0, delta: {}, finish_reason: finish }] })
-      + sse({ choices: [], usage: { prompt_tokens: 10, completion_tokens: output, ...(reasoning === null ? {} : { completion_tokens_details: { reasoning_tokens: reasoning } }) } })
-      + 'data: [DONE]\n\n',
+    close: (finish, output, reasoning) =>
+      sse({ choices: [{ index: 0, delta: {}, finish_reason: finish }] }) +
+      sse({
+        choices: [],
+        usage: {
+          prompt_tokens: 10,
+          completion_tokens: output,
+          ...(reasoning === null ? {} : { completion_tokens_details: { reasoning_tokens: reasoning } }),
+        },
+      }) +
+      'data: [DONE]\n\n',
   },
   'openai-responses': {
     open: sse({ type: 'response.created', response: { status: 'in_progress' } }, 'response.created'),
     reasoning: (t) => sse({ type: 'response.reasoning_summary_text.delta', delta: t }, 'response.reasoning_summary_text.delta'),
     answer: (t) => sse({ type: 'response.output_text.delta', delta: t }, 'response.output_text.delta'),
     close: (finish, output, reasoning) => {
-      const usage = { input_tokens: 10, output_tokens: output, ...(reasoning === null ? {} : { output_tokens_details: { reasoning_tokens: reasoning } }) };
+      const usage = {
+        input_tokens: 10,
+        output_tokens: output,
+        ...(reasoning === null ? {} : { output_tokens_details: { reasoning_tokens: reasoning } }),
+      };
       return finish === 'stop'
         ? sse({ type: 'response.completed', response: { status: 'completed', usage } }, 'response.completed')
-        : sse({ type: 'response.incomplete', response: { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, usage } }, 'response.incomplete');
+        : sse(
+            { type: 'response.incomplete', response: { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, usage } },
+            'response.incomplete',
+          );
     },
   },
   'anthropic-messages': {
     open: sse({ type: 'message_start', message: { usage: { input_tokens: 10, output_tokens: 1 } } }, 'message_start'),
     reasoning: (t) => sse({ type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: t } }, 'content_block_delta'),
     answer: (t) => sse({ type: 'content_block_delta', index: 1, delta: { type: 'text_delta', text: t } }, 'content_block_delta'),
-    close: (finish, output) => sse({ type: 'message_delta', delta: { stop_reason: finish === 'stop' ? 'end_turn' : 'max_tokens' }, usage: { output_tokens: output } }, 'message_delta')
-      + sse({ type: 'message_stop' }, 'message_stop'),
+    close: (finish, output) =>
+      sse(
+        { type: 'message_delta', delta: { stop_reason: finish === 'stop' ? 'end_turn' : 'max_tokens' }, usage: { output_tokens: output } },
+        'message_delta',
+      ) + sse({ type: 'message_stop' }, 'message_stop'),
   },
   gemini: {
     open: '',
     reasoning: (t) => sse({ candidates: [{ content: { role: 'model', parts: [{ text: t, thought: true }] } }] }),
     answer: (t) => sse({ candidates: [{ content: { role: 'model', parts: [{ text: t }] } }] }),
-    close: (finish, output, reasoning) => sse({
-      candidates: [{ content: { role: 'model', parts: [] }, finishReason: finish === 'stop' ? 'STOP' : 'MAX_TOKENS' }],
-      usageMetadata: { promptTokenCount: 10, candidatesTokenCount: output - (reasoning ?? 0), ...(reasoning === null ? {} : { thoughtsTokenCount: reasoning }) },
-    }),
+    close: (finish, output, reasoning) =>
+      sse({
+        candidates: [{ content: { role: 'model', parts: [] }, finishReason: finish === 'stop' ? 'STOP' : 'MAX_TOKENS' }],
+        usageMetadata: {
+          promptTokenCount: 10,
+          candidatesTokenCount: output - (reasoning ?? 0),
+          ...(reasoning === null ? {} : { thoughtsTokenCount: reasoning }),
+        },
+      }),
   },
   ollama: {
     contentType: 'application/x-ndjson',
     open: '',
     reasoning: (t) => line({ model: 'm', message: { role: 'assistant', content: '', thinking: t }, done: false }),
     answer: (t) => line({ model: 'm', message: { role: 'assistant', content: t }, done: false }),
-    close: (finish, output) => line({ model: 'm', message: { role: 'assistant', content: '' }, done: true, done_reason: finish, eval_count: output, prompt_eval_count: 10 }),
+    close: (finish, output) =>
+      line({
+        model: 'm',
+        message: { role: 'assistant', content: '' },
+        done: true,
+        done_reason: finish,
+        eval_count: output,
+        prompt_eval_count: 10,
+      }),
   },
   'cohere-chat': {
     open: sse({ type: 'message-start' }, 'message-start'),
     reasoning: (t) => sse({ type: 'content-delta', delta: { message: { content: { thinking: t } } } }, 'content-delta'),
     answer: (t) => sse({ type: 'content-delta', delta: { message: { content: { text: t } } } }, 'content-delta'),
-    close: (finish, output) => sse({ type: 'message-end', delta: { finish_reason: finish === 'stop' ? 'COMPLETE' : 'MAX_TOKENS', usage: { tokens: { input_tokens: 10, output_tokens: output } } } }, 'message-end')
-      + 'data: [DONE]\n\n',
+    close: (finish, output) =>
+      sse(
+        {
+          type: 'message-end',
+          delta: {
+            finish_reason: finish === 'stop' ? 'COMPLETE' : 'MAX_TOKENS',
+            usage: { tokens: { input_tokens: 10, output_tokens: output } },
+          },
+        },
+        'message-end',
+      ) + 'data: [DONE]\n\n',
   },
   'cohere-chat-v1': {
     contentType: 'application/stream+json',
     open: line({ event_type: 'stream-start' }),
     reasoning: () => '',
     answer: (t) => line({ event_type: 'text-generation', text: t }),
-    close: (finish, output) => line({ event_type: 'stream-end', finish_reason: finish === 'stop' ? 'COMPLETE' : 'MAX_TOKENS', response: { meta: { tokens: { input_tokens: 10, output_tokens: output } } } }),
+    close: (finish, output) =>
+      line({
+        event_type: 'stream-end',
+        finish_reason: finish === 'stop' ? 'COMPLETE' : 'MAX_TOKENS',
+        response: { meta: { tokens: { input_tokens: 10, output_tokens: output } } },
+      }),
   },
   'tgi-generate': {
     open: '',
     reasoning: () => '',
     answer: (t) => sse({ token: { id: 1, text: t, special: false }, generated_text: null, details: null }),
-    close: (finish, output) => sse({ token: { id: 2, text: '', special: true }, generated_text: '', details: { finish_reason: finish === 'stop' ? 'eos_token' : 'length', generated_tokens: output } }),
+    close: (finish, output) =>
+      sse({
+        token: { id: 2, text: '', special: true },
+        generated_text: '',
+        details: { finish_reason: finish === 'stop' ? 'eos_token' : 'length', generated_tokens: output },
+      }),
   },
 };
 
@@ -96,7 +147,10 @@ async function probe(api: ApiId, reads: Array<{ at: number; data: string }>, max
   const clock = new FakeClock();
   const wire = WIRES[api];
   const steps: Step[] = reads.filter((r) => r.data !== '').map((r) => ({ at: r.at, data: r.data }));
-  const fetch = scriptedFetch({ headersAt: HEADERS_AT, headers: { 'content-type': wire.contentType ?? 'text/event-stream' }, steps }, clock);
+  const fetch = scriptedFetch(
+    { headersAt: HEADERS_AT, headers: { 'content-type': wire.contentType ?? 'text/event-stream' }, steps },
+    clock,
+  );
   const { sample } = await runProbe({
     target: { id: 't', api, url: 'http://127.0.0.1:9/', model: 'm' },
     prompt: { id: 'p', promptTokens: 10, maxTokens },
@@ -125,7 +179,14 @@ describe('reasoning reported in usage: TPOT is the decode of the answer', () => 
   for (const api of ['openai-chat', 'openai-responses', 'gemini'] as const) {
     it(`${api}: hidden reasoning`, async () => {
       const s = await probe(api, answerStream(api, { reasoningReads: 0, answers: 20, gap: 10, reasoningTokens: 300 }));
-      expect(s).toMatchObject({ error: null, output_tokens: 320, reasoning_tokens: 300, answer_tokens: 20, reasoning_streamed: false, tokens_exact: true });
+      expect(s).toMatchObject({
+        error: null,
+        output_tokens: 320,
+        reasoning_tokens: 300,
+        answer_tokens: 20,
+        reasoning_streamed: false,
+        tokens_exact: true,
+      });
       expect(s.tpot_ms).toBe(10);
       expect(s.decode_tps).toBe(100);
       // Nothing was streamed before the answer, so the first token is the first answer token, after the hidden thinking.
@@ -176,8 +237,13 @@ describe('reasoning reported in usage: TPOT is the decode of the answer', () => 
   it('a probe that failed before any stream says no reasoning was streamed (not unknown)', async () => {
     const clock = new FakeClock();
     const { sample } = await runProbe({
-      target: { id: 't', api: 'openai-chat', url: 'http://127.0.0.1:9/', model: 'm' }, prompt: { id: 'p', promptTokens: 10, maxTokens: 8 }, now: clock.now,
-      fetch: scriptedFetch({ status: 429, headers: { 'content-type': 'application/json' }, steps: [{ data: '{"error":{"message":"slow down"}}' }] }, clock),
+      target: { id: 't', api: 'openai-chat', url: 'http://127.0.0.1:9/', model: 'm' },
+      prompt: { id: 'p', promptTokens: 10, maxTokens: 8 },
+      now: clock.now,
+      fetch: scriptedFetch(
+        { status: 429, headers: { 'content-type': 'application/json' }, steps: [{ data: '{"error":{"message":"slow down"}}' }] },
+        clock,
+      ),
     });
     expect(sample).toMatchObject({ error: 'rate_limited', reasoning_streamed: false, reasoning_tokens: null });
   });
@@ -219,28 +285,50 @@ describe('no_answer: a stream that ends without one answer token is a failed sam
 
   it('an empty answer that finishes normally is no_answer too', async () => {
     const w = WIRES['openai-chat'];
-    const s = await probe('openai-chat', [{ at: 100, data: w.open }, { at: 120, data: w.close('stop', 0, null) }]);
+    const s = await probe('openai-chat', [
+      { at: 100, data: w.open },
+      { at: 120, data: w.close('stop', 0, null) },
+    ]);
     expect(s).toMatchObject({ error: 'no_answer', ttft_ms: null, finish_reason: 'stop' });
     expect(s.error_detail).toContain('no reasoning reported');
   });
 
   it('a cut-off stream keeps its own class: the cause is the cut, not the model', async () => {
     const w = WIRES['anthropic-messages'];
-    const s = await probe('anthropic-messages', [{ at: 100, data: w.open }, { at: 110, data: w.reasoning('r') }]);
+    const s = await probe('anthropic-messages', [
+      { at: 100, data: w.open },
+      { at: 110, data: w.reasoning('r') },
+    ]);
     expect(s.error).toBe('truncated');
   });
 });
 
 describe('reasoning controls in extraBody', () => {
-  it('merge into the request object by object: a thinking budget joins the variant\'s output limit', async () => {
+  it("merge into the request object by object: a thinking budget joins the variant's output limit", async () => {
     const { protocolFor } = await import('../../shared/protocols/index.ts');
     const built = protocolFor('gemini').buildRequest({
-      target: { id: 't', api: 'gemini', url: 'http://127.0.0.1:9/', model: 'gemini-2.5-flash', extraBody: { generationConfig: { thinkingConfig: { thinkingBudget: 0 } } } },
+      target: {
+        id: 't',
+        api: 'gemini',
+        url: 'http://127.0.0.1:9/',
+        model: 'gemini-2.5-flash',
+        extraBody: { generationConfig: { thinkingConfig: { thinkingBudget: 0 } } },
+      },
       prompt: 'hi',
       maxTokens: 64,
     });
     expect(JSON.parse(String(built.init.body)).generationConfig).toEqual({ maxOutputTokens: 64, thinkingConfig: { thinkingBudget: 0 } });
-    const chat = protocolFor('openai-chat').buildRequest({ target: { id: 't', api: 'openai-chat', url: 'http://127.0.0.1:9/', model: 'o4-mini', extraBody: { reasoning_effort: 'low', max_tokens: null } }, prompt: 'hi', maxTokens: 64 });
+    const chat = protocolFor('openai-chat').buildRequest({
+      target: {
+        id: 't',
+        api: 'openai-chat',
+        url: 'http://127.0.0.1:9/',
+        model: 'o4-mini',
+        extraBody: { reasoning_effort: 'low', max_tokens: null },
+      },
+      prompt: 'hi',
+      maxTokens: 64,
+    });
     expect(JSON.parse(String(chat.init.body))).toMatchObject({ reasoning_effort: 'low', max_tokens: null, stream: true });
   });
 });
@@ -250,7 +338,11 @@ describe('every wire format asks for the same encoding in every runtime', () => 
     const { protocolFor } = await import('../../shared/protocols/index.ts');
     const { API_IDS } = await import('../../shared/ids.ts');
     for (const api of API_IDS) {
-      const built = protocolFor(api).buildRequest({ target: { id: 't', api, url: 'http://127.0.0.1:9/', model: 'm' }, prompt: 'hi', maxTokens: 4 });
+      const built = protocolFor(api).buildRequest({
+        target: { id: 't', api, url: 'http://127.0.0.1:9/', model: 'm' },
+        prompt: 'hi',
+        maxTokens: 4,
+      });
       expect(new Headers(built.init.headers).get('accept-encoding'), api).toBe('identity');
     }
   });
@@ -269,8 +361,14 @@ describe('the first-probe warm-up', () => {
         meter.onRead(new TextEncoder().encode(WARM_UP_STREAMS[api]), 1);
         meter.onClose(2);
         meter.settle();
-        expect({ api, fastPath, protocolError: meter.state.protocolError, streamError: meter.state.streamError, answer: meter.firstAnswerAt !== null, complete: meter.state.endMarker || meter.state.finishReason !== null })
-          .toEqual({ api, fastPath, protocolError: null, streamError: null, answer: true, complete: true });
+        expect({
+          api,
+          fastPath,
+          protocolError: meter.state.protocolError,
+          streamError: meter.state.streamError,
+          answer: meter.firstAnswerAt !== null,
+          complete: meter.state.endMarker || meter.state.finishReason !== null,
+        }).toEqual({ api, fastPath, protocolError: null, streamError: null, answer: true, complete: true });
       }
       await warmUp(protocolFor(api), DEFAULT_TIMEOUTS);
       expect(await warmUp(protocolFor(api), DEFAULT_TIMEOUTS)).toBe(false);

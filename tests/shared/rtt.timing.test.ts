@@ -22,13 +22,20 @@ const WITHOUT_HANDSHAKE_MS = ADDED_RTT_MS * 1.8;
 beforeAll(async () => {
   server = createServer((req, res) => {
     requests.push({ method: req.method!, port: req.socket.remotePort! });
-    if (req.method === 'GET') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: Array.from({ length: 200 }, (_, i) => ({ id: `m${i}` })) }));
+    if (req.method === 'GET')
+      return void res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ data: Array.from({ length: 200 }, (_, i) => ({ id: `m${i}` })) }));
     // Some server time before the answer, so the round trip is plainly shorter than TTFT (a round trip
     // longer than TTFT is set aside as implausible).
-    req.resume().on('end', () => setTimeout(() => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.end(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'hi' }, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`);
-    }, SERVER_MS));
+    req.resume().on('end', () =>
+      setTimeout(() => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.end(
+          `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'hi' }, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`,
+        );
+      }, SERVER_MS),
+    );
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   proxy = await startDelayProxy(new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}`), ADDED_RTT_MS);
@@ -40,15 +47,30 @@ afterAll(async () => {
 });
 
 describe('round-trip probe', () => {
-  for (const [name, fetchFn] of [['node:http', nodeFetch], ['fetch (undici)', undefined]] as const) {
+  for (const [name, fetchFn] of [
+    ['node:http', nodeFetch],
+    ['fetch (undici)', undefined],
+  ] as const) {
     it(`keeps one connection and measures the round trip without the handshake (${name})`, async () => {
       requests.length = 0;
-      const target = { id: 't', api: 'openai-chat' as const, url: `${proxy.url}/v1/chat/completions`, model: 'm', serverTimingMetrics: ['none'] };
+      const target = {
+        id: 't',
+        api: 'openai-chat' as const,
+        url: `${proxy.url}/v1/chat/completions`,
+        model: 'm',
+        serverTimingMetrics: ['none'],
+      };
       const rtt = await measureRtt({ target, fetch: fetchFn, count: 3 });
       expect(rtt.samples).toHaveLength(3);
       expect(rtt.rttMs!).toBeGreaterThanOrEqual(ADDED_RTT_MS);
       expect(rtt.rttMs!).toBeLessThan(WITHOUT_HANDSHAKE_MS);
-      const { sample } = await runProbe({ target, prompt: { id: 'p', promptTokens: 8, maxTokens: 4 }, fetch: fetchFn, rttMs: rtt.rttMs, warm: true });
+      const { sample } = await runProbe({
+        target,
+        prompt: { id: 'p', promptTokens: 8, maxTokens: 4 },
+        fetch: fetchFn,
+        rttMs: rtt.rttMs,
+        warm: true,
+      });
       expect(sample).toMatchObject({ error: null, split_source: 'rtt' });
       expect(sample.headers_ms!).toBeLessThan(WITHOUT_HANDSHAKE_MS + SERVER_MS);
       expect(sample.server_ms!).toBeGreaterThanOrEqual(0);

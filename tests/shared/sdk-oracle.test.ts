@@ -9,7 +9,9 @@ import { runProbe } from '../../shared/probe.ts';
 import { apiIdOf, fixtureNames, loadFixture, replayFetch, splitBody, type Fixture } from '../helpers/fixtures.ts';
 
 const okStreams = (api: string) =>
-  fixtureNames().map(loadFixture).filter((f) => f.api === api && f.response.status === 200 && !/error/.test(f.name));
+  fixtureNames()
+    .map(loadFixture)
+    .filter((f) => f.api === api && f.response.status === 200 && !/error/.test(f.name));
 
 function sdkFetch(f: Fixture): typeof fetch {
   const replay = replayFetch(f, splitBody(f.response.body, 61));

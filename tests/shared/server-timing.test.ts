@@ -5,13 +5,28 @@ import { readHeaderTimings, upstreamColo } from '../../shared/header-timings.ts'
 describe('Server-Timing parser', () => {
   const cases: Array<[string, string | null, Array<{ name: string; dur: number | null; desc: string | null }>]> = [
     ['single metric', 'gfet4t7; dur=379', [{ name: 'gfet4t7', dur: 379, desc: null }]],
-    ['quoted desc with comma and semicolon', 'total;dur=163.0;desc="Total, Response; Time"', [{ name: 'total', dur: 163, desc: 'Total, Response; Time' }]],
-    ['several metrics', 'queue;dur=12, prefill;dur=30.5;desc=p, cache;desc="hit"', [
-      { name: 'queue', dur: 12, desc: null },
-      { name: 'prefill', dur: 30.5, desc: 'p' },
-      { name: 'cache', dur: null, desc: 'hit' },
-    ]],
-    ['several header lines joined by Headers', 'a;dur=1, b;dur=2', [{ name: 'a', dur: 1, desc: null }, { name: 'b', dur: 2, desc: null }]],
+    [
+      'quoted desc with comma and semicolon',
+      'total;dur=163.0;desc="Total, Response; Time"',
+      [{ name: 'total', dur: 163, desc: 'Total, Response; Time' }],
+    ],
+    [
+      'several metrics',
+      'queue;dur=12, prefill;dur=30.5;desc=p, cache;desc="hit"',
+      [
+        { name: 'queue', dur: 12, desc: null },
+        { name: 'prefill', dur: 30.5, desc: 'p' },
+        { name: 'cache', dur: null, desc: 'hit' },
+      ],
+    ],
+    [
+      'several header lines joined by Headers',
+      'a;dur=1, b;dur=2',
+      [
+        { name: 'a', dur: 1, desc: null },
+        { name: 'b', dur: 2, desc: null },
+      ],
+    ],
     ['unknown params ignored, first dur wins', 'x;foo=bar;dur=5;dur=9', [{ name: 'x', dur: 5, desc: null }]],
     ['case-insensitive param names', 'x;DUR=4', [{ name: 'x', dur: 4, desc: null }]],
     ['malformed entries skipped', ', ;dur=3, "quoted";dur=1, ok;dur=2, bad name;dur=1', [{ name: 'ok', dur: 2, desc: null }]],
@@ -44,14 +59,16 @@ describe('Server-Timing parser', () => {
 
 describe('vendor header timings', () => {
   it('stores each raw claim and offers each as a candidate for server_headers_ms', () => {
-    const t = readHeaderTimings(new Headers({
-      'openai-processing-ms': '249',
-      'x-envoy-upstream-service-time': '406',
-      'server-timing': 'x-originResponse;dur=300',
-      'x-kong-upstream-latency': '61',
-      'cmp-upstream-response-duration': '12',
-      'fireworks-server-time-to-first-token': '0.028',
-    }));
+    const t = readHeaderTimings(
+      new Headers({
+        'openai-processing-ms': '249',
+        'x-envoy-upstream-service-time': '406',
+        'server-timing': 'x-originResponse;dur=300',
+        'x-kong-upstream-latency': '61',
+        'cmp-upstream-response-duration': '12',
+        'fireworks-server-time-to-first-token': '0.028',
+      }),
+    );
     expect(t.timings).toEqual({
       'server-timing.x-originResponse': 300,
       'openai-processing-ms': 249,

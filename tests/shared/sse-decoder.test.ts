@@ -18,11 +18,46 @@ function allSplits(text: string): Array<Array<[string, string]>> {
 
 describe('SSE decoder (WHATWG event-stream rules)', () => {
   const cases: Array<[string, string, Array<[string, string]>]> = [
-    ['LF line ends', 'data: a\n\ndata: b\n\n', [['', 'a'], ['', 'b']]],
-    ['CRLF line ends', 'data: a\r\n\r\ndata: b\r\n\r\n', [['', 'a'], ['', 'b']]],
-    ['CR line ends', 'data: a\r\rdata: b\r\r', [['', 'a'], ['', 'b']]],
-    ['mixed line ends', 'data: a\r\n\ndata: b\r\r\n', [['', 'a'], ['', 'b']]],
-    ['event names', 'event: ping\ndata: {}\n\nevent: x\ndata: 1\n\n', [['ping', '{}'], ['x', '1']]],
+    [
+      'LF line ends',
+      'data: a\n\ndata: b\n\n',
+      [
+        ['', 'a'],
+        ['', 'b'],
+      ],
+    ],
+    [
+      'CRLF line ends',
+      'data: a\r\n\r\ndata: b\r\n\r\n',
+      [
+        ['', 'a'],
+        ['', 'b'],
+      ],
+    ],
+    [
+      'CR line ends',
+      'data: a\r\rdata: b\r\r',
+      [
+        ['', 'a'],
+        ['', 'b'],
+      ],
+    ],
+    [
+      'mixed line ends',
+      'data: a\r\n\ndata: b\r\r\n',
+      [
+        ['', 'a'],
+        ['', 'b'],
+      ],
+    ],
+    [
+      'event names',
+      'event: ping\ndata: {}\n\nevent: x\ndata: 1\n\n',
+      [
+        ['ping', '{}'],
+        ['x', '1'],
+      ],
+    ],
     ['data before event (Bedrock order)', 'data: 1\nevent: done\n\n', [['done', '1']]],
     ['multi-line data joined with LF', 'data: a\ndata: b\ndata\n\n', [['', 'a\nb\n']]],
     ['no space after colon', 'data:{"a":1}\n\n', [['', '{"a":1}']]],
@@ -31,7 +66,14 @@ describe('SSE decoder (WHATWG event-stream rules)', () => {
     ['id and retry ignored', 'id: 7\nretry: 100\ndata: x\n\n', [['', 'x']]],
     ['unknown fields ignored', 'foo: bar\ndata: x\n\n', [['', 'x']]],
     ['blank event without data dispatches nothing', 'event: lone\n\ndata: x\n\n', [['', 'x']]],
-    ['event type resets after dispatch', 'event: a\ndata: 1\n\ndata: 2\n\n', [['a', '1'], ['', '2']]],
+    [
+      'event type resets after dispatch',
+      'event: a\ndata: 1\n\ndata: 2\n\n',
+      [
+        ['a', '1'],
+        ['', '2'],
+      ],
+    ],
     ['leading BOM stripped', '\ufeffdata: x\n\n', [['', 'x']]],
     ['unterminated final event dropped', 'data: a\n\ndata: b\n', [['', 'a']]],
     ['empty data value', 'data:\n\n', [['', '']]],
@@ -45,7 +87,10 @@ describe('SSE decoder (WHATWG event-stream rules)', () => {
   }
 
   it('a CR at the end of one read and LF at the start of the next make one line end', () => {
-    expect(decode(['data: a\r', '\n\r', '\ndata: b\r\n\r\n'])).toEqual([['', 'a'], ['', 'b']]);
+    expect(decode(['data: a\r', '\n\r', '\ndata: b\r\n\r\n'])).toEqual([
+      ['', 'a'],
+      ['', 'b'],
+    ]);
   });
 
   it('a UTF-8 character split across reads survives the streaming TextDecoder', () => {
@@ -86,7 +131,10 @@ describe('the per-line and per-event cap', () => {
   });
 
   it('a line that never ends is cut at the cap, not held whole', () => {
-    const { overflows } = capped(createSseDecoder, Array.from({ length: 100 }, () => 'x'.repeat(100)));
+    const { overflows } = capped(
+      createSseDecoder,
+      Array.from({ length: 100 }, () => 'x'.repeat(100)),
+    );
     expect(overflows).toEqual(['a line over the 1 KiB cap']);
   });
 
@@ -107,12 +155,14 @@ describe('NDJSON line decoder', () => {
   });
 });
 
-describe('the stream meter\'s decoding', () => {
+describe("the stream meter's decoding", () => {
   it('keeps a BOM that is content, joins characters split across reads, and drops only a leading BOM', async () => {
     const { StreamMeter } = await import('../../shared/stream-meter.ts');
     const { protocolFor } = await import('../../shared/protocols/index.ts');
     const text = '\ufeffhé 🙂 ok';
-    const body = new TextEncoder().encode(`\ufeffdata: ${JSON.stringify({ choices: [{ index: 0, delta: { content: text } }] })}\n\ndata: [DONE]\n\n`);
+    const body = new TextEncoder().encode(
+      `\ufeffdata: ${JSON.stringify({ choices: [{ index: 0, delta: { content: text } }] })}\n\ndata: [DONE]\n\n`,
+    );
     for (let cut = 1; cut < body.length; cut++) {
       const meter = new StreamMeter(protocolFor('openai-chat'), { collectText: true });
       meter.onRead(body.subarray(0, cut), 1);

@@ -7,7 +7,15 @@ import { FakeClock, scriptedFetch } from '../helpers/scripted-fetch.ts';
 describe('percentile (linear interpolation, numpy default)', () => {
   // Reference values from numpy.percentile(x, q) with the default method.
   const x = [15, 20, 35, 40, 50];
-  const cases: Array<[number, number]> = [[0, 15], [0.25, 20], [0.4, 29], [0.5, 35], [0.9, 46], [0.99, 49.6], [1, 50]];
+  const cases: Array<[number, number]> = [
+    [0, 15],
+    [0.25, 20],
+    [0.4, 29],
+    [0.5, 35],
+    [0.9, 46],
+    [0.99, 49.6],
+    [1, 50],
+  ];
   for (const [q, want] of cases) it(`q=${q}`, () => expect(percentile(x, q)).toBeCloseTo(want, 10));
   it('handles one value and none', () => {
     expect(percentile([7], 0.99)).toBe(7);
@@ -21,8 +29,13 @@ describe('TTFT split', () => {
   const none = { server_headers_ms: null, residual_ms: null, split_note: null };
   const claim = (source: string, ms: number) => ({ source, ms });
   it('uses header server time first: network = headers − server_headers', () => {
-    expect(splitTtft({ ...base, headerClaims: [claim('server-timing.total', 260)], rttMs: 12 }))
-      .toEqual({ ...none, server_headers_ms: 260, network_ms: 40, server_ms: 460, split_source: 'server-timing.total' });
+    expect(splitTtft({ ...base, headerClaims: [claim('server-timing.total', 260)], rttMs: 12 })).toEqual({
+      ...none,
+      server_headers_ms: 260,
+      network_ms: 40,
+      server_ms: 460,
+      split_source: 'server-timing.total',
+    });
   });
   it('takes the largest header claim, the one measured closest to the client', () => {
     const split = splitTtft({ ...base, headerClaims: [claim('openai-processing-ms', 207), claim('x-envoy-upstream-service-time', 250)] });
@@ -33,16 +46,29 @@ describe('TTFT split', () => {
     expect(splitTtft({ ...base, rttMs: 35 })).toEqual({ ...none, network_ms: 35, server_ms: 465, split_source: 'rtt' });
   });
   it('keeps a signed residual when the body reports server TTFT too, and notes a negative one', () => {
-    expect(splitTtft({ ...base, headerClaims: [claim('openai-processing-ms', 260)], serverTtftMs: 480, serverTtftSource: 'metrics' }))
-      .toEqual({ server_headers_ms: 260, network_ms: 40, server_ms: 460, residual_ms: -20, split_source: 'openai-processing-ms', split_note: null });
+    expect(
+      splitTtft({ ...base, headerClaims: [claim('openai-processing-ms', 260)], serverTtftMs: 480, serverTtftSource: 'metrics' }),
+    ).toEqual({
+      server_headers_ms: 260,
+      network_ms: 40,
+      server_ms: 460,
+      residual_ms: -20,
+      split_source: 'openai-processing-ms',
+      split_note: null,
+    });
     // Beyond 10 % of TTFT, the two sources disagree, and the sample says so.
-    expect(splitTtft({ ...base, headerClaims: [claim('openai-processing-ms', 200)], serverTtftMs: 499, serverTtftSource: 'metrics' }))
-      .toMatchObject({ network_ms: 100, residual_ms: -99, split_note: 'residual -99 ms: openai-processing-ms and metrics disagree' });
+    expect(
+      splitTtft({ ...base, headerClaims: [claim('openai-processing-ms', 200)], serverTtftMs: 499, serverTtftSource: 'metrics' }),
+    ).toMatchObject({ network_ms: 100, residual_ms: -99, split_note: 'residual -99 ms: openai-processing-ms and metrics disagree' });
     expect(splitTtft({ ...base, rttMs: 20, serverTtftMs: 450, serverTtftSource: 'metrics' }).residual_ms).toBe(30);
   });
   it('uses the body report alone when nothing else exists', () => {
-    expect(splitTtft({ ...base, serverTtftMs: 450, serverTtftSource: 'x_groq.usage' }))
-      .toEqual({ ...none, network_ms: 50, server_ms: 450, split_source: 'x_groq.usage' });
+    expect(splitTtft({ ...base, serverTtftMs: 450, serverTtftSource: 'x_groq.usage' })).toEqual({
+      ...none,
+      network_ms: 50,
+      server_ms: 450,
+      split_source: 'x_groq.usage',
+    });
   });
   it('is null without any source, and without a first token', () => {
     expect(splitTtft(base)).toEqual({ ...none, network_ms: null, server_ms: null, split_source: null });
@@ -62,7 +88,12 @@ describe('plausibility of server claims (never a negative or oversized part)', (
     const viaRtt = splitTtft({ ...base, headerClaims: [claim('server-timing.total', 5000)], rttMs: 30 });
     expect(viaRtt).toMatchObject({ server_headers_ms: null, network_ms: 30, server_ms: 220, split_source: 'rtt' });
     expect(viaRtt.split_note).toContain('server-timing.total 5000 ms > headers_ms');
-    const viaBody = splitTtft({ ...base, headerClaims: [claim('openai-processing-ms', 5000)], serverTtftMs: 200, serverTtftSource: 'metrics' });
+    const viaBody = splitTtft({
+      ...base,
+      headerClaims: [claim('openai-processing-ms', 5000)],
+      serverTtftMs: 200,
+      serverTtftSource: 'metrics',
+    });
     expect(viaBody).toMatchObject({ network_ms: 50, server_ms: 200, split_source: 'metrics', residual_ms: null });
   });
   it('sets aside a body-reported server TTFT above ttft_ms (no split, no residual from it)', () => {
@@ -75,7 +106,9 @@ describe('plausibility of server claims (never a negative or oversized part)', (
   it('sets aside a round trip that is negative or longer than TTFT', () => {
     expect(splitTtft({ ...base, rttMs: -40 })).toMatchObject({ network_ms: null, split_note: 'rtt -40 ms is negative, set aside' });
     expect(splitTtft({ ...base, rttMs: 400 })).toMatchObject({ network_ms: null, split_note: 'rtt 400 ms > ttft_ms 250 ms, set aside' });
-    expect(splitTtft({ ...base, rttMs: 30, rttNote: 'round trip: x 9 ms > its round trip 2 ms, set aside' }).split_note).toContain('round trip: x 9 ms');
+    expect(splitTtft({ ...base, rttMs: 30, rttNote: 'round trip: x 9 ms > its round trip 2 ms, set aside' }).split_note).toContain(
+      'round trip: x 9 ms',
+    );
   });
   it('treats a claim within the clock resolution as the observed time, never a negative network part', () => {
     const split = splitTtft({ ...base, headerClaims: [claim('openai-processing-ms', 100.6)] });
@@ -83,23 +116,43 @@ describe('plausibility of server claims (never a negative or oversized part)', (
   });
   it('never stores a negative part or one larger than TTFT, whatever the claims', () => {
     const values = [-50, -1, 0, 0.5, 1, 50, 99.5, 100, 101, 249, 250, 251, 5000];
-    for (const h of values) for (const r of values) for (const b of values) {
-      const split = splitTtft({ ...base, headerClaims: h < 0 ? [] : [claim('st', h)], rttMs: r, serverTtftMs: b < 0 ? null : b, serverTtftSource: 'body' });
-      for (const part of [split.network_ms, split.server_ms]) {
-        if (part === null) continue;
-        expect(part).toBeGreaterThanOrEqual(0);
-        expect(part).toBeLessThanOrEqual(250);
-      }
-      if (split.network_ms !== null) expect(split.network_ms + split.server_ms!).toBeCloseTo(250, 9);
-    }
+    for (const h of values)
+      for (const r of values)
+        for (const b of values) {
+          const split = splitTtft({
+            ...base,
+            headerClaims: h < 0 ? [] : [claim('st', h)],
+            rttMs: r,
+            serverTtftMs: b < 0 ? null : b,
+            serverTtftSource: 'body',
+          });
+          for (const part of [split.network_ms, split.server_ms]) {
+            if (part === null) continue;
+            expect(part).toBeGreaterThanOrEqual(0);
+            expect(part).toBeLessThanOrEqual(250);
+          }
+          if (split.network_ms !== null) expect(split.network_ms + split.server_ms!).toBeCloseTo(250, 9);
+        }
   });
 });
 
 describe('round-trip probe: its own server claims are held to the same rule', () => {
   it('sets aside a claim longer than the request it came with, instead of going negative', async () => {
     const clock = new FakeClock();
-    const fetch = scriptedFetch({ headersAt: 12, headers: { 'content-type': 'application/json', 'openai-processing-ms': '5000', 'server-timing': 'app;dur=2' }, steps: [{ data: '{}' }] }, clock);
-    const rtt = await measureRtt({ target: { id: 't', api: 'openai-chat', url: 'http://127.0.0.1:9/v1/chat/completions', model: 'm' }, fetch, now: clock.now, count: 1 });
+    const fetch = scriptedFetch(
+      {
+        headersAt: 12,
+        headers: { 'content-type': 'application/json', 'openai-processing-ms': '5000', 'server-timing': 'app;dur=2' },
+        steps: [{ data: '{}' }],
+      },
+      clock,
+    );
+    const rtt = await measureRtt({
+      target: { id: 't', api: 'openai-chat', url: 'http://127.0.0.1:9/v1/chat/completions', model: 'm' },
+      fetch,
+      now: clock.now,
+      count: 1,
+    });
     // 12 ms observed; the 5000 ms claim is impossible, the next one (2 ms of handling) is used.
     expect(rtt.rttMs).toBe(10);
     expect(rtt.note).toBe('round trip: openai-processing-ms 5000 ms > its round trip 12 ms, set aside');

@@ -17,8 +17,25 @@ import { config as demo } from '../../observatory.config.ts';
 const MIN = 60_000;
 const T = Date.UTC(2026, 5, 1, 12, 0);
 const BASE: Baseline = { source: 'trailing-24h', n: 200, ttft_p99: 400, decode_p50: 100, network_p50: 50, server_p50: 150 };
-const ok = (k: number, over: Partial<WindowSample> = {}): WindowSample => ({ tick_id: T - k * 5 * MIN, error: null, ttft_ms: 200, itl_p99_ms: 20, decode_tps: 100, network_ms: 50, server_ms: 150, ...over });
-const failed = (k: number): WindowSample => ({ tick_id: T - k * 5 * MIN, error: 'http', ttft_ms: null, itl_p99_ms: null, decode_tps: null, network_ms: null, server_ms: null });
+const ok = (k: number, over: Partial<WindowSample> = {}): WindowSample => ({
+  tick_id: T - k * 5 * MIN,
+  error: null,
+  ttft_ms: 200,
+  itl_p99_ms: 20,
+  decode_tps: 100,
+  network_ms: 50,
+  server_ms: 150,
+  ...over,
+});
+const failed = (k: number): WindowSample => ({
+  tick_id: T - k * 5 * MIN,
+  error: 'http',
+  ttft_ms: null,
+  itl_p99_ms: null,
+  decode_tps: null,
+  network_ms: null,
+  server_ms: null,
+});
 const rule = (f: ReturnType<typeof evaluate>, name: string) => f.rules.find((r) => r.rule === name)!;
 
 describe('the rules', () => {
@@ -41,7 +58,16 @@ describe('the rules', () => {
     expect(rule(evaluate([ok(2), ok(1), ok(0)], T, { ...BASE, n: 5 }, RULES), 'ttft').note).toMatch(/baseline has 5 of the 12 samples/);
     const lone = evaluate([failed(0)], T, BASE, RULES);
     expect(lone.level).toBeNull();
-    const prev: PairState = { region: 'r', target: 't', variant: 'v', state: 'operational', since_tick: T - HOUR, better_streak: 0, last_tick: T - 5 * MIN, finding: lone };
+    const prev: PairState = {
+      region: 'r',
+      target: 't',
+      variant: 'v',
+      state: 'operational',
+      since_tick: T - HOUR,
+      better_streak: 0,
+      last_tick: T - 5 * MIN,
+      finding: lone,
+    };
     expect(nextPairState(prev, prev, lone, RULES)?.state).toBe('operational');
   });
 
@@ -68,7 +94,11 @@ const HOUR = 60 * MIN;
 
 describe('hysteresis and aggregation', () => {
   const key = { region: 'apac', target: 't', variant: 'v' };
-  const at = (k: number, level: 'operational' | 'degraded' | 'down') => ({ ...evaluate([ok(0)], T + k * 5 * MIN, BASE, RULES), tick_id: T + k * 5 * MIN, level });
+  const at = (k: number, level: 'operational' | 'degraded' | 'down') => ({
+    ...evaluate([ok(0)], T + k * 5 * MIN, BASE, RULES),
+    tick_id: T + k * 5 * MIN,
+    level,
+  });
 
   it('a worse finding flips at once; a better one after recoverAfter evaluations; an old one changes nothing', () => {
     let s = nextPairState(null, key, at(0, 'operational'), RULES)!;
@@ -87,13 +117,27 @@ describe('hysteresis and aggregation', () => {
 
   it('the target is degraded or down as a whole only when at least half of its regions agree', () => {
     const p = (region: string, state: PairState['state']) => ({ region, target: 't', variant: 'v', state }) as PairState;
-    expect(targetStatus('t', 'v', ['a', 'b', 'c'], [p('a', 'down'), p('b', 'operational'), p('c', 'operational')])).toMatchObject({ state: 'operational', regional: [{ region: 'a', state: 'down' }] });
-    expect(targetStatus('t', 'v', ['a', 'b', 'c'], [p('a', 'down'), p('b', 'degraded'), p('c', 'operational')])).toMatchObject({ state: 'degraded', regional: [] });
+    expect(targetStatus('t', 'v', ['a', 'b', 'c'], [p('a', 'down'), p('b', 'operational'), p('c', 'operational')])).toMatchObject({
+      state: 'operational',
+      regional: [{ region: 'a', state: 'down' }],
+    });
+    expect(targetStatus('t', 'v', ['a', 'b', 'c'], [p('a', 'down'), p('b', 'degraded'), p('c', 'operational')])).toMatchObject({
+      state: 'degraded',
+      regional: [],
+    });
     expect(targetStatus('t', 'v', ['a', 'b'], [p('a', 'down'), p('b', 'operational')]).state).toBe('down');
   });
 
   it('one incident per outage: opened, escalated, resolved, whatever order the regions report in', () => {
-    const levels: Array<'operational' | 'degraded' | 'down'> = ['operational', 'degraded', 'down', 'down', 'operational', 'operational', 'operational'];
+    const levels: Array<'operational' | 'degraded' | 'down'> = [
+      'operational',
+      'degraded',
+      'down',
+      'down',
+      'operational',
+      'operational',
+      'operational',
+    ];
     let apac: PairState | null = null;
     let weur: PairState | null = null;
     for (const [k, level] of levels.entries()) {
@@ -115,42 +159,71 @@ describe('hysteresis and aggregation', () => {
 
 describe('baseline and config', () => {
   it('takes the same hour of the last 7 days when it has enough samples, else the trailing 24 hours', () => {
-    const rows = (n: number, ttft: number, hour: number) => rollUp(Array.from({ length: n }, (_, i) => ({
-      tick_id: hour + i, region: 'r', target: 't', prompt_variant: 'v', method_version: 1, error: null, split_source: 'rtt',
-      ttft_ms: ttft, ttfa_ms: ttft, tpot_ms: 10, itl_p99_ms: 20, total_ms: 900, decode_tps: 100, network_ms: 40, server_ms: ttft - 40,
-    })));
+    const rows = (n: number, ttft: number, hour: number) =>
+      rollUp(
+        Array.from({ length: n }, (_, i) => ({
+          tick_id: hour + i,
+          region: 'r',
+          target: 't',
+          prompt_variant: 'v',
+          method_version: 1,
+          error: null,
+          split_source: 'rtt',
+          ttft_ms: ttft,
+          ttfa_ms: ttft,
+          tpot_ms: 10,
+          itl_p99_ms: 20,
+          total_ms: 900,
+          decode_tps: 100,
+          network_ms: 40,
+          server_ms: ttft - 40,
+        })),
+      );
     const enough = chooseBaselines(rows(12, 300, T - 24 * HOUR), rows(30, 500, T - 2 * HOUR), 12).get('t|v')!;
     expect(enough).toMatchObject({ source: 'same-hour-7d', n: 12 });
     expect(enough.ttft_p99!).toBeCloseTo(300, -1);
-    expect(chooseBaselines(rows(5, 300, T - 24 * HOUR), rows(30, 500, T - 2 * HOUR), 12).get('t|v')).toMatchObject({ source: 'trailing-24h', n: 30 });
+    expect(chooseBaselines(rows(5, 300, T - 24 * HOUR), rows(30, 500, T - 2 * HOUR), 12).get('t|v')).toMatchObject({
+      source: 'trailing-24h',
+      n: 30,
+    });
   });
 
   it('widens every window by the spread, so a pair probed every other tick still has its minimum of probes', () => {
     const spread = rulesForSpread(RULES, 2);
-    expect([spread.ttft.windowMinutes, spread.itl.sustainMinutes, spread.decode.windowMinutes, spread.errors.windowMinutes]).toEqual([30, 10, 60, 30]);
+    expect([spread.ttft.windowMinutes, spread.itl.sustainMinutes, spread.decode.windowMinutes, spread.errors.windowMinutes]).toEqual([
+      30, 10, 60, 30,
+    ]);
     expect(rulesForSpread(RULES, 1)).toBe(RULES);
   });
 
   it('rules and channels are validated with clear messages; defaults fill what is left out', () => {
     expect(resolveStatusRules({ ttft: { ratio: 2 } }).ttft).toEqual({ ratio: 2, windowMinutes: 15, minSamples: 3 });
-    const bad = { ...demo, status: { ttft: { minSamples: 1 }, recoverAfter: 0 }, notifications: { channels: [
-      { name: 'x', type: 'slack' as const, url: 'https://hooks.slack.com/services/T/B/K', urlSecret: 'SLACK' },
-      { name: 'x', type: 'telegram' as const, botTokenSecret: 'sk-live-123', chatId: '' },
-      { name: 'mail', type: 'email' as const, binding: 'EMAIL', from: 'nobody', to: 'ops@example.com' },
-    ] } };
+    const bad = {
+      ...demo,
+      status: { ttft: { minSamples: 1 }, recoverAfter: 0 },
+      notifications: {
+        channels: [
+          { name: 'x', type: 'slack' as const, url: 'https://hooks.slack.com/services/T/B/K', urlSecret: 'SLACK' },
+          { name: 'x', type: 'telegram' as const, botTokenSecret: 'sk-live-123', chatId: '' },
+          { name: 'mail', type: 'email' as const, binding: 'EMAIL', from: 'nobody', to: 'ops@example.com' },
+        ],
+      },
+    };
     try {
       validateConfig(bad);
       expect.unreachable();
     } catch (e) {
-      expect((e as ConfigError).problems).toEqual(expect.arrayContaining([
-        'status.ttft.minSamples must be a whole number from 3 to 10000, got 1',
-        'status.recoverAfter must be a whole number from 1 to 100, got 0',
-        'notifications channel "x": give url (or {VAR}) or urlSecret, exactly one',
-        'notifications channel "x": botTokenSecret must name a Worker secret in UPPER_SNAKE_CASE, got "sk-live-123"',
-        'notifications channel "x": chatId is required (a chat id such as "-1001234567890" or "@channel")',
-        'notifications channel "mail": from must be an email address',
-        'notifications channel "x" is listed twice',
-      ]));
+      expect((e as ConfigError).problems).toEqual(
+        expect.arrayContaining([
+          'status.ttft.minSamples must be a whole number from 3 to 10000, got 1',
+          'status.recoverAfter must be a whole number from 1 to 100, got 0',
+          'notifications channel "x": give url (or {VAR}) or urlSecret, exactly one',
+          'notifications channel "x": botTokenSecret must name a Worker secret in UPPER_SNAKE_CASE, got "sk-live-123"',
+          'notifications channel "x": chatId is required (a chat id such as "-1001234567890" or "@channel")',
+          'notifications channel "mail": from must be an email address',
+          'notifications channel "x" is listed twice',
+        ]),
+      );
     }
   });
 });

@@ -14,13 +14,16 @@ const encoder = new TextEncoder();
 
 function read(api: ApiId, reads: Uint8Array[], fastPath: boolean, count?: { fast: number }) {
   const protocol = protocolFor(api);
-  const counted = count === undefined ? protocol : {
-    ...protocol,
-    fastEvent: (event: string, data: string, s: Parameters<NonNullable<typeof protocol.fastEvent>>[2]) => {
-      count.fast++;
-      return protocol.fastEvent!(event, data, s);
-    },
-  };
+  const counted =
+    count === undefined
+      ? protocol
+      : {
+          ...protocol,
+          fastEvent: (event: string, data: string, s: Parameters<NonNullable<typeof protocol.fastEvent>>[2]) => {
+            count.fast++;
+            return protocol.fastEvent!(event, data, s);
+          },
+        };
   const meter = new StreamMeter(counted, { collectText: true, fastPath });
   let t = 0;
   for (const r of reads) {
@@ -30,7 +33,17 @@ function read(api: ApiId, reads: Uint8Array[], fastPath: boolean, count?: { fast
   meter.onClose(++t);
   meter.settle();
   // What a reading leaves behind; per-read and per-event flags and the fast path's own bookkeeping aside.
-  const { template: _t, sliceOpen: _o, sliceClose: _c, sliceKind: _k, deferredUsage: _d, readHasToken: _r, readHasAnswer: _a, eventHasToken: _e, ...state } = meter.state;
+  const {
+    template: _t,
+    sliceOpen: _o,
+    sliceClose: _c,
+    sliceKind: _k,
+    deferredUsage: _d,
+    readHasToken: _r,
+    readHasAnswer: _a,
+    eventHasToken: _e,
+    ...state
+  } = meter.state;
   return {
     state,
     firstTokenAt: meter.firstTokenAt,

@@ -33,7 +33,9 @@ let data: SiteData;
 
 async function waitForSamples(api: string, expected: number): Promise<void> {
   for (let i = 0; i < 240; i++) {
-    const { samples } = (await (await fetch(`${api}/api/v1/samples?limit=1000&window=7d`, { headers: { authorization: `Bearer ${local.readToken}` } })).json()) as { samples: unknown[] };
+    const { samples } = (await (
+      await fetch(`${api}/api/v1/samples?limit=1000&window=7d`, { headers: { authorization: `Bearer ${local.readToken}` } })
+    ).json()) as { samples: unknown[] };
     if (samples.length >= expected) return;
     await new Promise((r) => setTimeout(r, 500));
   }
@@ -58,21 +60,48 @@ beforeAll(async () => {
   const grid = Math.floor(now / TICK_MS) * TICK_MS;
   const recent = Array.from({ length: RECENT_TICKS }, (_, k) => grid - (RECENT_TICKS - 1 - k) * TICK_MS);
   const outage = `region=${DEGRADED}; from=${new Date(recent[1]).toISOString()}; to=${new Date(grid + TICK_MS).toISOString()}; fault=http-503`;
-  local = await startLocalObservatory({ apiPort: 0, referencePort: 0, persistTo: join(work, 'state'), referenceBindings: { SCHEDULED_FAULTS: outage }, log: () => {}, progress: () => {} });
+  local = await startLocalObservatory({
+    apiPort: 0,
+    referencePort: 0,
+    persistTo: join(work, 'state'),
+    referenceBindings: { SCHEDULED_FAULTS: outage },
+    log: () => {},
+    progress: () => {},
+  });
   const admin = { authorization: `Bearer ${local.adminToken}`, 'content-type': 'application/json' };
   const ticks = [...Array.from({ length: BACKFILL_TICKS }, (_, k) => now - (BACKFILL_TICKS - k) * 3_600_000), ...recent];
-  for (const tick of ticks) await fetch(`${local.apiUrl}/api/v1/ticks`, { method: 'POST', headers: admin, body: JSON.stringify({ tick_id: tick, backfill: true }) });
+  for (const tick of ticks)
+    await fetch(`${local.apiUrl}/api/v1/ticks`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({ tick_id: tick, backfill: true }),
+    });
   await waitForSamples(local.apiUrl, ticks.length * probesPerTick(config));
   expect(await waitForStatus(local.apiUrl, grid)).toBe(true);
   // The pages' windows are merged from rollups: wait for the backfilled hours' rows.
-  await waitForRollups(local.apiUrl, Array.from({ length: BACKFILL_TICKS }, (_, k) => now - (k + 1) * 3_600_000), probesPerTick(config), local.readToken);
+  await waitForRollups(
+    local.apiUrl,
+    Array.from({ length: BACKFILL_TICKS }, (_, k) => now - (k + 1) * 3_600_000),
+    probesPerTick(config),
+    local.readToken,
+  );
   // One concurrency run, for the concurrency charts.
   expect((await fetch(`${local.apiUrl}/api/v1/bursts`, { method: 'POST', headers: admin })).status).toBe(202);
   await waitForBursts(local.apiUrl);
   await buildSite(join(work, 'dist'), { apiUrl: local.apiUrl, readToken: local.readToken });
   site = await serveStatic(join(work, 'dist'));
   data = JSON.parse(readFileSync(join(work, 'dist/data/site-data.json'), 'utf8'));
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+    ],
+  });
   mkdirSync(SHOTS, { recursive: true });
 }, 240_000);
 
@@ -91,7 +120,9 @@ async function open(path: string, scheme: 'light' | 'dark' = 'light', width = 12
   if (!contexts.has(key)) contexts.set(key, browser.newContext({ viewport: { width, height: 900 }, colorScheme: scheme }));
   const page = await (await contexts.get(key)!).newPage();
   const problems: string[] = [];
-  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`); });
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
+  });
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   const response = await page.goto(site.url + path, { waitUntil: 'load' });
   expect(response?.status(), path).toBe(200);
@@ -103,11 +134,21 @@ async function open(path: string, scheme: 'light' | 'dark' = 'light', width = 12
 const PAGES = () => {
   const others = data.variants.slice(1).map((v) => v.id);
   return [
-    '/', '/status/', '/incidents/', '/compare/', '/methodology/', '/data/', ...['24h', '30d', '90d'].flatMap((w) => [`/overview/${w}/`, `/status/${w}/`]),
-    ...data.targets.map((t) => `/targets/${t.id}/`), ...data.regions.map((r) => `/regions/${r.code}/`),
+    '/',
+    '/status/',
+    '/incidents/',
+    '/compare/',
+    '/methodology/',
+    '/data/',
+    ...['24h', '30d', '90d'].flatMap((w) => [`/overview/${w}/`, `/status/${w}/`]),
+    ...data.targets.map((t) => `/targets/${t.id}/`),
+    ...data.regions.map((r) => `/regions/${r.code}/`),
     ...others.flatMap((v) => [
-      `/variants/${v}/`, ...['24h', '30d', '90d'].map((w) => `/variants/${v}/${w}/`), `/compare/variants/${v}/`,
-      ...data.targets.map((t) => `/targets/${t.id}/variants/${v}/`), ...data.regions.map((r) => `/regions/${r.code}/variants/${v}/`),
+      `/variants/${v}/`,
+      ...['24h', '30d', '90d'].map((w) => `/variants/${v}/${w}/`),
+      `/compare/variants/${v}/`,
+      ...data.targets.map((t) => `/targets/${t.id}/variants/${v}/`),
+      ...data.regions.map((r) => `/regions/${r.code}/variants/${v}/`),
     ]),
   ];
 };
@@ -119,17 +160,35 @@ describe('the built site in Chromium', () => {
     // (a full-page screenshot costs as much as the visit); another variant's (the same layout, other figures) opened
     // at 1280 px light (saved) and 390 px dark (checked).
     const first = (path: string) => !path.includes('/variants/');
-    const views = PAGES().flatMap((path) => (first(path)
-      ? [[1280, 'light', true], [1280, 'dark', false], [390, 'light', false], [390, 'dark', true]] as const
-      : [[1280, 'light', true], [390, 'dark', false]] as const).map(([width, scheme, save]) => ({ path, width, scheme, save })));
+    const views = PAGES().flatMap((path) =>
+      (first(path)
+        ? ([
+            [1280, 'light', true],
+            [1280, 'dark', false],
+            [390, 'light', false],
+            [390, 'dark', true],
+          ] as const)
+        : ([
+            [1280, 'light', true],
+            [390, 'dark', false],
+          ] as const)
+      ).map(([width, scheme, save]) => ({ path, width, scheme, save })),
+    );
     // A few pages at once (Chromium renders each in its own process): the views are independent.
     let next = 0;
     const lane = async () => {
       for (let v = views[next++]; v; v = views[next++]) {
         const page = await open(v.path, v.scheme, v.width);
         expect(await page.locator('h1').count(), v.path).toBe(1);
-        if (v.width === 390) expect(await page.$eval('html', (html) => (html as unknown as { scrollWidth: number }).scrollWidth), v.path).toBeLessThanOrEqual(390);
-        if (v.save) await page.screenshot({ path: join(SHOTS, `${v.path.replaceAll('/', '_') || 'index'}${v.width === 390 ? '390-' : ''}${v.scheme}.png`), fullPage: true });
+        if (v.width === 390)
+          expect(await page.$eval('html', (html) => (html as unknown as { scrollWidth: number }).scrollWidth), v.path).toBeLessThanOrEqual(
+            390,
+          );
+        if (v.save)
+          await page.screenshot({
+            path: join(SHOTS, `${v.path.replaceAll('/', '_') || 'index'}${v.width === 390 ? '390-' : ''}${v.scheme}.png`),
+            fullPage: true,
+          });
         await page.close();
       }
     };
@@ -155,20 +214,35 @@ describe('the built site in Chromium', () => {
     let checked = 0;
     for (const path of ['/', ...data.targets.map((t) => `/targets/${t.id}/`), ...data.regions.map((r) => `/regions/${r.code}/`)]) {
       const page = await open(path);
-      const cells = await page.$$eval('[data-api]', (els) => els.map((e) => ({ key: e.getAttribute('data-api')!, value: e.getAttribute('data-value')!, text: e.textContent!.trim() })));
+      const cells = await page.$$eval('[data-api]', (els) =>
+        els.map((e) => ({ key: e.getAttribute('data-api')!, value: e.getAttribute('data-value')!, text: e.textContent!.trim() })),
+      );
       await page.close();
       for (const cell of cells) {
         const [request, region, target, field, source] = cell.key.split('|');
-        if (!answers.has(request)) answers.set(request, ((await (await fetch(data.api_requests[request])).json()) as { groups: Array<Record<string, number | string | null>> }).groups);
+        if (!answers.has(request))
+          answers.set(
+            request,
+            ((await (await fetch(data.api_requests[request])).json()) as { groups: Array<Record<string, number | string | null>> }).groups,
+          );
         // The split's parts come per split_source: the key names the one shown.
-        const group = answers.get(request)!.find((g) => g.region === region && g.target === target && (source === undefined || (g.split_source ?? '') === source))!;
+        const group = answers
+          .get(request)!
+          .find((g) => g.region === region && g.target === target && (source === undefined || (g.split_source ?? '') === source))!;
         const expected = group[field] as number | null;
         // Both sides merge the same rollup rows; the API runs in workerd and the build in Node, whose
         // Math may round a bucket's point one unit in the last place apart: equal to 1e-12.
         const value = cell.value === '' ? null : Number(cell.value);
         if (expected === null || value === null) expect(value, cell.key).toBe(expected);
         else expect(Math.abs(value - expected), cell.key).toBeLessThanOrEqual(1e-12 * Math.abs(expected));
-        const shown = field === 'error_rate' ? rate(expected) : field === 'n' ? String(expected) : request.includes('decode_tps') ? num(expected) : ms(expected);
+        const shown =
+          field === 'error_rate'
+            ? rate(expected)
+            : field === 'n'
+              ? String(expected)
+              : request.includes('decode_tps')
+                ? num(expected)
+                : ms(expected);
         expect(cell.text.startsWith(shown), `${cell.key}: "${cell.text}" should start with "${shown}"`).toBe(true);
         checked++;
       }
@@ -178,7 +252,12 @@ describe('the built site in Chromium', () => {
 
   it('stays light: no external script, inline JavaScript only on the compare pages (under 1.5 KiB each), every page under 250 KiB', () => {
     const pages = siteWeight(join(work, 'dist'));
-    expect(pages.map((p) => p.page).filter((p) => p !== '/404.html').sort()).toEqual([...PAGES()].sort());
+    expect(
+      pages
+        .map((p) => p.page)
+        .filter((p) => p !== '/404.html')
+        .sort(),
+    ).toEqual([...PAGES()].sort());
     for (const p of pages) {
       expect(p.externalScripts, p.page).toBe(0);
       expect(p.bytes, p.page).toBeLessThan(250 * 1024);
@@ -195,18 +274,37 @@ describe('the built site in Chromium', () => {
     // The reference tag marks rows only beside real vendors; with the reference alone, one sentence says so.
     const mixed = config.targets.some((t) => t.reference) && config.targets.some((t) => !t.reference);
     if (mixed) expect(await page.locator('#overview-table .tag').count()).toBeGreaterThan(0);
-    else expect(await page.locator('#overview-table ~ .note, .table-wrap + .note').first().textContent()).toContain('Every target here is the bundled reference endpoint');
+    else
+      expect(await page.locator('#overview-table ~ .note, .table-wrap + .note').first().textContent()).toContain(
+        'Every target here is the bundled reference endpoint',
+      );
     await page.close();
   });
 
   it('gives each target one colour on every page, and keeps the configured region order, fastest first within a region', async () => {
     const rgb = (hex: string) => `rgb(${[1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(', ')})`;
     const page = await open('/');
-    const rows = await page.$$eval('#overview-table tbody tr', (trs) => trs.map((tr) => {
-      const cells = (tr as unknown as { cells: Array<{ textContent: string; getAttribute(n: string): string | null; querySelector(s: string): { textContent: string } | null }> }).cells;
-      const dot = (tr as unknown as { querySelector(s: string): unknown }).querySelector('.dot');
-      return { region: cells[0].textContent.trim(), target: cells[1].querySelector('a')!.textContent, color: (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(dot).backgroundColor, answer: cells[5].getAttribute('data-value') };
-    }));
+    const rows = await page.$$eval('#overview-table tbody tr', (trs) =>
+      trs.map((tr) => {
+        const cells = (
+          tr as unknown as {
+            cells: Array<{
+              textContent: string;
+              getAttribute(n: string): string | null;
+              querySelector(s: string): { textContent: string } | null;
+            }>;
+          }
+        ).cells;
+        const dot = (tr as unknown as { querySelector(s: string): unknown }).querySelector('.dot');
+        return {
+          region: cells[0].textContent.trim(),
+          target: cells[1].querySelector('a')!.textContent,
+          color: (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(dot)
+            .backgroundColor,
+          answer: cells[5].getAttribute('data-value'),
+        };
+      }),
+    );
     await page.close();
     expect([...new Set(rows.map((r) => r.region))]).toEqual(config.regions.map((r) => r.code));
     for (const region of config.regions) {
@@ -222,14 +320,20 @@ describe('the built site in Chromium', () => {
     // The same colours in the charts' legends: compare (targets), a region's page (targets); a target's page lists regions in order.
     const legend = async (path: string) => {
       const p = await open(path);
-      const items = await p.$$eval('figure.chart .plot-wide [class$="-swatch"]', (spans) => spans.map((s) => ({ label: s.textContent!.trim(), fill: s.querySelector('svg')!.getAttribute('fill')! })));
+      const items = await p.$$eval('figure.chart .plot-wide [class$="-swatch"]', (spans) =>
+        spans.map((s) => ({ label: s.textContent!.trim(), fill: s.querySelector('svg')!.getAttribute('fill')! })),
+      );
       await p.close();
       return items;
     };
-    const checked = [...await legend('/compare/'), ...await legend(`/regions/${config.regions[0].code}/`)].filter((i) => colorOf.has(i.label));
+    const checked = [...(await legend('/compare/')), ...(await legend(`/regions/${config.regions[0].code}/`))].filter((i) =>
+      colorOf.has(i.label),
+    );
     expect(checked.length).toBeGreaterThanOrEqual(config.targets.length);
     for (const i of checked) expect(rgb(i.fill), i.label).toBe(colorOf.get(i.label));
-    const regionLegends = (await legend(`/targets/${config.targets[0].id}/`)).map((i) => i.label).filter((l) => config.regions.some((r) => r.code === l));
+    const regionLegends = (await legend(`/targets/${config.targets[0].id}/`))
+      .map((i) => i.label)
+      .filter((l) => config.regions.some((r) => r.code === l));
     expect(regionLegends.slice(0, config.regions.length)).toEqual(config.regions.map((r) => r.code));
   });
 
@@ -244,7 +348,9 @@ describe('the built site in Chromium', () => {
       const runs = PAIRS.filter((p) => p.variant === v.id).map((p) => p.target);
       const page = await open(`/variants/${v.id}/`);
       expect(await page.locator('nav.variant-tabs a[aria-current="page"]').getAttribute('title')).toContain(v.label);
-      expect(await page.locator('.lead').textContent()).toContain(`prompt variant ${v.id} (${v.promptTokens.toLocaleString('en-US')} tokens in`);
+      expect(await page.locator('.lead').textContent()).toContain(
+        `prompt variant ${v.id} (${v.promptTokens.toLocaleString('en-US')} tokens in`,
+      );
       const targets = await page.$$eval('#overview-table tbody tr td:nth-child(2) a', (as) => as.map((a) => a.getAttribute('href')!));
       expect(new Set(targets)).toEqual(new Set(runs.map((t) => `/targets/${t}/`)));
       expect(targets).toHaveLength(runs.length * config.regions.length);
@@ -259,14 +365,18 @@ describe('the built site in Chromium', () => {
     expect(await prefill.locator('.plot-wide svg[role="img"]').count()).toBe(1);
     // Each region's prefill rate per 1,000 tokens, with its interval, from the reference's known model.
     expect(await prefill.locator('tbody tr').count()).toBe(config.regions.length);
-    for (const cell of await prefill.locator('tbody tr td:nth-child(2)').allTextContents()) expect(cell).toMatch(/^[\d,.]+( \[[\d,.]+–[\d,.]+\])?$/);
+    for (const cell of await prefill.locator('tbody tr td:nth-child(2)').allTextContents())
+      expect(cell).toMatch(/^[\d,.]+( \[[\d,.]+–[\d,.]+\])?$/);
     await a.close();
     const b = await open(`/targets/${single.id}/`);
     expect(await b.locator('nav.variant-tabs').count()).toBe(0);
-    expect(await b.locator('figure.chart', { hasText: 'Prefill' }).locator('.shapeless').textContent()).toContain('needs two or more prompt sizes');
+    expect(await b.locator('figure.chart', { hasText: 'Prefill' }).locator('.shapeless').textContent()).toContain(
+      'needs two or more prompt sizes',
+    );
     // Every recent sample streamed token by token? Then tokens per chunk is a sentence, not one full-width bar.
     const perChunk = b.locator('figure.chart', { hasText: 'Tokens per chunk' });
-    if (await perChunk.locator('.shapeless').count()) expect(await perChunk.locator('.shapeless').textContent()).toMatch(/carried \d+ tokens? per token-bearing read/);
+    if (await perChunk.locator('.shapeless').count())
+      expect(await perChunk.locator('.shapeless').textContent()).toMatch(/carried \d+ tokens? per token-bearing read/);
     await b.close();
     // The residual (TTFT − network − the server's own report) is shown beside the split where a server reports its time to first token.
     const withResidual = config.targets.find((t) => JSON.stringify(t.headers ?? {}).includes('vendor_timing=1'))!;
@@ -298,15 +408,20 @@ describe('the built site in Chromium', () => {
   });
 
   it('keeps chart text at reading size on a phone, and says when a table scrolls sideways', async () => {
-    for (const [width, shown, hidden] of [[390, '.plot-narrow', '.plot-wide'], [1280, '.plot-wide', '.plot-narrow']] as const) {
+    for (const [width, shown, hidden] of [
+      [390, '.plot-narrow', '.plot-wide'],
+      [1280, '.plot-wide', '.plot-narrow'],
+    ] as const) {
       for (const path of ['/', '/compare/', `/targets/${config.targets[0].id}/`]) {
         const page = await open(path, 'light', width);
         expect(await page.locator(`${hidden} svg`).first().isVisible(), `${path} at ${width}`).toBe(false);
         // Drawn at its own size: not scaled down below 90 % (a 12 px label stays at least 10.8 px on screen).
-        const scales = await page.$$eval(`${shown} svg[role="img"]`, (svgs) => svgs.map((svg) => {
-          const box = (svg as unknown as { getBoundingClientRect(): { width: number } }).getBoundingClientRect();
-          return box.width / Number(svg.getAttribute('width'));
-        }));
+        const scales = await page.$$eval(`${shown} svg[role="img"]`, (svgs) =>
+          svgs.map((svg) => {
+            const box = (svg as unknown as { getBoundingClientRect(): { width: number } }).getBoundingClientRect();
+            return box.width / Number(svg.getAttribute('width'));
+          }),
+        );
         expect(scales.length, path).toBeGreaterThan(0);
         for (const s of scales) expect(s, `${path} at ${width}`).toBeGreaterThanOrEqual(0.9);
         await page.close();
@@ -314,7 +429,10 @@ describe('the built site in Chromium', () => {
     }
     const phone = await open('/', 'dark', 390);
     expect(await phone.locator('.scroll-hint').first().isVisible()).toBe(true);
-    const wrap = await phone.$eval('#overview-table', (t) => { const w = t.parentElement as unknown as { scrollWidth: number; clientWidth: number }; return [w.scrollWidth, w.clientWidth]; });
+    const wrap = await phone.$eval('#overview-table', (t) => {
+      const w = t.parentElement as unknown as { scrollWidth: number; clientWidth: number };
+      return [w.scrollWidth, w.clientWidth];
+    });
     expect(wrap[0]).toBeGreaterThan(wrap[1]);
     await phone.close();
     const desk = await open('/', 'light', 1280);
@@ -322,15 +440,21 @@ describe('the built site in Chromium', () => {
     await desk.close();
   });
 
-  it('validates a custom answer length, and ranks it by the tables\' tie rule', async () => {
+  it("validates a custom answer length, and ranks it by the tables' tie rule", async () => {
     const page = await open('/compare/');
     for (const bad of ['0', '-5', '', '2.5', '100001']) {
       await page.fill('#custom-tokens', bad);
-      expect(await page.locator('#custom-result').textContent(), JSON.stringify(bad)).toContain('enter a whole number of tokens from 1 to 100,000');
+      expect(await page.locator('#custom-result').textContent(), JSON.stringify(bad)).toContain(
+        'enter a whole number of tokens from 1 to 100,000',
+      );
       expect(await page.locator('#custom-tokens').getAttribute('aria-invalid')).toBe('true');
     }
     // At the code scenario's ranking length the custom line agrees with each region's table: its first target, faster or tied.
-    const mid = Number((await page.locator('table.ranking[data-scenario="code"] caption').first().textContent())!.match(/ranked for ([\d,]+) tokens/)![1].replace(',', ''));
+    const mid = Number(
+      (await page.locator('table.ranking[data-scenario="code"] caption').first().textContent())!
+        .match(/ranked for ([\d,]+) tokens/)![1]
+        .replace(',', ''),
+    );
     await page.fill('#custom-tokens', String(mid));
     const line = (await page.locator('#custom-result').textContent())!;
     for (const r of config.regions) {
@@ -363,8 +487,11 @@ describe('the built site in Chromium', () => {
       expect(await row.locator(`td[data-region="${DEGRADED}"]`).textContent()).toContain('the last 3 probes failed');
       // A regional problem, named, while the other regions are fine (a busy machine may slow one of them too: then
       // the target is judged as a whole, with at least half of its regions bad).
-      const others = await Promise.all(config.regions.slice(0, -1).map((r) => row.locator(`td[data-region="${r.code}"]`).getAttribute('data-status')));
-      if (others.every((x) => x === 'operational')) expect(await row.locator('[data-regional]').textContent(), t.id).toContain(`${DEGRADED} down`);
+      const others = await Promise.all(
+        config.regions.slice(0, -1).map((r) => row.locator(`td[data-region="${r.code}"]`).getAttribute('data-status')),
+      );
+      if (others.every((x) => x === 'operational'))
+        expect(await row.locator('[data-regional]').textContent(), t.id).toContain(`${DEGRADED} down`);
       else expect(['degraded', 'down']).toContain(await row.locator('td').first().locator('[data-status]').getAttribute('data-status'));
     }
     expect(await page.locator('.legend').first().textContent()).toMatch(/Operational.*Degraded.*Down.*No data/s);
@@ -390,12 +517,25 @@ describe('the built site in Chromium', () => {
     const elements: Array<{ name: string; ns: string; path: string }> = [];
     const stack: string[] = [];
     const texts = new Map<string, string[]>();
-    parser.onopentag = (tag) => { const n = tag as QualifiedTag; stack.push(n.local); elements.push({ name: n.local, ns: n.uri, path: stack.join("/") }); };
-    parser.onclosetag = () => { stack.pop(); };
-    parser.ontext = (t) => { const p = stack.join('/'); texts.set(p, [...(texts.get(p) ?? []), t]); };
+    parser.onopentag = (tag) => {
+      const n = tag as QualifiedTag;
+      stack.push(n.local);
+      elements.push({ name: n.local, ns: n.uri, path: stack.join('/') });
+    };
+    parser.onclosetag = () => {
+      stack.pop();
+    };
+    parser.ontext = (t) => {
+      const p = stack.join('/');
+      texts.set(p, [...(texts.get(p) ?? []), t]);
+    };
     parser.write(xml).close();
     expect(elements[0]).toMatchObject({ name: 'feed', ns: 'http://www.w3.org/2005/Atom' });
-    for (const required of ['feed/id', 'feed/title', 'feed/updated', 'feed/author']) expect(elements.some((e) => e.path === required), required).toBe(true);
+    for (const required of ['feed/id', 'feed/title', 'feed/updated', 'feed/author'])
+      expect(
+        elements.some((e) => e.path === required),
+        required,
+      ).toBe(true);
     expect(elements.filter((e) => e.path === 'feed/entry')).toHaveLength(PAIRS.length);
     for (const updated of texts.get('feed/entry/updated')!) expect(new Date(updated).toISOString()).toBe(updated);
     expect(texts.get('feed/entry/title')!.every((t) => t.startsWith('Open: ') && t.includes(DEGRADED))).toBe(true);
@@ -404,14 +544,19 @@ describe('the built site in Chromium', () => {
       const badge = await fetch(`${site.url}/badges/${t.id}.svg`);
       expect(badge.headers.get('content-type')).toContain('image/svg+xml');
       const whole = data.status!.targets.find((x) => x.target === t.id && x.prompt_variant === config.promptVariants[0].id)!.status;
-      expect(await badge.text()).toMatch(new RegExp(`aria-label="${t.label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: ${whole} · TTFT p50 [\\d,]+ ms"`));
+      expect(await badge.text()).toMatch(
+        new RegExp(`aria-label="${t.label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: ${whole} · TTFT p50 [\\d,]+ ms"`),
+      );
     }
   });
 
   it('renders an honest empty state when there is no data yet', async () => {
     const none = Object.fromEntries(Object.keys(data.percentiles).map((k) => [k, []])) as unknown as SiteData['percentiles'];
     const empty: SiteData = {
-      ...data, samples: [], percentiles: none, regions: data.regions.map((r) => ({ ...r, samples: 0, colos: [], last_sample_at: null })),
+      ...data,
+      samples: [],
+      percentiles: none,
+      regions: data.regions.map((r) => ({ ...r, samples: 0, colos: [], last_sample_at: null })),
       windows: data.windows.map((w) => ({ ...w, percentiles: none, ttft_by_target: [], history: [], target_history: [] })),
     };
     empty.variant_windows = Object.fromEntries(data.variants.map((v) => [v.id, empty.windows]));
@@ -423,7 +568,15 @@ describe('the built site in Chromium', () => {
     const saved = site;
     site = emptySite;
     try {
-      for (const path of ['/', '/overview/90d/', '/status/', '/status/90d/', '/compare/', `/targets/${data.targets[0].id}/`, ...data.variants.slice(1).map((v) => `/variants/${v.id}/`)]) {
+      for (const path of [
+        '/',
+        '/overview/90d/',
+        '/status/',
+        '/status/90d/',
+        '/compare/',
+        `/targets/${data.targets[0].id}/`,
+        ...data.variants.slice(1).map((v) => `/variants/${v.id}/`),
+      ]) {
         const page = await open(path);
         expect(await page.locator('.empty').textContent(), path).toContain('No ');
         await page.close();

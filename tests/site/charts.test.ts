@@ -3,7 +3,20 @@
  * pinned to UTC by the project). A change to a chart shows up here as a diff to look at.
  */
 import { describe, expect, it } from 'vitest';
-import { errorsOverTimeChart, expectedTotalChart, histogramChart, overviewSplitChart, runOf, concurrencyTtftChart, concurrencyDecodeChart, splitParts, prefillChart, ttftEcdfChart, ttftOverTimeChart, ttftSplitChart } from '../../site/src/charts/charts.ts';
+import {
+  errorsOverTimeChart,
+  expectedTotalChart,
+  histogramChart,
+  overviewSplitChart,
+  runOf,
+  concurrencyTtftChart,
+  concurrencyDecodeChart,
+  splitParts,
+  prefillChart,
+  ttftEcdfChart,
+  ttftOverTimeChart,
+  ttftSplitChart,
+} from '../../site/src/charts/charts.ts';
 
 const T0 = Date.UTC(2026, 0, 10);
 const SNAP = (name: string) => `./__snapshots__/${name}.svg.html`;
@@ -12,7 +25,13 @@ describe('charts', () => {
   it('uses UTC', () => expect(new Date(T0).getHours()).toBe(0));
 
   it('TTFT split', async () => {
-    const svg = ttftSplitChart([{ series: 'weur', network_ms: 22, server_ms: 180, residual_ms: 30 }, { series: 'apac', network_ms: 160, server_ms: 181, residual_ms: -2 }], ['weur', 'apac']);
+    const svg = ttftSplitChart(
+      [
+        { series: 'weur', network_ms: 22, server_ms: 180, residual_ms: 30 },
+        { series: 'apac', network_ms: 160, server_ms: 181, residual_ms: -2 },
+      ],
+      ['weur', 'apac'],
+    );
     expect(svg).toContain('role="img"');
     for (const part of ['network', 'server', 'residual']) expect(svg).toContain(part);
     // Drawn for a wide screen and a phone; the phone's copy is hidden from assistive technology.
@@ -20,9 +39,14 @@ describe('charts', () => {
     expect(svg).toContain('<div class="plot-narrow" aria-hidden="true">');
     // weur: network, the server's own report, the residual; apac (negative residual): network and server.
     expect(splitParts({ series: 'weur', network_ms: 22, server_ms: 180, residual_ms: 30 })).toEqual([
-      { part: 'network', x1: 0, x2: 22 }, { part: 'server', x1: 22, x2: 172 }, { part: 'residual', x1: 172, x2: 202 },
+      { part: 'network', x1: 0, x2: 22 },
+      { part: 'server', x1: 22, x2: 172 },
+      { part: 'residual', x1: 172, x2: 202 },
     ]);
-    expect(splitParts({ series: 'apac', network_ms: 160, server_ms: 181, residual_ms: -2 }).map((p) => p.part)).toEqual(['network', 'server']);
+    expect(splitParts({ series: 'apac', network_ms: 160, server_ms: 181, residual_ms: -2 }).map((p) => p.part)).toEqual([
+      'network',
+      'server',
+    ]);
     await expect(svg).toMatchFileSnapshot(SNAP('ttft-split'));
   });
 
@@ -42,8 +66,19 @@ describe('charts', () => {
   });
 
   it('TTFT ECDF', async () => {
-    const values = [120, 130, 150, 400].flatMap((v, i) => [{ series: 'weur', ttft_ms: v }, { series: 'apac', ttft_ms: v + 140 + i }]);
-    await expect(ttftEcdfChart(values, new Map([['weur', '#0072B2'], ['apac', '#E69F00']]))).toMatchFileSnapshot(SNAP('ttft-ecdf'));
+    const values = [120, 130, 150, 400].flatMap((v, i) => [
+      { series: 'weur', ttft_ms: v },
+      { series: 'apac', ttft_ms: v + 140 + i },
+    ]);
+    await expect(
+      ttftEcdfChart(
+        values,
+        new Map([
+          ['weur', '#0072B2'],
+          ['apac', '#E69F00'],
+        ]),
+      ),
+    ).toMatchFileSnapshot(SNAP('ttft-ecdf'));
   });
 
   it('TTFT over time', async () => {
@@ -58,36 +93,69 @@ describe('charts', () => {
   });
 
   it('histogram', async () => {
-    await expect(histogramChart([8, 9, 9, 10, 10, 10, 11, 30], 'gap between token-bearing reads', 'ms')).toMatchFileSnapshot(SNAP('histogram'));
+    await expect(histogramChart([8, 9, 9, 10, 10, 10, 11, 30], 'gap between token-bearing reads', 'ms')).toMatchFileSnapshot(
+      SNAP('histogram'),
+    );
   });
 
   it('prefill: server time against prompt size with the fitted line', async () => {
-    const points = [200, 1_000, 32_000].flatMap((x) => [{ series: 'weur', prompt_tokens: x, server_ms: 40 + 0.08 * x }, { series: 'apac', prompt_tokens: x, server_ms: 45 + 0.08 * x }]);
-    const svg = prefillChart(points, [{ series: 'weur', slope: 0.08, intercept: 40, from: 200, to: 32_000 }], new Map([['weur', '#0072B2'], ['apac', '#E69F00']]));
+    const points = [200, 1_000, 32_000].flatMap((x) => [
+      { series: 'weur', prompt_tokens: x, server_ms: 40 + 0.08 * x },
+      { series: 'apac', prompt_tokens: x, server_ms: 45 + 0.08 * x },
+    ]);
+    const svg = prefillChart(
+      points,
+      [{ series: 'weur', slope: 0.08, intercept: 40, from: 200, to: 32_000 }],
+      new Map([
+        ['weur', '#0072B2'],
+        ['apac', '#E69F00'],
+      ]),
+    );
     expect(svg).toContain('prompt tokens (log scale)');
     await expect(svg).toMatchFileSnapshot(SNAP('prefill'));
   });
 
   it('errors over time', async () => {
-    const svg = errorsOverTimeChart([{ t: T0, error: 'http', count: 2 }, { t: T0, error: 'stall', count: 1 }], 3_600_000, { from: T0, to: T0 + 24 * 3_600_000 });
+    const svg = errorsOverTimeChart(
+      [
+        { t: T0, error: 'http', count: 2 },
+        { t: T0, error: 'stall', count: 1 },
+      ],
+      3_600_000,
+      { from: T0, to: T0 + 24 * 3_600_000 },
+    );
     expect(svg).toContain('time (UTC)');
     await expect(svg).toMatchFileSnapshot(SNAP('errors'));
   });
 
   it('stays light however many samples there are', () => {
-    const values = Array.from({ length: 30_000 }, (_, i) => ({ series: ['weur', 'enam', 'apac'][i % 3], ttft_ms: 100 + ((i * 7919) % 1000) }));
+    const values = Array.from({ length: 30_000 }, (_, i) => ({
+      series: ['weur', 'enam', 'apac'][i % 3],
+      ttft_ms: 100 + ((i * 7919) % 1000),
+    }));
     // Both drawings (wide and phone) together.
     expect(ttftEcdfChart(values).length).toBeLessThan(80_000);
-    expect(histogramChart(values.map((v) => v.ttft_ms), 'ttft', 'ms').length).toBeLessThan(40_000);
+    expect(
+      histogramChart(
+        values.map((v) => v.ttft_ms),
+        'ttft',
+        'ms',
+      ).length,
+    ).toBeLessThan(40_000);
   });
 
   it('expected total by length, with a flip', async () => {
-    const lines = [1, 10, 100, 1000].flatMap((n) => [{ target: 'A', tokens: n, total_ms: 100 + (n - 1) * 10 }, { target: 'B', tokens: n, total_ms: 200 + (n - 1) * 5 }]);
+    const lines = [1, 10, 100, 1000].flatMap((n) => [
+      { target: 'A', tokens: n, total_ms: 100 + (n - 1) * 10 },
+      { target: 'B', tokens: n, total_ms: 200 + (n - 1) * 5 },
+    ]);
     await expect(expectedTotalChart(lines, [{ tokens: 21, label: '21' }])).toMatchFileSnapshot(SNAP('expected-total'));
   });
 
   it('concurrency: TTFT and decode speed by level on a log-2 axis of the levels', async () => {
-    const points = [1, 4, 8, 16].flatMap((level, i) => [{ series: 'weur', level, ttft_p50: 100 + 20 * i, ttft_p95: 120 + 40 * i, decode_tps_p50: 150 - 5 * i, decode_tps_min: 140 - 10 * i }]);
+    const points = [1, 4, 8, 16].flatMap((level, i) => [
+      { series: 'weur', level, ttft_p50: 100 + 20 * i, ttft_p95: 120 + 40 * i, decode_tps_p50: 150 - 5 * i, decode_tps_min: 140 - 10 * i },
+    ]);
     const ttft = concurrencyTtftChart(points);
     for (const l of ['1', '4', '8', '16']) expect(ttft).toContain(`>${l}<`);
     expect(ttft).toContain('simultaneous streams');

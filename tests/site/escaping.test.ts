@@ -12,7 +12,9 @@ describe('escaping', () => {
   });
 
   it('CSV cells that a spreadsheet would run as a formula are neutralised; numbers stay numbers', () => {
-    const csv = toCsv([{ detail: '=HYPERLINK("http://x","y")', plus: '+1', at: '@SUM(A1)', tab: '\tx', minus: '-2+3', n: -1.5, ok: 'fine' }]);
+    const csv = toCsv([
+      { detail: '=HYPERLINK("http://x","y")', plus: '+1', at: '@SUM(A1)', tab: '\tx', minus: '-2+3', n: -1.5, ok: 'fine' },
+    ]);
     const row = csv.split('\r\n')[1];
     expect(row).toBe(`"'=HYPERLINK(""http://x"",""y"")",'+1,'@SUM(A1),'\tx,'-2+3,-1.5,fine`);
   });

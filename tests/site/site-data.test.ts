@@ -17,9 +17,37 @@ import { ofVariant, variantText } from '../../site/src/data/overview.ts';
 const T0 = Date.UTC(2026, 0, 10);
 function sample(over: Partial<SiteSample>): SiteSample {
   return {
-    id: 1, tick_id: T0, started_at: T0, region: 'weur', target: 'a', prompt_variant: 'p', prompt_tokens: 200, input_tokens: null, colo: null, colo_outside_region: false, simulated: false, backfill: false,
-    error: null, status: 200, ttft_ms: 100, ttfa_ms: 100, network_ms: 20, server_ms: 80, residual_ms: null, split_source: 'server-timing', split_note: null,
-    tpot_ms: 10, decode_tps: 100, total_ms: 500, output_tokens: 10, reasoning_tokens: null, reasoning_streamed: false, answer_tokens: 10, chunks: 5, timeline: [100, 110, 130], ...over,
+    id: 1,
+    tick_id: T0,
+    started_at: T0,
+    region: 'weur',
+    target: 'a',
+    prompt_variant: 'p',
+    prompt_tokens: 200,
+    input_tokens: null,
+    colo: null,
+    colo_outside_region: false,
+    simulated: false,
+    backfill: false,
+    error: null,
+    status: 200,
+    ttft_ms: 100,
+    ttfa_ms: 100,
+    network_ms: 20,
+    server_ms: 80,
+    residual_ms: null,
+    split_source: 'server-timing',
+    split_note: null,
+    tpot_ms: 10,
+    decode_tps: 100,
+    total_ms: 500,
+    output_tokens: 10,
+    reasoning_tokens: null,
+    reasoning_streamed: false,
+    answer_tokens: 10,
+    chunks: 5,
+    timeline: [100, 110, 130],
+    ...over,
   };
 }
 const many = (n: number, over: Partial<SiteSample>) => Array.from({ length: n }, (_, i) => sample({ id: i, ...over }));
@@ -44,21 +72,39 @@ describe('status', () => {
     expect(judge(tally(5, 0, 900), null).status).toBe('operational');
     expect(judge(tally(0, 0, null), 100).status).toBe('no-data');
   });
-  it('judges now from the last hour of raw samples, and each period of a view from its rollups, against the view\'s baseline', () => {
+  it("judges now from the last hour of raw samples, and each period of a view from its rollups, against the view's baseline", () => {
     const now = T0 + 2 * 86_400_000 + 30 * 60_000;
     const samples = [...many(4, { tick_id: now - 10 * 60_000, ttft_ms: 400 }), ...many(4, { tick_id: now - 2 * 3_600_000, error: 'http' })];
     const data = { samples, generated_at: new Date(now).toISOString(), variant: { id: 'p' } } as unknown as SiteData;
-    const point = (day: number, probes: number, failures: number, ttft_p50: number | null) => ({ start: new Date(T0 + day * 86_400_000).toISOString(), region: '*', target: 'a', probes, failures, errors: {}, ttft_p50, ttft_p95: null });
+    const point = (day: number, probes: number, failures: number, ttft_p50: number | null) => ({
+      start: new Date(T0 + day * 86_400_000).toISOString(),
+      region: '*',
+      target: 'a',
+      probes,
+      failures,
+      errors: {},
+      ttft_p50,
+      ttft_p95: null,
+    });
     const view = {
-      id: '7d', label: '7 d', resolution: 'day', window: { from: new Date(T0).toISOString(), to: new Date(T0 + 2 * 86_400_000).toISOString() },
-      ttft_by_target: [{ target: 'a', n: 40, p50: 100 }], target_history: [point(0, 10, 0, 100), point(1, 10, 6, 120)],
+      id: '7d',
+      label: '7 d',
+      resolution: 'day',
+      window: { from: new Date(T0).toISOString(), to: new Date(T0 + 2 * 86_400_000).toISOString() },
+      ttft_by_target: [{ target: 'a', n: 40, p50: 100 }],
+      target_history: [point(0, 10, 0, 100), point(1, 10, 6, 120)],
     } as unknown as WindowView;
     const s = targetStatus(data, view, 'a');
     // The failures two hours ago are not in the last hour: 4 successes at 400 ms, 4× the 7-day median.
     expect(s.now).toMatchObject({ status: 'degraded', samples: 4, baseline_p50: 100 });
-    expect(s.periods.map((d) => [d.start.slice(0, 10), d.status])).toEqual([['2026-01-10', 'operational'], ['2026-01-11', 'down']]);
+    expect(s.periods.map((d) => [d.start.slice(0, 10), d.status])).toEqual([
+      ['2026-01-10', 'operational'],
+      ['2026-01-11', 'down'],
+    ]);
     // Too few successes for a baseline: speed is not judged.
-    expect(targetStatus(data, { ...view, ttft_by_target: [{ target: 'a', n: 9, p50: 100 }] } as unknown as WindowView, 'a').now.status).toBe('operational');
+    expect(
+      targetStatus(data, { ...view, ttft_by_target: [{ target: 'a', n: 9, p50: 100 }] } as unknown as WindowView, 'a').now.status,
+    ).toBe('operational');
   });
 });
 
@@ -68,11 +114,32 @@ describe('window views from rollups', () => {
   const H = 3_600_000;
   const D = 86_400_000;
   function rows(starts: number[], value: number): Rollup[] {
-    return rollUp(starts.map((t) => ({ tick_id: t, region: 'weur', target: 'a', prompt_variant: 'p', method_version: 2, error: null, split_source: null, ttft_ms: value, ttfa_ms: value, tpot_ms: 5, itl_p99_ms: 9, total_ms: value + 100, decode_tps: 200, network_ms: null, server_ms: null })));
+    return rollUp(
+      starts.map((t) => ({
+        tick_id: t,
+        region: 'weur',
+        target: 'a',
+        prompt_variant: 'p',
+        method_version: 2,
+        error: null,
+        split_source: null,
+        ttft_ms: value,
+        ttfa_ms: value,
+        tpot_ms: 5,
+        itl_p99_ms: 9,
+        total_ms: value + 100,
+        decode_tps: 200,
+        network_ms: null,
+        server_ms: null,
+      })),
+    );
   }
-  it('answers 24 h from hourly rows, and N days from N whole days plus today\'s hours', () => {
+  it("answers 24 h from hourly rows, and N days from N whole days plus today's hours", () => {
     const hourly = [...rows([NOW - 20 * H], 100), ...rows([TODAY + 2 * H, TODAY + 2 * H + 300_000], 200)];
-    const daily = [...rows([TODAY - 3 * D], 300), ...rows([TODAY - 20 * D], 400), ...rows([TODAY - 60 * D], 500)].map((r) => ({ ...r, hour: Math.floor(r.hour / D) * D }));
+    const daily = [...rows([TODAY - 3 * D], 300), ...rows([TODAY - 20 * D], 400), ...rows([TODAY - 60 * D], 500)].map((r) => ({
+      ...r,
+      hour: Math.floor(r.hour / D) * D,
+    }));
     const views = Object.fromEntries(windowViews(hourly, daily, NOW).map((v) => [v.id, v]));
     const n = (id: string) => views[id].percentiles.ttft_ms[0].n;
     expect([n('24h'), n('7d'), n('30d'), n('90d')]).toEqual([3, 3, 4, 5]);
@@ -82,7 +149,11 @@ describe('window views from rollups', () => {
     expect(Math.abs(views['7d'].percentiles.ttft_ms[0].p50! - 200) / 200).toBeLessThanOrEqual(HISTOGRAM_RELATIVE_ERROR);
     expect(views['7d'].percentiles.ttft_ms[0].p99).toBeCloseTo(298, 1);
     // The history: one point per day, today's hours merged into one.
-    expect(views['30d'].history.map((p) => [p.start.slice(0, 10), p.probes])).toEqual([['2026-06-10', 1], ['2026-06-27', 1], ['2026-06-30', 2]]);
+    expect(views['30d'].history.map((p) => [p.start.slice(0, 10), p.probes])).toEqual([
+      ['2026-06-10', 1],
+      ['2026-06-27', 1],
+      ['2026-06-30', 2],
+    ]);
     expect(views['24h'].history.map((p) => p.probes)).toEqual([1, 2]);
   });
 });
@@ -100,10 +171,17 @@ describe('compare', () => {
       { target: 'fast', total: 500, low: 480, high: 520, ttft_n: 50, tpot_n: 50 },
       { target: 'close', total: 510, low: 490, high: 530, ttft_n: 50, tpot_n: 50 },
     ]);
-    expect(r.map((x) => [x.target, x.rank, x.versus_next])).toEqual([['fast', 1, 'tied'], ['close', 2, 'faster'], ['slow', 3, null]]);
+    expect(r.map((x) => [x.target, x.rank, x.versus_next])).toEqual([
+      ['fast', 1, 'tied'],
+      ['close', 2, 'faster'],
+      ['slow', 3, null],
+    ]);
   });
   it('treats a missing interval (too few samples) as a tie', () => {
-    const r = rank([{ target: 'a', total: 100, low: null, high: null, ttft_n: 3, tpot_n: 3 }, { target: 'b', total: 900, low: 800, high: 1000, ttft_n: 50, tpot_n: 50 }]);
+    const r = rank([
+      { target: 'a', total: 100, low: null, high: null, ttft_n: 3, tpot_n: 3 },
+      { target: 'b', total: 900, low: 800, high: 1000, ttft_n: 50, tpot_n: 50 },
+    ]);
     expect(r[0].versus_next).toBe('tied');
   });
   it('finds where the winner flips', () => {
@@ -111,9 +189,12 @@ describe('compare', () => {
     expect(crossover({ ttft: 100, tpot: 10 }, { ttft: 200, tpot: 5 }, 2000)).toBe(21);
     expect(crossover({ ttft: 100, tpot: 5 }, { ttft: 200, tpot: 10 }, 2000)).toBeNull();
   });
-  it('says over which lengths a flip is a tie, by the rankings\' rule', () => {
+  it("says over which lengths a flip is a tie, by the rankings' rule", () => {
     // a: 100 ms [95–105] + 10 [9.5–10.5] per token; b: 200 [190–210] + 5 [4.8–5.2]: medians cross at 21 tokens.
-    const at = (n: number): [Expected, Expected] => [expectedTotal(g('a', 100, 95, 105), g('a', 10, 9.5, 10.5), n)!, expectedTotal(g('b', 200, 190, 210), g('b', 5, 4.8, 5.2), n)!];
+    const at = (n: number): [Expected, Expected] => [
+      expectedTotal(g('a', 100, 95, 105), g('a', 10, 9.5, 10.5), n)!,
+      expectedTotal(g('b', 200, 190, 210), g('b', 5, 4.8, 5.2), n)!,
+    ];
     expect(overlap(...at(21))).toBe('tied');
     expect(overlap(...at(1))).toBe('separate');
     expect(overlap(...at(100))).toBe('separate');
@@ -124,30 +205,81 @@ describe('compare', () => {
     expect(band.to).toBeGreaterThanOrEqual(27);
     expect(band.to).toBeLessThanOrEqual(32);
     for (const n of [band.from, 21, band.to]) expect(overlap(...at(n))).toBe('tied');
-    expect(flipSentence({ tokens: 21, from: 'A', to: 'B', band })).toMatch(/^A → B at about 21 tokens; from \d+ to \d+ tokens their 95 % intervals overlap, so there the two are tied at this sample size$/);
+    expect(flipSentence({ tokens: 21, from: 'A', to: 'B', band })).toMatch(
+      /^A → B at about 21 tokens; from \d+ to \d+ tokens their 95 % intervals overlap, so there the two are tied at this sample size$/,
+    );
     // Without intervals the flip is not established; with intervals wide enough it is a tie throughout.
-    const bare = (n: number): [Expected, Expected] => [expectedTotal(g('a', 100, null, null), g('a', 10, null, null), n)!, expectedTotal(g('b', 200, 190, 210), g('b', 5, 4.8, 5.2), n)!];
+    const bare = (n: number): [Expected, Expected] => [
+      expectedTotal(g('a', 100, null, null), g('a', 10, null, null), n)!,
+      expectedTotal(g('b', 200, 190, 210), g('b', 5, 4.8, 5.2), n)!,
+    ];
     expect(tieBandAround(21, bare)).toBeNull();
     expect(flipSentence({ tokens: 21, from: 'A', to: 'B', band: null })).toContain('not established');
-    const wide = (n: number): [Expected, Expected] => [expectedTotal(g('a', 100, 1, 1000), g('a', 10, 1, 100), n)!, expectedTotal(g('b', 200, 1, 1000), g('b', 5, 1, 100), n)!];
+    const wide = (n: number): [Expected, Expected] => [
+      expectedTotal(g('a', 100, 1, 1000), g('a', 10, 1, 100), n)!,
+      expectedTotal(g('b', 200, 1, 1000), g('b', 5, 1, 100), n)!,
+    ];
     expect(flipSentence({ tokens: 21, from: 'A', to: 'B', band: tieBandAround(21, wide) })).toContain('tied throughout');
   });
 });
 
 describe('series', () => {
   it('splits by series with medians and split sources, noting samples without a split', () => {
-    const rows = splitBySeries([...many(3, { network_ms: 10, server_ms: 90, residual_ms: 4 }), sample({ region: 'apac', network_ms: null, server_ms: null, split_source: null })]);
+    const rows = splitBySeries([
+      ...many(3, { network_ms: 10, server_ms: 90, residual_ms: 4 }),
+      sample({ region: 'apac', network_ms: null, server_ms: null, split_source: null }),
+    ]);
     expect(rows).toEqual([
-      { series: 'apac', n: 1, with_split: 0, network_ms: null, server_ms: null, residual_ms: null, ttft_ms: 100, split_source: null, other_sources: [] },
-      { series: 'weur', n: 3, with_split: 3, network_ms: 10, server_ms: 90, residual_ms: 4, ttft_ms: 100, split_source: 'server-timing', other_sources: [] },
+      {
+        series: 'apac',
+        n: 1,
+        with_split: 0,
+        network_ms: null,
+        server_ms: null,
+        residual_ms: null,
+        ttft_ms: 100,
+        split_source: null,
+        other_sources: [],
+      },
+      {
+        series: 'weur',
+        n: 3,
+        with_split: 3,
+        network_ms: 10,
+        server_ms: 90,
+        residual_ms: 4,
+        ttft_ms: 100,
+        split_source: 'server-timing',
+        other_sources: [],
+      },
     ]);
   });
   it('never pools split sources: the medians come from the source most samples had', () => {
-    const rows = splitBySeries([...many(3, { network_ms: 10, server_ms: 90 }), ...many(2, { network_ms: 60, server_ms: 40, split_source: 'rtt' })]);
-    expect(rows).toEqual([{ series: 'weur', n: 5, with_split: 3, network_ms: 10, server_ms: 90, residual_ms: null, ttft_ms: 100, split_source: 'server-timing', other_sources: ['rtt'] }]);
+    const rows = splitBySeries([
+      ...many(3, { network_ms: 10, server_ms: 90 }),
+      ...many(2, { network_ms: 60, server_ms: 40, split_source: 'rtt' }),
+    ]);
+    expect(rows).toEqual([
+      {
+        series: 'weur',
+        n: 5,
+        with_split: 3,
+        network_ms: 10,
+        server_ms: 90,
+        residual_ms: null,
+        ttft_ms: 100,
+        split_source: 'server-timing',
+        other_sources: ['rtt'],
+      },
+    ]);
   });
   it('buckets TTFT over time and errors by class', () => {
-    const samples = [sample({ ttft_ms: 100 }), sample({ ttft_ms: 300 }), sample({ tick_id: T0 + 3_600_000, ttft_ms: 50 }), sample({ error: 'stall' })];
+    const samples = [
+      sample({ ttft_ms: 100 }),
+      sample({ ttft_ms: 300 }),
+      sample({ tick_id: T0 + 3_600_000, ttft_ms: 50 }),
+      sample({ error: 'stall' }),
+    ];
     expect(ttftOverTime(samples, 3_600_000)).toEqual([
       { series: 'weur', t: T0, n: 2, p50: 200, p95: 290 },
       { series: 'weur', t: T0 + 3_600_000, n: 1, p50: 50, p95: 50 },
@@ -156,7 +288,9 @@ describe('series', () => {
   });
   it('fits the prefill rate per series from server time against the provider-counted prompt tokens', () => {
     // Server time = 30 ms + 0.1 ms per counted token; the configured sizes (200, 2,000) are 10 % above what the provider counted.
-    const samples = [200, 2_000].flatMap((size) => [0, 1, 2, 3].map((i) => sample({ prompt_tokens: size, input_tokens: size * 0.9, server_ms: 30 + 0.1 * size * 0.9 + i })));
+    const samples = [200, 2_000].flatMap((size) =>
+      [0, 1, 2, 3].map((i) => sample({ prompt_tokens: size, input_tokens: size * 0.9, server_ms: 30 + 0.1 * size * 0.9 + i })),
+    );
     const { fits, points } = prefillFits(samples);
     expect(fits).toHaveLength(1);
     expect(fits[0].tokens).toBe('reported by the provider');
@@ -176,27 +310,48 @@ describe('series', () => {
     expect(itlGaps([sample({})])).toEqual([10, 20]);
     expect(tokensPerChunk([sample({ output_tokens: 12, chunks: 4 })])).toEqual([3]);
     // Hidden reasoning (counted, never streamed) is not in any chunk: only the answer's tokens are.
-    expect(tokensPerChunk([sample({ output_tokens: 64, reasoning_tokens: 30, reasoning_streamed: false, answer_tokens: 34, chunks: 34 })])).toEqual([1]);
-    expect(tokensPerChunk([sample({ output_tokens: 64, reasoning_tokens: 30, reasoning_streamed: true, answer_tokens: 34, chunks: 32 })])).toEqual([2]);
+    expect(
+      tokensPerChunk([sample({ output_tokens: 64, reasoning_tokens: 30, reasoning_streamed: false, answer_tokens: 34, chunks: 34 })]),
+    ).toEqual([1]);
+    expect(
+      tokensPerChunk([sample({ output_tokens: 64, reasoning_tokens: 30, reasoning_streamed: true, answer_tokens: 34, chunks: 32 })]),
+    ).toEqual([2]);
   });
 });
 
 describe('prompt variants', () => {
   const data = {
     variant: { id: 'chat', label: 'Chat', prompt_tokens: 200, max_tokens: 64 },
-    variants: [{ id: 'chat', label: 'Chat', prompt_tokens: 200, max_tokens: 64 }, { id: 'long', label: 'Long', prompt_tokens: 4000, max_tokens: 64 }],
+    variants: [
+      { id: 'chat', label: 'Chat', prompt_tokens: 200, max_tokens: 64 },
+      { id: 'long', label: 'Long', prompt_tokens: 4000, max_tokens: 64 },
+    ],
   } as unknown as SiteData;
   it('keeps figures to one variant and says which', () => {
-    expect(ofVariant(data, [sample({ prompt_variant: 'chat' }), sample({ prompt_variant: 'long' })]).map((s) => s.prompt_variant)).toEqual(['chat']);
-    expect(variantText(data)).toBe('prompt variant chat (200 tokens in, up to 64 out); 1 other variant has its own page, never pooled with this one');
+    expect(ofVariant(data, [sample({ prompt_variant: 'chat' }), sample({ prompt_variant: 'long' })]).map((s) => s.prompt_variant)).toEqual([
+      'chat',
+    ]);
+    expect(variantText(data)).toBe(
+      'prompt variant chat (200 tokens in, up to 64 out); 1 other variant has its own page, never pooled with this one',
+    );
   });
 
-  it('builds each variant\'s views from its own rollups, and scopes a page to one', () => {
+  it("builds each variant's views from its own rollups, and scopes a page to one", () => {
     const row = (prompt_variant: string, ttft_ms: number) => ({ ...sample({ prompt_variant, ttft_ms }), method_version: 2, itl_p99_ms: 9 });
     const rows = rollUp([row('chat', 100), row('long', 900)]);
     const now = T0 + 2 * 3_600_000;
-    const of = (id: string) => windowViews(rows.filter((r) => r.prompt_variant === id), [], now);
-    const full = { ...data, variant_windows: { chat: of('chat'), long: of('long') }, windows: of('chat'), percentiles: of('chat').find((w) => w.id === '7d')!.percentiles } as unknown as SiteData;
+    const of = (id: string) =>
+      windowViews(
+        rows.filter((r) => r.prompt_variant === id),
+        [],
+        now,
+      );
+    const full = {
+      ...data,
+      variant_windows: { chat: of('chat'), long: of('long') },
+      windows: of('chat'),
+      percentiles: of('chat').find((w) => w.id === '7d')!.percentiles,
+    } as unknown as SiteData;
     const long = scopedTo(full, 'long');
     expect(long.variant.id).toBe('long');
     expect(long.windows.find((w) => w.id === '24h')!.percentiles.ttft_ms[0].p50).toBeCloseTo(900, -1);
@@ -208,7 +363,14 @@ describe('prompt variants', () => {
 });
 
 describe('one visual language', () => {
-  const data = { targets: [{ id: 'a', label: 'A' }, { id: 'b', label: 'B' }, { id: 'c', label: 'C' }], regions: [{ code: 'weur' }, { code: 'apac' }, { code: 'enam' }] } as unknown as SiteData;
+  const data = {
+    targets: [
+      { id: 'a', label: 'A' },
+      { id: 'b', label: 'B' },
+      { id: 'c', label: 'C' },
+    ],
+    regions: [{ code: 'weur' }, { code: 'apac' }, { code: 'enam' }],
+  } as unknown as SiteData;
   it('gives a target the same colour whichever targets a chart shows, and keeps the configured region order', () => {
     const colors = targetColors(data);
     const all = colorScale(['C', 'A', 'B'], colors);
@@ -220,8 +382,27 @@ describe('one visual language', () => {
     expect(ordered(['enam', 'weur', 'apac'], regionColors(data))).toEqual(['weur', 'apac', 'enam']);
   });
   it('formats every number by one rule: digits by size, thousands separated, a real minus sign', () => {
-    expect([0, 0.256, 4.04, 9.96, 60, 121.4, 1234.5, 123456, -1, -0.004].map(fmt)).toEqual(['0', '0.26', '4.0', '10', '60', '121', '1,235', '123,456', '−1.0', '0']);
-    expect([ms(null), ms(undefined), ms(Number.NaN), rate(0.095), rate(0), signed(2500), signed(-1)]).toEqual(['–', '–', '–', '9.5 %', '0 %', '+2,500', '−1.0']);
+    expect([0, 0.256, 4.04, 9.96, 60, 121.4, 1234.5, 123456, -1, -0.004].map(fmt)).toEqual([
+      '0',
+      '0.26',
+      '4.0',
+      '10',
+      '60',
+      '121',
+      '1,235',
+      '123,456',
+      '−1.0',
+      '0',
+    ]);
+    expect([ms(null), ms(undefined), ms(Number.NaN), rate(0.095), rate(0), signed(2500), signed(-1)]).toEqual([
+      '–',
+      '–',
+      '–',
+      '9.5 %',
+      '0 %',
+      '+2,500',
+      '−1.0',
+    ]);
     expect([1, 10, 1000, 0.5, 2.5].map(tick)).toEqual(['1', '10', '1,000', '0.50', '2.5']);
     // One decimal more where an interval is narrower than a unit (a prefill rate: 80.0 [79.8–80.3]).
     expect([80, 79.96, 79.84, 1234.56, -12.34, 5.55].map(precise)).toEqual(['80.0', '80.0', '79.8', '1,234.6', '−12.3', '5.5']);

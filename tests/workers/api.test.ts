@@ -34,7 +34,15 @@ describe('GET /api/v1/*', () => {
   it('health says ok and when the last tick was', async () => {
     const r = await get('/api/v1/health');
     expect(r.status).toBe(200);
-    expect(await r.json()).toMatchObject({ status: 'ok', db: 'ok', last_tick_at: new Date(firstTick + FIVE_MIN).toISOString(), regions: 3, targets: 4, spread: 1, prompt_variants: [{ id: 'tiny', label: 'Tiny', prompt_tokens: 40, max_tokens: 6 }] });
+    expect(await r.json()).toMatchObject({
+      status: 'ok',
+      db: 'ok',
+      last_tick_at: new Date(firstTick + FIVE_MIN).toISOString(),
+      regions: 3,
+      targets: 4,
+      spread: 1,
+      prompt_variants: [{ id: 'tiny', label: 'Tiny', prompt_tokens: 40, max_tokens: 6 }],
+    });
   });
 
   it('regions lists each region with its samples and observed colos', async () => {
@@ -52,15 +60,23 @@ describe('GET /api/v1/*', () => {
   });
 
   it('samples pages newest first with a cursor, and filters', async () => {
-    const first = await (await get('/api/v1/samples?limit=4')).json<{ samples: Array<{ id: number; timeline: number[] }>; next_cursor: number }>();
+    const first = await (await get('/api/v1/samples?limit=4')).json<{
+      samples: Array<{ id: number; timeline: number[] }>;
+      next_cursor: number;
+    }>();
     expect(first.samples).toHaveLength(4);
-    const second = await (await get(`/api/v1/samples?limit=100&cursor=${first.next_cursor}`)).json<{ samples: Array<{ id: number }>; next_cursor: null }>();
+    const second = await (await get(`/api/v1/samples?limit=100&cursor=${first.next_cursor}`)).json<{
+      samples: Array<{ id: number }>;
+      next_cursor: null;
+    }>();
     expect(second.samples).toHaveLength(14);
     expect(second.next_cursor).toBeNull();
     expect(Math.max(...second.samples.map((s) => s.id))).toBeLessThan(Math.min(...first.samples.map((s) => s.id)));
     const ok = first.samples.find((s) => s.timeline.length > 0)!;
     expect(ok.timeline.every((t, i) => i === 0 || t >= ok.timeline[i - 1])).toBe(true);
-    const failed = await (await get('/api/v1/samples?error=http&region=weur')).json<{ samples: Array<{ target: string; region: string }> }>();
+    const failed = await (await get('/api/v1/samples?error=http&region=weur')).json<{
+      samples: Array<{ target: string; region: string }>;
+    }>();
     expect(failed.samples).toHaveLength(2);
     expect(failed.samples.every((s) => s.target === 'ref-broken' && s.region === 'weur')).toBe(true);
   });
@@ -74,7 +90,10 @@ describe('GET /api/v1/*', () => {
   });
 
   it('percentiles by region and target, with sample counts, error rates and intervals', async () => {
-    const body = await (await get('/api/v1/percentiles?metric=ttft_ms')).json<{ metric: string; groups: Array<Record<string, number | string | null>> }>();
+    const body = await (await get('/api/v1/percentiles?metric=ttft_ms')).json<{
+      metric: string;
+      groups: Array<Record<string, number | string | null>>;
+    }>();
     expect(body.metric).toBe('ttft_ms');
     expect(body.groups).toHaveLength(9);
     const chat = body.groups.find((g) => g.region === 'weur' && g.target === 'ref-chat')!;
@@ -82,16 +101,26 @@ describe('GET /api/v1/*', () => {
     expect(chat.p50 as number).toBeGreaterThan(0);
     const broken = body.groups.find((g) => g.target === 'ref-broken')!;
     expect(broken).toMatchObject({ n: 0, samples: 2, errors: 2, error_rate: 1, p50: null });
-    const byTarget = await (await get('/api/v1/percentiles?metric=tpot_ms&by=target&target=ref-chat,ref-messages')).json<{ groups: Array<{ target: string; n: number; samples: number }> }>();
-    expect(byTarget.groups.map((g) => [g.target, g.samples])).toEqual([['ref-chat', 6], ['ref-messages', 6]]);
+    const byTarget = await (await get('/api/v1/percentiles?metric=tpot_ms&by=target&target=ref-chat,ref-messages')).json<{
+      groups: Array<{ target: string; n: number; samples: number }>;
+    }>();
+    expect(byTarget.groups.map((g) => [g.target, g.samples])).toEqual([
+      ['ref-chat', 6],
+      ['ref-messages', 6],
+    ]);
     // TPOT is null for a probe whose 1 ms-apart answer reads fell within one clock tick, so n may be below samples.
     for (const g of byTarget.groups) expect(g.n).toBeLessThanOrEqual(g.samples);
     const csv = await (await get('/api/v1/percentiles?by=region&format=csv')).text();
-    expect(csv.split('\r\n')[0]).toBe('region,n,samples,errors,error_rate,p50,p50_ci_low,p50_ci_high,p90,p90_ci_low,p90_ci_high,p95,p95_ci_low,p95_ci_high,p99,p99_ci_low,p99_ci_high');
+    expect(csv.split('\r\n')[0]).toBe(
+      'region,n,samples,errors,error_rate,p50,p50_ci_low,p50_ci_high,p90,p90_ci_low,p90_ci_high,p95,p95_ci_low,p95_ci_high,p99,p99_ci_low,p99_ci_high',
+    );
   });
 
   it('never pools the split across sources: its parts come per split_source, which can be filtered', async () => {
-    const body = await (await get('/api/v1/percentiles?metric=network_ms')).json<{ by: string[]; groups: Array<Record<string, number | string | null>> }>();
+    const body = await (await get('/api/v1/percentiles?metric=network_ms')).json<{
+      by: string[];
+      groups: Array<Record<string, number | string | null>>;
+    }>();
     expect(body.by).toEqual(['region', 'target', 'split_source']);
     const chat = body.groups.filter((g) => g.region === 'weur' && g.target === 'ref-chat');
     expect(chat.map((g) => g.split_source)).toEqual(['server-timing.total']);
@@ -100,10 +129,14 @@ describe('GET /api/v1/*', () => {
     expect(body.groups.find((g) => g.target === 'ref-broken')).toMatchObject({ split_source: null, n: 0 });
     const rttOnly = await (await get('/api/v1/samples?limit=1000&split_source=rtt')).json<{ samples: unknown[] }>();
     expect(rttOnly.samples).toHaveLength(0);
-    const none = await (await get('/api/v1/samples?limit=1000&split_source=none')).json<{ samples: Array<{ split_source: string | null; target: string }> }>();
+    const none = await (await get('/api/v1/samples?limit=1000&split_source=none')).json<{
+      samples: Array<{ split_source: string | null; target: string }>;
+    }>();
     expect(none.samples.length).toBeGreaterThan(0);
     expect(none.samples.every((x) => x.split_source === null)).toBe(true);
-    const ttft = await (await get('/api/v1/percentiles?metric=ttft_ms&by=split_source')).json<{ groups: Array<{ split_source: string | null }> }>();
+    const ttft = await (await get('/api/v1/percentiles?metric=ttft_ms&by=split_source')).json<{
+      groups: Array<{ split_source: string | null }>;
+    }>();
     expect(ttft.groups.map((g) => g.split_source).sort()).toEqual([null, 'server-timing.total'].sort());
   });
 
@@ -155,11 +188,12 @@ describe('GET /api/v1/*', () => {
 });
 
 describe('POST /api/v1/ticks (admin)', () => {
-  const post = (body: unknown, token?: string) => get('/api/v1/ticks', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify(body),
-  });
+  const post = (body: unknown, token?: string) =>
+    get('/api/v1/ticks', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    });
 
   it('needs the bearer token', async () => {
     expect((await post({})).status).toBe(401);
@@ -182,7 +216,11 @@ describe('POST /api/v1/ticks (admin)', () => {
 
   it('refuses a backfill of an hour raw retention has already deleted from', async () => {
     const mark = firstTick - 48 * FIVE_MIN;
-    await env.DB.prepare("INSERT INTO retention_marks (kind, before_ms) VALUES ('samples', ?) ON CONFLICT (kind) DO UPDATE SET before_ms = excluded.before_ms").bind(mark).run();
+    await env.DB.prepare(
+      "INSERT INTO retention_marks (kind, before_ms) VALUES ('samples', ?) ON CONFLICT (kind) DO UPDATE SET before_ms = excluded.before_ms",
+    )
+      .bind(mark)
+      .run();
     try {
       const r = await post({ tick_id: mark - 24 * FIVE_MIN, backfill: true }, 'test-admin-token');
       expect(r.status).toBe(400);
@@ -197,13 +235,19 @@ describe('POST /api/v1/ticks (admin)', () => {
     expect((await post({ tick_id: past }, 'test-admin-token')).status).toBe(400);
     expect((await post({ tick_id: past, backfill: true }, 'test-admin-token')).status).toBe(202);
     await drain(config.regions.map((r) => r.code));
-    const rows = (await env.DB.prepare('SELECT backfill, started_at FROM samples WHERE tick_id = ?').bind(past).all<{ backfill: number; started_at: number }>()).results;
+    const rows = (
+      await env.DB.prepare('SELECT backfill, started_at FROM samples WHERE tick_id = ?')
+        .bind(past)
+        .all<{ backfill: number; started_at: number }>()
+    ).results;
     expect(rows).toHaveLength(9);
     for (const r of rows) {
       expect(r.backfill).toBe(1);
       expect(r.started_at).toBeGreaterThan(past + 12 * FIVE_MIN - 60_000); // really measured now
     }
-    const withoutBackfill = await (await get(`/api/v1/samples?include_backfill=false&from=${past}&to=${past + 1}`)).json<{ samples: unknown[] }>();
+    const withoutBackfill = await (await get(`/api/v1/samples?include_backfill=false&from=${past}&to=${past + 1}`)).json<{
+      samples: unknown[];
+    }>();
     expect(withoutBackfill.samples).toHaveLength(0);
   });
 });

@@ -5,7 +5,13 @@
  * escalation; a retried run writes nothing twice; the API reports each level.
  */
 import { describe, expect, it } from 'vitest';
-import { createExecutionContext, createScheduledController, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from 'cloudflare:test';
+import {
+  createExecutionContext,
+  createScheduledController,
+  runDurableObjectAlarm,
+  runInDurableObject,
+  waitOnExecutionContext,
+} from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import worker from '../../workers/observatory/index.ts';
 import { config } from './test-config.ts';
@@ -33,8 +39,23 @@ async function runAll(): Promise<void> {
   }
 }
 
-type Row = { region: string; target: string; burst_id: string; burst_level: number; burst_stream: number; start_offset_ms: number; status: number | null; error: string | null; server_ms: number | null };
-const rows = async () => (await env.DB.prepare('SELECT region, target, burst_id, burst_level, burst_stream, start_offset_ms, status, error, server_ms FROM burst_samples ORDER BY region, target, burst_level, burst_stream').all<Row>()).results;
+type Row = {
+  region: string;
+  target: string;
+  burst_id: string;
+  burst_level: number;
+  burst_stream: number;
+  start_offset_ms: number;
+  status: number | null;
+  error: string | null;
+  server_ms: number | null;
+};
+const rows = async () =>
+  (
+    await env.DB.prepare(
+      'SELECT region, target, burst_id, burst_level, burst_stream, start_offset_ms, status, error, server_ms FROM burst_samples ORDER BY region, target, burst_level, burst_stream',
+    ).all<Row>()
+  ).results;
 
 describe('concurrency probes', () => {
   it('run every level of every opted-in target in every region, on their own cron, with the streams started together', async () => {
@@ -81,11 +102,16 @@ describe('concurrency probes', () => {
     expect((await rows()).length).toBe(before);
   });
 
-  it('keeps a run\'s streams in the outbox while D1 refuses them, and gives up a run that keeps failing', async () => {
+  it("keeps a run's streams in the outbox while D1 refuses them, and gives up a run that keeps failing", async () => {
     const region = 'apac';
     const stub = env.REGION_PROBER.getByName(region);
     const tick = RUN + 7 * 86_400_000;
-    const stored = async () => Number((await env.DB.prepare('SELECT COUNT(*) AS n FROM burst_samples WHERE tick_id = ? AND region = ?').bind(tick, region).first<{ n: number }>())!.n);
+    const stored = async () =>
+      Number(
+        (await env.DB.prepare('SELECT COUNT(*) AS n FROM burst_samples WHERE tick_id = ? AND region = ?')
+          .bind(tick, region)
+          .first<{ n: number }>())!.n,
+      );
     let refuse = true;
     let failRunners = false;
     await runInDurableObject(stub, async (instance: RegionProber, state: DurableObjectState) => {
@@ -93,10 +119,19 @@ describe('concurrency probes', () => {
       const real = prober.env;
       // D1 refuses burst writes while `refuse`; the runners cannot be reached while `failRunners`.
       const db = new Proxy(real.DB, {
-        get: (t, k) => (k === 'batch' ? (statements: D1PreparedStatement[]) => (refuse ? Promise.reject(new Error('D1 is down')) : t.batch(statements)) : Reflect.get(t, k, t)),
+        get: (t, k) =>
+          k === 'batch'
+            ? (statements: D1PreparedStatement[]) => (refuse ? Promise.reject(new Error('D1 is down')) : t.batch(statements))
+            : Reflect.get(t, k, t),
       });
       const runners = new Proxy(real.BURST_RUNNER, {
-        get: (t, k) => (k === 'getByName' ? (...a: Parameters<typeof t.getByName>) => { if (failRunners) throw new Error('no runner'); return t.getByName(...a); } : Reflect.get(t, k, t)),
+        get: (t, k) =>
+          k === 'getByName'
+            ? (...a: Parameters<typeof t.getByName>) => {
+                if (failRunners) throw new Error('no runner');
+                return t.getByName(...a);
+              }
+            : Reflect.get(t, k, t),
       });
       prober.env = new Proxy(real, { get: (t, k) => (k === 'DB' ? db : k === 'BURST_RUNNER' ? runners : Reflect.get(t, k, t)) });
       await instance.enqueueBursts(region, tick);
@@ -105,13 +140,13 @@ describe('concurrency probes', () => {
       // The first run's levels are measured, every write refused: its streams wait in the outbox, the run is done,
       // and the next run waits until D1 takes writes again.
       await alarm();
-      expect((await instance.status())).toMatchObject({ pendingBursts: 1 });
+      expect(await instance.status()).toMatchObject({ pendingBursts: 1 });
       expect((await instance.status()).outbox).toBeGreaterThan(0);
       await alarm();
-      expect((await instance.status())).toMatchObject({ pendingBursts: 1 });
+      expect(await instance.status()).toMatchObject({ pendingBursts: 1 });
       refuse = false;
       for (let i = 0; i < 5 && ((await instance.status()).pendingBursts > 0 || (await instance.status()).outbox > 0); i++) await alarm();
-      expect((await instance.status())).toMatchObject({ pendingBursts: 0, outbox: 0 });
+      expect(await instance.status()).toMatchObject({ pendingBursts: 0, outbox: 0 });
       // A run that fails itself: tried MAX_PROBE_ATTEMPTS times over as many alarms, then given up.
       failRunners = true;
       await instance.enqueueBursts(region, tick + 3_600_000);
@@ -125,17 +160,30 @@ describe('concurrency probes', () => {
     // Every measured stream written once: the outbox, then nothing twice.
     const written = await stored();
     expect(written).toBeGreaterThan(0);
-    const distinct = Number((await env.DB.prepare('SELECT COUNT(*) AS n FROM (SELECT DISTINCT target, burst_level, burst_stream FROM burst_samples WHERE tick_id = ? AND region = ?)').bind(tick, region).first<{ n: number }>())!.n);
+    const distinct = Number(
+      (await env.DB.prepare(
+        'SELECT COUNT(*) AS n FROM (SELECT DISTINCT target, burst_level, burst_stream FROM burst_samples WHERE tick_id = ? AND region = ?)',
+      )
+        .bind(tick, region)
+        .first<{ n: number }>())!.n,
+    );
     expect(distinct).toBe(written);
     // This run is not one of the runs the report below describes.
     await env.DB.prepare('DELETE FROM burst_samples WHERE tick_id >= ?').bind(tick).run();
   });
 
   it('reports each level: TTFT, the queueing over one stream alone, decode per stream, errors, rate limits and start spread', async () => {
-    const body = await (await worker.fetch(new Request('http://observatory/api/v1/bursts?runs=6'), env, createExecutionContext())).json() as { runs: string[]; reports: Array<{ region: string; target: string; levels: LevelReport[] }> };
+    const body = (await (
+      await worker.fetch(new Request('http://observatory/api/v1/bursts?runs=6'), env, createExecutionContext())
+    ).json()) as { runs: string[]; reports: Array<{ region: string; target: string; levels: LevelReport[] }> };
     expect(body.runs).toEqual([new Date(RUN).toISOString()]);
     const messages = body.reports.find((r) => r.region === 'weur' && r.target === 'ref-messages')!;
-    expect(messages.levels.map((l) => [l.level, l.streams, l.ok, l.errors, l.rate_limited])).toEqual([[1, 1, 1, 0, 0], [4, 4, 4, 0, 0], [8, 8, 8, 0, 0], [16, 16, 16, 0, 0]]);
+    expect(messages.levels.map((l) => [l.level, l.streams, l.ok, l.errors, l.rate_limited])).toEqual([
+      [1, 1, 1, 0, 0],
+      [4, 4, 4, 0, 0],
+      [8, 8, 8, 0, 0],
+      [16, 16, 16, 0, 0],
+    ]);
     const [one, , , sixteen] = messages.levels;
     expect(one.server_growth_ms).toBe(0);
     // Every level reports its growth. Its size, and even its sign, depends on how closely a busy machine starts the
@@ -144,9 +192,25 @@ describe('concurrency probes', () => {
     for (const l of messages.levels) expect(typeof l.server_growth_ms, `level ${l.level}`).toBe('number');
     // Each level's figures are those of its own streams (recomputed here from the stored rows). Decode speed may be
     // unobservable for a stream whose few tokens arrived in one read (a busy machine): then it is null, never 0.
-    const streams = ((await (await worker.fetch(new Request('http://observatory/api/v1/bursts?runs=6&streams=true&region=weur&target=ref-messages'), env, createExecutionContext())).json()) as { streams: Array<{ burst_level: number; error: string | null; ttft_ms: number; decode_tps: number | null; start_offset_ms: number }> }).streams;
-    const median = (v: number[]) => { const s = [...v].sort((a, b) => a - b); return s.length === 0 ? null : s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
-    const serverMedian = (level: number) => median(streams.filter((s) => s.burst_level === level && s.error === null).map((s) => (s as unknown as { server_ms: number }).server_ms))!;
+    const streams = (
+      (await (
+        await worker.fetch(
+          new Request('http://observatory/api/v1/bursts?runs=6&streams=true&region=weur&target=ref-messages'),
+          env,
+          createExecutionContext(),
+        )
+      ).json()) as {
+        streams: Array<{ burst_level: number; error: string | null; ttft_ms: number; decode_tps: number | null; start_offset_ms: number }>;
+      }
+    ).streams;
+    const median = (v: number[]) => {
+      const s = [...v].sort((a, b) => a - b);
+      return s.length === 0 ? null : s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+    };
+    const serverMedian = (level: number) =>
+      median(
+        streams.filter((s) => s.burst_level === level && s.error === null).map((s) => (s as unknown as { server_ms: number }).server_ms),
+      )!;
     // The growth is its definition: the level's median server time over the level-1 stream's.
     expect(sixteen.server_growth_ms!).toBeCloseTo(serverMedian(16) - serverMedian(1), 6);
     for (const l of messages.levels) {
@@ -162,7 +226,9 @@ describe('concurrency probes', () => {
     }
     // Any figure may be null on a busy machine (decode speed unobservable): printed as such, never a crash.
     const f = (v: number | null, digits: number) => (v === null ? 'null' : v.toFixed(digits));
-    console.log(`weur ref-messages: ${messages.levels.map((l) => `level ${l.level}: TTFT p50 ${f(l.ttft_p50, 1)} ms, server +${f(l.server_growth_ms, 1)} ms, decode p50 ${f(l.decode_tps_p50, 0)} tok/s, start spread ${f(l.start_spread_ms_max, 1)} ms`).join('; ')}`);
+    console.log(
+      `weur ref-messages: ${messages.levels.map((l) => `level ${l.level}: TTFT p50 ${f(l.ttft_p50, 1)} ms, server +${f(l.server_growth_ms, 1)} ms, decode p50 ${f(l.decode_tps_p50, 0)} tok/s, start spread ${f(l.start_spread_ms_max, 1)} ms`).join('; ')}`,
+    );
     const chat = body.reports.find((r) => r.region === 'weur' && r.target === 'ref-chat')!;
     expect(chat.levels.map((l) => l.level)).toEqual([1, 4, 8]);
     expect(chat.levels.map((l) => l.rate_limited > 0)).toEqual([false, false, true]);

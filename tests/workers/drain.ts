@@ -14,7 +14,10 @@ export async function alarmsUntil(region: string, done: () => Promise<boolean>):
     await runDurableObjectAlarm(stub);
     await new Promise((r) => setTimeout(r, 50));
   }
-  if (!(await done())) throw new Error(`region ${region}: what the test waits for did not happen within ${ALARMS} alarms; its object: ${JSON.stringify(await stub.status())}`);
+  if (!(await done()))
+    throw new Error(
+      `region ${region}: what the test waits for did not happen within ${ALARMS} alarms; its object: ${JSON.stringify(await stub.status())}`,
+    );
 }
 
 /** Runs each region's alarms until its queue and outbox are empty (bounded at 50 alarms a region). */

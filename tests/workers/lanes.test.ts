@@ -36,9 +36,13 @@ describe('probe lanes in one region', () => {
         // Each sample's D1 write takes 300 ms: the window in which a finished job must still count as running.
         const db = prober.env.DB;
         const slowDb = new Proxy(db, {
-          get: (target, key) => key === 'batch'
-            ? async (statements: D1PreparedStatement[]) => { await new Promise((r) => setTimeout(r, 300)); return target.batch(statements); }
-            : Reflect.get(target, key, target),
+          get: (target, key) =>
+            key === 'batch'
+              ? async (statements: D1PreparedStatement[]) => {
+                  await new Promise((r) => setTimeout(r, 300));
+                  return target.batch(statements);
+                }
+              : Reflect.get(target, key, target),
         });
         prober.env = new Proxy(prober.env, { get: (target, key) => (key === 'DB' ? slowDb : Reflect.get(target, key, target)) });
         const measure = prober.measure.bind(instance);
@@ -65,11 +69,18 @@ describe('probe lanes in one region', () => {
     }
     expect((await stub.status()).queued).toBe(0);
     expect(calls.size).toBe(9);
-    expect([...calls.values()].every((n) => n === 1), JSON.stringify([...calls])).toBe(true);
+    expect(
+      [...calls.values()].every((n) => n === 1),
+      JSON.stringify([...calls]),
+    ).toBe(true);
     expect(sameTargetOverlap).toBe(0);
     // The three targets' probes did overlap: the lanes ran side by side.
     expect(mostAtOnce).toBeGreaterThan(1);
-    const stored = await env.DB.prepare(`SELECT COUNT(*) AS n FROM samples WHERE region = ? AND tick_id IN (${TICKS.map(() => '?').join(', ')})`).bind(REGION, ...TICKS).first<{ n: number }>();
+    const stored = await env.DB.prepare(
+      `SELECT COUNT(*) AS n FROM samples WHERE region = ? AND tick_id IN (${TICKS.map(() => '?').join(', ')})`,
+    )
+      .bind(REGION, ...TICKS)
+      .first<{ n: number }>();
     expect(stored?.n).toBe(9);
   });
 
@@ -88,7 +99,10 @@ describe('probe lanes in one region', () => {
         calls++;
         throw new Error('the runtime stopped this alarm');
       };
-      await instance.enqueue(region, [poisoned, healthy].map((tickId) => ({ tickId, target: 'ref-chat', variant: 'tiny', backfill: false })));
+      await instance.enqueue(
+        region,
+        [poisoned, healthy].map((tickId) => ({ tickId, target: 'ref-chat', variant: 'tiny', backfill: false })),
+      );
       await state.storage.deleteAlarm(); // this test plays the runtime's alarms (and retries) itself
       await expect(prober.alarm()).rejects.toThrow('stopped this alarm');
       await expect(prober.alarm({ isRetry: true, retryCount: 1, scheduledTime: Date.now() })).rejects.toThrow('stopped this alarm');
@@ -97,7 +111,11 @@ describe('probe lanes in one region', () => {
     });
     expect(calls).toBe(3);
     await drain([region]);
-    const rows = (await env.DB.prepare('SELECT tick_id, error, error_detail FROM samples WHERE region = ? AND tick_id IN (?, ?) ORDER BY tick_id').bind(region, poisoned, healthy).all<{ tick_id: number; error: string | null; error_detail: string | null }>()).results;
+    const rows = (
+      await env.DB.prepare('SELECT tick_id, error, error_detail FROM samples WHERE region = ? AND tick_id IN (?, ?) ORDER BY tick_id')
+        .bind(region, poisoned, healthy)
+        .all<{ tick_id: number; error: string | null; error_detail: string | null }>()
+    ).results;
     expect(rows).toHaveLength(2);
     expect(rows[0]).toMatchObject({ tick_id: poisoned, error: 'internal' });
     expect(rows[0].error_detail).toContain('stopped 3 times');
@@ -116,11 +134,14 @@ describe('probe lanes in one region', () => {
     const realFetch = globalThis.fetch;
     try {
       await runInDurableObject(stub, async (instance: RegionProber, state: DurableObjectState) => {
-        const jobs = ['ref-chat', 'ref-messages', 'ref-broken', 'ref-no-key'].flatMap((target) => [0, 1].map((i) => ({ tickId: tick + i * 300_000, target, variant: 'tiny', backfill: false })));
+        const jobs = ['ref-chat', 'ref-messages', 'ref-broken', 'ref-no-key'].flatMap((target) =>
+          [0, 1].map((i) => ({ tickId: tick + i * 300_000, target, variant: 'tiny', backfill: false })),
+        );
         await instance.enqueue(region, jobs.slice(0, 6));
         await state.storage.deleteAlarm();
         state.storage.sql.exec("DELETE FROM meta WHERE key = 'colo_checked_at'");
-        for (let h = 0; h < 24; h++) state.storage.sql.exec('INSERT OR IGNORE INTO otlp_pending (hour) VALUES (?)', tick - (h + 1) * 3_600_000);
+        for (let h = 0; h < 24; h++)
+          state.storage.sql.exec('INSERT OR IGNORE INTO otlp_pending (hour) VALUES (?)', tick - (h + 1) * 3_600_000);
         globalThis.fetch = ((...args: Parameters<typeof fetch>) => {
           fetches++;
           return realFetch(...args);

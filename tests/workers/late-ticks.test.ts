@@ -4,7 +4,13 @@
  * twice; a schedule silent for longer than MAX_LATE_TICKS ticks is taken as stopped, not replaced.
  */
 import { describe, expect, it } from 'vitest';
-import { createExecutionContext, createScheduledController, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from 'cloudflare:test';
+import {
+  createExecutionContext,
+  createScheduledController,
+  runDurableObjectAlarm,
+  runInDurableObject,
+  waitOnExecutionContext,
+} from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import worker from '../../workers/observatory/index.ts';
 import { runTick } from '../../workers/observatory/scheduler.ts';
@@ -25,7 +31,11 @@ async function fireCron(scheduledTime: number): Promise<void> {
 }
 
 const samplesOf = async (tickId: number) =>
-  (await env.DB.prepare('SELECT region, target, late FROM samples WHERE tick_id = ? ORDER BY region, target').bind(tickId).all<{ region: string; target: string; late: number }>()).results;
+  (
+    await env.DB.prepare('SELECT region, target, late FROM samples WHERE tick_id = ? ORDER BY region, target')
+      .bind(tickId)
+      .all<{ region: string; target: string; late: number }>()
+  ).results;
 
 describe('the heartbeat, as a pure rule', () => {
   const t = 1_767_225_600_000; // on the grid
@@ -39,8 +49,15 @@ describe('the heartbeat, as a pure rule', () => {
   });
   it('stops once the schedule has delivered nothing for more than MAX_LATE_TICKS ticks', () => {
     const lastLate = t + MAX_LATE_TICKS * STEP;
-    expect(heartbeatVerdict(lastLate + cadence.graceMs, t + (MAX_LATE_TICKS - 1) * STEP, t, cadence)).toEqual({ kind: 'late', tickId: lastLate, missed: 0 });
-    expect(heartbeatVerdict(lastLate + STEP + cadence.graceMs, lastLate, t, cadence)).toEqual({ kind: 'stopped', ticksWithoutDelivery: MAX_LATE_TICKS + 1 });
+    expect(heartbeatVerdict(lastLate + cadence.graceMs, t + (MAX_LATE_TICKS - 1) * STEP, t, cadence)).toEqual({
+      kind: 'late',
+      tickId: lastLate,
+      missed: 0,
+    });
+    expect(heartbeatVerdict(lastLate + STEP + cadence.graceMs, lastLate, t, cadence)).toEqual({
+      kind: 'stopped',
+      ticksWithoutDelivery: MAX_LATE_TICKS + 1,
+    });
   });
 });
 
@@ -58,7 +75,9 @@ describe('a tick that never came', () => {
     }
     await drain(REGIONS);
 
-    const late = (await env.DB.prepare('SELECT DISTINCT tick_id FROM samples WHERE late = 1').all<{ tick_id: number }>()).results.map((r) => r.tick_id);
+    const late = (await env.DB.prepare('SELECT DISTINCT tick_id FROM samples WHERE late = 1').all<{ tick_id: number }>()).results.map(
+      (r) => r.tick_id,
+    );
     // The newest overdue tick when the regions looked (a grid step may have passed since the test read the clock).
     expect(late).toHaveLength(1);
     expect([overdue, overdue + STEP]).toContain(late[0]);
@@ -71,7 +90,13 @@ describe('a tick that never came', () => {
     expect(rows.map((r) => `${r.region}/${r.target}`)).toEqual(deliveredRows.map((r) => `${r.region}/${r.target}`));
     for (const region of REGIONS) {
       const s = await env.REGION_PROBER.getByName(region).status();
-      expect(s.ticks, region).toMatchObject({ newest: late[0], delivered, heartbeat: true, late: 1, missed: (late[0] - delivered) / STEP - 1 });
+      expect(s.ticks, region).toMatchObject({
+        newest: late[0],
+        delivered,
+        heartbeat: true,
+        late: 1,
+        missed: (late[0] - delivered) / STEP - 1,
+      });
     }
     // The tick turns up after all (a cron firing very late): every job is already stored.
     // (ref-no-key, whose secret is missing, never stores a sample in weur: it alone is queued again, and skipped again.)
@@ -92,7 +117,7 @@ describe('a tick that never came', () => {
     expect(s.ticks).toMatchObject({ newest: now, delivered: now, heartbeat: true });
     const alarm = await runInDurableObject(stub, (_i, state: DurableObjectState) => state.storage.getAlarm());
     expect(alarm).toBe(heartbeatDue(now, cadence));
-    expect((await samplesOf(now + STEP))).toHaveLength(0);
+    expect(await samplesOf(now + STEP)).toHaveLength(0);
   });
 });
 

@@ -33,17 +33,20 @@ async function fire(t: number): Promise<void> {
 }
 const received = async () => (await (await fetch(`${env.OTLP_COLLECTOR}/received`)).json()) as Received[];
 const start = (hour: number) => `${BigInt(hour) * 1_000_000n}`;
-const pointsOf = (exports: Received[], hour: number, name: string) => exports.flatMap((e) => e.body.resourceMetrics[0].scopeMetrics[0].metrics)
-  .filter((m) => m.name === name)
-  .flatMap((m) => (m.sum ?? m.exponentialHistogram).dataPoints as Array<Record<string, any>>)
-  .filter((p) => p.startTimeUnixNano === start(hour));
+const pointsOf = (exports: Received[], hour: number, name: string) =>
+  exports
+    .flatMap((e) => e.body.resourceMetrics[0].scopeMetrics[0].metrics)
+    .filter((m) => m.name === name)
+    .flatMap((m) => (m.sum ?? m.exponentialHistogram).dataPoints as Array<Record<string, any>>)
+    .filter((p) => p.startTimeUnixNano === start(hour));
 const label = (p: Record<string, any>, key: string) => p.attributes.find((a: { key: string }) => a.key === key)?.value.stringValue;
 
 describe('OTLP push', () => {
   it('sends each rolled-up hour as protobuf-valid JSON with the secret header, holding the rollup exactly', async () => {
     await fire(HOUR);
     await drain(REGIONS);
-    for (const region of REGIONS) await alarmsUntil(region, async () => (await env.REGION_PROBER.getByName(region).status()).pendingOtlp === 0);
+    for (const region of REGIONS)
+      await alarmsUntil(region, async () => (await env.REGION_PROBER.getByName(region).status()).pendingOtlp === 0);
     const exports = (await received()).filter((e) => pointsOf([e], HOUR, 'llm.probes').length > 0);
     expect(exports.length).toBe(REGIONS.length);
     for (const e of exports) {
@@ -55,7 +58,8 @@ describe('OTLP push', () => {
     const rows = await rollupsIn(env.DB, { fromHour: HOUR, toHour: HOUR + HOUR_MS, methodVersion: METHOD_VERSION });
     expect(rows.length).toBe(9);
     for (const r of rows) {
-      const mine = (name: string) => pointsOf(exports, HOUR, name).filter((p) => label(p, 'region') === r.region && label(p, 'target') === r.target);
+      const mine = (name: string) =>
+        pointsOf(exports, HOUR, name).filter((p) => label(p, 'region') === r.region && label(p, 'target') === r.target);
       expect(mine('llm.probes').map((p) => p.asInt)).toEqual([String(r.probes)]);
       const ttft = mine('llm.ttft');
       if (r.histograms.ttft_ms.count === 0) {
@@ -64,11 +68,21 @@ describe('OTLP push', () => {
         continue;
       }
       const [p] = ttft;
-      expect(p).toMatchObject({ count: String(r.histograms.ttft_ms.count), scale: r.histograms.ttft_ms.scale, timeUnixNano: start(HOUR + HOUR_MS), min: r.histograms.ttft_ms.min, max: r.histograms.ttft_ms.max });
+      expect(p).toMatchObject({
+        count: String(r.histograms.ttft_ms.count),
+        scale: r.histograms.ttft_ms.scale,
+        timeUnixNano: start(HOUR + HOUR_MS),
+        min: r.histograms.ttft_ms.min,
+        max: r.histograms.ttft_ms.max,
+      });
       // The dense buckets from `offset` hold exactly the rollup's sparse ones.
       const buckets = new Map<number, number>();
-      (p.positive.bucketCounts as string[]).forEach((c, k) => { if (c !== '0') buckets.set(p.positive.offset + k, Number(c)); });
-      expect([...buckets.entries()].sort((a, b) => a[0] - b[0])).toEqual([...r.histograms.ttft_ms.buckets.entries()].sort((a, b) => a[0] - b[0]));
+      (p.positive.bucketCounts as string[]).forEach((c, k) => {
+        if (c !== '0') buckets.set(p.positive.offset + k, Number(c));
+      });
+      expect([...buckets.entries()].sort((a, b) => a[0] - b[0])).toEqual(
+        [...r.histograms.ttft_ms.buckets.entries()].sort((a, b) => a[0] - b[0]),
+      );
       for (const source of r.split.keys()) expect(mine('llm.ttft.network').some((q) => label(q, 'split_source') === source)).toBe(true);
     }
   });
@@ -82,8 +96,10 @@ describe('OTLP push', () => {
     await drain(REGIONS);
     await alarmsUntil('weur', async () => (await stub.status()).lastOtlpError !== null || (await stub.status()).pendingOtlp === 0);
     // One of the regions met the failure; each ends up sent once the collector answers again.
-    for (const region of REGIONS) await alarmsUntil(region, async () => (await env.REGION_PROBER.getByName(region).status()).pendingOtlp === 0);
-    for (const region of REGIONS) await alarmsUntil(region, async () => (await env.REGION_PROBER.getByName(region).status()).pendingOtlp === 0);
+    for (const region of REGIONS)
+      await alarmsUntil(region, async () => (await env.REGION_PROBER.getByName(region).status()).pendingOtlp === 0);
+    for (const region of REGIONS)
+      await alarmsUntil(region, async () => (await env.REGION_PROBER.getByName(region).status()).pendingOtlp === 0);
     const sent = pointsOf(await received(), hour, 'llm.probes');
     expect(new Set(sent.map((p) => label(p, 'region')))).toEqual(new Set(REGIONS));
   });

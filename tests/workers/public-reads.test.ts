@@ -59,7 +59,13 @@ describe('anonymous reads', () => {
       expect(r.status).toBe(400);
       expect(await r.json()).toMatchObject({ error: { code: 'too_much_work' } });
     }
-    for (const path of ['/api/v1/percentiles?source=raw&window=2d', '/api/v1/samples?window=7d', '/api/v1/rollups?resolution=hour&window=60d', '/api/v1/bursts?runs=100', '/api/v1/targets?from=2026-01-01']) {
+    for (const path of [
+      '/api/v1/percentiles?source=raw&window=2d',
+      '/api/v1/samples?window=7d',
+      '/api/v1/rollups?resolution=hour&window=60d',
+      '/api/v1/bursts?runs=100',
+      '/api/v1/targets?from=2026-01-01',
+    ]) {
       const r = await get(path);
       expect(r.status, path).toBe(403);
       expect(await r.json()).toMatchObject({ error: { code: 'token_required' } });
@@ -108,7 +114,9 @@ describe('anonymous reads', () => {
     await drain(config.regions.map((r) => r.code));
     const stored = await env.DB.prepare('SELECT COUNT(*) AS n FROM samples WHERE tick_id = ?').bind(tick).first<{ n: number }>();
     expect(stored?.n).toBe(9); // every region × target but the one whose secret is missing
-    const rolled = await env.DB.prepare('SELECT COUNT(*) AS n FROM hourly_rollups WHERE hour = ?').bind(Math.floor(ticks[0] / 3_600_000) * 3_600_000).first<{ n: number }>();
+    const rolled = await env.DB.prepare('SELECT COUNT(*) AS n FROM hourly_rollups WHERE hour = ?')
+      .bind(Math.floor(ticks[0] / 3_600_000) * 3_600_000)
+      .first<{ n: number }>();
     if (Math.floor(ticks[0] / 3_600_000) < Math.floor(Date.now() / 3_600_000)) expect(rolled?.n).toBeGreaterThan(0);
     // A reader with the token is no anonymous reader.
     expect((await get('/api/v1/samples?window=24h&limit=10', tiny, { authorization: `Bearer ${env.READ_TOKEN}` })).status).toBe(200);

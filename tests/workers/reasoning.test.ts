@@ -20,7 +20,16 @@ const PATHS = {
 } as const;
 
 async function probe(api: keyof typeof PATHS, model: string, headers: Record<string, string>, maxTokens: number) {
-  const target: TargetConfig = { id: `t-${api}`, label: 'T', provider: 'Reference', api, url: `{REFERENCE_URL}${PATHS[api]}`, model, apiKeySecret: 'REFERENCE_KEY', headers };
+  const target: TargetConfig = {
+    id: `t-${api}`,
+    label: 'T',
+    provider: 'Reference',
+    api,
+    url: `{REFERENCE_URL}${PATHS[api]}`,
+    model,
+    apiKeySecret: 'REFERENCE_KEY',
+    headers,
+  };
   return runJob(
     { tickId: 1, target: target.id, variant: 'v', backfill: false },
     config.regions[0],
@@ -55,7 +64,12 @@ describe('hidden reasoning in the Workers path', () => {
 describe('no_answer in the Workers path', () => {
   for (const api of Object.keys(PATHS) as Array<keyof typeof PATHS>) {
     it(`${api}: a budget spent on thinking is a failed sample that says why`, async () => {
-      const s = await probe(api, 'ref-reasoning', { 'x-ref-fault': 'no-answer', 'x-ref-params': 'decode_ms_per_token=1, prefill_base_ms=5' }, 16);
+      const s = await probe(
+        api,
+        'ref-reasoning',
+        { 'x-ref-fault': 'no-answer', 'x-ref-params': 'decode_ms_per_token=1, prefill_base_ms=5' },
+        16,
+      );
       expect(s.error).toBe('no_answer');
       expect(s.ttfa_ms).toBeNull();
       expect(s.tpot_ms).toBeNull();
@@ -67,7 +81,12 @@ describe('no_answer in the Workers path', () => {
 describe('implausible server claims in the Workers path', () => {
   for (const api of Object.keys(PATHS) as Array<keyof typeof PATHS>) {
     it(`${api}: a Server-Timing claim longer than the time to headers is set aside`, async () => {
-      const s = await probe(api, 'ref-fast-small', { 'x-ref-fault': 'bad-server-timing', 'x-ref-params': 'decode_ms_per_token=1, prefill_base_ms=5' }, 8);
+      const s = await probe(
+        api,
+        'ref-fast-small',
+        { 'x-ref-fault': 'bad-server-timing', 'x-ref-params': 'decode_ms_per_token=1, prefill_base_ms=5' },
+        8,
+      );
       expect(s.error).toBeNull();
       expect(s.server_timings['server-timing.total']).toBe(5000);
       expect(s.split_note).toContain('server-timing.total 5000 ms > headers_ms');

@@ -5,18 +5,57 @@
  * samples directly gives, their percentiles within the histogram's relative error of exact ones.
  */
 import { describe, expect, it } from 'vitest';
-import { createExecutionContext, createScheduledController, runDurableObjectAlarm, runInDurableObject, SELF, waitOnExecutionContext } from 'cloudflare:test';
+import {
+  createExecutionContext,
+  createScheduledController,
+  runDurableObjectAlarm,
+  runInDurableObject,
+  SELF,
+  waitOnExecutionContext,
+} from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import worker from '../../workers/observatory/index.ts';
 import { alarmsUntil, drain } from './drain.ts';
 import { expectConsoleErrors } from './console-errors.ts';
 import { config } from './test-config.ts';
 import { METHOD_VERSION } from '../../shared/constants.ts';
-import { DAY_MS, HOUR_MS, ROLLUP_METRICS, dayOf, encodeSplit, hourOf, mergeByGroup, rollUp, rollupFromBase64Json, rollupFromJson, type Rollup, type RollupBase64Json, type RollupJson } from '../../shared/rollup.ts';
-import { deleteRollupsBefore, rollupsCovering, rollupsIn, rollupTotals, samplesOfHour, samplesRetainedFrom } from '../../workers/observatory/db/rollups.ts';
+import {
+  DAY_MS,
+  HOUR_MS,
+  ROLLUP_METRICS,
+  dayOf,
+  encodeSplit,
+  hourOf,
+  mergeByGroup,
+  rollUp,
+  rollupFromBase64Json,
+  rollupFromJson,
+  type Rollup,
+  type RollupBase64Json,
+  type RollupJson,
+} from '../../shared/rollup.ts';
+import {
+  deleteRollupsBefore,
+  rollupsCovering,
+  rollupsIn,
+  rollupTotals,
+  samplesOfHour,
+  samplesRetainedFrom,
+} from '../../workers/observatory/db/rollups.ts';
 import { deleteSamplesBefore } from '../../workers/observatory/db/samples.ts';
 import { rollUpDay, rollUpHour } from '../../workers/observatory/rollup-hour.ts';
-import { DAILY_ROWS_READ_PER_HOURLY_ROW, DAILY_UPSERT_ROWS_READ_PER_PAIR, DAILY_ROWS_WRITTEN_PER_PAIR, ROLLUP_MARK_READS_PER_REGION_HOUR, ROLLUP_ROWS_READ_PER_PAIR, ROLLUP_ROWS_READ_PER_SAMPLE_IN_HOUR, ROLLUP_ROWS_WRITTEN_PER_PAIR, ROLLUP_PAGE_ROWS, PERCENTILE_ROW_UNITS, percentileRowUnits } from '../../shared/config/capacity.ts';
+import {
+  DAILY_ROWS_READ_PER_HOURLY_ROW,
+  DAILY_UPSERT_ROWS_READ_PER_PAIR,
+  DAILY_ROWS_WRITTEN_PER_PAIR,
+  ROLLUP_MARK_READS_PER_REGION_HOUR,
+  ROLLUP_ROWS_READ_PER_PAIR,
+  ROLLUP_ROWS_READ_PER_SAMPLE_IN_HOUR,
+  ROLLUP_ROWS_WRITTEN_PER_PAIR,
+  ROLLUP_PAGE_ROWS,
+  PERCENTILE_ROW_UNITS,
+  percentileRowUnits,
+} from '../../shared/config/capacity.ts';
 import { meterD1 } from '../../workers/observatory/db/meter.ts';
 import { HISTOGRAM_RELATIVE_ERROR, encodeHistogram, quantile, sumOf } from '../../shared/stats/exp-histogram.ts';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
@@ -34,7 +73,17 @@ async function fireCron(scheduledTime: number): Promise<void> {
 }
 
 const rollupsOfHour = (hour: number) => rollupsIn(env.DB, { fromHour: hour, toHour: hour + HOUR_MS, methodVersion: METHOD_VERSION });
-const rowBytes = (r: Rollup) => [r.hour, r.region, r.target, r.prompt_variant, r.probes, r.successes, JSON.stringify(r.errors), ...ROLLUP_METRICS.map((m) => [...encodeHistogram(r.histograms[m])]), [...encodeSplit(r.split)]];
+const rowBytes = (r: Rollup) => [
+  r.hour,
+  r.region,
+  r.target,
+  r.prompt_variant,
+  r.probes,
+  r.successes,
+  JSON.stringify(r.errors),
+  ...ROLLUP_METRICS.map((m) => [...encodeHistogram(r.histograms[m])]),
+  [...encodeSplit(r.split)],
+];
 
 describe('hourly rollups', () => {
   it('are written for each ended hour, one row per region × target × variant, equal to rolling up the samples', async () => {
@@ -56,9 +105,16 @@ describe('hourly rollups', () => {
     const chat = rows.find((r) => r.target === 'ref-chat' && r.region === 'weur')!;
     expect(chat.successes).toBe(3);
     expect([...chat.split.keys()]).toEqual(['server-timing.total']);
-    const { results } = await env.DB.prepare("SELECT ttft_ms FROM samples WHERE region = 'weur' AND target = 'ref-chat' AND tick_id >= ? AND tick_id < ?").bind(HOUR, HOUR + HOUR_MS).all<{ ttft_ms: number }>();
+    const { results } = await env.DB.prepare(
+      "SELECT ttft_ms FROM samples WHERE region = 'weur' AND target = 'ref-chat' AND tick_id >= ? AND tick_id < ?",
+    )
+      .bind(HOUR, HOUR + HOUR_MS)
+      .all<{ ttft_ms: number }>();
     for (const q of [0.5, 0.9]) {
-      const exact = percentile(results.map((x) => x.ttft_ms), q)!;
+      const exact = percentile(
+        results.map((x) => x.ttft_ms),
+        q,
+      )!;
       expect(Math.abs(quantile(chat.histograms.ttft_ms, q)! - exact) / exact).toBeLessThanOrEqual(HISTOGRAM_RELATIVE_ERROR);
     }
   });
@@ -76,7 +132,11 @@ describe('hourly rollups', () => {
     await drain(REGIONS);
     expect((await rollupsOfHour(hour)).filter((r) => r.region === 'enam').map((r) => r.probes)).toEqual([1, 1, 1]);
 
-    expectConsoleErrors(/could not check D1 for stored samples/, /D1 write failed, \d+ sample\(s\) kept for retry/, /rollup of hour .* failed, kept for retry/);
+    expectConsoleErrors(
+      /could not check D1 for stored samples/,
+      /D1 write failed, \d+ sample\(s\) kept for retry/,
+      /rollup of hour .* failed, kept for retry/,
+    );
     await env.DB.prepare('ALTER TABLE samples RENAME TO samples_away').run();
     const stub = env.REGION_PROBER.getByName('enam');
     try {
@@ -105,16 +165,21 @@ const DAY = dayOf(HOUR);
 
 /** Runs a region object's alarms until its rollup work is done: seeded, no hour or day pending. */
 async function settle(region: string): Promise<void> {
-  const pending = () => runInDurableObject(env.REGION_PROBER.getByName(region), (_instance, state: DurableObjectState) => {
-    const one = (q: string) => Number(state.storage.sql.exec(q).one().n);
-    return one('SELECT COUNT(*) AS n FROM dirty_hours') + one('SELECT COUNT(*) AS n FROM dirty_days') + one("SELECT 1 - COUNT(*) AS n FROM meta WHERE key = 'daily_rollups_seeded'");
-  });
+  const pending = () =>
+    runInDurableObject(env.REGION_PROBER.getByName(region), (_instance, state: DurableObjectState) => {
+      const one = (q: string) => Number(state.storage.sql.exec(q).one().n);
+      return (
+        one('SELECT COUNT(*) AS n FROM dirty_hours') +
+        one('SELECT COUNT(*) AS n FROM dirty_days') +
+        one("SELECT 1 - COUNT(*) AS n FROM meta WHERE key = 'daily_rollups_seeded'")
+      );
+    });
   await alarmsUntil(region, async () => (await pending()) === 0);
   expect(await pending()).toBe(0);
 }
 
 describe('daily rollups', () => {
-  it('hold each ended day\'s hourly rows merged, late samples included, byte for byte', async () => {
+  it("hold each ended day's hourly rows merged, late samples included, byte for byte", async () => {
     const daily = await rollupsIn(env.DB, { fromHour: DAY, toHour: DAY + DAY_MS, resolution: 'day', methodVersion: METHOD_VERSION });
     expect(daily).toHaveLength(9);
     const hourly = await rollupsIn(env.DB, { fromHour: DAY, toHour: DAY + DAY_MS, methodVersion: METHOD_VERSION });
@@ -127,7 +192,10 @@ describe('daily rollups', () => {
     await env.DB.prepare('DELETE FROM daily_rollups').run();
     for (const region of REGIONS) {
       const stub = env.REGION_PROBER.getByName(region);
-      await runInDurableObject(stub, (_instance, state: DurableObjectState) => { state.storage.sql.exec("DELETE FROM meta WHERE key = 'daily_rollups_seeded'"); return state.storage.setAlarm(Date.now()); });
+      await runInDurableObject(stub, (_instance, state: DurableObjectState) => {
+        state.storage.sql.exec("DELETE FROM meta WHERE key = 'daily_rollups_seeded'");
+        return state.storage.setAlarm(Date.now());
+      });
       await settle(region);
     }
     const daily = await rollupsIn(env.DB, { fromHour: DAY, toHour: DAY + DAY_MS, resolution: 'day', methodVersion: METHOD_VERSION });
@@ -139,12 +207,17 @@ describe('daily rollups', () => {
     const hour = HOUR + 2 * HOUR_MS;
     const before = (await rollupsOfHour(hour)).map(rowBytes);
     // Retention cuts in the middle of the hour: the rows of the whole hour must stay as they are.
-    await env.DB.prepare('CREATE TABLE samples_kept AS SELECT * FROM samples WHERE tick_id < ?').bind(hour + HOUR_MS).run();
+    await env.DB.prepare('CREATE TABLE samples_kept AS SELECT * FROM samples WHERE tick_id < ?')
+      .bind(hour + HOUR_MS)
+      .run();
     try {
       expect(await deleteSamplesBefore(env.DB, hour + FIVE_MIN)).toBeGreaterThan(0);
       expect(await samplesRetainedFrom(env.DB)).toBe(hour + FIVE_MIN);
       const stub = env.REGION_PROBER.getByName('enam');
-      await runInDurableObject(stub, (_instance, state: DurableObjectState) => { state.storage.sql.exec('INSERT OR IGNORE INTO dirty_hours (hour) VALUES (?)', hour); return state.storage.setAlarm(Date.now()); });
+      await runInDurableObject(stub, (_instance, state: DurableObjectState) => {
+        state.storage.sql.exec('INSERT OR IGNORE INTO dirty_hours (hour) VALUES (?)', hour);
+        return state.storage.setAlarm(Date.now());
+      });
       await settle('enam');
       expect((await rollupsOfHour(hour)).map(rowBytes)).toEqual(before);
     } finally {
@@ -164,11 +237,25 @@ describe('percentiles from the rollups', () => {
   it('answer whole hours, say so, and stay within the stated error of the exact percentiles', async () => {
     const r = await get(`/api/v1/percentiles?metric=ttft_ms&source=rollups&${window}`);
     expect(r.status).toBe(200);
-    const body = await r.json<{ source: string; relative_error: number; window: { from: string; to: string }; groups: Array<Record<string, number | string | null>> }>();
-    expect(body).toMatchObject({ source: 'rollups', relative_error: HISTOGRAM_RELATIVE_ERROR, window: { from: new Date(HOUR).toISOString(), to: new Date(HOUR + HOUR_MS).toISOString() } });
-    const raw = await (await get(`/api/v1/percentiles?metric=ttft_ms&source=raw&${window}`)).json<{ source: string; groups: Array<Record<string, number | string | null>> }>();
+    const body = await r.json<{
+      source: string;
+      relative_error: number;
+      window: { from: string; to: string };
+      groups: Array<Record<string, number | string | null>>;
+    }>();
+    expect(body).toMatchObject({
+      source: 'rollups',
+      relative_error: HISTOGRAM_RELATIVE_ERROR,
+      window: { from: new Date(HOUR).toISOString(), to: new Date(HOUR + HOUR_MS).toISOString() },
+    });
+    const raw = await (await get(`/api/v1/percentiles?metric=ttft_ms&source=raw&${window}`)).json<{
+      source: string;
+      groups: Array<Record<string, number | string | null>>;
+    }>();
     expect(raw.source).toBe('raw');
-    expect(body.groups.map((g) => [g.region, g.target, g.n, g.samples, g.errors])).toEqual(raw.groups.map((g) => [g.region, g.target, g.n, g.samples, g.errors]));
+    expect(body.groups.map((g) => [g.region, g.target, g.n, g.samples, g.errors])).toEqual(
+      raw.groups.map((g) => [g.region, g.target, g.n, g.samples, g.errors]),
+    );
     for (const [i, g] of body.groups.entries()) {
       // The percentiles and their intervals' bounds, each within the stated error of the exact ones.
       for (const p of ['p50', 'p90', 'p99', 'p50_ci_low', 'p50_ci_high', 'p90_ci_low', 'p90_ci_high']) {
@@ -193,8 +280,14 @@ describe('percentiles from the rollups', () => {
     }
     // The API reads one figure's column alone and sums its bytes: the same answer as merging the whole rollups.
     for (const metric of ['ttft_ms', 'tpot_ms'] as const) {
-      const api = await (await get(`/api/v1/percentiles?metric=${metric}&source=rollups&from=${DAY - 5 * 3_600_000}&to=${DAY + DAY_MS}`)).json<{ groups: unknown[] }>();
-      const merged = rollupPercentileGroups(await rollupsCovering(env.DB, { fromHour: DAY - 5 * 3_600_000, toHour: DAY + DAY_MS, methodVersion: METHOD_VERSION }), metric, ['region', 'target']);
+      const api = await (
+        await get(`/api/v1/percentiles?metric=${metric}&source=rollups&from=${DAY - 5 * 3_600_000}&to=${DAY + DAY_MS}`)
+      ).json<{ groups: unknown[] }>();
+      const merged = rollupPercentileGroups(
+        await rollupsCovering(env.DB, { fromHour: DAY - 5 * 3_600_000, toHour: DAY + DAY_MS, methodVersion: METHOD_VERSION }),
+        metric,
+        ['region', 'target'],
+      );
       expect(api.groups.length).toBeGreaterThan(0);
       expect(api.groups).toEqual(merged);
     }
@@ -209,7 +302,9 @@ describe('percentiles from the rollups', () => {
         let pages = 0;
         let read = 0;
         do {
-          const r = await get(`/api/v1/rollups?resolution=${resolution}&histograms=${form}&from=${DAY}&to=${DAY + DAY_MS}${cursor !== null ? `&cursor=${cursor}` : ''}`);
+          const r = await get(
+            `/api/v1/rollups?resolution=${resolution}&histograms=${form}&from=${DAY}&to=${DAY + DAY_MS}${cursor !== null ? `&cursor=${cursor}` : ''}`,
+          );
           expect(r.status).toBe(200);
           const body = await r.json<{ rows: Array<RollupJson & RollupBase64Json>; next_cursor: number | null }>();
           // At most a page, in whole periods: the next page starts where this one's last period ended.
@@ -229,7 +324,11 @@ describe('percentiles from the rollups', () => {
     const bad = await get('/api/v1/rollups?resolution=week');
     expect(bad.status).toBe(400);
     expect(await bad.text()).toContain('resolution must be one of hour, day');
-    for (const [query, message] of [['histograms=xml', 'histograms must be one of json, base64'], [`limit=${ROLLUP_PAGE_ROWS.json + 1}`, `limit must be a whole number from 1 to ${ROLLUP_PAGE_ROWS.json}`], [`cursor=${DAY - 1}`, 'cursor must be a whole number']]) {
+    for (const [query, message] of [
+      ['histograms=xml', 'histograms must be one of json, base64'],
+      [`limit=${ROLLUP_PAGE_ROWS.json + 1}`, `limit must be a whole number from 1 to ${ROLLUP_PAGE_ROWS.json}`],
+      [`cursor=${DAY - 1}`, 'cursor must be a whole number'],
+    ]) {
       const r = await get(`/api/v1/rollups?resolution=hour&from=${DAY}&to=${DAY + DAY_MS}&${query}`);
       expect(r.status, query).toBe(400);
       expect(await r.text()).toContain(message);
@@ -266,9 +365,16 @@ describe('percentiles from the rollups', () => {
   });
 
   it('keep the split per source, and refuse what they do not hold', async () => {
-    const split = await (await get(`/api/v1/percentiles?metric=network_ms&source=rollups&${window}`)).json<{ by: string[]; groups: Array<{ target: string; split_source: string | null; n: number }> }>();
+    const split = await (await get(`/api/v1/percentiles?metric=network_ms&source=rollups&${window}`)).json<{
+      by: string[];
+      groups: Array<{ target: string; split_source: string | null; n: number }>;
+    }>();
     expect(split.by).toEqual(['region', 'target', 'split_source']);
-    expect(split.groups.filter((g) => g.target === 'ref-chat').map((g) => g.split_source)).toEqual(['server-timing.total', 'server-timing.total', 'server-timing.total']);
+    expect(split.groups.filter((g) => g.target === 'ref-chat').map((g) => g.split_source)).toEqual([
+      'server-timing.total',
+      'server-timing.total',
+      'server-timing.total',
+    ]);
     for (const [path, message] of [
       [`/api/v1/percentiles?metric=headers_ms&source=rollups&${window}`, 'the hourly rollups hold'],
       [`/api/v1/percentiles?metric=ttft_ms&by=split_source&source=rollups&${window}`, 'split sources for network_ms and server_ms only'],
@@ -283,13 +389,15 @@ describe('percentiles from the rollups', () => {
 });
 
 describe('what a rollup costs (the capacity model counts these)', () => {
-  it('reads the hour\'s samples of every region, the hour\'s previous rows and the region\'s totals; writes a row and a total per region × target × variant', async () => {
+  it("reads the hour's samples of every region, the hour's previous rows and the region's totals; writes a row and a total per region × target × variant", async () => {
     const hour = HOUR + 4 * HOUR_MS;
     for (const t of [hour, hour + FIVE_MIN]) {
       await fireCron(t);
       await drain(REGIONS);
     }
-    const inHour = (await env.DB.prepare('SELECT COUNT(*) AS n FROM samples WHERE tick_id >= ? AND tick_id < ?').bind(hour, hour + HOUR_MS).first<{ n: number }>())!.n;
+    const inHour = (await env.DB.prepare('SELECT COUNT(*) AS n FROM samples WHERE tick_id >= ? AND tick_id < ?')
+      .bind(hour, hour + HOUR_MS)
+      .first<{ n: number }>())!.n;
     const pairs = (await rollupTotals(env.DB, { regions: ['weur'] })).length;
     expect(pairs).toBe(3);
     const meter = meterD1(env.DB);
@@ -320,7 +428,10 @@ describe('running totals', () => {
     const totals = await rollupTotals(env.DB);
     // The cost test above deleted some hours' rows after counting them: compare the hours still there.
     for (const t of totals) {
-      const rows = hourly.filter((r) => r.region === t.region && r.target === t.target && r.prompt_variant === t.prompt_variant && r.method_version === t.method_version);
+      const rows = hourly.filter(
+        (r) =>
+          r.region === t.region && r.target === t.target && r.prompt_variant === t.prompt_variant && r.method_version === t.method_version,
+      );
       expect(t.probes).toBeGreaterThanOrEqual(rows.reduce((n, r) => n + r.probes, 0));
     }
     const enamChat = totals.find((t) => t.region === 'enam' && t.target === 'ref-chat')!;
@@ -331,12 +442,23 @@ describe('running totals', () => {
 });
 
 describe('GET /metrics', () => {
-  type Family = { name: string; type: string; metrics: Array<{ labels?: Record<string, string>; value?: string; buckets?: Record<string, string>; count?: string; sum?: string }> };
+  type Family = {
+    name: string;
+    type: string;
+    metrics: Array<{ labels?: Record<string, string>; value?: string; buckets?: Record<string, string>; count?: string; sum?: string }>;
+  };
   /** One labelled histogram series alone (the parser flattens only unlabelled histograms): its lines, with its labels but `le` taken off. */
   function series(text: string, name: string, labels: Record<string, string>): Family['metrics'][number] {
     const selector = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
-    const lines = text.split('\n').filter((l) => l.startsWith(name) && selector.every((s) => l.includes(s)))
-      .map((l) => l.replace(/\{([^}]*)\}/, (_m, inner: string) => { const le = /le="[^"]*"/.exec(inner); return le ? `{${le[0]}}` : ''; }));
+    const lines = text
+      .split('\n')
+      .filter((l) => l.startsWith(name) && selector.every((s) => l.includes(s)))
+      .map((l) =>
+        l.replace(/\{([^}]*)\}/, (_m, inner: string) => {
+          const le = /le="[^"]*"/.exec(inner);
+          return le ? `{${le[0]}}` : '';
+        }),
+      );
     const [family] = parsePrometheusTextFormat(`# TYPE ${name} histogram\n${lines.join('\n')}\n`) as Family[];
     return family.metrics[0];
   }
@@ -348,23 +470,39 @@ describe('GET /metrics', () => {
     const text = await r.text();
     const families = parsePrometheusTextFormat(text) as Family[];
     const family = (name: string) => families.find((f) => f.name === name)!;
-    expect(families.map((f) => [f.name, f.type])).toEqual(expect.arrayContaining([['llm_probes_total', 'COUNTER'], ['llm_probe_failures_total', 'COUNTER'], ['llm_ttft_seconds', 'HISTOGRAM'], ['llm_ttft_network_seconds', 'HISTOGRAM'], ['llm_decode_tokens_per_second', 'HISTOGRAM']]));
+    expect(families.map((f) => [f.name, f.type])).toEqual(
+      expect.arrayContaining([
+        ['llm_probes_total', 'COUNTER'],
+        ['llm_probe_failures_total', 'COUNTER'],
+        ['llm_ttft_seconds', 'HISTOGRAM'],
+        ['llm_ttft_network_seconds', 'HISTOGRAM'],
+        ['llm_decode_tokens_per_second', 'HISTOGRAM'],
+      ]),
+    );
     const totals = await rollupTotals(env.DB, { methodVersion: METHOD_VERSION });
     expect(totals.length).toBeGreaterThan(0);
     for (const t of totals) {
       const labels = { region: t.region, target: t.target, prompt_variant: t.prompt_variant };
-      expect(family('llm_probes_total').metrics.find((m) => JSON.stringify(m.labels) === JSON.stringify(labels))!.value).toBe(String(t.probes));
-      const failures = family('llm_probe_failures_total').metrics.filter((m) => m.labels!.region === t.region && m.labels!.target === t.target);
+      expect(family('llm_probes_total').metrics.find((m) => JSON.stringify(m.labels) === JSON.stringify(labels))!.value).toBe(
+        String(t.probes),
+      );
+      const failures = family('llm_probe_failures_total').metrics.filter(
+        (m) => m.labels!.region === t.region && m.labels!.target === t.target,
+      );
       expect(failures.reduce((n, m) => n + Number(m.value), 0)).toBe(t.probes - t.successes);
       const ttft = series(text, 'llm_ttft_seconds', labels);
       expect(Number(ttft.count)).toBe(t.histograms.ttft_ms.count);
       // Cumulative buckets: never decreasing, ending at the count.
-      const counts = Object.entries(ttft.buckets!).sort((a, b) => (a[0] === '+Inf' ? 1 : b[0] === '+Inf' ? -1 : Number(a[0]) - Number(b[0]))).map(([, v]) => Number(v));
+      const counts = Object.entries(ttft.buckets!)
+        .sort((a, b) => (a[0] === '+Inf' ? 1 : b[0] === '+Inf' ? -1 : Number(a[0]) - Number(b[0])))
+        .map(([, v]) => Number(v));
       expect(counts).toEqual([...counts].sort((a, b) => a - b));
       expect(counts.at(-1)).toBe(t.histograms.ttft_ms.count);
       expect(Number(ttft.sum)).toBeCloseTo(sumOf(t.histograms.ttft_ms) / 1000, 6);
     }
-    expect(text).toMatch(/llm_ttft_network_seconds_count\{region="weur",target="ref-chat",prompt_variant="tiny",split_source="server-timing.total"\} \d+/);
+    expect(text).toMatch(
+      /llm_ttft_network_seconds_count\{region="weur",target="ref-chat",prompt_variant="tiny",split_source="server-timing.total"\} \d+/,
+    );
   });
 });
 

@@ -27,43 +27,120 @@ async function columns(db: D1Database, table = 'samples'): Promise<Array<ColumnI
 function fullSample(tick: number): StoredSample {
   return {
     ...emptySample(),
-    method_version: 2, target: 'ref-chat', api: 'openai-responses', model: 'm', prompt_variant: 'tiny', started_at: tick + 0.25,
-    region: 'weur', colo: 'AMS', upstream_colo: 'FRA', colo_outside_region: false, warm: true, status: 200,
-    headers_ms: 10.5, first_byte_ms: 11, ttft_ms: 60, ttfa_ms: 400, total_ms: 700, output_tokens: 320, tokens_exact: true,
-    reasoning_tokens: 300, reasoning_streamed: false, answer_tokens: 20, prompt_tokens: 40, input_tokens: 41, max_tokens: 400,
-    tpot_ms: 10, decode_tps: 100, itl_p50_ms: 10, itl_p90_ms: 11, itl_p99_ms: 12, itl_max_ms: 13, chunks: 3,
-    server_headers_ms: 4, server_timings: { 'server-timing.total': 4, 'openai-processing-ms': 5000 }, server_ttft_ms: 50,
-    server_ttft_source: 'metrics', rtt_ms: 6, network_ms: 6.5, server_ms: 53.5, residual_ms: 3.5, split_source: 'server-timing.total',
-    split_note: 'openai-processing-ms 5000 ms > headers_ms 10.5 ms, set aside', finish_reason: 'stop', error: null, error_detail: null,
-    timeline: [60, 400.1, 700], tick_id: tick, simulated: true, backfill: false, late: false,
+    method_version: 2,
+    target: 'ref-chat',
+    api: 'openai-responses',
+    model: 'm',
+    prompt_variant: 'tiny',
+    started_at: tick + 0.25,
+    region: 'weur',
+    colo: 'AMS',
+    upstream_colo: 'FRA',
+    colo_outside_region: false,
+    warm: true,
+    status: 200,
+    headers_ms: 10.5,
+    first_byte_ms: 11,
+    ttft_ms: 60,
+    ttfa_ms: 400,
+    total_ms: 700,
+    output_tokens: 320,
+    tokens_exact: true,
+    reasoning_tokens: 300,
+    reasoning_streamed: false,
+    answer_tokens: 20,
+    prompt_tokens: 40,
+    input_tokens: 41,
+    max_tokens: 400,
+    tpot_ms: 10,
+    decode_tps: 100,
+    itl_p50_ms: 10,
+    itl_p90_ms: 11,
+    itl_p99_ms: 12,
+    itl_max_ms: 13,
+    chunks: 3,
+    server_headers_ms: 4,
+    server_timings: { 'server-timing.total': 4, 'openai-processing-ms': 5000 },
+    server_ttft_ms: 50,
+    server_ttft_source: 'metrics',
+    rtt_ms: 6,
+    network_ms: 6.5,
+    server_ms: 53.5,
+    residual_ms: 3.5,
+    split_source: 'server-timing.total',
+    split_note: 'openai-processing-ms 5000 ms > headers_ms 10.5 ms, set aside',
+    finish_reason: 'stop',
+    error: null,
+    error_detail: null,
+    timeline: [60, 400.1, 700],
+    tick_id: tick,
+    simulated: true,
+    backfill: false,
+    late: false,
   };
 }
 
 describe('the sample schema', () => {
   it('the migrated samples table has exactly the fields of shared/sample-fields.ts', async () => {
-    const actual = (await columns(env.DB)).filter((c) => c.name !== 'id').map((c) => ({ name: c.name, type: c.type, notNull: c.notnull === 1 }));
-    const expected = STORED_FIELDS.map((f) => ({ name: f.name, type: SQL_TYPES[f.type], notNull: !f.nullable || f.storedNotNull === true }));
+    const actual = (await columns(env.DB))
+      .filter((c) => c.name !== 'id')
+      .map((c) => ({ name: c.name, type: c.type, notNull: c.notnull === 1 }));
+    const expected = STORED_FIELDS.map((f) => ({
+      name: f.name,
+      type: SQL_TYPES[f.type],
+      notNull: !f.nullable || f.storedNotNull === true,
+    }));
     const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
     expect(actual.sort(byName)).toEqual(expected.sort(byName));
   });
 
-  it('the concurrency probes\' table has every sample column, the same way, and its burst columns', async () => {
+  it("the concurrency probes' table has every sample column, the same way, and its burst columns", async () => {
     const shape = (cs: ColumnInfo[]) => cs.map((c) => ({ name: c.name, type: c.type, notNull: c.notnull === 1 }));
     const samples = shape(await columns(env.DB));
     const bursts = shape(await columns(env.DB, 'burst_samples'));
     const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
     expect(bursts.filter((c) => !BURST_ONLY.includes(c.name)).sort(byName)).toEqual(samples.sort(byName));
-    expect(bursts.filter((c) => BURST_ONLY.includes(c.name)).map((c) => c.name).sort()).toEqual([...BURST_ONLY].sort());
+    expect(
+      bursts
+        .filter((c) => BURST_ONLY.includes(c.name))
+        .map((c) => c.name)
+        .sort(),
+    ).toEqual([...BURST_ONLY].sort());
   });
 
   it('the rollup tables have exactly the columns and keys the code writes, histograms as BLOBs', async () => {
-    const types: Record<string, string> = { hour: 'INTEGER', day: 'INTEGER', region: 'TEXT', target: 'TEXT', prompt_variant: 'TEXT', method_version: 'INTEGER', probes: 'INTEGER', successes: 'INTEGER', errors: 'TEXT', split: 'BLOB' };
+    const types: Record<string, string> = {
+      hour: 'INTEGER',
+      day: 'INTEGER',
+      region: 'TEXT',
+      target: 'TEXT',
+      prompt_variant: 'TEXT',
+      method_version: 'INTEGER',
+      probes: 'INTEGER',
+      successes: 'INTEGER',
+      errors: 'TEXT',
+      split: 'BLOB',
+    };
     for (const m of ROLLUP_METRICS) types[m] = 'BLOB';
     for (const [table, shape] of Object.entries(ROLLUP_TABLE_SHAPES)) {
       const actual = await columns(env.DB, table);
-      expect(actual.map((c) => c.name), table).toEqual([...shape.columns]);
-      expect(actual.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk).map((c) => c.name), table).toEqual([...shape.key]);
-      for (const c of actual) expect({ column: `${table}.${c.name}`, type: c.type, notNull: c.notnull }).toEqual({ column: `${table}.${c.name}`, type: types[c.name], notNull: 1 });
+      expect(
+        actual.map((c) => c.name),
+        table,
+      ).toEqual([...shape.columns]);
+      expect(
+        actual
+          .filter((c) => c.pk > 0)
+          .sort((a, b) => a.pk - b.pk)
+          .map((c) => c.name),
+        table,
+      ).toEqual([...shape.key]);
+      for (const c of actual)
+        expect({ column: `${table}.${c.name}`, type: c.type, notNull: c.notnull }).toEqual({
+          column: `${table}.${c.name}`,
+          type: types[c.name],
+          notNull: 1,
+        });
     }
   });
 
@@ -84,11 +161,18 @@ describe('the sample schema', () => {
     await applyD1Migrations(db, [first]);
     const oldColumns = (await columns(db)).map((c) => c.name).filter((c) => c !== 'id');
     const v1 = fullSample(1_100_000_000_000) as unknown as Record<string, unknown>;
-    const v1Row = Object.fromEntries(oldColumns.map((c) => [c, c === 'method_version' ? 1 : toRowValues(fullSample(1_100_000_000_000))[STORED_FIELDS.findIndex((f) => f.name === c)]]));
+    const v1Row = Object.fromEntries(
+      oldColumns.map((c) => [
+        c,
+        c === 'method_version' ? 1 : toRowValues(fullSample(1_100_000_000_000))[STORED_FIELDS.findIndex((f) => f.name === c)],
+      ]),
+    );
     const ticks = [0, 1, 2].map((i) => (v1.tick_id as number) + i * 300_000);
     for (const tick of ticks) {
-      await db.prepare(`INSERT INTO samples (${oldColumns.join(', ')}) VALUES (${oldColumns.map(() => '?').join(', ')})`)
-        .bind(...oldColumns.map((c) => (c === 'tick_id' ? tick : v1Row[c]))).run();
+      await db
+        .prepare(`INSERT INTO samples (${oldColumns.join(', ')}) VALUES (${oldColumns.map(() => '?').join(', ')})`)
+        .bind(...oldColumns.map((c) => (c === 'tick_id' ? tick : v1Row[c])))
+        .run();
     }
     const before = (await db.prepare('SELECT * FROM samples ORDER BY id').all()).results;
 
@@ -98,8 +182,11 @@ describe('the sample schema', () => {
     for (let i = 0; i < after.length; i++) {
       // Every old column keeps its value; every new figure is NULL (not recorded under method version 1), and a
       // new flag that can't be null holds its default (an old row was never run late).
-      expect(Object.fromEntries(oldColumns.map((c) => [c, after[i][c]]))).toEqual(Object.fromEntries(oldColumns.map((c) => [c, before[i][c]])));
-      for (const f of STORED_FIELDS.filter((x) => !oldColumns.includes(x.name))) expect(after[i][f.name], f.name).toBe(f.nullable ? null : 0);
+      expect(Object.fromEntries(oldColumns.map((c) => [c, after[i][c]]))).toEqual(
+        Object.fromEntries(oldColumns.map((c) => [c, before[i][c]])),
+      );
+      for (const f of STORED_FIELDS.filter((x) => !oldColumns.includes(x.name)))
+        expect(after[i][f.name], f.name).toBe(f.nullable ? null : 0);
     }
     const old = await listSamples(db, { fromTick: ticks[0], toTick: ticks[2] + 1, methodVersion: 1 }, 10);
     expect(old.map((s) => s.reasoning_streamed)).toEqual([null, null, null]);

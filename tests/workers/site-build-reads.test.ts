@@ -25,16 +25,42 @@ const BUDGET = 5_000;
 function sample(tick: number, region: string, target: string): StoredSample {
   const ttft = 200 + ((tick / TICK_MS) % 17) * 10;
   return {
-    ...emptySample(), method_version: METHOD_VERSION, tick_id: tick, started_at: tick + 5, region, target, api: 'openai-chat', model: 'm', prompt_variant: VARIANT,
-    status: 200, headers_ms: ttft - 20, first_byte_ms: ttft - 10, ttft_ms: ttft, ttfa_ms: ttft, total_ms: ttft + 300, output_tokens: 30, answer_tokens: 30,
-    tpot_ms: 10, decode_tps: 100, itl_p99_ms: 12, chunks: 30, network_ms: 20, server_ms: ttft - 20, split_source: 'rtt', timeline: [ttft, ttft + 10], simulated: true, backfill: false, late: false,
+    ...emptySample(),
+    method_version: METHOD_VERSION,
+    tick_id: tick,
+    started_at: tick + 5,
+    region,
+    target,
+    api: 'openai-chat',
+    model: 'm',
+    prompt_variant: VARIANT,
+    status: 200,
+    headers_ms: ttft - 20,
+    first_byte_ms: ttft - 10,
+    ttft_ms: ttft,
+    ttfa_ms: ttft,
+    total_ms: ttft + 300,
+    output_tokens: 30,
+    answer_tokens: 30,
+    tpot_ms: 10,
+    decode_tps: 100,
+    itl_p99_ms: 12,
+    chunks: 30,
+    network_ms: 20,
+    server_ms: ttft - 20,
+    split_source: 'rtt',
+    timeline: [ttft, ttft + 10],
+    simulated: true,
+    backfill: false,
+    late: false,
   };
 }
 
 /** The samples of one hour for every group, rolled up (the same rows stand for every seeded hour). */
 function hourRows(hour: number) {
   const samples = [];
-  for (let t = hour; t < hour + HOUR_MS; t += TICK_MS) for (const region of REGIONS) for (const target of TARGETS) samples.push(sample(t, region, target));
+  for (let t = hour; t < hour + HOUR_MS; t += TICK_MS)
+    for (const region of REGIONS) for (const target of TARGETS) samples.push(sample(t, region, target));
   return rollUp(samples);
 }
 
@@ -49,12 +75,18 @@ async function seed(now: number): Promise<number> {
     hourly += rows.length;
     if (day < dayOf(now)) {
       const one = hourRows(day);
-      await upsertDailyRollups(env.DB, mergeByGroup(Array.from({ length: 24 }, (_, h) => one.map((r) => ({ ...r, hour: day + h * HOUR_MS }))).flat(), day));
+      await upsertDailyRollups(
+        env.DB,
+        mergeByGroup(Array.from({ length: 24 }, (_, h) => one.map((r) => ({ ...r, hour: day + h * HOUR_MS }))).flat(), day),
+      );
     }
   }
   // Raw samples of the last 3 hours (the slice the build reads) and of the 3 hours before (which it must not).
   for (let t = Math.floor((now - 6 * HOUR_MS) / TICK_MS) * TICK_MS; t <= now; t += TICK_MS) {
-    await insertSamples(env.DB, REGIONS.flatMap((region) => TARGETS.map((target) => sample(t, region, target))));
+    await insertSamples(
+      env.DB,
+      REGIONS.flatMap((region) => TARGETS.map((target) => sample(t, region, target))),
+    );
   }
   return hourly;
 }
@@ -65,7 +97,9 @@ describe('a site build', () => {
     const hourlyRows = await seed(now);
     expect(hourlyRows).toBeGreaterThan(90 * 24 * 15);
     const data = await collectSiteData('https://observatory.test', now, (input, init) => SELF.fetch(input as string, init));
-    console.log(`site build: ${data.d1_rows_read_total} D1 rows read for ${hourlyRows} hourly rollup rows stored; per request ${JSON.stringify(data.d1_rows_read)}`);
+    console.log(
+      `site build: ${data.d1_rows_read_total} D1 rows read for ${hourlyRows} hourly rollup rows stored; per request ${JSON.stringify(data.d1_rows_read)}`,
+    );
     expect(data.d1_rows_read_total).toBeLessThan(BUDGET);
     // Every view is there, the 90-day one with 90 days of probes.
     const view = data.windows.find((w) => w.id === '90d')!;
@@ -91,14 +125,20 @@ describe('a site build', () => {
     const { anonymousRowBound } = await import('../../shared/config/capacity.ts');
     const { config } = await import('./test-config.ts');
     const reads: Record<string, number> = {};
-    for (const path of ['/api/v1/rollups?resolution=hour&window=31d', '/api/v1/rollups?resolution=day&window=366d', '/api/v1/percentiles?source=rollups&window=60d&by=region,target,prompt_variant&region=weur', '/api/v1/percentiles?source=raw&window=24h&by=region,target,prompt_variant,split_source']) {
+    for (const path of [
+      '/api/v1/rollups?resolution=hour&window=31d',
+      '/api/v1/rollups?resolution=day&window=366d',
+      '/api/v1/percentiles?source=rollups&window=60d&by=region,target,prompt_variant&region=weur',
+      '/api/v1/percentiles?source=raw&window=24h&by=region,target,prompt_variant,split_source',
+    ]) {
       const r = await SELF.fetch(`https://observatory.test${path}`);
       expect(r.status, path).toBe(200);
       reads[path] = Number(r.headers.get('x-d1-rows-read'));
     }
     // The bound for what this database holds: its regions × targets (the rows are there whatever the config says).
     const bound = anonymousRowBound({
-      ...config, bursts: undefined,
+      ...config,
+      bursts: undefined,
       regions: REGIONS.map((code) => ({ code, label: code, locationHint: 'weur' as const })),
       targets: TARGETS.map((id) => ({ ...config.targets[0], id, regions: undefined, promptVariants: undefined, bursts: undefined })),
     });

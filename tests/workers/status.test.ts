@@ -7,7 +7,13 @@
  */
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { createExecutionContext, createScheduledController, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from 'cloudflare:test';
+import {
+  createExecutionContext,
+  createScheduledController,
+  runDurableObjectAlarm,
+  runInDurableObject,
+  waitOnExecutionContext,
+} from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import worker from '../../workers/observatory/index.ts';
 import { alarmsUntil, drain } from './drain.ts';
@@ -20,7 +26,12 @@ import type { Incident } from '../../shared/status/incidents.ts';
 
 const REGIONS = config.regions.map((r) => r.code);
 /** What the loopback receiver recorded of one request (tests/helpers/notify-receiver.ts). */
-interface ReceivedNotification { path: string; headers: Record<string, string>; body: string; answered: number }
+interface ReceivedNotification {
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+  answered: number;
+}
 const MINUTE = 60_000;
 const keeper = () => env.STATUS_KEEPER.getByName('global');
 
@@ -48,14 +59,28 @@ async function settle(): Promise<void> {
 
 /** Makes every pending delivery due now (time passing, without waiting for the backoff). */
 async function makeDue(): Promise<void> {
-  await runInDurableObject(keeper(), (_, state) => { state.storage.sql.exec("UPDATE deliveries SET next_at = 0 WHERE state = 'pending'"); });
+  await runInDurableObject(keeper(), (_, state) => {
+    state.storage.sql.exec("UPDATE deliveries SET next_at = 0 WHERE state = 'pending'");
+  });
 }
 
 const control = (path: string) => fetch(`${env.NOTIFY_URL}/_control/${path}`);
 const received = async () => (await (await control('received')).json()) as ReceivedNotification[];
-const api = async <T>(path: string) => (await (await worker.fetch(new Request(`http://observatory${path}`), env, createExecutionContext())).json()) as T;
+const api = async <T>(path: string) =>
+  (await (await worker.fetch(new Request(`http://observatory${path}`), env, createExecutionContext())).json()) as T;
 
-async function incidentsOf(target: string, from: number, to: number): Promise<Array<Incident & { opened_at: string; timeline: Array<{ kind: string; at: string; severity: string; scope: string; regions: Array<{ region: string }> }> }>> {
+async function incidentsOf(
+  target: string,
+  from: number,
+  to: number,
+): Promise<
+  Array<
+    Incident & {
+      opened_at: string;
+      timeline: Array<{ kind: string; at: string; severity: string; scope: string; regions: Array<{ region: string }> }>;
+    }
+  >
+> {
   const body = await api<{ incidents: any[] }>(`/api/v1/incidents?from=${from}&to=${to}&target=${target}&points=true`);
   return body.incidents.filter((i) => Date.parse(i.opened_at) >= from && Date.parse(i.opened_at) < to);
 }
@@ -72,7 +97,18 @@ describe('status and incidents', () => {
     for (let t = from; t <= from + 10 * MINUTE; t += 5 * MINUTE) await tick(t);
 
     // Mid-outage: apac is down for ref-chat, the target as a whole is not (1 of 3 regions).
-    const status = await api<{ targets: Array<{ target: string; status: string; regional_problems: Array<{ region: string; state: string }>; regions: Array<{ region: string; status: string; evidence: { rules: Array<{ rule: string; outcome: string; note: string; n: number }> } }> }> }>('/api/v1/status');
+    const status = await api<{
+      targets: Array<{
+        target: string;
+        status: string;
+        regional_problems: Array<{ region: string; state: string }>;
+        regions: Array<{
+          region: string;
+          status: string;
+          evidence: { rules: Array<{ rule: string; outcome: string; note: string; n: number }> };
+        }>;
+      }>;
+    }>('/api/v1/status');
     const chat = status.targets.find((t) => t.target === 'ref-chat')!;
     expect(chat.status).toBe('operational');
     expect(chat.regional_problems).toEqual([{ region: 'apac', state: 'down' }]);
@@ -83,7 +119,9 @@ describe('status and incidents', () => {
     expect(chat.regions.find((r) => r.region === 'weur')!.status).toBe('operational');
 
     await runDurableObjectAlarm(keeper());
-    const health = await api<{ notifications: { pending: number; recent_attempts: Array<{ ok: boolean; status: number | null; error: string | null }> } }>('/api/v1/health');
+    const health = await api<{
+      notifications: { pending: number; recent_attempts: Array<{ ok: boolean; status: number | null; error: string | null }> };
+    }>('/api/v1/health');
     const failures = health.notifications.recent_attempts.filter((a) => !a.ok);
     expect(failures.length).toBe(4);
     // Published: the failure's kind and status, never the receiver's reply.
@@ -92,8 +130,12 @@ describe('status and incidents', () => {
     // Backoff: a failed message waits before its next attempt, whether that attempt has come yet (a busy machine may
     // have taken longer than the wait since) or is still due.
     const log = await runInDurableObject(keeper(), (_, state) => ({
-      attempts: state.storage.sql.exec<{ delivery_id: string; at: number; ok: number }>('SELECT delivery_id, at, ok FROM attempts ORDER BY seq').toArray(),
-      deliveries: state.storage.sql.exec<{ id: string; state: string; next_at: number }>('SELECT id, state, next_at FROM deliveries').toArray(),
+      attempts: state.storage.sql
+        .exec<{ delivery_id: string; at: number; ok: number }>('SELECT delivery_id, at, ok FROM attempts ORDER BY seq')
+        .toArray(),
+      deliveries: state.storage.sql
+        .exec<{ id: string; state: string; next_at: number }>('SELECT id, state, next_at FROM deliveries')
+        .toArray(),
     }));
     const failed = log.attempts.filter((a) => a.ok === 0);
     expect(failed).toHaveLength(4);
@@ -103,7 +145,9 @@ describe('status and incidents', () => {
       expect(later?.at ?? delivery.next_at, f.delivery_id).toBeGreaterThanOrEqual(f.at + RETRY_BASE_MS - 1);
     }
     // The keeper sleeps until the refused messages' retry, not in a loop over the later ones held behind them.
-    const firstFailure = Math.min(...health.notifications.recent_attempts.filter((a) => !a.ok).map((a) => Date.parse((a as unknown as { at: string }).at)));
+    const firstFailure = Math.min(
+      ...health.notifications.recent_attempts.filter((a) => !a.ok).map((a) => Date.parse((a as unknown as { at: string }).at)),
+    );
     const alarm = await runInDurableObject(keeper(), (_, state) => state.storage.getAlarm());
     if (alarm !== null) expect(alarm).toBeGreaterThanOrEqual(firstFailure + RETRY_BASE_MS - 1);
 
@@ -147,7 +191,10 @@ describe('status and incidents', () => {
       expect.stringMatching(/^🟠 Incident escalated: Reference chat — down \(apac\)/),
       expect.stringMatching(/^✅ Incident resolved: Reference chat — operational \(apac\)/),
     ]);
-    expect(byPath('/discord/').map((r) => JSON.parse(r.body).content.split('\n')[0].slice(0, 20))).toEqual([expect.stringContaining('opened'), expect.stringContaining('resolved')]);
+    expect(byPath('/discord/').map((r) => JSON.parse(r.body).content.split('\n')[0].slice(0, 20))).toEqual([
+      expect.stringContaining('opened'),
+      expect.stringContaining('resolved'),
+    ]);
     const telegram = byPath('/telegram/bot123456:test-bot-token/sendMessage').map((r) => JSON.parse(r.body));
     expect(telegram).toHaveLength(3);
     for (const t of telegram) expect(t.chat_id).toBe('-1001234567890');
@@ -155,7 +202,11 @@ describe('status and incidents', () => {
     expect(ntfy.map((r) => r.headers.priority)).toEqual(['4', '5', '3']);
     for (const r of ntfy) expect(r.headers.authorization).toBe('Bearer tk_test');
     // The email channel: miniflare's send_email accepted each "opened" message (it rejects a malformed one).
-    const attempts = (await api<{ notifications: { recent_attempts: Array<{ delivery_id: string; channel: string; ok: boolean; error: string | null }> } }>('/api/v1/health')).notifications.recent_attempts;
+    const attempts = (
+      await api<{ notifications: { recent_attempts: Array<{ delivery_id: string; channel: string; ok: boolean; error: string | null }> } }>(
+        '/api/v1/health',
+      )
+    ).notifications.recent_attempts;
     const mail = attempts.filter((a) => a.channel === 'mail' && a.delivery_id.includes('ref-chat'));
     expect(mail.map((a) => [a.ok, a.error])).toEqual([[true, null]]);
     // The refused attempts were of these messages, and each was later delivered.
@@ -171,12 +222,14 @@ describe('status and incidents', () => {
     const incidents = await incidentsOf('ref-chat', from - HOUR, from + 2 * HOUR);
     expect(incidents.map((i) => i.timeline.map((e) => e.kind))).toEqual([['opened', 'escalated']]);
     // Only this outage's messages (other test files share the receiver): their ids begin with its opening tick.
-    const mine = async () => (await received()).filter((r) => (r.headers['x-observatory-delivery'] ?? '').startsWith(`${from + 5 * MINUTE}-`));
+    const mine = async () =>
+      (await received()).filter((r) => (r.headers['x-observatory-delivery'] ?? '').startsWith(`${from + 5 * MINUTE}-`));
     const before = (await mine()).length;
     // The region evaluates again ticks it already reported (as after a lost acknowledgement), twice.
     for (let k = 0; k < 2; k++) {
       await runInDurableObject(env.REGION_PROBER.getByName('apac'), async (_, state) => {
-        for (let t = from; t <= from + 10 * MINUTE; t += 5 * MINUTE) state.storage.sql.exec('INSERT OR IGNORE INTO evaluations (tick_id) VALUES (?)', t);
+        for (let t = from; t <= from + 10 * MINUTE; t += 5 * MINUTE)
+          state.storage.sql.exec('INSERT OR IGNORE INTO evaluations (tick_id) VALUES (?)', t);
         await state.storage.setAlarm(Date.now());
       });
       await alarmsUntil('apac', async () => (await env.REGION_PROBER.getByName('apac').status()).pendingEvaluations === 0);
@@ -201,14 +254,22 @@ describe('status and incidents', () => {
     const { from, to } = OUTAGES.wide;
     for (let t = from - 15 * MINUTE; t <= from + 10 * MINUTE; t += 5 * MINUTE) await tick(t);
     await settle();
-    const status = await api<{ targets: Array<{ target: string; status: string; regional_problems: unknown[] }>; open_incidents: Array<{ target: string; scope: string }> }>('/api/v1/status');
+    const status = await api<{
+      targets: Array<{ target: string; status: string; regional_problems: unknown[] }>;
+      open_incidents: Array<{ target: string; scope: string }>;
+    }>('/api/v1/status');
     expect(status.targets.find((t) => t.target === 'ref-chat')).toMatchObject({ status: 'down', regional_problems: [] });
     expect(status.open_incidents.find((i) => i.target === 'ref-chat')).toMatchObject({ scope: 'target' });
     // An hour passes: the open incident is reminded of, once.
-    await runInDurableObject(keeper(), (_, state) => { state.storage.sql.exec("UPDATE incidents SET reminded_at = 0 WHERE target = 'ref-chat' AND status = 'open'"); });
+    await runInDurableObject(keeper(), (_, state) => {
+      state.storage.sql.exec("UPDATE incidents SET reminded_at = 0 WHERE target = 'ref-chat' AND status = 'open'");
+    });
     await runDurableObjectAlarm(keeper());
     await settle();
-    const reminders = (await received()).filter((r) => r.path === '/hook' && r.answered === 200).map((r) => JSON.parse(r.body) as NotificationMessage).filter((m) => m.type === 'incident.reminder' && m.incident.target === 'ref-chat');
+    const reminders = (await received())
+      .filter((r) => r.path === '/hook' && r.answered === 200)
+      .map((r) => JSON.parse(r.body) as NotificationMessage)
+      .filter((m) => m.type === 'incident.reminder' && m.incident.target === 'ref-chat');
     expect(reminders).toHaveLength(1);
     expect(reminders[0].incident).toMatchObject({ scope: 'target', status: 'open' });
     for (let t = from + 15 * MINUTE; t <= to + 10 * MINUTE; t += 5 * MINUTE) await tick(t);
@@ -226,7 +287,7 @@ describe('status and incidents', () => {
 const HOUR = 60 * MINUTE;
 
 describe('what an evaluation costs', () => {
-  it('reads only its own region\'s samples of the lookback, and the baseline rollups once an hour', async () => {
+  it("reads only its own region's samples of the lookback, and the baseline rollups once an hour", async () => {
     const { meterD1 } = await import('../../workers/observatory/db/meter.ts');
     const { BaselineCache, evaluateTick } = await import('../../workers/observatory/status-evaluation.ts');
     const { resolveStatusRules, lookbackMs } = await import('../../shared/status/rules.ts');
@@ -236,7 +297,12 @@ describe('what an evaluation costs', () => {
     for (let t = start; t <= start + 35 * MINUTE; t += 5 * MINUTE) await tick(t);
     const last = start + 35 * MINUTE;
     const from = last - lookbackMs(rules, 5, 1);
-    const count = async (sql: string, ...params: unknown[]) => Number((await env.DB.prepare(sql).bind(...params).first<{ n: number }>())!.n);
+    const count = async (sql: string, ...params: unknown[]) =>
+      Number(
+        (await env.DB.prepare(sql)
+          .bind(...params)
+          .first<{ n: number }>())!.n,
+      );
     const mine = await count("SELECT COUNT(*) AS n FROM samples WHERE tick_id > ? AND tick_id <= ? AND region = 'weur'", from, last);
     const all = await count('SELECT COUNT(*) AS n FROM samples WHERE tick_id > ? AND tick_id <= ?', from, last);
     const ticks = Array.from({ length: 6 }, (_, k) => last - k * 5 * MINUTE);
@@ -246,8 +312,14 @@ describe('what an evaluation costs', () => {
     expect(findings.length).toBeGreaterThan(0);
     const second = meterD1(env.DB);
     await evaluateTick(second.db, 'weur', last, ticks, rules, cache);
-    const hourly = await count("SELECT COUNT(*) AS n FROM hourly_rollups WHERE region = 'weur' AND hour >= ? AND hour < ?", start - 24 * HOUR, start);
-    console.log(`evaluation: ${second.rowsRead} rows read (${mine} of this region's samples in the lookback, ${all} of all regions'); the hour's baseline ${first.rowsRead - second.rowsRead} more (${hourly} hourly rows of this region)`);
+    const hourly = await count(
+      "SELECT COUNT(*) AS n FROM hourly_rollups WHERE region = 'weur' AND hour >= ? AND hour < ?",
+      start - 24 * HOUR,
+      start,
+    );
+    console.log(
+      `evaluation: ${second.rowsRead} rows read (${mine} of this region's samples in the lookback, ${all} of all regions'); the hour's baseline ${first.rowsRead - second.rowsRead} more (${hourly} hourly rows of this region)`,
+    );
     // A seek per tick (per hour for the baseline) on (tick_id, region): this region's rows, and at most 2 more a seek.
     expect(second.rowsRead).toBeGreaterThanOrEqual(mine);
     expect(second.rowsRead).toBeLessThanOrEqual(mine + STATUS_READS_PER_SEEK * ticks.length);

@@ -21,7 +21,9 @@ async function fireCron(scheduledTime: number): Promise<void> {
 }
 
 async function count(where = '1 = 1', ...params: unknown[]): Promise<number> {
-  const row = await env.DB.prepare(`SELECT COUNT(*) AS n FROM samples WHERE ${where}`).bind(...params).first<{ n: number }>();
+  const row = await env.DB.prepare(`SELECT COUNT(*) AS n FROM samples WHERE ${where}`)
+    .bind(...params)
+    .first<{ n: number }>();
   return row!.n;
 }
 
@@ -38,7 +40,16 @@ describe('a scheduled tick', () => {
       expect(r.method_version).toBe(METHOD_VERSION);
     }
     const ok = rows.filter((r) => r.target !== 'ref-broken');
-    for (const r of ok) expect(r).toMatchObject({ error: null, status: 200, output_tokens: 6, tokens_exact: 1, split_source: 'server-timing.total', split_note: null, warm: 1 });
+    for (const r of ok)
+      expect(r).toMatchObject({
+        error: null,
+        status: 200,
+        output_tokens: 6,
+        tokens_exact: 1,
+        split_source: 'server-timing.total',
+        split_note: null,
+        warm: 1,
+      });
     for (const r of ok) expect(r.ttft_ms as number).toBeGreaterThan(0);
   });
 
@@ -59,7 +70,9 @@ describe('a scheduled tick', () => {
     for (const region of REGIONS) await runDurableObjectAlarm(env.REGION_PROBER.getByName(region));
     await drain(REGIONS);
     expect(await count()).toBe(9);
-    const again = await env.REGION_PROBER.getByName('weur').enqueue('weur', [{ tickId: TICK, target: 'ref-chat', variant: 'tiny', backfill: false }]);
+    const again = await env.REGION_PROBER.getByName('weur').enqueue('weur', [
+      { tickId: TICK, target: 'ref-chat', variant: 'tiny', backfill: false },
+    ]);
     expect(again).toEqual({ queued: 0, skipped: 1 });
   });
 
@@ -72,7 +85,11 @@ describe('a scheduled tick', () => {
 describe('when D1 is unavailable', () => {
   it('keeps every sample in the regional object and writes it once D1 is back', async () => {
     const tick = TICK + 10 * 60_000;
-    const logged = expectConsoleErrors(/could not check D1 for stored samples/, /D1 write failed, \d+ sample\(s\) kept for retry/, /rollup of hour .* failed, kept for retry/);
+    const logged = expectConsoleErrors(
+      /could not check D1 for stored samples/,
+      /D1 write failed, \d+ sample\(s\) kept for retry/,
+      /rollup of hour .* failed, kept for retry/,
+    );
     await env.DB.prepare('ALTER TABLE samples RENAME TO samples_away').run();
     try {
       await fireCron(tick);
@@ -102,15 +119,37 @@ describe('retention', () => {
     const day = 86_400_000;
     const keep = TICK - (config.rollupRetentionDays - 1) * day;
     const drop = TICK - (config.rollupRetentionDays + 1) * day;
-    const [template] = rollUp([{ tick_id: keep, region: 'weur', target: 'ref-chat', prompt_variant: 'tiny', method_version: METHOD_VERSION, error: null, split_source: null, ttft_ms: 100, ttfa_ms: 100, tpot_ms: 5, itl_p99_ms: 6, total_ms: 200, decode_tps: 200, network_ms: null, server_ms: null }]);
+    const [template] = rollUp([
+      {
+        tick_id: keep,
+        region: 'weur',
+        target: 'ref-chat',
+        prompt_variant: 'tiny',
+        method_version: METHOD_VERSION,
+        error: null,
+        split_source: null,
+        ttft_ms: 100,
+        ttfa_ms: 100,
+        tpot_ms: 5,
+        itl_p99_ms: 6,
+        total_ms: 200,
+        decode_tps: 200,
+        network_ms: null,
+        server_ms: null,
+      },
+    ]);
     await upsertRollups(env.DB, [template, { ...template, hour: drop }]);
     const old = TICK - (config.retentionDays + 1) * 86_400_000;
     await env.DB.prepare(`INSERT INTO samples (tick_id, region, target, prompt_variant, started_at, simulated, backfill, method_version, api, model, warm, tokens_exact, prompt_tokens, max_tokens, chunks, server_timings, timeline)
-      SELECT ?, region, target, prompt_variant, started_at, simulated, backfill, method_version, api, model, warm, tokens_exact, prompt_tokens, max_tokens, chunks, server_timings, timeline FROM samples WHERE tick_id = ?`).bind(old, TICK).run();
+      SELECT ?, region, target, prompt_variant, started_at, simulated, backfill, method_version, api, model, warm, tokens_exact, prompt_tokens, max_tokens, chunks, server_timings, timeline FROM samples WHERE tick_id = ?`)
+      .bind(old, TICK)
+      .run();
     const before = await count();
     expect(await applyRetention(env, TICK + 300_000)).toBeNull(); // not the first tick of the day
     expect(await applyRetention(env, TICK)).toEqual({ samples: 9, rollups: 1, incidents: 0 });
-    expect((await rollupsIn(env.DB, { fromHour: drop - day, toHour: TICK, methodVersion: METHOD_VERSION })).map((r) => r.hour)).toEqual([keep]);
+    expect((await rollupsIn(env.DB, { fromHour: drop - day, toHour: TICK, methodVersion: METHOD_VERSION })).map((r) => r.hour)).toEqual([
+      keep,
+    ]);
     expect(await count()).toBe(before - 9);
     expect(await count('tick_id = ?', old)).toBe(0);
   });

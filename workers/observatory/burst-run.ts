@@ -34,7 +34,14 @@ export interface TargetBurstOutcome {
 /** Stores a level's samples (in D1, or kept for a later write when D1 fails: the caller's outbox). */
 export type StoreBurstRows = (rows: StoredBurstSample[]) => Promise<void>;
 
-export async function runTargetBurst(env: Env, region: RegionConfig, target: TargetConfig, tickId: number, referenceUrl: string, store: StoreBurstRows): Promise<TargetBurstOutcome> {
+export async function runTargetBurst(
+  env: Env,
+  region: RegionConfig,
+  target: TargetConfig,
+  tickId: number,
+  referenceUrl: string,
+  store: StoreBurstRows,
+): Promise<TargetBurstOutcome> {
   const config = getConfig();
   const b = config.bursts!;
   const variant = b.variant ?? config.promptVariants[0].id;
@@ -42,21 +49,39 @@ export async function runTargetBurst(env: Env, region: RegionConfig, target: Tar
   for (const level of burstLevels(b)) {
     const startAt = Date.now() + START_LEAD_MS;
     const shares = splitStreams(level);
-    const results: BurstStreamResult[] = (await Promise.all(shares.map((streams, slot) => {
-      const runner = env.BURST_RUNNER.getByName(`${region.code}:${slot}`, { locationHint: region.locationHint });
-      return runner.run({ region: region.code, target: target.id, variant, tickId, streams, startAt, referenceUrl })
-        .catch((e: unknown) => streams.map((stream) => ({ stream, sample: null, problem: e instanceof Error ? e.message : String(e) })));
-    }))).flat();
+    const results: BurstStreamResult[] = (
+      await Promise.all(
+        shares.map((streams, slot) => {
+          const runner = env.BURST_RUNNER.getByName(`${region.code}:${slot}`, { locationHint: region.locationHint });
+          return runner
+            .run({ region: region.code, target: target.id, variant, tickId, streams, startAt, referenceUrl })
+            .catch((e: unknown) =>
+              streams.map((stream) => ({ stream, sample: null, problem: e instanceof Error ? e.message : String(e) })),
+            );
+        }),
+      )
+    ).flat();
     const measured = results.filter((r) => r.sample !== null);
     const first = Math.min(...measured.map((r) => r.sample!.started_at));
     const id = burstId(tickId, region.code, target.id, level);
-    const rows: StoredBurstSample[] = measured.map((r) => ({ ...r.sample!, burst_id: id, burst_level: level, burst_stream: r.stream, start_offset_ms: r.sample!.started_at - first }));
+    const rows: StoredBurstSample[] = measured.map((r) => ({
+      ...r.sample!,
+      burst_id: id,
+      burst_level: level,
+      burst_stream: r.stream,
+      start_offset_ms: r.sample!.started_at - first,
+    }));
     await store(rows);
-    for (const r of results.filter((x) => x.sample === null)) console.error(`region ${region.code}: burst ${id} stream ${r.stream} not measured: ${r.problem}`);
+    for (const r of results.filter((x) => x.sample === null))
+      console.error(`region ${region.code}: burst ${id} stream ${r.stream} not measured: ${r.problem}`);
     const limited = rows.filter(isRateLimited).length;
     outcome.levels.push({
-      level, streams: rows.length, errors: rows.filter((r) => r.error !== null).length, rate_limited: limited,
-      start_spread_ms: rows.length ? Math.max(...rows.map((r) => r.start_offset_ms)) : null, missing: results.length - rows.length,
+      level,
+      streams: rows.length,
+      errors: rows.filter((r) => r.error !== null).length,
+      rate_limited: limited,
+      start_spread_ms: rows.length ? Math.max(...rows.map((r) => r.start_offset_ms)) : null,
+      missing: results.length - rows.length,
     });
     if (limited > 0) {
       outcome.stopped_at = level;

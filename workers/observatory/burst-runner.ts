@@ -37,24 +37,43 @@ export class BurstRunner extends DurableObject<Env> {
   private colo: { value: string | null; at: number } | null = null;
 
   async run(share: BurstShare): Promise<BurstStreamResult[]> {
-    if (share.streams.length > STREAMS_PER_RUNNER) throw new Error(`a runner starts at most ${STREAMS_PER_RUNNER} streams, asked for ${share.streams.length}`);
+    if (share.streams.length > STREAMS_PER_RUNNER)
+      throw new Error(`a runner starts at most ${STREAMS_PER_RUNNER} streams, asked for ${share.streams.length}`);
     const region = findRegion(share.region);
     const target = findTarget(share.target);
     const variant = findVariant(share.variant);
-    if (!region || !target || !variant) return share.streams.map((stream) => ({ stream, sample: null, problem: 'unknown region, target or variant (config changed)' }));
+    if (!region || !target || !variant)
+      return share.streams.map((stream) => ({ stream, sample: null, problem: 'unknown region, target or variant (config changed)' }));
     const colo = await this.coloNow();
     const wait = Math.min(MAX_WAIT_MS, share.startAt - Date.now());
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     // Single streams only: no round-trip probes (they would hold connections and delay the start).
     const config = { ...getConfig(), rttProbes: 0 };
-    const env = { referenceUrl: share.referenceUrl, secrets: this.env as unknown as Record<string, unknown>, colo, simulated: this.env.SIMULATED_REGIONS === '1' };
-    return Promise.all(share.streams.map(async (stream): Promise<BurstStreamResult> => {
-      try {
-        return { stream, sample: await runJob({ tickId: share.tickId, target: target.id, variant: variant.id, backfill: false }, region, target, variant, config, env) };
-      } catch (e) {
-        return { stream, sample: null, problem: e instanceof Error ? e.message : String(e) };
-      }
-    }));
+    const env = {
+      referenceUrl: share.referenceUrl,
+      secrets: this.env as unknown as Record<string, unknown>,
+      colo,
+      simulated: this.env.SIMULATED_REGIONS === '1',
+    };
+    return Promise.all(
+      share.streams.map(async (stream): Promise<BurstStreamResult> => {
+        try {
+          return {
+            stream,
+            sample: await runJob(
+              { tickId: share.tickId, target: target.id, variant: variant.id, backfill: false },
+              region,
+              target,
+              variant,
+              config,
+              env,
+            ),
+          };
+        } catch (e) {
+          return { stream, sample: null, problem: e instanceof Error ? e.message : String(e) };
+        }
+      }),
+    );
   }
 
   private async coloNow(): Promise<string | null> {

@@ -38,7 +38,13 @@ export function tickJobs(region: string, tickId: number, flags: { backfill?: boo
   const slice = tickSlice(tickId, tickMinutes, spread);
   return workList(region)
     .filter((_, i) => i % spread === slice)
-    .map(({ target, variant }) => ({ tickId, target: target.id, variant: variant.id, backfill: flags.backfill === true, ...(flags.late ? { late: true } : {}) }));
+    .map(({ target, variant }) => ({
+      tickId,
+      target: target.id,
+      variant: variant.id,
+      backfill: flags.backfill === true,
+      ...(flags.late ? { late: true } : {}),
+    }));
 }
 
 export function findRegion(code: string): RegionConfig | undefined {

@@ -23,6 +23,9 @@ export default {
     // reach (the handler died first) runs the tick itself once it is overdue (tick-heartbeat.ts).
     const report = await runTick(env, tickId, { fromCron: true });
     const failed = report.regions.filter((r) => 'error' in r).map((r) => r.region);
-    if (failed.length > 0) throw new Error(`tick ${new Date(tickId).toISOString()}: regions ${failed.join(', ')} not reached; each runs it itself once it is overdue`);
+    if (failed.length > 0)
+      throw new Error(
+        `tick ${new Date(tickId).toISOString()}: regions ${failed.join(', ')} not reached; each runs it itself once it is overdue`,
+      );
   },
 } satisfies ExportedHandler<Env>;

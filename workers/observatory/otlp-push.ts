@@ -7,13 +7,13 @@ import { secretValues } from './secret-values.ts';
 
 export class OtlpPushError extends Error {}
 
-
 /** The endpoint itself, or the Worker variable `{VAR}` names. */
 export function otlpEndpoint(config: OtlpConfig, env: Record<string, unknown>): string {
   const named = /^\{([A-Z][A-Z0-9_]*)\}$/.exec(config.endpoint);
   if (!named) return config.endpoint;
   const value = env[named[1]];
-  if (typeof value !== 'string' || value === '') throw new OtlpPushError(`otlp.endpoint names the Worker variable ${named[1]}, which is not set`);
+  if (typeof value !== 'string' || value === '')
+    throw new OtlpPushError(`otlp.endpoint names the Worker variable ${named[1]}, which is not set`);
   return value;
 }
 
@@ -22,15 +22,23 @@ export async function pushToOtlp(config: OtlpConfig, env: Record<string, unknown
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (config.header && config.secret) {
     const secret = env[config.secret];
-    if (typeof secret !== 'string' || secret === '') throw new OtlpPushError(`the Worker secret ${config.secret} for otlp.header is not set (wrangler secret put ${config.secret})`);
+    if (typeof secret !== 'string' || secret === '')
+      throw new OtlpPushError(`the Worker secret ${config.secret} for otlp.header is not set (wrangler secret put ${config.secret})`);
     headers[config.header] = secret;
   }
   const url = otlpEndpoint(config, env);
   // Never to another URL than the one configured: a redirect would carry the secret header with it.
-  const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(otlpMetricsRequest(rows, `method ${METHOD_VERSION}`)), signal: AbortSignal.timeout(10_000), redirect: 'manual' });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify(otlpMetricsRequest(rows, `method ${METHOD_VERSION}`)),
+    signal: AbortSignal.timeout(10_000),
+    redirect: 'manual',
+  });
   // OTLP/HTTP: 2xx is accepted (a partial success still is); anything else is retried later.
   if (!response.ok) {
-    const reply = response.status >= 300 && response.status < 400 ? 'a redirect, not followed' : (await readErrorBody(response)).slice(0, 200);
+    const reply =
+      response.status >= 300 && response.status < 400 ? 'a redirect, not followed' : (await readErrorBody(response)).slice(0, 200);
     throw new OtlpPushError(`OTLP collector ${new URL(url).host} answered ${response.status}: ${redact(reply, secretValues(env))}`);
   }
   await response.body?.cancel();

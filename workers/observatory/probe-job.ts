@@ -52,11 +52,19 @@ export function resolveTarget(t: TargetConfig, env: ProbeEnvironment): ProbeTarg
   };
 }
 
-export async function runJob(job: Job, region: RegionConfig, target: TargetConfig, variant: PromptVariantConfig, config: ObservatoryConfig, env: ProbeEnvironment): Promise<StoredSample> {
+export async function runJob(
+  job: Job,
+  region: RegionConfig,
+  target: TargetConfig,
+  variant: PromptVariantConfig,
+  config: ObservatoryConfig,
+  env: ProbeEnvironment,
+): Promise<StoredSample> {
   const probeTarget = resolveTarget(target, env);
   // The reference endpoint (only it) is told where and for which tick it is probed: its scheduled regional faults key on them.
   if (target.reference) probeTarget.headers = { ...probeTarget.headers, 'x-ref-region': region.code, 'x-ref-tick': String(job.tickId) };
-  const rtt = config.rttProbes > 0 ? await measureRtt({ target: probeTarget, count: config.rttProbes, timeoutMs: config.timeouts.headersMs }) : null;
+  const rtt =
+    config.rttProbes > 0 ? await measureRtt({ target: probeTarget, count: config.rttProbes, timeoutMs: config.timeouts.headersMs }) : null;
   const rttMs = rtt?.rttMs ?? null;
   const { sample } = await runProbe({
     target: probeTarget,
@@ -89,8 +97,14 @@ function stamped(sample: Sample, job: Job, region: RegionConfig, env: Pick<Probe
  * again and again): a failed sample of its own class, so error rates count it and nothing is lost.
  */
 export function failedJobSample(
-  job: Job, region: RegionConfig, target: TargetConfig, variant: PromptVariantConfig,
-  env: Pick<ProbeEnvironment, 'colo' | 'simulated'>, error: ErrorClass, detail: string, secrets: string[] = [],
+  job: Job,
+  region: RegionConfig,
+  target: TargetConfig,
+  variant: PromptVariantConfig,
+  env: Pick<ProbeEnvironment, 'colo' | 'simulated'>,
+  error: ErrorClass,
+  detail: string,
+  secrets: string[] = [],
 ): StoredSample {
   const sample = Object.assign(emptySample(), {
     method_version: METHOD_VERSION,

@@ -18,7 +18,8 @@ export class ReadBudget extends DurableObject<Env> {
   async spend(day: number, rows: number): Promise<number> {
     const sql = this.ctx.storage.sql;
     sql.exec('DELETE FROM spent WHERE day < ?', day);
-    if (rows > 0) sql.exec('INSERT INTO spent (day, rows) VALUES (?, ?) ON CONFLICT (day) DO UPDATE SET rows = rows + excluded.rows', day, rows);
+    if (rows > 0)
+      sql.exec('INSERT INTO spent (day, rows) VALUES (?, ?) ON CONFLICT (day) DO UPDATE SET rows = rows + excluded.rows', day, rows);
     return Number(sql.exec<{ rows: number }>('SELECT rows FROM spent WHERE day = ?', day).toArray()[0]?.rows ?? 0);
   }
 }

@@ -103,7 +103,10 @@ export class RegionProber extends DurableObject<Env> {
       sql.exec(`CREATE TABLE IF NOT EXISTS jobs (tick_id INTEGER NOT NULL, target TEXT NOT NULL, variant TEXT NOT NULL,
         backfill INTEGER NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, late INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (tick_id, target, variant)) WITHOUT ROWID`);
       // Objects created before jobs counted their attempts, or before ticks could be run late.
-      const jobColumns = sql.exec<Row>('PRAGMA table_info(jobs)').toArray().map((c) => c.name);
+      const jobColumns = sql
+        .exec<Row>('PRAGMA table_info(jobs)')
+        .toArray()
+        .map((c) => c.name);
       if (!jobColumns.includes('attempts')) sql.exec('ALTER TABLE jobs ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0');
       if (!jobColumns.includes('late')) sql.exec('ALTER TABLE jobs ADD COLUMN late INTEGER NOT NULL DEFAULT 0');
       sql.exec(`CREATE TABLE IF NOT EXISTS outbox (tick_id INTEGER NOT NULL, target TEXT NOT NULL, variant TEXT NOT NULL,
@@ -119,8 +122,16 @@ export class RegionProber extends DurableObject<Env> {
       // those evaluated within the rules' lookback (done = 1): the ticks an evaluation reads from D1.
       sql.exec('CREATE TABLE IF NOT EXISTS evaluations (tick_id INTEGER PRIMARY KEY, done INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID');
       // Concurrency runs owed (burst-run.ts): one row per run and target, removed once its samples are in D1.
-      sql.exec('CREATE TABLE IF NOT EXISTS burst_runs (tick_id INTEGER NOT NULL, target TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (tick_id, target)) WITHOUT ROWID');
-      if (!sql.exec<Row>('PRAGMA table_info(burst_runs)').toArray().some((c) => c.name === 'attempts')) sql.exec('ALTER TABLE burst_runs ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0');
+      sql.exec(
+        'CREATE TABLE IF NOT EXISTS burst_runs (tick_id INTEGER NOT NULL, target TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (tick_id, target)) WITHOUT ROWID',
+      );
+      if (
+        !sql
+          .exec<Row>('PRAGMA table_info(burst_runs)')
+          .toArray()
+          .some((c) => c.name === 'attempts')
+      )
+        sql.exec('ALTER TABLE burst_runs ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0');
       // A level's measured streams whose D1 write failed, kept until a later alarm writes them (one row a level).
       sql.exec('CREATE TABLE IF NOT EXISTS burst_outbox (n INTEGER PRIMARY KEY, rows TEXT NOT NULL)');
     });
@@ -132,7 +143,13 @@ export class RegionProber extends DurableObject<Env> {
    */
   async enqueueBursts(region: string, tickId: number): Promise<EnqueueResult> {
     if (this.getMeta('region') !== region) this.setMeta('region', region);
-    const targets = [...new Set(workList(region).filter((w) => w.target.bursts).map((w) => w.target.id))];
+    const targets = [
+      ...new Set(
+        workList(region)
+          .filter((w) => w.target.bursts)
+          .map((w) => w.target.id),
+      ),
+    ];
     // A retried cron does not measure (and pay for) a run D1 already holds.
     let done = new Set<string>();
     try {
@@ -141,7 +158,12 @@ export class RegionProber extends DurableObject<Env> {
       console.error(`region ${region}: could not check D1 for stored bursts (${e instanceof Error ? e.message : e}); queueing all`);
     }
     let queued = 0;
-    for (const target of targets.filter((t) => !done.has(t))) queued += this.ctx.storage.sql.exec('INSERT INTO burst_runs (tick_id, target) VALUES (?, ?) ON CONFLICT DO NOTHING', tickId, target).rowsWritten > 0 ? 1 : 0;
+    for (const target of targets.filter((t) => !done.has(t)))
+      queued +=
+        this.ctx.storage.sql.exec('INSERT INTO burst_runs (tick_id, target) VALUES (?, ?) ON CONFLICT DO NOTHING', tickId, target)
+          .rowsWritten > 0
+          ? 1
+          : 0;
     await this.wake(queued);
     return { queued, skipped: targets.length - queued };
   }
@@ -173,8 +195,14 @@ export class RegionProber extends DurableObject<Env> {
     let queued = 0;
     for (const job of jobs) {
       if (stored.has(keyOf(job))) continue;
-      const written = this.ctx.storage.sql.exec('INSERT INTO jobs (tick_id, target, variant, backfill, late) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
-        job.tickId, job.target, job.variant, job.backfill ? 1 : 0, job.late ? 1 : 0).rowsWritten;
+      const written = this.ctx.storage.sql.exec(
+        'INSERT INTO jobs (tick_id, target, variant, backfill, late) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+        job.tickId,
+        job.target,
+        job.variant,
+        job.backfill ? 1 : 0,
+        job.late ? 1 : 0,
+      ).rowsWritten;
       if (written > 0) queued++;
     }
     return queued;
@@ -195,14 +223,20 @@ export class RegionProber extends DurableObject<Env> {
   /** A delivered tick of the schedule: newest so far (a retried or stray older one changes nothing), and the heartbeat as the cron sets it. */
   private noteDelivered({ tickId, heartbeat }: Delivery): void {
     const state = this.tickState() ?? { newest: tickId, delivered: tickId, heartbeat: false, late: 0, missed: 0 };
-    const next = { ...state, newest: Math.max(state.newest, tickId), delivered: Math.max(state.delivered, tickId), heartbeat: heartbeat ?? state.heartbeat };
+    const next = {
+      ...state,
+      newest: Math.max(state.newest, tickId),
+      delivered: Math.max(state.delivered, tickId),
+      heartbeat: heartbeat ?? state.heartbeat,
+    };
     if (JSON.stringify(next) !== JSON.stringify(this.tickState())) this.setMeta('ticks', JSON.stringify(next));
   }
 
   /** Idle: the heartbeat's alarm waits for the next tick (and is moved to now when it comes). */
   private async armHeartbeat(): Promise<void> {
     const ticks = this.tickState();
-    if (ticks?.heartbeat && (await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(heartbeatDue(ticks.newest, cadenceOf(getCapacity().tickMinutes)));
+    if (ticks?.heartbeat && (await this.ctx.storage.getAlarm()) === null)
+      await this.ctx.storage.setAlarm(heartbeatDue(ticks.newest, cadenceOf(getCapacity().tickMinutes)));
   }
 
   /**
@@ -215,13 +249,20 @@ export class RegionProber extends DurableObject<Env> {
     const verdict = heartbeatVerdict(Date.now(), state.newest, state.delivered, cadenceOf(getCapacity().tickMinutes));
     if (verdict.kind === 'waiting') return false;
     if (verdict.kind === 'stopped') {
-      console.warn(`region ${region}: no tick delivered for ${verdict.ticksWithoutDelivery} ticks; taking the schedule to be stopped, waiting for the next tick it sends`);
+      console.warn(
+        `region ${region}: no tick delivered for ${verdict.ticksWithoutDelivery} ticks; taking the schedule to be stopped, waiting for the next tick it sends`,
+      );
       this.setMeta('ticks', JSON.stringify({ ...state, heartbeat: false }));
       return false;
     }
     const queued = await this.queue(region, tickJobs(region, verdict.tickId, { late: true }));
-    this.setMeta('ticks', JSON.stringify({ ...state, newest: verdict.tickId, late: state.late + 1, missed: state.missed + verdict.missed }));
-    console.warn(`region ${region}: tick ${new Date(verdict.tickId).toISOString()} never came; run here, late (${queued} probes${verdict.missed > 0 ? `; ${verdict.missed} tick(s) before it missed` : ''})`);
+    this.setMeta(
+      'ticks',
+      JSON.stringify({ ...state, newest: verdict.tickId, late: state.late + 1, missed: state.missed + verdict.missed }),
+    );
+    console.warn(
+      `region ${region}: tick ${new Date(verdict.tickId).toISOString()} never came; run here, late (${queued} probes${verdict.missed > 0 ? `; ${verdict.missed} tick(s) before it missed` : ''})`,
+    );
     return queued > 0;
   }
 
@@ -270,7 +311,8 @@ export class RegionProber extends DurableObject<Env> {
       await this.ctx.storage.setAlarm(Date.now() + (ran ? 0 : FLUSH_RETRY_MS));
       return;
     }
-    if ((!rolled || !evaluated) && (await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + FLUSH_RETRY_MS);
+    if ((!rolled || !evaluated) && (await this.ctx.storage.getAlarm()) === null)
+      await this.ctx.storage.setAlarm(Date.now() + FLUSH_RETRY_MS);
     await this.armHeartbeat();
   }
 
@@ -279,7 +321,9 @@ export class RegionProber extends DurableObject<Env> {
    * fails itself is kept for a later alarm, up to MAX_PROBE_ATTEMPTS runs, then given up (and logged).
    */
   private async runOneBurst(region: RegionConfig): Promise<boolean> {
-    const row = this.ctx.storage.sql.exec<Row>('SELECT tick_id, target, attempts FROM burst_runs ORDER BY tick_id, target LIMIT 1').toArray()[0];
+    const row = this.ctx.storage.sql
+      .exec<Row>('SELECT tick_id, target, attempts FROM burst_runs ORDER BY tick_id, target LIMIT 1')
+      .toArray()[0];
     const tickId = Number(row.tick_id);
     const target = findTarget(String(row.target));
     const store = async (rows: StoredBurstSample[]): Promise<void> => {
@@ -293,11 +337,15 @@ export class RegionProber extends DurableObject<Env> {
     try {
       if (target && getConfig().bursts) {
         const outcome = await runTargetBurst(this.env, region, target, tickId, this.referenceUrl(region.code), store);
-        console.log(`region ${region.code}: burst of ${target.id}: ${outcome.levels.map((l) => `level ${l.level} ${l.streams - l.errors}/${l.streams} ok, spread ${l.start_spread_ms?.toFixed(1)} ms`).join('; ')}${outcome.stopped_at ? ` (rate limited at ${outcome.stopped_at}: stopped)` : ''}`);
+        console.log(
+          `region ${region.code}: burst of ${target.id}: ${outcome.levels.map((l) => `level ${l.level} ${l.streams - l.errors}/${l.streams} ok, spread ${l.start_spread_ms?.toFixed(1)} ms`).join('; ')}${outcome.stopped_at ? ` (rate limited at ${outcome.stopped_at}: stopped)` : ''}`,
+        );
       }
     } catch (e) {
       const attempts = Number(row.attempts) + 1;
-      console.error(`region ${region.code}: burst of ${row.target} (tick ${tickId}) failed (run ${attempts} of ${MAX_PROBE_ATTEMPTS}): ${e instanceof Error ? e.message : String(e)}`);
+      console.error(
+        `region ${region.code}: burst of ${row.target} (tick ${tickId}) failed (run ${attempts} of ${MAX_PROBE_ATTEMPTS}): ${e instanceof Error ? e.message : String(e)}`,
+      );
       if (attempts < MAX_PROBE_ATTEMPTS) {
         this.ctx.storage.sql.exec('UPDATE burst_runs SET attempts = ? WHERE tick_id = ? AND target = ?', attempts, row.tick_id, row.target);
         return false;
@@ -325,7 +373,14 @@ export class RegionProber extends DurableObject<Env> {
 
   /** The status rules' evaluation of every finished tick (status-evaluation.ts); false when one failed (kept for retry). */
   private async evaluatePending(region: string): Promise<boolean> {
-    const failed = await evaluatePendingTicks(this.ctx.storage, this.env.DB, this.env.STATUS_KEEPER.getByName('global'), region, this.baselines, this.budget);
+    const failed = await evaluatePendingTicks(
+      this.ctx.storage,
+      this.env.DB,
+      this.env.STATUS_KEEPER.getByName('global'),
+      region,
+      this.baselines,
+      this.budget,
+    );
     this.noteError('last_evaluation_error', failed);
     return failed === null;
   }
@@ -339,13 +394,17 @@ export class RegionProber extends DurableObject<Env> {
   private async rollUpDirtyHours(region: string): Promise<boolean> {
     const now = Date.now();
     const sql = this.ctx.storage.sql;
-    const hours = sql.exec<Row>('SELECT hour FROM dirty_hours WHERE hour < ? ORDER BY hour', hourOf(now)).toArray().map((r) => Number(r.hour));
+    const hours = sql
+      .exec<Row>('SELECT hour FROM dirty_hours WHERE hour < ? ORDER BY hour', hourOf(now))
+      .toArray()
+      .map((r) => Number(r.hour));
     const iso = (t: number) => new Date(t).toISOString();
     let step = 'daily rollup seeding';
     try {
       if (this.getMeta('daily_rollups_seeded') === null) {
         // Once: a database upgraded from hourly rollups alone gets the daily rows of its past days.
-        for (const day of await daysWithHourlyRollups(this.env.DB, region)) sql.exec('INSERT OR IGNORE INTO dirty_days (day) VALUES (?)', day);
+        for (const day of await daysWithHourlyRollups(this.env.DB, region))
+          sql.exec('INSERT OR IGNORE INTO dirty_days (day) VALUES (?)', day);
         this.setMeta('daily_rollups_seeded', '1');
       }
       // An hour that retention has cut samples from cannot be rolled up again: its rows stay as they are.
@@ -361,7 +420,10 @@ export class RegionProber extends DurableObject<Env> {
           if (rolled && getConfig().otlp) sql.exec('INSERT OR IGNORE INTO otlp_pending (hour) VALUES (?)', hour);
         });
       }
-      const days = sql.exec<Row>('SELECT day FROM dirty_days WHERE day <= ? ORDER BY day', dayOf(now) - DAY_MS).toArray().map((r) => Number(r.day));
+      const days = sql
+        .exec<Row>('SELECT day FROM dirty_days WHERE day <= ? ORDER BY day', dayOf(now) - DAY_MS)
+        .toArray()
+        .map((r) => Number(r.day));
       for (const day of days) {
         step = `daily rollup of ${iso(day).slice(0, 10)}`;
         await rollUpDay(this.env.DB, region, day);
@@ -374,7 +436,8 @@ export class RegionProber extends DurableObject<Env> {
       return false;
     }
     this.noteError('last_rollup_error', null);
-    if (!(await this.pushPendingToOtlp(region)) && (await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + FLUSH_RETRY_MS);
+    if (!(await this.pushPendingToOtlp(region)) && (await this.ctx.storage.getAlarm()) === null)
+      await this.ctx.storage.setAlarm(Date.now() + FLUSH_RETRY_MS);
     return true;
   }
 
@@ -387,7 +450,10 @@ export class RegionProber extends DurableObject<Env> {
     const otlp = getConfig().otlp;
     const sql = this.ctx.storage.sql;
     if (!otlp) return true;
-    const hours = sql.exec<Row>('SELECT hour FROM otlp_pending ORDER BY hour LIMIT ?', OTLP_HOURS_PER_ALARM).toArray().map((r) => Number(r.hour));
+    const hours = sql
+      .exec<Row>('SELECT hour FROM otlp_pending ORDER BY hour LIMIT ?', OTLP_HOURS_PER_ALARM)
+      .toArray()
+      .map((r) => Number(r.hour));
     for (const hour of hours) {
       if (!this.budget.take(1)) return false; // the rest at the next alarm
       try {
@@ -452,14 +518,28 @@ export class RegionProber extends DurableObject<Env> {
    */
   private claimNext(counted: boolean): (Job & { attempts: number }) | null {
     const busy = [...new Set([...this.running].map((key) => key.split('|')[1]))];
-    const row = this.ctx.storage.sql.exec<Row>(
-      `SELECT tick_id, target, variant, backfill, late, attempts FROM jobs${busy.length ? ` WHERE target NOT IN (${busy.map(() => '?').join(', ')})` : ''} ORDER BY tick_id, target, variant LIMIT 1`,
-      ...busy,
-    ).toArray()[0];
+    const row = this.ctx.storage.sql
+      .exec<Row>(
+        `SELECT tick_id, target, variant, backfill, late, attempts FROM jobs${busy.length ? ` WHERE target NOT IN (${busy.map(() => '?').join(', ')})` : ''} ORDER BY tick_id, target, variant LIMIT 1`,
+        ...busy,
+      )
+      .toArray()[0];
     if (!row) return null;
-    const job = { tickId: Number(row.tick_id), target: String(row.target), variant: String(row.variant), backfill: row.backfill === 1, late: row.late === 1, attempts: Number(row.attempts) };
+    const job = {
+      tickId: Number(row.tick_id),
+      target: String(row.target),
+      variant: String(row.variant),
+      backfill: row.backfill === 1,
+      late: row.late === 1,
+      attempts: Number(row.attempts),
+    };
     if (counted && job.attempts < MAX_PROBE_ATTEMPTS - 1) {
-      this.ctx.storage.sql.exec('UPDATE jobs SET attempts = attempts + 1 WHERE tick_id = ? AND target = ? AND variant = ?', job.tickId, job.target, job.variant);
+      this.ctx.storage.sql.exec(
+        'UPDATE jobs SET attempts = attempts + 1 WHERE tick_id = ? AND target = ? AND variant = ?',
+        job.tickId,
+        job.target,
+        job.variant,
+      );
     }
     this.running.add(keyOf(job));
     return job;
@@ -469,10 +549,19 @@ export class RegionProber extends DurableObject<Env> {
   private givenUp(job: Job, region: RegionConfig, colo: string | null): StoredSample | null {
     const target = findTarget(job.target);
     const variant = findVariant(job.variant);
-    console.error(`region ${region.code}: probe of ${job.target} (tick ${job.tickId}) stopped ${MAX_PROBE_ATTEMPTS} times before finishing; given up as a failed sample`);
+    console.error(
+      `region ${region.code}: probe of ${job.target} (tick ${job.tickId}) stopped ${MAX_PROBE_ATTEMPTS} times before finishing; given up as a failed sample`,
+    );
     return target && variant
-      ? failedJobSample(job, region, target, variant, { colo, simulated: this.env.SIMULATED_REGIONS === '1' }, 'internal',
-        `the probe was stopped ${MAX_PROBE_ATTEMPTS} times before it finished (the runtime ended it, or it failed); given up`)
+      ? failedJobSample(
+          job,
+          region,
+          target,
+          variant,
+          { colo, simulated: this.env.SIMULATED_REGIONS === '1' },
+          'internal',
+          `the probe was stopped ${MAX_PROBE_ATTEMPTS} times before it finished (the runtime ended it, or it failed); given up`,
+        )
       : null;
   }
 
@@ -500,9 +589,17 @@ export class RegionProber extends DurableObject<Env> {
     }
     this.ctx.storage.transactionSync(() => {
       const sql = this.ctx.storage.sql;
-      if (sample && !written) sql.exec('INSERT OR IGNORE INTO outbox (tick_id, target, variant, sample) VALUES (?, ?, ?, ?)', job.tickId, job.target, job.variant, JSON.stringify(sample));
+      if (sample && !written)
+        sql.exec(
+          'INSERT OR IGNORE INTO outbox (tick_id, target, variant, sample) VALUES (?, ?, ?, ?)',
+          job.tickId,
+          job.target,
+          job.variant,
+          JSON.stringify(sample),
+        );
       sql.exec('DELETE FROM jobs WHERE tick_id = ? AND target = ? AND variant = ?', job.tickId, job.target, job.variant);
-      if (sql.exec('SELECT 1 FROM jobs WHERE tick_id = ? LIMIT 1', job.tickId).toArray().length === 0) sql.exec('INSERT INTO evaluations (tick_id, done) VALUES (?, 0) ON CONFLICT DO UPDATE SET done = 0', job.tickId);
+      if (sql.exec('SELECT 1 FROM jobs WHERE tick_id = ? LIMIT 1', job.tickId).toArray().length === 0)
+        sql.exec('INSERT INTO evaluations (tick_id, done) VALUES (?, 0) ON CONFLICT DO UPDATE SET done = 0', job.tickId);
     });
   }
 
@@ -530,27 +627,41 @@ export class RegionProber extends DurableObject<Env> {
       // The probe's own code failed around the measurement (the core itself never throws): one failed sample.
       console.error(`region ${region.code}: probe of ${job.target} failed unexpectedly; stored as an internal error`, e);
       const what = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
-      return failedJobSample(job, region, target, variant, { colo, simulated: this.env.SIMULATED_REGIONS === '1' }, 'internal', `probe failed: ${what}`);
+      return failedJobSample(
+        job,
+        region,
+        target,
+        variant,
+        { colo, simulated: this.env.SIMULATED_REGIONS === '1' },
+        'internal',
+        `probe failed: ${what}`,
+      );
     }
   }
 
   /** Writes the outbox to D1 in batches; false (keeping every sample) when D1 fails. */
   private async flush(): Promise<boolean> {
     for (;;) {
-      const rows = this.ctx.storage.sql.exec<Row>('SELECT tick_id, target, variant, sample FROM outbox ORDER BY tick_id LIMIT ?', FLUSH_BATCH).toArray();
+      const rows = this.ctx.storage.sql
+        .exec<Row>('SELECT tick_id, target, variant, sample FROM outbox ORDER BY tick_id LIMIT ?', FLUSH_BATCH)
+        .toArray();
       if (rows.length === 0) {
         this.noteError('last_flush_error', null);
         return true;
       }
       try {
-        await insertSamples(this.env.DB, rows.map((r) => JSON.parse(String(r.sample)) as StoredSample));
+        await insertSamples(
+          this.env.DB,
+          rows.map((r) => JSON.parse(String(r.sample)) as StoredSample),
+        );
         this.markDirty(rows.map((r) => Number(r.tick_id)));
       } catch (e) {
         this.noteFlushError(e, this.count('outbox'));
         return false;
       }
       this.ctx.storage.transactionSync(() => {
-        for (const r of rows) this.ctx.storage.sql.exec('DELETE FROM outbox WHERE tick_id = ? AND target = ? AND variant = ?', r.tick_id, r.target, r.variant);
+        for (const r of rows)
+          this.ctx.storage.sql.exec('DELETE FROM outbox WHERE tick_id = ? AND target = ? AND variant = ?', r.tick_id, r.target, r.variant);
       });
     }
   }
@@ -567,7 +678,9 @@ export class RegionProber extends DurableObject<Env> {
     console.error(`region ${this.getMeta('region')}: D1 write failed, ${kept} sample(s) kept for retry: ${message}`);
   }
 
-  private count(table: 'jobs' | 'outbox' | 'dirty_hours' | 'dirty_days' | 'otlp_pending' | 'evaluations' | 'burst_runs' | 'burst_outbox'): number {
+  private count(
+    table: 'jobs' | 'outbox' | 'dirty_hours' | 'dirty_days' | 'otlp_pending' | 'evaluations' | 'burst_runs' | 'burst_outbox',
+  ): number {
     return Number(this.ctx.storage.sql.exec(`SELECT COUNT(*) AS n FROM ${table}`).one().n);
   }
 
@@ -598,6 +711,10 @@ export class RegionProber extends DurableObject<Env> {
   }
 
   private setMeta(key: string, value: string | null): void {
-    this.ctx.storage.sql.exec('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', key, value);
+    this.ctx.storage.sql.exec(
+      'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+      key,
+      value,
+    );
   }
 }

@@ -11,7 +11,6 @@ import { deleteBurstSamplesBefore } from './db/bursts.ts';
 import { MS_PER_DAY, MS_PER_MINUTE, tickSlice } from '../../shared/config/capacity.ts';
 import type { EnqueueResult } from './region-prober.ts';
 
-
 export interface TickReport {
   tick_id: number;
   spread: number;
@@ -31,20 +30,22 @@ export async function runTick(env: Env, tickId: number, { backfill = false, from
   const capacity = getCapacity();
   const slice = tickSlice(tickId, capacity.tickMinutes, capacity.spread);
   const report: TickReport = { tick_id: tickId, spread: capacity.spread, slice, backfill, regions: [] };
-  await Promise.all(config.regions.map(async (region) => {
-    const jobs = tickJobs(region.code, tickId, { backfill });
-    try {
-      const stub = env.REGION_PROBER.getByName(region.code, { locationHint: region.locationHint });
-      // A tick of the cron arms each region's heartbeat (from then on it expects the next one, and runs it itself, late,
-      // should it not come), or disarms it when LATE_TICKS is "off"; a POSTed tick leaves it as it is.
-      const delivery = backfill ? undefined : { tickId, ...(fromCron ? { heartbeat: env.LATE_TICKS !== 'off' } : {}) };
-      report.regions.push({ region: region.code, ...(await stub.enqueue(region.code, jobs, delivery)) });
-    } catch (e) {
-      const error = e instanceof Error ? e.message : String(e);
-      console.error(`tick ${tickId}: region ${region.code} could not be reached: ${error}`);
-      report.regions.push({ region: region.code, error });
-    }
-  }));
+  await Promise.all(
+    config.regions.map(async (region) => {
+      const jobs = tickJobs(region.code, tickId, { backfill });
+      try {
+        const stub = env.REGION_PROBER.getByName(region.code, { locationHint: region.locationHint });
+        // A tick of the cron arms each region's heartbeat (from then on it expects the next one, and runs it itself, late,
+        // should it not come), or disarms it when LATE_TICKS is "off"; a POSTed tick leaves it as it is.
+        const delivery = backfill ? undefined : { tickId, ...(fromCron ? { heartbeat: env.LATE_TICKS !== 'off' } : {}) };
+        report.regions.push({ region: region.code, ...(await stub.enqueue(region.code, jobs, delivery)) });
+      } catch (e) {
+        const error = e instanceof Error ? e.message : String(e);
+        console.error(`tick ${tickId}: region ${region.code} could not be reached: ${error}`);
+        report.regions.push({ region: region.code, error });
+      }
+    }),
+  );
   return report;
 }
 
@@ -57,16 +58,18 @@ export async function runBursts(env: Env, runId: number): Promise<TickReport> {
   const config = getConfig();
   const report: TickReport = { tick_id: runId, spread: 1, slice: 0, backfill: false, regions: [] };
   if (!config.bursts) return report;
-  await Promise.all(config.regions.map(async (region) => {
-    try {
-      const stub = env.REGION_PROBER.getByName(region.code, { locationHint: region.locationHint });
-      report.regions.push({ region: region.code, ...(await stub.enqueueBursts(region.code, runId)) });
-    } catch (e) {
-      const error = e instanceof Error ? e.message : String(e);
-      console.error(`burst run ${runId}: region ${region.code} could not be reached: ${error}`);
-      report.regions.push({ region: region.code, error });
-    }
-  }));
+  await Promise.all(
+    config.regions.map(async (region) => {
+      try {
+        const stub = env.REGION_PROBER.getByName(region.code, { locationHint: region.locationHint });
+        report.regions.push({ region: region.code, ...(await stub.enqueueBursts(region.code, runId)) });
+      } catch (e) {
+        const error = e instanceof Error ? e.message : String(e);
+        console.error(`burst run ${runId}: region ${region.code} could not be reached: ${error}`);
+        report.regions.push({ region: region.code, error });
+      }
+    }),
+  );
   return report;
 }
 
@@ -75,7 +78,9 @@ export async function applyRetention(env: Env, tickId: number): Promise<{ sample
   const { retentionDays, rollupRetentionDays } = getConfig();
   if (tickId % MS_PER_DAY >= getCapacity().tickMinutes * MS_PER_MINUTE) return null;
   return {
-    samples: await deleteSamplesBefore(env.DB, tickId - retentionDays * MS_PER_DAY) + await deleteBurstSamplesBefore(env.DB, tickId - retentionDays * MS_PER_DAY),
+    samples:
+      (await deleteSamplesBefore(env.DB, tickId - retentionDays * MS_PER_DAY)) +
+      (await deleteBurstSamplesBefore(env.DB, tickId - retentionDays * MS_PER_DAY)),
     rollups: await deleteRollupsBefore(env.DB, tickId - rollupRetentionDays * MS_PER_DAY),
     // Resolved incidents are kept as long as rollups (their history page and feed).
     incidents: await deleteIncidentsBefore(env.DB, tickId - rollupRetentionDays * MS_PER_DAY),

@@ -31,7 +31,12 @@ export class BaselineCache {
     if (hour !== this.hour) {
       const same = await regionRollupsAtHours(db, region, sameHourStarts(hour), METHOD_VERSION);
       const { from, to } = trailingHours(hour);
-      const trailing = await regionRollupsAtHours(db, region, Array.from({ length: (to - from) / HOUR_MS }, (_, k) => from + k * HOUR_MS), METHOD_VERSION);
+      const trailing = await regionRollupsAtHours(
+        db,
+        region,
+        Array.from({ length: (to - from) / HOUR_MS }, (_, k) => from + k * HOUR_MS),
+        METHOD_VERSION,
+      );
       this.baselines = chooseBaselines(same, trailing, rules.baselineMinSamples);
       this.hour = hour;
     }
@@ -40,7 +45,14 @@ export class BaselineCache {
 }
 
 /** `ticks`: the ticks this region ran within the rules' lookback before `tick` (lookbackMs), and `tick`. */
-export async function evaluateTick(db: D1Database, region: string, tick: number, ticks: number[], rules: StatusRules, cache: BaselineCache): Promise<PairFinding[]> {
+export async function evaluateTick(
+  db: D1Database,
+  region: string,
+  tick: number,
+  ticks: number[],
+  rules: StatusRules,
+  cache: BaselineCache,
+): Promise<PairFinding[]> {
   const rows = await regionWindow(db, region, ticks, METHOD_VERSION);
   const pairs = new Map<string, RegionWindowRow[]>();
   for (const r of rows) {
@@ -50,10 +62,12 @@ export async function evaluateTick(db: D1Database, region: string, tick: number,
   const probed = [...pairs.values()].filter((samples) => samples.some((s) => s.tick_id === tick));
   if (probed.length === 0) return [];
   const baselines = await cache.get(db, region, tick, rules);
-  return probed.map((samples) => {
-    const { target, prompt_variant: variant } = samples[0];
-    return { target, variant, finding: evaluate(samples, tick, baselines.get(baselineKey(target, variant)) ?? null, rules) };
-  }).sort((a, b) => `${a.target}|${a.variant}`.localeCompare(`${b.target}|${b.variant}`));
+  return probed
+    .map((samples) => {
+      const { target, prompt_variant: variant } = samples[0];
+      return { target, variant, finding: evaluate(samples, tick, baselines.get(baselineKey(target, variant)) ?? null, rules) };
+    })
+    .sort((a, b) => `${a.target}|${a.variant}`.localeCompare(`${b.target}|${b.variant}`));
 }
 
 /** Where findings go: the status keeper's report method. */
@@ -68,9 +82,19 @@ export interface FindingsSink {
  * ticks are kept (done = 1) for as long as the rules look back: they are the ticks a later evaluation
  * reads. Returns null, or what failed.
  */
-export async function evaluatePendingTicks(storage: DurableObjectStorage, db: D1Database, keeper: FindingsSink, region: string, baselines: BaselineCache, budget?: SubrequestBudget): Promise<string | null> {
+export async function evaluatePendingTicks(
+  storage: DurableObjectStorage,
+  db: D1Database,
+  keeper: FindingsSink,
+  region: string,
+  baselines: BaselineCache,
+  budget?: SubrequestBudget,
+): Promise<string | null> {
   const sql = storage.sql;
-  const ticks = sql.exec<{ tick_id: number }>('SELECT tick_id FROM evaluations WHERE done = 0 ORDER BY tick_id').toArray().map((r) => Number(r.tick_id));
+  const ticks = sql
+    .exec<{ tick_id: number }>('SELECT tick_id FROM evaluations WHERE done = 0 ORDER BY tick_id')
+    .toArray()
+    .map((r) => Number(r.tick_id));
   if (ticks.length === 0) return null;
   const capacity = getCapacity();
   const rules = rulesForSpread(resolveStatusRules(getConfig().status), capacity.spread);
@@ -78,7 +102,14 @@ export async function evaluatePendingTicks(storage: DurableObjectStorage, db: D1
   for (const tick of ticks) {
     // In tick order: a tick waits while an older one still has probes to run (their samples belong in its window).
     if (sql.exec('SELECT 1 FROM jobs WHERE tick_id < ? LIMIT 1', tick).toArray().length > 0) return null;
-    const window = sql.exec<{ tick_id: number }>('SELECT tick_id FROM evaluations WHERE tick_id > ? AND tick_id <= ? ORDER BY tick_id', tick - lookback, tick).toArray().map((r) => Number(r.tick_id));
+    const window = sql
+      .exec<{ tick_id: number }>(
+        'SELECT tick_id FROM evaluations WHERE tick_id > ? AND tick_id <= ? ORDER BY tick_id',
+        tick - lookback,
+        tick,
+      )
+      .toArray()
+      .map((r) => Number(r.tick_id));
     try {
       const findings = await evaluateTick(db, region, tick, window, rules, baselines);
       if (findings.length > 0) {

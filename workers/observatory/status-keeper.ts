@@ -64,7 +64,10 @@ export interface KeeperStatus {
   incidents_unwritten: number;
 }
 
-const regionsOf = (target: string, variant: string) => getConfig().regions.map((r) => r.code).filter((code) => workList(code).some((w) => w.target.id === target && w.variant.id === variant));
+const regionsOf = (target: string, variant: string) =>
+  getConfig()
+    .regions.map((r) => r.code)
+    .filter((code) => workList(code).some((w) => w.target.id === target && w.variant.id === variant));
 const labelOf = (target: string) => findTarget(target)?.label ?? target;
 const wants = (c: ChannelConfig, kind: NotifyEvent) => (c.events ?? NOTIFY_EVENTS).includes(kind);
 
@@ -73,15 +76,23 @@ export class StatusKeeper extends DurableObject<Env> {
     super(ctx, env);
     ctx.blockConcurrencyWhile(async () => {
       const sql = ctx.storage.sql;
-      sql.exec('CREATE TABLE IF NOT EXISTS pairs (region TEXT NOT NULL, target TEXT NOT NULL, variant TEXT NOT NULL, state TEXT NOT NULL, PRIMARY KEY (region, target, variant)) WITHOUT ROWID');
+      sql.exec(
+        'CREATE TABLE IF NOT EXISTS pairs (region TEXT NOT NULL, target TEXT NOT NULL, variant TEXT NOT NULL, state TEXT NOT NULL, PRIMARY KEY (region, target, variant)) WITHOUT ROWID',
+      );
       // The last tick each target's incident was stepped at (once all its regions had reported it).
-      sql.exec('CREATE TABLE IF NOT EXISTS stepped (target TEXT NOT NULL, variant TEXT NOT NULL, tick INTEGER NOT NULL, PRIMARY KEY (target, variant)) WITHOUT ROWID');
+      sql.exec(
+        'CREATE TABLE IF NOT EXISTS stepped (target TEXT NOT NULL, variant TEXT NOT NULL, tick INTEGER NOT NULL, PRIMARY KEY (target, variant)) WITHOUT ROWID',
+      );
       // Open incidents (and resolved ones until D1 holds them): the source of truth while open.
-      sql.exec('CREATE TABLE IF NOT EXISTS incidents (id TEXT PRIMARY KEY, target TEXT NOT NULL, variant TEXT NOT NULL, status TEXT NOT NULL, body TEXT NOT NULL, unwritten INTEGER NOT NULL, reminded_at INTEGER NOT NULL) WITHOUT ROWID');
+      sql.exec(
+        'CREATE TABLE IF NOT EXISTS incidents (id TEXT PRIMARY KEY, target TEXT NOT NULL, variant TEXT NOT NULL, status TEXT NOT NULL, body TEXT NOT NULL, unwritten INTEGER NOT NULL, reminded_at INTEGER NOT NULL) WITHOUT ROWID',
+      );
       // One row per message and channel; n orders them (an incident's messages reach a channel in order).
       sql.exec(`CREATE TABLE IF NOT EXISTS deliveries (n INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, incident_id TEXT NOT NULL, channel TEXT NOT NULL,
         message TEXT NOT NULL, state TEXT NOT NULL, attempts INTEGER NOT NULL, next_at INTEGER NOT NULL, created_at INTEGER NOT NULL, done_at INTEGER, last_error TEXT)`);
-      sql.exec('CREATE TABLE IF NOT EXISTS attempts (seq INTEGER PRIMARY KEY AUTOINCREMENT, delivery_id TEXT NOT NULL, channel TEXT NOT NULL, at INTEGER NOT NULL, ok INTEGER NOT NULL, status INTEGER, error TEXT)');
+      sql.exec(
+        'CREATE TABLE IF NOT EXISTS attempts (seq INTEGER PRIMARY KEY AUTOINCREMENT, delivery_id TEXT NOT NULL, channel TEXT NOT NULL, at INTEGER NOT NULL, ok INTEGER NOT NULL, status INTEGER, error TEXT)',
+      );
     });
   }
 
@@ -98,7 +109,13 @@ export class StatusKeeper extends DurableObject<Env> {
         if (!next) continue;
         applied++;
         touched.add(`${f.target}\n${f.variant}`);
-        this.ctx.storage.sql.exec('INSERT INTO pairs (region, target, variant, state) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET state = excluded.state', region, f.target, f.variant, JSON.stringify({ ...next, reported_at: now }));
+        this.ctx.storage.sql.exec(
+          'INSERT INTO pairs (region, target, variant, state) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET state = excluded.state',
+          region,
+          f.target,
+          f.variant,
+          JSON.stringify({ ...next, reported_at: now }),
+        );
       }
       for (const key of touched) {
         const [target, variant] = key.split('\n');
@@ -112,21 +129,36 @@ export class StatusKeeper extends DurableObject<Env> {
   async status(): Promise<KeeperStatus> {
     const sql = this.ctx.storage.sql;
     const c = getConfig();
-    const pairs = sql.exec<Row>('SELECT state FROM pairs').toArray().map((r) => {
-      const { history: _, ...pair } = JSON.parse(String(r.state)) as PairState;
-      return pair;
-    });
+    const pairs = sql
+      .exec<Row>('SELECT state FROM pairs')
+      .toArray()
+      .map((r) => {
+        const { history: _, ...pair } = JSON.parse(String(r.state)) as PairState;
+        return pair;
+      });
     const targets: TargetStatus[] = [];
-    for (const t of c.targets) for (const v of c.promptVariants) {
-      const regions = regionsOf(t.id, v.id);
-      if (regions.length > 0) targets.push(targetStatus(t.id, v.id, regions, pairs.filter((p) => p.target === t.id && p.variant === v.id)));
-    }
+    for (const t of c.targets)
+      for (const v of c.promptVariants) {
+        const regions = regionsOf(t.id, v.id);
+        if (regions.length > 0)
+          targets.push(
+            targetStatus(
+              t.id,
+              v.id,
+              regions,
+              pairs.filter((p) => p.target === t.id && p.variant === v.id),
+            ),
+          );
+      }
     const count = (state: string) => Number(sql.exec('SELECT COUNT(*) AS n FROM deliveries WHERE state = ?', state).one().n);
     const next = sql.exec<Row>("SELECT MIN(next_at) AS t FROM deliveries WHERE state = 'pending'").one().t;
     return {
       pairs,
       targets,
-      open_incidents: sql.exec<Row>("SELECT body FROM incidents WHERE status = 'open' ORDER BY id").toArray().map((r) => JSON.parse(String(r.body)) as Incident),
+      open_incidents: sql
+        .exec<Row>("SELECT body FROM incidents WHERE status = 'open' ORDER BY id")
+        .toArray()
+        .map((r) => JSON.parse(String(r.body)) as Incident),
       notifications: {
         channels: (c.notifications?.channels ?? []).map((ch) => {
           const inactive = inactiveReason(ch, this.env as unknown as Record<string, unknown>);
@@ -136,9 +168,17 @@ export class StatusKeeper extends DurableObject<Env> {
         failed: count('failed'),
         delivered: count('delivered'),
         next_attempt_at: next === null ? null : new Date(Number(next)).toISOString(),
-        recent_attempts: sql.exec<Row>('SELECT delivery_id, channel, at, ok, status, error FROM attempts ORDER BY seq DESC LIMIT 50').toArray().map((r) => ({
-          delivery_id: String(r.delivery_id), channel: String(r.channel), at: new Date(Number(r.at)).toISOString(), ok: r.ok === 1, status: r.status === null ? null : Number(r.status), error: r.error === null ? null : String(r.error),
-        })),
+        recent_attempts: sql
+          .exec<Row>('SELECT delivery_id, channel, at, ok, status, error FROM attempts ORDER BY seq DESC LIMIT 50')
+          .toArray()
+          .map((r) => ({
+            delivery_id: String(r.delivery_id),
+            channel: String(r.channel),
+            at: new Date(Number(r.at)).toISOString(),
+            ok: r.ok === 1,
+            status: r.status === null ? null : Number(r.status),
+            error: r.error === null ? null : String(r.error),
+          })),
       },
       incidents_unwritten: Number(sql.exec('SELECT COUNT(*) AS n FROM incidents WHERE unwritten = 1').one().n),
     };
@@ -157,10 +197,13 @@ export class StatusKeeper extends DurableObject<Env> {
   private async wake(now: number): Promise<void> {
     const sql = this.ctx.storage.sql;
     const times: number[] = [];
-    if (Number(sql.exec('SELECT COUNT(*) AS n FROM incidents WHERE unwritten = 1').one().n) > 0) times.push(now + (this.d1Failed ? D1_RETRY_MS : 0));
+    if (Number(sql.exec('SELECT COUNT(*) AS n FROM incidents WHERE unwritten = 1').one().n) > 0)
+      times.push(now + (this.d1Failed ? D1_RETRY_MS : 0));
     // Only messages not held behind an older one of the same incident and channel (those wait for it, not their own time).
-    const due = sql.exec<Row>(`SELECT MIN(d.next_at) AS t FROM deliveries d WHERE d.state = 'pending'
-      AND NOT EXISTS (SELECT 1 FROM deliveries e WHERE e.state = 'pending' AND e.channel = d.channel AND e.incident_id = d.incident_id AND e.n < d.n)`).one().t;
+    const due = sql
+      .exec<Row>(`SELECT MIN(d.next_at) AS t FROM deliveries d WHERE d.state = 'pending'
+      AND NOT EXISTS (SELECT 1 FROM deliveries e WHERE e.state = 'pending' AND e.channel = d.channel AND e.incident_id = d.incident_id AND e.n < d.n)`)
+      .one().t;
     if (due !== null) times.push(Number(due));
     const reminderMs = this.reminderMs();
     if (reminderMs > 0) {
@@ -180,11 +223,16 @@ export class StatusKeeper extends DurableObject<Env> {
     const rows = sql.exec<Row>('SELECT id, body FROM incidents WHERE unwritten = 1').toArray();
     if (rows.length === 0) return;
     try {
-      await upsertIncidents(this.env.DB, rows.map((r) => JSON.parse(String(r.body)) as Incident));
+      await upsertIncidents(
+        this.env.DB,
+        rows.map((r) => JSON.parse(String(r.body)) as Incident),
+      );
       this.d1Failed = false;
     } catch (e) {
       this.d1Failed = true;
-      console.error(`status keeper: writing ${rows.length} incident(s) to D1 failed, kept for retry: ${e instanceof Error ? e.message : e}`);
+      console.error(
+        `status keeper: writing ${rows.length} incident(s) to D1 failed, kept for retry: ${e instanceof Error ? e.message : e}`,
+      );
       return;
     }
     this.ctx.storage.transactionSync(() => {
@@ -205,7 +253,9 @@ export class StatusKeeper extends DurableObject<Env> {
     if (every <= 0) return;
     const sql = this.ctx.storage.sql;
     this.ctx.storage.transactionSync(() => {
-      for (const r of sql.exec<Row>("SELECT body, reminded_at FROM incidents WHERE status = 'open' AND reminded_at <= ?", now - every).toArray()) {
+      for (const r of sql
+        .exec<Row>("SELECT body, reminded_at FROM incidents WHERE status = 'open' AND reminded_at <= ?", now - every)
+        .toArray()) {
         const incident = JSON.parse(String(r.body)) as Incident;
         this.queue(incident, incident.timeline.at(-1)!, 'reminder', now, `r${Number(r.reminded_at)}`);
         sql.exec('UPDATE incidents SET reminded_at = ? WHERE id = ?', now, incident.id);
@@ -219,8 +269,15 @@ export class StatusKeeper extends DurableObject<Env> {
       if (!wants(channel, kind) || inactiveReason(channel, this.env as unknown as Record<string, unknown>) !== null) continue;
       const id = `${incident.id}/${suffix}/${channel.name}`;
       const message = buildMessage(kind, incident, event, labelOf(incident.target), id);
-      this.ctx.storage.sql.exec(`INSERT INTO deliveries (id, incident_id, channel, message, state, attempts, next_at, created_at) VALUES (?, ?, ?, ?, 'pending', 0, ?, ?) ON CONFLICT DO NOTHING`,
-        id, incident.id, channel.name, JSON.stringify(message), now, now);
+      this.ctx.storage.sql.exec(
+        `INSERT INTO deliveries (id, incident_id, channel, message, state, attempts, next_at, created_at) VALUES (?, ?, ?, ?, 'pending', 0, ?, ?) ON CONFLICT DO NOTHING`,
+        id,
+        incident.id,
+        channel.name,
+        JSON.stringify(message),
+        now,
+        now,
+      );
     }
   }
 
@@ -232,8 +289,13 @@ export class StatusKeeper extends DurableObject<Env> {
   private async deliverDue(now: number): Promise<void> {
     const sql = this.ctx.storage.sql;
     const channels = new Map((getConfig().notifications?.channels ?? []).map((c) => [c.name, c]));
-    const due = sql.exec<Row>(`SELECT d.n, d.id, d.channel, d.message, d.attempts FROM deliveries d WHERE d.state = 'pending' AND d.next_at <= ?
-      AND NOT EXISTS (SELECT 1 FROM deliveries e WHERE e.state = 'pending' AND e.channel = d.channel AND e.incident_id = d.incident_id AND e.n < d.n) ORDER BY d.n`, now).toArray();
+    const due = sql
+      .exec<Row>(
+        `SELECT d.n, d.id, d.channel, d.message, d.attempts FROM deliveries d WHERE d.state = 'pending' AND d.next_at <= ?
+      AND NOT EXISTS (SELECT 1 FROM deliveries e WHERE e.state = 'pending' AND e.channel = d.channel AND e.incident_id = d.incident_id AND e.n < d.n) ORDER BY d.n`,
+        now,
+      )
+      .toArray();
     for (const d of due) {
       const channel = channels.get(String(d.channel));
       const attempts = Number(d.attempts) + 1;
@@ -247,7 +309,12 @@ export class StatusKeeper extends DurableObject<Env> {
         message = `channel ${d.channel} is no longer configured`;
       } else {
         try {
-          status = await deliver(channel, JSON.parse(String(d.message)) as NotificationMessage, this.env as unknown as Record<string, unknown>, Date.now());
+          status = await deliver(
+            channel,
+            JSON.parse(String(d.message)) as NotificationMessage,
+            this.env as unknown as Record<string, unknown>,
+            Date.now(),
+          );
         } catch (e) {
           error = e instanceof DeliveryError ? e.kind : 'internal';
           message = e instanceof Error ? e.message : String(e);
@@ -256,19 +323,53 @@ export class StatusKeeper extends DurableObject<Env> {
       }
       const at = Date.now();
       this.ctx.storage.transactionSync(() => {
-        sql.exec('INSERT INTO attempts (delivery_id, channel, at, ok, status, error) VALUES (?, ?, ?, ?, ?, ?)', d.id, d.channel, at, error === null ? 1 : 0, status, error?.slice(0, 300) ?? null);
-        if (error === null) sql.exec("UPDATE deliveries SET state = 'delivered', attempts = ?, done_at = ?, last_error = NULL WHERE id = ?", attempts, at, d.id);
-        else if (attempts >= MAX_ATTEMPTS) sql.exec("UPDATE deliveries SET state = 'failed', attempts = ?, done_at = ?, last_error = ? WHERE id = ?", attempts, at, error.slice(0, 300), d.id);
-        else sql.exec('UPDATE deliveries SET attempts = ?, next_at = ?, last_error = ? WHERE id = ?', attempts, at + Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** (attempts - 1)), error.slice(0, 300), d.id);
+        sql.exec(
+          'INSERT INTO attempts (delivery_id, channel, at, ok, status, error) VALUES (?, ?, ?, ?, ?, ?)',
+          d.id,
+          d.channel,
+          at,
+          error === null ? 1 : 0,
+          status,
+          error?.slice(0, 300) ?? null,
+        );
+        if (error === null)
+          sql.exec(
+            "UPDATE deliveries SET state = 'delivered', attempts = ?, done_at = ?, last_error = NULL WHERE id = ?",
+            attempts,
+            at,
+            d.id,
+          );
+        else if (attempts >= MAX_ATTEMPTS)
+          sql.exec(
+            "UPDATE deliveries SET state = 'failed', attempts = ?, done_at = ?, last_error = ? WHERE id = ?",
+            attempts,
+            at,
+            error.slice(0, 300),
+            d.id,
+          );
+        else
+          sql.exec(
+            'UPDATE deliveries SET attempts = ?, next_at = ?, last_error = ? WHERE id = ?',
+            attempts,
+            at + Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** (attempts - 1)),
+            error.slice(0, 300),
+            d.id,
+          );
       });
-      if (error !== null) console.error(`status keeper: delivery ${d.id} to ${d.channel} failed (attempt ${attempts}${attempts >= MAX_ATTEMPTS ? ', given up' : ', will retry'}): ${error}${status !== null ? ` ${status}` : ''}: ${redact(message, secretValues(this.env as unknown as Record<string, unknown>)).slice(0, 300)}`);
+      if (error !== null)
+        console.error(
+          `status keeper: delivery ${d.id} to ${d.channel} failed (attempt ${attempts}${attempts >= MAX_ATTEMPTS ? ', given up' : ', will retry'}): ${error}${status !== null ? ` ${status}` : ''}: ${redact(message, secretValues(this.env as unknown as Record<string, unknown>)).slice(0, 300)}`,
+        );
     }
   }
 
   private prune(): void {
     const sql = this.ctx.storage.sql;
     sql.exec('DELETE FROM attempts WHERE seq <= (SELECT MAX(seq) FROM attempts) - ?', ATTEMPTS_KEPT);
-    sql.exec("DELETE FROM deliveries WHERE state = 'delivered' AND n NOT IN (SELECT n FROM deliveries WHERE state = 'delivered' ORDER BY n DESC LIMIT ?)", DELIVERED_KEPT);
+    sql.exec(
+      "DELETE FROM deliveries WHERE state = 'delivered' AND n NOT IN (SELECT n FROM deliveries WHERE state = 'delivered' ORDER BY n DESC LIMIT ?)",
+      DELIVERED_KEPT,
+    );
   }
 
   /**
@@ -289,33 +390,62 @@ export class StatusKeeper extends DurableObject<Env> {
     const ready = Math.min(...live.map((p) => p.last_tick));
     const row = sql.exec<Row>('SELECT tick FROM stepped WHERE target = ? AND variant = ?', target, variant).toArray()[0];
     const stepped = row ? Number(row.tick) : -Infinity;
-    const ticks = [...new Set(pairs.flatMap((p) => (p.history ?? []).map((h) => h.tick)))].filter((t) => t > stepped && t <= ready).sort((a, b) => a - b);
+    const ticks = [...new Set(pairs.flatMap((p) => (p.history ?? []).map((h) => h.tick)))]
+      .filter((t) => t > stepped && t <= ready)
+      .sort((a, b) => a - b);
     for (const tick of ticks) {
       // A region not waited for (silent) counts as no data, not as its last state: it can neither hold an incident open nor tip the half.
       const view = live.map((p) => pairAt(p, tick)).filter((p): p is PairState => p !== null);
-      const step = stepIncident(this.openIncident(target, variant), targetStatus(target, variant, regions, view), view, tick, labelOf(target));
+      const step = stepIncident(
+        this.openIncident(target, variant),
+        targetStatus(target, variant, regions, view),
+        view,
+        tick,
+        labelOf(target),
+      );
       if (!step.incident) continue;
-      sql.exec(`INSERT INTO incidents (id, target, variant, status, body, unwritten, reminded_at) VALUES (?, ?, ?, ?, ?, 1, ?)
-        ON CONFLICT DO UPDATE SET status = excluded.status, body = excluded.body, unwritten = 1`, step.incident.id, target, variant, step.incident.status, JSON.stringify(step.incident), now);
+      sql.exec(
+        `INSERT INTO incidents (id, target, variant, status, body, unwritten, reminded_at) VALUES (?, ?, ?, ?, ?, 1, ?)
+        ON CONFLICT DO UPDATE SET status = excluded.status, body = excluded.body, unwritten = 1`,
+        step.incident.id,
+        target,
+        variant,
+        step.incident.status,
+        JSON.stringify(step.incident),
+        now,
+      );
       if (step.event && step.event.kind !== 'updated') {
         this.queue(step.incident, step.event, step.event.kind, now);
         if (step.incident.status === 'open') sql.exec('UPDATE incidents SET reminded_at = ? WHERE id = ?', now, step.incident.id);
       }
     }
-    if (ready > stepped) sql.exec('INSERT INTO stepped (target, variant, tick) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET tick = excluded.tick', target, variant, ready);
+    if (ready > stepped)
+      sql.exec(
+        'INSERT INTO stepped (target, variant, tick) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET tick = excluded.tick',
+        target,
+        variant,
+        ready,
+      );
   }
 
   private pair(key: { region: string; target: string; variant: string }): PairState | null {
-    const row = this.ctx.storage.sql.exec<Row>('SELECT state FROM pairs WHERE region = ? AND target = ? AND variant = ?', key.region, key.target, key.variant).toArray()[0];
+    const row = this.ctx.storage.sql
+      .exec<Row>('SELECT state FROM pairs WHERE region = ? AND target = ? AND variant = ?', key.region, key.target, key.variant)
+      .toArray()[0];
     return row ? (JSON.parse(String(row.state)) as PairState) : null;
   }
 
   private pairsOf(target: string, variant: string): PairState[] {
-    return this.ctx.storage.sql.exec<Row>('SELECT state FROM pairs WHERE target = ? AND variant = ?', target, variant).toArray().map((r) => JSON.parse(String(r.state)) as PairState);
+    return this.ctx.storage.sql
+      .exec<Row>('SELECT state FROM pairs WHERE target = ? AND variant = ?', target, variant)
+      .toArray()
+      .map((r) => JSON.parse(String(r.state)) as PairState);
   }
 
   private openIncident(target: string, variant: string): Incident | null {
-    const row = this.ctx.storage.sql.exec<Row>("SELECT body FROM incidents WHERE target = ? AND variant = ? AND status = 'open'", target, variant).toArray()[0];
+    const row = this.ctx.storage.sql
+      .exec<Row>("SELECT body FROM incidents WHERE target = ? AND variant = ? AND status = 'open'", target, variant)
+      .toArray()[0];
     return row ? (JSON.parse(String(row.body)) as Incident) : null;
   }
 }

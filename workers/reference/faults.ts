@@ -41,11 +41,16 @@ export function selectFault(model: string, header: string | null): { model: stri
 
 export function httpStatusOf(fault: Fault | null): number | null {
   switch (fault) {
-    case 'http-429': return 429;
-    case 'http-500': return 500;
-    case 'http-503': return 503;
-    case 'http-529': return 529;
-    default: return null;
+    case 'http-429':
+      return 429;
+    case 'http-500':
+      return 500;
+    case 'http-503':
+      return 503;
+    case 'http-529':
+      return 529;
+    default:
+      return null;
   }
 }
 

@@ -41,7 +41,11 @@ export async function handleCompletion(
 ): Promise<Response> {
   const arrived = performance.now();
   if (!limits.token && !limits.open) {
-    return errorResponse(format, 503, 'this reference endpoint has no REFERENCE_TOKEN: set one (npx wrangler secret put REFERENCE_TOKEN -c workers/reference/wrangler.toml), or set REFERENCE_OPEN = "true" to serve anyone');
+    return errorResponse(
+      format,
+      503,
+      'this reference endpoint has no REFERENCE_TOKEN: set one (npx wrangler secret put REFERENCE_TOKEN -c workers/reference/wrangler.toml), or set REFERENCE_OPEN = "true" to serve anyone',
+    );
   }
   if (limits.token && !(await tokenMatches(limits.token, request))) return errorResponse(format, 401, 'missing or wrong API key');
   try {
@@ -49,25 +53,31 @@ export async function handleCompletion(
     const selected = selectFault(parsed.model, request.headers.get('x-ref-fault'));
     const { model } = selected;
     const profile = resolveProfile(model, request.headers.get('x-ref-params'));
-    const scheduled = activeFault([...parseSchedules(request.headers.get('x-ref-scheduled-fault')), ...parseSchedules(limits.scheduledFaults)],
-      request.headers.get('x-ref-region'), Number(request.headers.get('x-ref-tick') ?? NaN));
+    const scheduled = activeFault(
+      [...parseSchedules(request.headers.get('x-ref-scheduled-fault')), ...parseSchedules(limits.scheduledFaults)],
+      request.headers.get('x-ref-region'),
+      Number(request.headers.get('x-ref-tick') ?? NaN),
+    );
     const fault = selected.fault ?? scheduled?.fault ?? null;
     if (scheduled) profile.prefill_base_ms += scheduled.slowMs;
-    return await serveCompletion({
-      format,
-      model,
-      promptTokens: estimateTokens(parsed.promptText),
-      maxTokens: Math.min(parsed.maxTokens ?? DEFAULT_MAX_TOKENS, limits.maxTokensCap),
-      stream: parsed.stream,
-      includeUsage: parsed.includeUsage,
-      reasoning: parsed.reasoning,
-      profile,
-      fault,
-      maxHoldMs: limits.maxHoldMs,
-      maxStreamMs: limits.maxStreamMs,
-      maxResponseBytes: limits.maxResponseBytes,
-      replica: `${model}|${request.headers.get('x-ref-region') ?? ''}|${request.headers.get('x-ref-tick') ?? ''}`,
-    }, arrived);
+    return await serveCompletion(
+      {
+        format,
+        model,
+        promptTokens: estimateTokens(parsed.promptText),
+        maxTokens: Math.min(parsed.maxTokens ?? DEFAULT_MAX_TOKENS, limits.maxTokensCap),
+        stream: parsed.stream,
+        includeUsage: parsed.includeUsage,
+        reasoning: parsed.reasoning,
+        profile,
+        fault,
+        maxHoldMs: limits.maxHoldMs,
+        maxStreamMs: limits.maxStreamMs,
+        maxResponseBytes: limits.maxResponseBytes,
+        replica: `${model}|${request.headers.get('x-ref-region') ?? ''}|${request.headers.get('x-ref-tick') ?? ''}`,
+      },
+      arrived,
+    );
   } catch (e) {
     if (e instanceof RequestError) return errorResponse(format, e.status, e.message);
     if (e instanceof FaultError || e instanceof ParamError) return errorResponse(format, 400, e.message);

@@ -19,13 +19,21 @@ const app = new Hono<{ Bindings: Env }>();
 
 const describe = () => ({
   service: 'llm-reference',
-  endpoints: ['POST /v1/chat/completions', 'POST /v1/responses', 'POST /v1/messages', 'POST /v1beta/models/{model}:streamGenerateContent?alt=sse', 'GET /v1/models'],
+  endpoints: [
+    'POST /v1/chat/completions',
+    'POST /v1/responses',
+    'POST /v1/messages',
+    'POST /v1beta/models/{model}:streamGenerateContent?alt=sse',
+    'GET /v1/models',
+  ],
   models: MODELS,
   faults: FAULTS,
   overrides: 'x-ref-params: name=value, … (profile fields); x-ref-fault: <fault> or model suffix ~<fault>',
-  scheduled_faults: 'x-ref-scheduled-fault (or SCHEDULED_FAULTS): region=apac|enam; every=60; at=20; for=15; slow_ms=1500; fault=http-503 — keyed to x-ref-region and x-ref-tick',
+  scheduled_faults:
+    'x-ref-scheduled-fault (or SCHEDULED_FAULTS): region=apac|enam; every=60; at=20; for=15; slow_ms=1500; fault=http-503 — keyed to x-ref-region and x-ref-tick',
   reasoning: {
-    controls: 'Chat reasoning_effort; Responses reasoning.effort; Anthropic thinking {type, budget_tokens}; Gemini generationConfig.thinkingConfig.thinkingBudget',
+    controls:
+      'Chat reasoning_effort; Responses reasoning.effort; Anthropic thinking {type, budget_tokens}; Gemini generationConfig.thinkingConfig.thinkingBudget',
     effort_share: EFFORT_SHARE,
   },
 });
@@ -40,8 +48,12 @@ function timed(body: unknown): Response {
 
 app.get('/', () => timed(describe()));
 app.get('/healthz', () => timed({ ok: true }));
-app.get('/v1/models', () => timed({ object: 'list', data: Object.keys(MODELS).map((id) => ({ id, object: 'model', created: 0, owned_by: 'reference' })) }));
-app.get('/v1beta/models/:model', (c) => timed({ name: `models/${c.req.param('model')}`, supportedGenerationMethods: ['streamGenerateContent'] }));
+app.get('/v1/models', () =>
+  timed({ object: 'list', data: Object.keys(MODELS).map((id) => ({ id, object: 'model', created: 0, owned_by: 'reference' })) }),
+);
+app.get('/v1beta/models/:model', (c) =>
+  timed({ name: `models/${c.req.param('model')}`, supportedGenerationMethods: ['streamGenerateContent'] }),
+);
 
 app.post('/v1/chat/completions', (c) => handleCompletion(c.req.raw, limitsFrom(c.env), openaiChatFormat, parseRequest.openaiChat));
 app.post('/v1/responses', (c) => handleCompletion(c.req.raw, limitsFrom(c.env), openaiResponsesFormat, parseRequest.openaiResponses));
@@ -51,7 +63,9 @@ app.post('/v1beta/models/:target', async (c) => {
   if (method !== 'streamGenerateContent' && method !== 'generateContent') {
     return Response.json({ error: { code: 404, message: `unknown method "${method}"`, status: 'NOT_FOUND' } }, { status: 404 });
   }
-  return handleCompletion(c.req.raw, limitsFrom(c.env), geminiFormat, (body) => parseRequest.gemini(body, model, method === 'streamGenerateContent'));
+  return handleCompletion(c.req.raw, limitsFrom(c.env), geminiFormat, (body) =>
+    parseRequest.gemini(body, model, method === 'streamGenerateContent'),
+  );
 });
 
 app.notFound((c) => c.json({ error: { message: `no route for ${c.req.method} ${new URL(c.req.url).pathname}`, type: 'not_found' } }, 404));

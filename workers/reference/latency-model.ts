@@ -19,7 +19,13 @@ export interface Schedule {
  * queue_per_concurrent_ms × (L − 1) / 2 over one alone, and their median decode step by the factor
  * 1 + decode_per_concurrent × (L − 1) / 2 (expectedQueueing below; tested against measured bursts).
  */
-export function planSchedule(p: Profile, promptTokens: number, outputTokens: number, inFlight: number, random: () => number = Math.random): Schedule {
+export function planSchedule(
+  p: Profile,
+  promptTokens: number,
+  outputTokens: number,
+  inFlight: number,
+  random: () => number = Math.random,
+): Schedule {
   const others = Math.max(0, inFlight - 1);
   const queueMs = p.queue_base_ms + p.queue_per_concurrent_ms * others;
   const batchSlowdown = 1 + p.decode_per_concurrent * others;
@@ -46,7 +52,10 @@ export function planSchedule(p: Profile, promptTokens: number, outputTokens: num
  * What the model predicts for L requests arriving together (the k-th sees k in flight): the median
  * added queue over one request alone, and the median decode step's factor.
  */
-export function expectedQueueing(p: Pick<Profile, 'queue_per_concurrent_ms' | 'decode_per_concurrent'>, level: number): { addedQueueMs: number; decodeFactor: number } {
+export function expectedQueueing(
+  p: Pick<Profile, 'queue_per_concurrent_ms' | 'decode_per_concurrent'>,
+  level: number,
+): { addedQueueMs: number; decodeFactor: number } {
   const medianOthers = (level - 1) / 2;
   return { addedQueueMs: p.queue_per_concurrent_ms * medianOthers, decodeFactor: 1 + p.decode_per_concurrent * medianOthers };
 }

@@ -79,23 +79,68 @@ const BASE: Profile = {
 /** The named reference models. */
 export const MODELS: Record<string, Profile> = {
   /** A small, fast model: little queueing, quick prefill, ~125 tokens/s. */
-  'ref-fast-small': { ...BASE, queue_base_ms: 2, queue_per_concurrent_ms: 3, prefill_base_ms: 15, prefill_ms_per_token: 0.08, decode_ms_per_token: 8 },
+  'ref-fast-small': {
+    ...BASE,
+    queue_base_ms: 2,
+    queue_per_concurrent_ms: 3,
+    prefill_base_ms: 15,
+    prefill_ms_per_token: 0.08,
+    decode_ms_per_token: 8,
+  },
   /** A large model that holds its headers until the first token: slow prefill, ~30 tokens/s. */
-  'ref-slow-large': { ...BASE, queue_base_ms: 20, queue_per_concurrent_ms: 15, prefill_base_ms: 120, prefill_ms_per_token: 0.5, decode_ms_per_token: 32, decode_jitter: 0.2, kv_growth_per_1k: 0.1, headers_at_once: 0, vendor_timing: 1 },
+  'ref-slow-large': {
+    ...BASE,
+    queue_base_ms: 20,
+    queue_per_concurrent_ms: 15,
+    prefill_base_ms: 120,
+    prefill_ms_per_token: 0.5,
+    decode_ms_per_token: 32,
+    decode_jitter: 0.2,
+    kv_growth_per_1k: 0.1,
+    headers_at_once: 0,
+    vendor_timing: 1,
+  },
   /** A reasoning model: streams reasoning before the answer, with keep-alives while it prefills. */
-  'ref-reasoning': { ...BASE, queue_base_ms: 10, prefill_base_ms: 60, prefill_ms_per_token: 0.3, decode_ms_per_token: 12, reasoning_tokens: 48, keep_alive_ms: 25 },
+  'ref-reasoning': {
+    ...BASE,
+    queue_base_ms: 10,
+    prefill_base_ms: 60,
+    prefill_ms_per_token: 0.3,
+    decode_ms_per_token: 12,
+    reasoning_tokens: 48,
+    keep_alive_ms: 25,
+  },
   /**
    * A reasoning model that hides its reasoning (OpenAI o-series/gpt-5 on Chat Completions, Gemini
    * without includeThoughts): headers at once, ~300 reasoning tokens decoded in silence (~3 s), then
    * the answer at 10 ms/token. Its reasoning alone exceeds the default max_tokens (256): ask for more
    * tokens, a lower effort or a smaller thinking budget to get an answer.
    */
-  'ref-hidden-reasoning': { ...BASE, queue_base_ms: 10, prefill_base_ms: 60, prefill_ms_per_token: 0.3, decode_ms_per_token: 10, reasoning_tokens: 300, reasoning_streamed: 0 },
+  'ref-hidden-reasoning': {
+    ...BASE,
+    queue_base_ms: 10,
+    prefill_base_ms: 60,
+    prefill_ms_per_token: 0.3,
+    decode_ms_per_token: 10,
+    reasoning_tokens: 300,
+    reasoning_streamed: 0,
+  },
   /**
    * A batching server: long queue under load, each decode step slower as the batch grows (4 % per
    * other request), several tokens per chunk, vendor timings in the body.
    */
-  'ref-batching': { ...BASE, queue_base_ms: 40, queue_per_concurrent_ms: 25, decode_per_concurrent: 0.04, prefill_base_ms: 30, prefill_ms_per_token: 0.2, decode_ms_per_token: 6, tokens_per_chunk: 4, keep_alive_ms: 20, vendor_timing: 1 },
+  'ref-batching': {
+    ...BASE,
+    queue_base_ms: 40,
+    queue_per_concurrent_ms: 25,
+    decode_per_concurrent: 0.04,
+    prefill_base_ms: 30,
+    prefill_ms_per_token: 0.2,
+    decode_ms_per_token: 6,
+    tokens_per_chunk: 4,
+    keep_alive_ms: 20,
+    vendor_timing: 1,
+  },
 };
 
 export const DEFAULT_MODEL = 'ref-fast-small';
@@ -138,7 +183,8 @@ export function resolveProfile(model: string, overrides: string | null): Profile
     if (!(key in LIMITS)) throw new ParamError(`unknown x-ref-params name "${rawKey.trim()}"; known: ${Object.keys(LIMITS).join(', ')}`);
     const value = Number(rawValue?.trim());
     const [min, max] = LIMITS[key];
-    if (!Number.isFinite(value) || value < min || value > max) throw new ParamError(`x-ref-params ${key} must be a number from ${min} to ${max}`);
+    if (!Number.isFinite(value) || value < min || value > max)
+      throw new ParamError(`x-ref-params ${key} must be a number from ${min} to ${max}`);
     profile[key] = value;
   }
   return profile;

@@ -17,7 +17,8 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 function effort(value: unknown, name: string): ReasoningControl {
   if (absent(value)) return null;
-  if (!(EFFORTS as readonly unknown[]).includes(value)) throw new RequestError(400, `invalid value for ${name}: ${JSON.stringify(value)}; supported values: ${EFFORTS.join(', ')}`);
+  if (!(EFFORTS as readonly unknown[]).includes(value))
+    throw new RequestError(400, `invalid value for ${name}: ${JSON.stringify(value)}; supported values: ${EFFORTS.join(', ')}`);
   return { effort: value as Effort };
 }
 
@@ -54,8 +55,16 @@ export const readReasoningControl = {
     if (!isObject(config)) throw new RequestError(400, 'generationConfig.thinkingConfig must be an object');
     const budget = config.thinkingBudget;
     if (absent(budget)) return null;
-    if (typeof budget !== 'number' || !Number.isInteger(budget) || budget < GEMINI_DYNAMIC_THINKING || budget > GEMINI_MAX_THINKING_BUDGET) {
-      throw new RequestError(400, `thinkingConfig.thinkingBudget must be an integer from ${GEMINI_DYNAMIC_THINKING} (dynamic) to ${GEMINI_MAX_THINKING_BUDGET}`);
+    if (
+      typeof budget !== 'number' ||
+      !Number.isInteger(budget) ||
+      budget < GEMINI_DYNAMIC_THINKING ||
+      budget > GEMINI_MAX_THINKING_BUDGET
+    ) {
+      throw new RequestError(
+        400,
+        `thinkingConfig.thinkingBudget must be an integer from ${GEMINI_DYNAMIC_THINKING} (dynamic) to ${GEMINI_MAX_THINKING_BUDGET}`,
+      );
     }
     return budget === GEMINI_DYNAMIC_THINKING ? null : { budgetTokens: budget };
   },

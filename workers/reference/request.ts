@@ -103,7 +103,11 @@ export const parseRequest = {
   openaiResponses(body: Record<string, unknown>): ParsedRequest {
     if (body.input === undefined) throw new RequestError(400, 'input is required');
     return {
-      model: requireModel(body), promptText: textOf(body.input), maxTokens: optionalInt(body, 'max_output_tokens'), stream: body.stream === true, includeUsage: true,
+      model: requireModel(body),
+      promptText: textOf(body.input),
+      maxTokens: optionalInt(body, 'max_output_tokens'),
+      stream: body.stream === true,
+      includeUsage: true,
       reasoning: readReasoningControl.openaiResponses(body),
     };
   },
@@ -111,14 +115,25 @@ export const parseRequest = {
     const maxTokens = optionalInt(body, 'max_tokens');
     if (maxTokens === null) throw new RequestError(400, 'max_tokens is required');
     return {
-      model: requireModel(body), promptText: textOf(body.system ?? '') + textOf(requireMessages(body)), maxTokens, stream: body.stream === true, includeUsage: true,
+      model: requireModel(body),
+      promptText: textOf(body.system ?? '') + textOf(requireMessages(body)),
+      maxTokens,
+      stream: body.stream === true,
+      includeUsage: true,
       reasoning: readReasoningControl.anthropic(body, maxTokens),
     };
   },
   gemini(body: Record<string, unknown>, model: string, stream: boolean): ParsedRequest {
     if (!Array.isArray(body.contents) || body.contents.length === 0) throw new RequestError(400, 'contents must be a non-empty array');
     const config = (body.generationConfig ?? {}) as Record<string, unknown>;
-    return { model, promptText: textOf(body.contents), maxTokens: optionalInt(config, 'maxOutputTokens'), stream, includeUsage: true, reasoning: readReasoningControl.gemini(config) };
+    return {
+      model,
+      promptText: textOf(body.contents),
+      maxTokens: optionalInt(config, 'maxOutputTokens'),
+      stream,
+      includeUsage: true,
+      reasoning: readReasoningControl.gemini(config),
+    };
   },
 };
 

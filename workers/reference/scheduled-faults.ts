@@ -31,29 +31,41 @@ const MAX_SLOW_MS = 120_000;
 export function parseSchedules(text: string | null | undefined): ScheduledFault[] {
   if (!text || text.trim() === '') return [];
   return text.split(',').map((spec) => {
-    const fields = new Map(spec.split(';').map((p) => p.trim()).filter(Boolean).map((p) => {
-      const eq = p.indexOf('=');
-      if (eq < 0) throw new FaultError(`scheduled fault "${spec.trim()}": "${p}" is not name=value`);
-      return [p.slice(0, eq).trim(), p.slice(eq + 1).trim()] as const;
-    }));
+    const fields = new Map(
+      spec
+        .split(';')
+        .map((p) => p.trim())
+        .filter(Boolean)
+        .map((p) => {
+          const eq = p.indexOf('=');
+          if (eq < 0) throw new FaultError(`scheduled fault "${spec.trim()}": "${p}" is not name=value`);
+          return [p.slice(0, eq).trim(), p.slice(eq + 1).trim()] as const;
+        }),
+    );
     const known = ['region', 'every', 'at', 'for', 'from', 'to', 'slow_ms', 'fault'];
-    for (const k of fields.keys()) if (!known.includes(k)) throw new FaultError(`scheduled fault: unknown field "${k}"; known: ${known.join(', ')}`);
+    for (const k of fields.keys())
+      if (!known.includes(k)) throw new FaultError(`scheduled fault: unknown field "${k}"; known: ${known.join(', ')}`);
     const num = (k: string, min: number, max: number, fallback?: number) => {
       const raw = fields.get(k);
       if (raw === undefined && fallback !== undefined) return fallback;
       const v = Number(raw);
-      if (!Number.isInteger(v) || v < min || v > max) throw new FaultError(`scheduled fault: ${k} must be a whole number from ${min} to ${max}, got "${raw ?? ''}"`);
+      if (!Number.isInteger(v) || v < min || v > max)
+        throw new FaultError(`scheduled fault: ${k} must be a whole number from ${min} to ${max}, got "${raw ?? ''}"`);
       return v;
     };
     const time = (k: string) => {
       const t = Date.parse(fields.get(k) ?? '');
-      if (!Number.isFinite(t)) throw new FaultError(`scheduled fault: ${k} must be an ISO time like 2026-03-02T10:00Z, got "${fields.get(k) ?? ''}"`);
+      if (!Number.isFinite(t))
+        throw new FaultError(`scheduled fault: ${k} must be an ISO time like 2026-03-02T10:00Z, got "${fields.get(k) ?? ''}"`);
       return t;
     };
     const windowed = fields.has('from') || fields.has('to');
     const every = windowed ? 0 : num('every', 1, 10_080);
     const s: ScheduledFault = {
-      regions: (fields.get('region') ?? '').split('|').map((r) => r.trim()).filter(Boolean),
+      regions: (fields.get('region') ?? '')
+        .split('|')
+        .map((r) => r.trim())
+        .filter(Boolean),
       every,
       at: windowed ? 0 : num('at', 0, every - 1),
       for: windowed ? 0 : num('for', 1, every),
@@ -65,7 +77,8 @@ export function parseSchedules(text: string | null | undefined): ScheduledFault[
     if (s.regions.length === 0) throw new FaultError('scheduled fault: region is required (region=apac, or apac|enam)');
     const fault = fields.get('fault');
     if (fault !== undefined) {
-      if (!(FAULTS as readonly string[]).includes(fault)) throw new FaultError(`scheduled fault: unknown fault "${fault}"; known: ${FAULTS.join(', ')}`);
+      if (!(FAULTS as readonly string[]).includes(fault))
+        throw new FaultError(`scheduled fault: unknown fault "${fault}"; known: ${FAULTS.join(', ')}`);
       s.fault = fault as Fault;
     }
     if (s.slowMs === 0 && s.fault === null) throw new FaultError('scheduled fault: give slow_ms, fault or both');

@@ -68,12 +68,27 @@ export async function serveCompletion(c: Completion, arrived: number): Promise<R
   // A replica with a concurrency limit refuses the request beyond it, as vendors do (429, retry-after).
   const concurrent = (inFlight.get(c.replica) ?? 0) + 1;
   if (c.profile.max_concurrent > 0 && concurrent > c.profile.max_concurrent) {
-    return counted(withTiming(errorResponse(c.format, 429, `rate limited: more than ${c.profile.max_concurrent} concurrent requests`, { 'retry-after': String(RETRY_AFTER_S) }), { app: performance.now() - arrived }), concurrent);
+    return counted(
+      withTiming(
+        errorResponse(c.format, 429, `rate limited: more than ${c.profile.max_concurrent} concurrent requests`, {
+          'retry-after': String(RETRY_AFTER_S),
+        }),
+        { app: performance.now() - arrived },
+      ),
+      concurrent,
+    );
   }
   const n = enter(c.replica);
   const reasoning = plannedReasoningTokens(c.profile, c.reasoning, c.maxTokens, c.fault);
   const schedule = planSchedule(c.profile, c.promptTokens, c.maxTokens, n);
-  const ctx: StreamContext = { id: crypto.randomUUID().replaceAll('-', ''), model: c.model, created: Math.floor(Date.now() / 1000), promptTokens: c.promptTokens, includeUsage: c.includeUsage, state: {} };
+  const ctx: StreamContext = {
+    id: crypto.randomUUID().replaceAll('-', ''),
+    model: c.model,
+    created: Math.floor(Date.now() / 1000),
+    promptTokens: c.promptTokens,
+    includeUsage: c.includeUsage,
+    state: {},
+  };
   const usage: Usage = { promptTokens: c.promptTokens, outputTokens: c.maxTokens, reasoningTokens: reasoning };
 
   if (!c.stream || c.fault === 'wrong-content-type') {
@@ -83,7 +98,10 @@ export async function serveCompletion(c: Completion, arrived: number): Promise<R
       leave(c.replica);
     }
     const body = c.format.nonStreamed(ctx, answerTokens(0, c.maxTokens - reasoning), usage);
-    return counted(withTiming(new Response(body, { headers: { 'content-type': 'application/json' } }), { app: performance.now() - arrived }, c), n);
+    return counted(
+      withTiming(new Response(body, { headers: { 'content-type': 'application/json' } }), { app: performance.now() - arrived }, c),
+      n,
+    );
   }
 
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
@@ -92,7 +110,10 @@ export async function serveCompletion(c: Completion, arrived: number): Promise<R
   const run = new StreamRun(c, ctx, schedule, usage, reasoning, arrived, writer);
 
   if (c.profile.headers_at_once === 1) {
-    const response = counted(withTiming(new Response(readable, { headers }), { queue: 0, prefill: 0, app: performance.now() - arrived }, c), n);
+    const response = counted(
+      withTiming(new Response(readable, { headers }), { queue: 0, prefill: 0, app: performance.now() - arrived }, c),
+      n,
+    );
     run.produce(0).finally(() => closeQuietly(writer));
     return response;
   }
@@ -103,7 +124,10 @@ export async function serveCompletion(c: Completion, arrived: number): Promise<R
   run.queueFirstChunk();
   const spent = performance.now() - arrived;
   const queued = Math.min(schedule.queueMs, spent - handling);
-  const response = counted(withTiming(new Response(readable, { headers }), { queue: queued, prefill: spent - queued - handling, app: handling }, c), n);
+  const response = counted(
+    withTiming(new Response(readable, { headers }), { queue: queued, prefill: spent - queued - handling, app: handling }, c),
+    n,
+  );
   run.produce(1).finally(() => closeQuietly(writer));
   return response;
 }
@@ -125,7 +149,15 @@ class StreamRun {
   private readonly arrived: number;
   private readonly writer: WritableStreamDefaultWriter<Uint8Array>;
 
-  constructor(c: Completion, ctx: StreamContext, schedule: Schedule, usage: Usage, reasoning: number, arrived: number, writer: WritableStreamDefaultWriter<Uint8Array>) {
+  constructor(
+    c: Completion,
+    ctx: StreamContext,
+    schedule: Schedule,
+    usage: Usage,
+    reasoning: number,
+    arrived: number,
+    writer: WritableStreamDefaultWriter<Uint8Array>,
+  ) {
     this.c = c;
     this.ctx = ctx;
     this.schedule = schedule;
@@ -197,7 +229,8 @@ class StreamRun {
     const f = this.c.format;
     let text = '';
     if (this.c.profile.reasoning_streamed === 1) {
-      for (let n = this.generatedTokens; n < this.generatedTokens + tokens && n < this.reasoning; n++) text += f.reasoning(this.ctx, reasoningTokens(n, 1));
+      for (let n = this.generatedTokens; n < this.generatedTokens + tokens && n < this.reasoning; n++)
+        text += f.reasoning(this.ctx, reasoningTokens(n, 1));
     }
     const answerFrom = Math.max(this.generatedTokens, this.reasoning);
     const answerCount = this.generatedTokens + tokens - answerFrom;

@@ -32,7 +32,15 @@ export function tick(d: unknown): string {
 }
 
 function withTicks(scale: Plot.ScaleOptions | undefined): Plot.ScaleOptions | undefined {
-  if (!scale || scale.tickFormat !== undefined || scale.type === 'utc' || scale.type === 'time' || scale.type === 'band' || scale.type === 'point') return scale;
+  if (
+    !scale ||
+    scale.tickFormat !== undefined ||
+    scale.type === 'utc' ||
+    scale.type === 'time' ||
+    scale.type === 'band' ||
+    scale.type === 'point'
+  )
+    return scale;
   return { ...scale, tickFormat: tick };
 }
 

@@ -5,13 +5,41 @@
  * inter-token latency and the split's residual. Every request's D1 rows read are counted.
  */
 import { ROWS_READ_HEADER } from '../../../shared/constants.ts';
-import { SITE_BUILD_MAX_SAMPLES, SITE_BUILD_RECENT_HOURS, SITE_BUILD_SAMPLE_PAGE, SITE_BURST_RUNS } from '../../../shared/config/capacity.ts';
-import { DAY_MS, HOUR_MS, dayOf, hourOf, mergeByGroup, rollupFromBase64Json, type Rollup, type RollupBase64Json } from '../../../shared/rollup.ts';
+import {
+  SITE_BUILD_MAX_SAMPLES,
+  SITE_BUILD_RECENT_HOURS,
+  SITE_BUILD_SAMPLE_PAGE,
+  SITE_BURST_RUNS,
+} from '../../../shared/config/capacity.ts';
+import {
+  DAY_MS,
+  HOUR_MS,
+  dayOf,
+  hourOf,
+  mergeByGroup,
+  rollupFromBase64Json,
+  type Rollup,
+  type RollupBase64Json,
+} from '../../../shared/rollup.ts';
 import { mergeGroups, rollupPercentileGroups, type RollupGroupColumn } from '../../../shared/rollup-percentiles.ts';
 import { HISTOGRAM_RELATIVE_ERROR, quantile } from '../../../shared/stats/exp-histogram.ts';
 import {
-  DEFAULT_WINDOW, SITE_METRICS, SITE_SAMPLE_FIELDS, WINDOWS, type HistoryPoint, type PercentileGroup, type PromptVariant, type Region, type SiteData,
-  type SiteBursts, type SiteIncident, type SiteMetric, type SiteSample, type StatusDoc, type Target, type WindowView,
+  DEFAULT_WINDOW,
+  SITE_METRICS,
+  SITE_SAMPLE_FIELDS,
+  WINDOWS,
+  type HistoryPoint,
+  type PercentileGroup,
+  type PromptVariant,
+  type Region,
+  type SiteData,
+  type SiteBursts,
+  type SiteIncident,
+  type SiteMetric,
+  type SiteSample,
+  type StatusDoc,
+  type Target,
+  type WindowView,
 } from './types.ts';
 
 /** The longest view, in days: how far back the daily rows are read. */
@@ -32,9 +60,14 @@ async function getJson<T>(url: string, fetchImpl: typeof fetch, readToken?: stri
   let response: Response;
   try {
     // With the read token the build is no anonymous reader: fresh answers, outside the public budget and cache.
-    response = await fetchImpl(url, { signal: AbortSignal.timeout(30_000), headers: readToken ? { authorization: `Bearer ${readToken}` } : {} });
+    response = await fetchImpl(url, {
+      signal: AbortSignal.timeout(30_000),
+      headers: readToken ? { authorization: `Bearer ${readToken}` } : {},
+    });
   } catch (e) {
-    throw new SiteDataError(`cannot reach the read API at ${url} (${(e as Error).message}); start it (npm run dev) or build from an export (SITE_DATA_FILE=…)`);
+    throw new SiteDataError(
+      `cannot reach the read API at ${url} (${(e as Error).message}); start it (npm run dev) or build from an export (SITE_DATA_FILE=…)`,
+    );
   }
   if (!response.ok) throw new SiteDataError(`${url} answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
   return { body: (await response.json()) as T, rowsRead: Number(response.headers.get(ROWS_READ_HEADER) ?? 0) };
@@ -46,7 +79,16 @@ const BY: RollupGroupColumn[] = ['region', 'target'];
 const byTarget = (rows: Rollup[]) => rollupPercentileGroups(rows, 'ttft_ms', ['target']) as unknown as PercentileGroup[];
 
 function percentilesOf(rows: Rollup[]): Record<SiteMetric, PercentileGroup[]> {
-  return Object.fromEntries(SITE_METRICS.map((m) => [m, rollupPercentileGroups(rows, m, m === 'network_ms' || m === 'server_ms' ? [...BY, 'split_source'] : BY) as unknown as PercentileGroup[]])) as Record<SiteMetric, PercentileGroup[]>;
+  return Object.fromEntries(
+    SITE_METRICS.map((m) => [
+      m,
+      rollupPercentileGroups(
+        rows,
+        m,
+        m === 'network_ms' || m === 'server_ms' ? [...BY, 'split_source'] : BY,
+      ) as unknown as PercentileGroup[],
+    ]),
+  ) as Record<SiteMetric, PercentileGroup[]>;
 }
 
 /** One point per row, or per target and period with `byTarget` (its regions merged; region '*'). */
@@ -54,12 +96,22 @@ function historyOf(rows: Rollup[], byTarget = false): HistoryPoint[] {
   const periods = new Map<number, Rollup[]>();
   for (const r of rows) periods.set(r.hour, [...(periods.get(r.hour) ?? []), r]);
   const points = byTarget
-    ? [...periods.entries()].flatMap(([start, inPeriod]) => mergeGroups(inPeriod, ['target']).map((r) => ({ ...r, hour: start, region: '*' })))
+    ? [...periods.entries()].flatMap(([start, inPeriod]) =>
+        mergeGroups(inPeriod, ['target']).map((r) => ({ ...r, hour: start, region: '*' })),
+      )
     : rows;
-  return points.map((r) => ({
-    start: iso(r.hour), region: r.region, target: r.target, probes: r.probes, failures: r.probes - r.successes, errors: { ...r.errors },
-    ttft_p50: quantile(r.histograms.ttft_ms, 0.5), ttft_p95: quantile(r.histograms.ttft_ms, 0.95),
-  })).sort((a, b) => a.start.localeCompare(b.start) || a.region.localeCompare(b.region) || a.target.localeCompare(b.target));
+  return points
+    .map((r) => ({
+      start: iso(r.hour),
+      region: r.region,
+      target: r.target,
+      probes: r.probes,
+      failures: r.probes - r.successes,
+      errors: { ...r.errors },
+      ttft_p50: quantile(r.histograms.ttft_ms, 0.5),
+      ttft_p95: quantile(r.histograms.ttft_ms, 0.95),
+    }))
+    .sort((a, b) => a.start.localeCompare(b.start) || a.region.localeCompare(b.region) || a.target.localeCompare(b.target));
 }
 
 /**
@@ -73,8 +125,14 @@ export function windowViews(hourly: Rollup[], daily: Rollup[], now: number): Win
   return WINDOWS.map((w): WindowView => {
     if (w.id === '24h') {
       return {
-        id: w.id, label: w.label, window: { from: iso(lastHour - 24 * HOUR_MS), to: iso(lastHour) }, resolution: 'hour',
-        percentiles: percentilesOf(hourly), ttft_by_target: byTarget(hourly), history: historyOf(hourly), target_history: historyOf(hourly, true),
+        id: w.id,
+        label: w.label,
+        window: { from: iso(lastHour - 24 * HOUR_MS), to: iso(lastHour) },
+        resolution: 'hour',
+        percentiles: percentilesOf(hourly),
+        ttft_by_target: byTarget(hourly),
+        history: historyOf(hourly),
+        target_history: historyOf(hourly, true),
       };
     }
     const from = today - w.days * DAY_MS;
@@ -82,8 +140,14 @@ export function windowViews(hourly: Rollup[], daily: Rollup[], now: number): Win
     const todaySoFar = mergeByGroup(todaysHours, today);
     const rows = [...days, ...todaysHours];
     return {
-      id: w.id, label: w.label, window: { from: iso(from), to: iso(lastHour) }, resolution: 'day',
-      percentiles: percentilesOf(rows), ttft_by_target: byTarget(rows), history: historyOf([...days, ...todaySoFar]), target_history: historyOf([...days, ...todaySoFar], true),
+      id: w.id,
+      label: w.label,
+      window: { from: iso(from), to: iso(lastHour) },
+      resolution: 'day',
+      percentiles: percentilesOf(rows),
+      ttft_by_target: byTarget(rows),
+      history: historyOf([...days, ...todaySoFar]),
+      target_history: historyOf([...days, ...todaySoFar], true),
     };
   });
 }
@@ -101,7 +165,11 @@ function countSlice(regions: Region[], targets: Target[], samples: SiteSample[])
       if (s.colo_outside_region) c.outside_region++;
       colos.set(s.colo, c);
     }
-    Object.assign(r, { samples: mine.length, last_sample_at: last(mine), colos: [...colos.values()].sort((a, b) => b.samples - a.samples) });
+    Object.assign(r, {
+      samples: mine.length,
+      last_sample_at: last(mine),
+      colos: [...colos.values()].sort((a, b) => b.samples - a.samples),
+    });
   }
   for (const t of targets) {
     const mine = samples.filter((s) => s.target === t.id);
@@ -109,7 +177,12 @@ function countSlice(regions: Region[], targets: Target[], samples: SiteSample[])
   }
 }
 
-export async function collectSiteData(apiBase: string, now = Date.now(), fetchImpl: typeof fetch = fetch, readToken = process.env.SITE_READ_TOKEN): Promise<SiteData> {
+export async function collectSiteData(
+  apiBase: string,
+  now = Date.now(),
+  fetchImpl: typeof fetch = fetch,
+  readToken = process.env.SITE_READ_TOKEN,
+): Promise<SiteData> {
   const base = apiBase.replace(/\/$/, '') + '/api/v1';
   const lastHour = hourOf(now);
   const today = dayOf(now);
@@ -137,36 +210,54 @@ export async function collectSiteData(apiBase: string, now = Date.now(), fetchIm
     const rows: Rollup[] = [];
     let cursor: number | null = null;
     do {
-      const page: { rows: RollupBase64Json[]; next_cursor: number | null } = await get(name, url + (cursor !== null ? `&cursor=${cursor}` : ''));
+      const page: { rows: RollupBase64Json[]; next_cursor: number | null } = await get(
+        name,
+        url + (cursor !== null ? `&cursor=${cursor}` : ''),
+      );
       for (const j of page.rows) rows.push(rollupFromBase64Json(j));
       cursor = page.next_cursor;
     } while (cursor !== null);
     return rows;
   };
-  const hourly = await rollups('rollups_hourly', `${base}/rollups?resolution=hour&histograms=base64&from=${lastHour - 24 * HOUR_MS}&to=${lastHour}`);
-  const daily = await rollups('rollups_daily', `${base}/rollups?resolution=day&histograms=base64&from=${today - LONGEST_WINDOW_DAYS * DAY_MS}&to=${today}`);
+  const hourly = await rollups(
+    'rollups_hourly',
+    `${base}/rollups?resolution=hour&histograms=base64&from=${lastHour - 24 * HOUR_MS}&to=${lastHour}`,
+  );
+  const daily = await rollups(
+    'rollups_daily',
+    `${base}/rollups?resolution=day&histograms=base64&from=${today - LONGEST_WINDOW_DAYS * DAY_MS}&to=${today}`,
+  );
 
   const samples: SiteSample[] = [];
   requests.samples = `${base}/samples?limit=${PAGE}&${recent}`;
   let cursor: number | null = null;
   do {
-    const page: { samples: Array<Record<string, unknown>>; next_cursor: number | null } = await get('samples', requests.samples + (cursor ? `&cursor=${cursor}` : ''));
+    const page: { samples: Array<Record<string, unknown>>; next_cursor: number | null } = await get(
+      'samples',
+      requests.samples + (cursor ? `&cursor=${cursor}` : ''),
+    );
     for (const s of page.samples) samples.push(Object.fromEntries(SITE_SAMPLE_FIELDS.map((f) => [f, s[f]])) as unknown as SiteSample);
     cursor = page.next_cursor;
   } while (cursor !== null && samples.length < MAX_SAMPLES);
 
   const status = await get<StatusDoc>('status', `${base}/status`);
   const bursts = await get<SiteBursts>('bursts', `${base}/bursts?runs=${SITE_BURST_RUNS}`);
-  const { incidents } = await get<{ incidents: SiteIncident[] }>('incidents', `${base}/incidents?from=${today - LONGEST_WINDOW_DAYS * DAY_MS}&to=${now}&limit=200&points=true`);
+  const { incidents } = await get<{ incidents: SiteIncident[] }>(
+    'incidents',
+    `${base}/incidents?from=${today - LONGEST_WINDOW_DAYS * DAY_MS}&to=${now}&limit=200&points=true`,
+  );
 
   countSlice(regions, targets, samples);
   const ofVariant = (rows: Rollup[], id: string) => rows.filter((r) => r.prompt_variant === id);
-  const variant_windows = Object.fromEntries(health.prompt_variants.map((pv) => [pv.id, windowViews(ofVariant(hourly, pv.id), ofVariant(daily, pv.id), now)]));
+  const variant_windows = Object.fromEntries(
+    health.prompt_variants.map((pv) => [pv.id, windowViews(ofVariant(hourly, pv.id), ofVariant(daily, pv.id), now)]),
+  );
   const windows = variant_windows[variant.id];
   const main = windows.find((w) => w.id === DEFAULT_WINDOW)!;
   // Not fetched by the build: the same figures of the default view asked of the API, for checking.
   for (const m of SITE_METRICS) {
-    requests[`percentiles_${m}`] = `${base}/percentiles?source=rollups&metric=${m}&by=region,target&${v}&from=${Date.parse(main.window.from)}&to=${Date.parse(main.window.to)}`;
+    requests[`percentiles_${m}`] =
+      `${base}/percentiles?source=rollups&metric=${m}&by=region,target&${v}&from=${Date.parse(main.window.from)}&to=${Date.parse(main.window.to)}`;
   }
   return {
     generated_at: iso(now),

@@ -105,7 +105,8 @@ export function tieBandAround(at: number, totalsAt: (n: number) => [Expected, Ex
 export function flipSentence(flip: { tokens: number; from: string; to: string; band: { from: number; to: number } | null }): string {
   const head = `${flip.from} → ${flip.to} at about ${flip.tokens.toLocaleString('en-US')} tokens`;
   if (flip.band === null) return `${head} (medians only: too few samples for intervals, so the flip is not established)`;
-  if (flip.band.from <= 1 && flip.band.to >= FLIP_MAX_TOKENS) return `${head}, but their 95 % intervals overlap at every length up to ${FLIP_MAX_TOKENS.toLocaleString('en-US')} tokens: tied throughout at this sample size`;
+  if (flip.band.from <= 1 && flip.band.to >= FLIP_MAX_TOKENS)
+    return `${head}, but their 95 % intervals overlap at every length up to ${FLIP_MAX_TOKENS.toLocaleString('en-US')} tokens: tied throughout at this sample size`;
   if (flip.band.from === flip.band.to) return `${head} (their 95 % intervals separate on both sides)`;
   return `${head}; from ${flip.band.from.toLocaleString('en-US')} to ${flip.band.to.toLocaleString('en-US')} tokens their 95 % intervals overlap, so there the two are tied at this sample size`;
 }

@@ -16,17 +16,26 @@ const csv = 'text/csv; charset=utf-8';
 
 /** Rows of every prompt variant, each scoped to its own figures and marked with its id (variants are never pooled). */
 function perVariant(d: SiteData, rows: (scoped: SiteData) => Array<Record<string, unknown>>): Array<Record<string, unknown>> {
-  return d.variants.filter((v) => d.variant_windows[v.id]).flatMap((v) => rows(scopedTo(d, v.id)).map((r) => ({ prompt_variant: v.id, ...r })));
+  return d.variants
+    .filter((v) => d.variant_windows[v.id])
+    .flatMap((v) => rows(scopedTo(d, v.id)).map((r) => ({ prompt_variant: v.id, ...r })));
 }
 
 export const DOWNLOADS: Download[] = [
-  { file: 'site-data.json', type: 'application/json', description: 'Everything this site was built from (rebuild the site from it with SITE_DATA_FILE=site-data.json npm run site:build)', body: (d) => JSON.stringify(d) },
-  ...SITE_METRICS.map((metric): Download => ({
-    file: `percentiles-${metric}.csv`,
-    type: csv,
-    description: `p50/p90/p95/p99 of ${metric} with 95 % intervals, n and error rate, by prompt variant, region and target over the default 7-day view (Overview, Target and Region pages)`,
-    body: (d) => toCsv(perVariant(d, (v) => v.percentiles[metric] as unknown as Array<Record<string, unknown>>)),
-  })),
+  {
+    file: 'site-data.json',
+    type: 'application/json',
+    description: 'Everything this site was built from (rebuild the site from it with SITE_DATA_FILE=site-data.json npm run site:build)',
+    body: (d) => JSON.stringify(d),
+  },
+  ...SITE_METRICS.map(
+    (metric): Download => ({
+      file: `percentiles-${metric}.csv`,
+      type: csv,
+      description: `p50/p90/p95/p99 of ${metric} with 95 % intervals, n and error rate, by prompt variant, region and target over the default 7-day view (Overview, Target and Region pages)`,
+      body: (d) => toCsv(perVariant(d, (v) => v.percentiles[metric] as unknown as Array<Record<string, unknown>>)),
+    }),
+  ),
   {
     file: 'samples.csv',
     type: csv,
@@ -37,32 +46,55 @@ export const DOWNLOADS: Download[] = [
     file: 'status.csv',
     type: csv,
     description: 'Status page: each target and prompt variant now, and per day of the last 90 days',
-    body: (d) => toCsv(perVariant(d, (scoped) => {
-      const view = scoped.windows.find((w) => w.id === '90d')!;
-      return scoped.targets.flatMap((t) => {
-        const s = targetStatus(scoped, view, t.id);
-        return [{ target: t.id, period: 'last hour', ...s.now }, ...s.periods.map(({ start, ...v }) => ({ target: t.id, period: start.slice(0, 10), ...v }))];
-      });
-    })),
+    body: (d) =>
+      toCsv(
+        perVariant(d, (scoped) => {
+          const view = scoped.windows.find((w) => w.id === '90d')!;
+          return scoped.targets.flatMap((t) => {
+            const s = targetStatus(scoped, view, t.id);
+            return [
+              { target: t.id, period: 'last hour', ...s.now },
+              ...s.periods.map(({ start, ...v }) => ({ target: t.id, period: start.slice(0, 10), ...v })),
+            ];
+          });
+        }),
+      ),
   },
   {
     file: 'history.csv',
     type: csv,
-    description: 'Probes, failures and TTFT p50/p95 per prompt variant, region × target and day of the last 90 days (hourly for the last 24 h in site-data.json)',
-    body: (d) => toCsv(perVariant(d, (v) => v.windows.find((w) => w.id === '90d')!.history.map(({ errors, ...p }) => ({ ...p, errors: JSON.stringify(errors) })))),
+    description:
+      'Probes, failures and TTFT p50/p95 per prompt variant, region × target and day of the last 90 days (hourly for the last 24 h in site-data.json)',
+    body: (d) =>
+      toCsv(
+        perVariant(d, (v) =>
+          v.windows.find((w) => w.id === '90d')!.history.map(({ errors, ...p }) => ({ ...p, errors: JSON.stringify(errors) })),
+        ),
+      ),
   },
   {
     file: 'compare.csv',
     type: csv,
     description: 'Compare page: expected totals and rankings per prompt variant, region and scenario',
-    body: (all) => toCsv(perVariant(all, (d) => d.regions.flatMap((r) => SCENARIOS.flatMap((s) => {
-      const mid = Math.round((s.minTokens + s.maxTokens) / 2);
-      const entries = d.targets.map((t) => expectedTotal(
-        d.percentiles.ttfa_ms.find((g) => g.region === r.code && g.target === t.id),
-        d.percentiles.tpot_ms.find((g) => g.region === r.code && g.target === t.id),
-        mid,
-      )).filter((e) => e !== null);
-      return rank(entries).map((e) => ({ region: r.code, scenario: s.id, tokens: mid, ...e }));
-    })))),
+    body: (all) =>
+      toCsv(
+        perVariant(all, (d) =>
+          d.regions.flatMap((r) =>
+            SCENARIOS.flatMap((s) => {
+              const mid = Math.round((s.minTokens + s.maxTokens) / 2);
+              const entries = d.targets
+                .map((t) =>
+                  expectedTotal(
+                    d.percentiles.ttfa_ms.find((g) => g.region === r.code && g.target === t.id),
+                    d.percentiles.tpot_ms.find((g) => g.region === r.code && g.target === t.id),
+                    mid,
+                  ),
+                )
+                .filter((e) => e !== null);
+              return rank(entries).map((e) => ({ region: r.code, scenario: s.id, tokens: mid, ...e }));
+            }),
+          ),
+        ),
+      ),
   },
 ];

@@ -25,7 +25,14 @@ async function loadSource(): Promise<SiteData> {
       const data = JSON.parse(await readFile(file, 'utf8')) as Partial<SiteData>;
       // One made before variants had their own views holds the first variant's only.
       const variant_windows = data.variant_windows ?? (data.variant && data.windows ? { [data.variant.id]: data.windows } : {});
-      return { ...data, variant_windows, status: data.status ?? null, incidents: data.incidents ?? [], bursts: data.bursts ?? null, source: file } as SiteData;
+      return {
+        ...data,
+        variant_windows,
+        status: data.status ?? null,
+        incidents: data.incidents ?? [],
+        bursts: data.bursts ?? null,
+        source: file,
+      } as SiteData;
     } catch (e) {
       throw new SiteDataError(`cannot read the data export ${file}: ${(e as Error).message}`);
     }

@@ -26,12 +26,11 @@ export function apiKey(metric: SiteMetric, g: PercentileGroup | undefined, regio
  * overlaps its own. The compare page ranks by the same figure.
  */
 export function fastestInRegion(data: WithPercentiles, region: string) {
-  const ranked = data.percentiles.ttfa_ms
-    .filter((g) => g.region === region && g.p50 !== null)
-    .sort((a, b) => a.p50! - b.p50!);
+  const ranked = data.percentiles.ttfa_ms.filter((g) => g.region === region && g.p50 !== null).sort((a, b) => a.p50! - b.p50!);
   if (ranked.length === 0) return null;
   const [first, second] = ranked;
-  const separated = second !== undefined && first.p50_ci_high !== null && second.p50_ci_low !== null && first.p50_ci_high < second.p50_ci_low;
+  const separated =
+    second !== undefined && first.p50_ci_high !== null && second.p50_ci_low !== null && first.p50_ci_high < second.p50_ci_low;
   return { target: first.target!, p50: first.p50!, n: first.n, runnerUp: second?.target ?? null, tied: second !== undefined && !separated };
 }
 

@@ -12,7 +12,8 @@ export function pendingFromEnv(value: string | undefined): PendingPart[] {
   const parts = JSON.parse(value) as unknown;
   if (!Array.isArray(parts)) throw new Error('SITE_PENDING must be a JSON array of { id, label, ready_at }');
   return parts.map((p) => {
-    if (!p || !IDS.has(p.id) || typeof p.label !== 'string' || Number.isNaN(Date.parse(p.ready_at))) throw new Error(`SITE_PENDING: bad part ${JSON.stringify(p)}`);
+    if (!p || !IDS.has(p.id) || typeof p.label !== 'string' || Number.isNaN(Date.parse(p.ready_at)))
+      throw new Error(`SITE_PENDING: bad part ${JSON.stringify(p)}`);
     return { id: p.id, label: p.label, ready_at: new Date(p.ready_at).toISOString() };
   });
 }
@@ -26,5 +27,7 @@ export function readyIn(part: PendingPart, builtAt: string): string {
 /** The sentence for a part still being measured, or null when it is not pending. */
 export function pendingNote(data: Pick<SiteData, 'pending' | 'generated_at'>, id: PendingPart['id']): string | null {
   const part = data.pending?.find((p) => p.id === id);
-  return part ? `Being measured now: ${part.label}, ready ${readyIn(part, data.generated_at)}. npm start rebuilds this page when it lands.` : null;
+  return part
+    ? `Being measured now: ${part.label}, ready ${readyIn(part, data.generated_at)}. npm start rebuilds this page when it lands.`
+    : null;
 }

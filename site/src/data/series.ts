@@ -34,10 +34,19 @@ export function splitBySeries(samples: SiteSample[], seriesOf: SeriesOf = byRegi
       series,
       n: rows.length,
       with_split: split.length,
-      network_ms: percentile(split.map((s) => s.network_ms!), 0.5),
-      server_ms: percentile(split.map((s) => s.server_ms!), 0.5),
+      network_ms: percentile(
+        split.map((s) => s.network_ms!),
+        0.5,
+      ),
+      server_ms: percentile(
+        split.map((s) => s.server_ms!),
+        0.5,
+      ),
       residual_ms: percentile(residuals, 0.5),
-      ttft_ms: percentile(rows.map((s) => s.ttft_ms!), 0.5),
+      ttft_ms: percentile(
+        rows.map((s) => s.ttft_ms!),
+        0.5,
+      ),
       split_source: source,
       other_sources: [...bySource.keys()].filter((k) => k !== source).sort(),
     };
@@ -69,7 +78,10 @@ export function ttftOverTime(samples: SiteSample[], bucketMs: number, seriesOf: 
 /** Gaps between consecutive token-bearing reads (ITL), from the newest samples' timelines. */
 export function itlGaps(samples: SiteSample[]): number[] {
   const gaps: number[] = [];
-  const newest = samples.filter((s) => ok(s) && s.timeline.length > 1).sort((a, b) => b.started_at - a.started_at).slice(0, ITL_SAMPLES);
+  const newest = samples
+    .filter((s) => ok(s) && s.timeline.length > 1)
+    .sort((a, b) => b.started_at - a.started_at)
+    .slice(0, ITL_SAMPLES);
   for (const s of newest) for (let i = 1; i < s.timeline.length; i++) gaps.push(Math.round((s.timeline[i] - s.timeline[i - 1]) * 10) / 10);
   return gaps;
 }
@@ -125,7 +137,7 @@ export function prefillFits(samples: SiteSample[], seriesOf: SeriesOf = byRegion
     points.push(...own);
     return {
       series,
-      tokens: counted ? 'reported by the provider' as const : 'configured' as const,
+      tokens: counted ? ('reported by the provider' as const) : ('configured' as const),
       sizes: [...new Set(mine.map((s) => s.prompt_tokens))].sort((a, b) => a - b),
       fit: theilSen(own.map((p) => [p.prompt_tokens, p.server_ms] as const)),
     };

@@ -37,15 +37,38 @@ export interface StatusVerdict {
 }
 
 export function judge(t: Tally, baselineP50: number | null): StatusVerdict {
-  if (t.probes === 0) return { status: 'no-data', samples: 0, error_rate: null, ttft_p50: null, baseline_p50: baselineP50, reason: 'no sample in this period' };
+  if (t.probes === 0)
+    return {
+      status: 'no-data',
+      samples: 0,
+      error_rate: null,
+      ttft_p50: null,
+      baseline_p50: baselineP50,
+      reason: 'no sample in this period',
+    };
   const errorRate = t.failures / t.probes;
-  const verdict = (status: Status, reason: string): StatusVerdict => ({ status, samples: t.probes, error_rate: errorRate, ttft_p50: t.ttft_p50, baseline_p50: baselineP50, reason });
+  const verdict = (status: Status, reason: string): StatusVerdict => ({
+    status,
+    samples: t.probes,
+    error_rate: errorRate,
+    ttft_p50: t.ttft_p50,
+    baseline_p50: baselineP50,
+    reason,
+  });
   if (errorRate >= STATUS_RULES.downErrorRate) return verdict('down', `${t.failures} of ${t.probes} samples failed`);
   if (errorRate > STATUS_RULES.degradedErrorRate) return verdict('degraded', `${t.failures} of ${t.probes} samples failed`);
   if (t.ttft_p50 !== null && baselineP50 !== null && t.ttft_p50 > STATUS_RULES.degradedSlowdown * baselineP50) {
-    return verdict('degraded', `median TTFT ${t.ttft_p50.toFixed(0)} ms is ${(t.ttft_p50 / baselineP50).toFixed(1)}× its baseline of ${baselineP50.toFixed(0)} ms`);
+    return verdict(
+      'degraded',
+      `median TTFT ${t.ttft_p50.toFixed(0)} ms is ${(t.ttft_p50 / baselineP50).toFixed(1)}× its baseline of ${baselineP50.toFixed(0)} ms`,
+    );
   }
-  return verdict('operational', baselineP50 === null ? 'no failures above 10 %; too few samples for a TTFT baseline' : 'no failures above 10 %; TTFT within 1.5× its baseline');
+  return verdict(
+    'operational',
+    baselineP50 === null
+      ? 'no failures above 10 %; too few samples for a TTFT baseline'
+      : 'no failures above 10 %; TTFT within 1.5× its baseline',
+  );
 }
 
 /** The last hour of a target's raw samples as a tally. */
@@ -54,7 +77,10 @@ export function recentTally(samples: SiteSample[], nowMs: number): Tally {
   return {
     probes: recent.length,
     failures: recent.filter((s) => s.error !== null).length,
-    ttft_p50: percentile(recent.filter((s) => s.error === null && s.ttft_ms !== null).map((s) => s.ttft_ms!), 0.5),
+    ttft_p50: percentile(
+      recent.filter((s) => s.error === null && s.ttft_ms !== null).map((s) => s.ttft_ms!),
+      0.5,
+    ),
   };
 }
 
@@ -62,7 +88,13 @@ export function recentTally(samples: SiteSample[], nowMs: number): Tally {
 export function targetStatus(data: SiteData, view: WindowView, target: string, variant = data.variant.id) {
   const base = view.ttft_by_target.find((g) => g.target === target);
   const baseline = base && base.n >= STATUS_RULES.minBaseline ? base.p50 : null;
-  const now = judge(recentTally(data.samples.filter((s) => s.target === target && s.prompt_variant === variant), Date.parse(data.generated_at)), baseline);
+  const now = judge(
+    recentTally(
+      data.samples.filter((s) => s.target === target && s.prompt_variant === variant),
+      Date.parse(data.generated_at),
+    ),
+    baseline,
+  );
   const step = view.resolution === 'hour' ? HOUR_MS : 24 * HOUR_MS;
   const points = new Map(view.target_history.filter((p) => p.target === target).map((p) => [Date.parse(p.start), p]));
   const periods: Array<{ start: string } & StatusVerdict> = [];

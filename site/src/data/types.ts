@@ -54,9 +54,36 @@ export interface PercentileGroup {
 
 /** The columns of a stored sample the site uses (the API's sample, trimmed): names checked against the one schema. */
 export const SITE_SAMPLE_FIELDS = [
-  'id', 'tick_id', 'started_at', 'region', 'target', 'prompt_variant', 'prompt_tokens', 'input_tokens', 'colo', 'colo_outside_region', 'simulated', 'backfill', 'error', 'status',
-  'ttft_ms', 'ttfa_ms', 'network_ms', 'server_ms', 'residual_ms', 'split_source', 'split_note', 'tpot_ms', 'decode_tps', 'total_ms',
-  'output_tokens', 'reasoning_tokens', 'reasoning_streamed', 'answer_tokens', 'chunks', 'timeline',
+  'id',
+  'tick_id',
+  'started_at',
+  'region',
+  'target',
+  'prompt_variant',
+  'prompt_tokens',
+  'input_tokens',
+  'colo',
+  'colo_outside_region',
+  'simulated',
+  'backfill',
+  'error',
+  'status',
+  'ttft_ms',
+  'ttfa_ms',
+  'network_ms',
+  'server_ms',
+  'residual_ms',
+  'split_source',
+  'split_note',
+  'tpot_ms',
+  'decode_tps',
+  'total_ms',
+  'output_tokens',
+  'reasoning_tokens',
+  'reasoning_streamed',
+  'answer_tokens',
+  'chunks',
+  'timeline',
 ] as const satisfies ReadonlyArray<keyof StoredRow | 'id'>;
 
 export type SiteSample = Pick<StoredRow, Exclude<(typeof SITE_SAMPLE_FIELDS)[number], 'id'>> & { id: number };
@@ -121,8 +148,24 @@ export interface RegionStatus {
   not_enough_data: boolean;
   recovering: boolean;
   evidence: {
-    rules: Array<{ rule: string; outcome: 'fired' | 'ok' | 'insufficient'; n: number; value: number | null; estimate: number | null; threshold: number | null; baseline: number | null; note: string }>;
-    baseline: { source: string; n: number; ttft_p99: number | null; decode_p50: number | null; network_p50: number | null; server_p50: number | null } | null;
+    rules: Array<{
+      rule: string;
+      outcome: 'fired' | 'ok' | 'insufficient';
+      n: number;
+      value: number | null;
+      estimate: number | null;
+      threshold: number | null;
+      baseline: number | null;
+      note: string;
+    }>;
+    baseline: {
+      source: string;
+      n: number;
+      ttft_p99: number | null;
+      decode_p50: number | null;
+      network_p50: number | null;
+      server_p50: number | null;
+    } | null;
     split_shift: { network_delta_ms: number; server_delta_ms: number; moved: string } | null;
   } | null;
 }
@@ -131,9 +174,33 @@ export type PairStatusName = 'operational' | 'degraded' | 'down' | 'no-data';
 
 export interface StatusDoc {
   generated_at: string;
-  rules: Record<string, unknown> & { recoverAfter: number; downAfterFailures: number; baselineMinSamples: number; ttft: { ratio: number; windowMinutes: number; minSamples: number }; errors: { rate: number; windowMinutes: number; minSamples: number }; itl: { thresholdMs: number; sustainMinutes: number; minSamples: number }; decode: { dropRatio: number; windowMinutes: number; minSamples: number } };
-  targets: Array<{ target: string; label: string; prompt_variant: string; status: PairStatusName; regional_problems: Array<{ region: string; state: PairStatusName }>; regions: RegionStatus[] }>;
-  open_incidents: Array<{ id: string; target: string; prompt_variant: string; severity: string; scope: string; regions: string[]; opened_at: string; summary: string }>;
+  rules: Record<string, unknown> & {
+    recoverAfter: number;
+    downAfterFailures: number;
+    baselineMinSamples: number;
+    ttft: { ratio: number; windowMinutes: number; minSamples: number };
+    errors: { rate: number; windowMinutes: number; minSamples: number };
+    itl: { thresholdMs: number; sustainMinutes: number; minSamples: number };
+    decode: { dropRatio: number; windowMinutes: number; minSamples: number };
+  };
+  targets: Array<{
+    target: string;
+    label: string;
+    prompt_variant: string;
+    status: PairStatusName;
+    regional_problems: Array<{ region: string; state: PairStatusName }>;
+    regions: RegionStatus[];
+  }>;
+  open_incidents: Array<{
+    id: string;
+    target: string;
+    prompt_variant: string;
+    severity: string;
+    scope: string;
+    regions: string[];
+    opened_at: string;
+    summary: string;
+  }>;
 }
 
 export interface SiteIncident {
@@ -149,7 +216,15 @@ export interface SiteIncident {
   opened_at: string;
   updated_at: string;
   resolved_at: string | null;
-  timeline: Array<{ seq: number; at: string; kind: string; severity: string; scope: string; summary: string; regions: Array<{ region: string; state: string; words: string }> }>;
+  timeline: Array<{
+    seq: number;
+    at: string;
+    kind: string;
+    severity: string;
+    scope: string;
+    summary: string;
+    regions: Array<{ region: string; state: string; words: string }>;
+  }>;
   points: Array<{ t: number; region: string; ttft_ms: number | null; error: boolean; baseline: number | null; threshold: number | null }>;
 }
 

@@ -5,5 +5,7 @@ import { atomFeed } from '../data/feed.ts';
 
 export const GET: APIRoute = async ({ site }) => {
   const data = await loadSiteData();
-  return new Response(atomFeed(data, (site ?? new URL('http://127.0.0.1:4321')).href), { headers: { 'content-type': 'application/atom+xml; charset=utf-8' } });
+  return new Response(atomFeed(data, (site ?? new URL('http://127.0.0.1:4321')).href), {
+    headers: { 'content-type': 'application/atom+xml; charset=utf-8' },
+  });
 };

@@ -10,5 +10,6 @@ export function bearerToken(request: Request): string {
 export async function requireAdmin(request: Request, token: string | undefined): Promise<void> {
   if (!token) throw new ApiError(403, 'admin_disabled', 'admin routes are disabled: set the ADMIN_TOKEN secret');
   const given = bearerToken(request);
-  if (!(await sameSecret(given, token))) throw new ApiError(401, 'unauthorized', 'a valid "Authorization: Bearer <ADMIN_TOKEN>" header is required');
+  if (!(await sameSecret(given, token)))
+    throw new ApiError(401, 'unauthorized', 'a valid "Authorization: Bearer <ADMIN_TOKEN>" header is required');
 }

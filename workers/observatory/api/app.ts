@@ -13,7 +13,16 @@ import { burstLevels } from '../../../shared/config/bursts.ts';
 import { requireAdmin } from './admin.ts';
 import { toCsv } from '../../../shared/csv.ts';
 import { ApiError, badRequest } from './errors.ts';
-import { GROUP_COLUMNS, METRICS, ROLLUP_FIGURES, groupingFor, percentileGroups, percentileGroupsFromRollups, type GroupColumn, type Metric } from './percentiles.ts';
+import {
+  GROUP_COLUMNS,
+  METRICS,
+  ROLLUP_FIGURES,
+  groupingFor,
+  percentileGroups,
+  percentileGroupsFromRollups,
+  type GroupColumn,
+  type Metric,
+} from './percentiles.ts';
 import { HOUR_MS, SPLIT_METRICS, hourOf, rollupToBase64Json, rollupToJson } from '../../../shared/rollup.ts';
 import { MS_PER_DAY, MS_PER_MINUTE } from '../../../shared/config/capacity.ts';
 
@@ -26,7 +35,13 @@ import { PROMETHEUS_CONTENT_TYPE, prometheusText } from './prometheus.ts';
 import { statusRoutes } from './status.ts';
 import { MAX_FREE_LIST_VALUES, onlyKnown, parseBoolean, parseChoice, parseInt, parseList, parseWindow } from './query.ts';
 import { publicReads, requireTokenFor, type ReaderEnv } from './public-reads.ts';
-import { ANON_LIMITS, PERCENTILE_ROW_UNITS, percentileRowUnits, ROLLUP_PAGE_ROWS, SITE_BURST_RUNS } from '../../../shared/config/capacity.ts';
+import {
+  ANON_LIMITS,
+  PERCENTILE_ROW_UNITS,
+  percentileRowUnits,
+  ROLLUP_PAGE_ROWS,
+  SITE_BURST_RUNS,
+} from '../../../shared/config/capacity.ts';
 
 /** Raw samples an anonymous request may span; rollup windows it may span at hourly resolution. */
 const ANON_RAW_MS = ANON_LIMITS.rawWindowDays * 86_400_000;
@@ -38,14 +53,19 @@ function boundRaw(c: Context<ReaderEnv>, spanMs: number, what: string): void {
 }
 
 function csvResponse(body: string, filename: string): Response {
-  return new Response(body, { headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="${filename}"` } });
+  return new Response(body, {
+    headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="${filename}"` },
+  });
 }
 
 const WINDOW_PARAMS = ['window', 'from', 'to'];
 const FILTER_PARAMS = [...WINDOW_PARAMS, 'region', 'target', 'variant', 'split_source', 'include_backfill', 'method_version', 'format'];
 
 const app = new Hono<ReaderEnv>();
-app.use('/api/v1/*', cors({ origin: '*', allowMethods: ['GET', 'HEAD', 'OPTIONS'], exposeHeaders: [ROWS_READ_HEADER, ROWS_WRITTEN_HEADER] }));
+app.use(
+  '/api/v1/*',
+  cors({ origin: '*', allowMethods: ['GET', 'HEAD', 'OPTIONS'], exposeHeaders: [ROWS_READ_HEADER, ROWS_WRITTEN_HEADER] }),
+);
 // Anonymous reads: bounded per request, cached, rate limited per client and budgeted per day (public-reads.ts).
 app.use('/api/v1/*', publicReads);
 app.use('/metrics', publicReads);
@@ -65,9 +85,21 @@ function filterFrom(q: URLSearchParams, now: number): SampleFilter {
   return {
     fromTick: w.from,
     toTick: w.to,
-    regions: parseList(q, 'region', c.regions.map((r) => r.code)),
-    targets: parseList(q, 'target', c.targets.map((t) => t.id)),
-    variants: parseList(q, 'variant', c.promptVariants.map((v) => v.id)),
+    regions: parseList(
+      q,
+      'region',
+      c.regions.map((r) => r.code),
+    ),
+    targets: parseList(
+      q,
+      'target',
+      c.targets.map((t) => t.id),
+    ),
+    variants: parseList(
+      q,
+      'variant',
+      c.promptVariants.map((v) => v.id),
+    ),
     splitSources: parseSplitSources(q),
     includeBackfill: parseBoolean(q, 'include_backfill', true),
     methodVersion: parseInt(q, 'method_version', METHOD_VERSION, 1, 1_000),
@@ -78,10 +110,20 @@ function filterFrom(q: URLSearchParams, now: number): SampleFilter {
 function parseSplitSources(q: URLSearchParams): string[] | undefined {
   const raw = q.get('split_source');
   if (raw === null || raw === '') return undefined;
-  const values = [...new Set(raw.split(',').map((v) => v.trim()).filter(Boolean))];
+  const values = [
+    ...new Set(
+      raw
+        .split(',')
+        .map((v) => v.trim())
+        .filter(Boolean),
+    ),
+  ];
   if (values.length === 0) throw badRequest('split_source names no source; give names like rtt or server-timing.total, comma-separated');
-  for (const v of values) if (!/^[\w.+:-]{1,100}$/.test(v)) throw badRequest(`split_source must be source names like rtt or server-timing.total, got "${v.slice(0, 100)}"`);
-  if (values.length > MAX_FREE_LIST_VALUES) throw badRequest(`split_source takes at most ${MAX_FREE_LIST_VALUES} names, got ${values.length}`);
+  for (const v of values)
+    if (!/^[\w.+:-]{1,100}$/.test(v))
+      throw badRequest(`split_source must be source names like rtt or server-timing.total, got "${v.slice(0, 100)}"`);
+  if (values.length > MAX_FREE_LIST_VALUES)
+    throw badRequest(`split_source takes at most ${MAX_FREE_LIST_VALUES} names, got ${values.length}`);
   return values;
 }
 
@@ -98,23 +140,33 @@ app.get('/api/v1/health', async (c) => {
     db = 'unavailable';
   }
   // Every notification attempt (recent ones), and what waits: the keeper's own storage, no D1 read.
-  const keeper = await c.env.STATUS_KEEPER.getByName('global').status().catch((e: unknown) => ({ error: e instanceof Error ? e.message : String(e) }));
-  return c.json({
-    status: db === 'ok' ? 'ok' : 'degraded',
-    db,
-    last_tick_at: last ? new Date(last.tick_id).toISOString() : null,
-    schedule: config.schedule,
-    plan: config.plan,
-    spread: capacity.spread,
-    limited_by: capacity.bindingLimit,
-    regions: config.regions.length,
-    targets: config.targets.length,
-    prompt_variants: config.promptVariants.map((v) => ({ id: v.id, label: v.label, prompt_tokens: v.promptTokens, max_tokens: v.maxTokens })),
-    simulated: c.env.SIMULATED_REGIONS === '1',
-    open_incidents: 'error' in keeper ? null : keeper.open_incidents.length,
-    incidents_unwritten: 'error' in keeper ? null : keeper.incidents_unwritten,
-    notifications: 'error' in keeper ? { error: keeper.error } : keeper.notifications,
-  }, db === 'ok' ? 200 : 503);
+  const keeper = await c.env.STATUS_KEEPER.getByName('global')
+    .status()
+    .catch((e: unknown) => ({ error: e instanceof Error ? e.message : String(e) }));
+  return c.json(
+    {
+      status: db === 'ok' ? 'ok' : 'degraded',
+      db,
+      last_tick_at: last ? new Date(last.tick_id).toISOString() : null,
+      schedule: config.schedule,
+      plan: config.plan,
+      spread: capacity.spread,
+      limited_by: capacity.bindingLimit,
+      regions: config.regions.length,
+      targets: config.targets.length,
+      prompt_variants: config.promptVariants.map((v) => ({
+        id: v.id,
+        label: v.label,
+        prompt_tokens: v.promptTokens,
+        max_tokens: v.maxTokens,
+      })),
+      simulated: c.env.SIMULATED_REGIONS === '1',
+      open_incidents: 'error' in keeper ? null : keeper.open_incidents.length,
+      incidents_unwritten: 'error' in keeper ? null : keeper.incidents_unwritten,
+      notifications: 'error' in keeper ? { error: keeper.error } : keeper.notifications,
+    },
+    db === 'ok' ? 200 : 503,
+  );
 });
 
 app.get('/api/v1/regions', async (c) => {
@@ -136,7 +188,11 @@ app.get('/api/v1/regions', async (c) => {
       colos: seen.map((x) => ({ colo: x.colo, samples: x.samples, outside_region: x.outside })),
     };
   });
-  if (q.get('format') === 'csv') return csvResponse(toCsv(regions.map(({ colos: list, ...r }) => ({ ...r, colos: list.map((x) => x.colo ?? 'unknown').join(' ') }))), 'regions.csv');
+  if (q.get('format') === 'csv')
+    return csvResponse(
+      toCsv(regions.map(({ colos: list, ...r }) => ({ ...r, colos: list.map((x) => x.colo ?? 'unknown').join(' ') }))),
+      'regions.csv',
+    );
   return c.json({ window: { from: new Date(w.from).toISOString(), to: new Date(w.to).toISOString() }, regions });
 });
 
@@ -151,9 +207,16 @@ app.get('/api/v1/targets', async (c) => {
     const s = seen.find((x) => x.target === t.id);
     const host = new URL(t.url.replace('{REFERENCE_URL}', c.env.REFERENCE_URL)).host;
     return {
-      id: t.id, label: t.label, provider: t.provider, api: t.api, model: t.model, endpoint_host: host,
-      reference: t.reference === true, regions: t.regions ?? getConfig().regions.map((r) => r.code),
-      samples: s?.samples ?? 0, last_sample_at: s ? new Date(s.last_started_at).toISOString() : null,
+      id: t.id,
+      label: t.label,
+      provider: t.provider,
+      api: t.api,
+      model: t.model,
+      endpoint_host: host,
+      reference: t.reference === true,
+      regions: t.regions ?? getConfig().regions.map((r) => r.code),
+      samples: s?.samples ?? 0,
+      last_sample_at: s ? new Date(s.last_started_at).toISOString() : null,
     };
   });
   if (q.get('format') === 'csv') return csvResponse(toCsv(targets), 'targets.csv');
@@ -175,7 +238,8 @@ app.get('/api/v1/samples', async (c) => {
   boundRaw(c, filter.toTick - filter.fromTick, 'samples');
   const samples = await listSamples(c.env.DB, filter, limit, cursor);
   const next = samples.length === limit ? samples[samples.length - 1].id : null;
-  if (q.get('format') === 'csv') return csvResponse(toCsv(samples as unknown as Array<Record<string, unknown>>, ['id', ...SAMPLE_COLUMNS]), 'samples.csv');
+  if (q.get('format') === 'csv')
+    return csvResponse(toCsv(samples as unknown as Array<Record<string, unknown>>, ['id', ...SAMPLE_COLUMNS]), 'samples.csv');
   return c.json({ window: windowOf(filter), samples, next_cursor: next });
 });
 
@@ -185,7 +249,11 @@ app.get('/api/v1/percentiles', async (c) => {
   const now = Date.now();
   const filter = filterFrom(q, now);
   const metric = parseChoice(q, 'metric', METRICS, 'ttft_ms');
-  const by = groupingFor(metric, (parseList(q, 'by', GROUP_COLUMNS) ?? ['region', 'target']) as GroupColumn[], filter.variants?.length ?? getConfig().promptVariants.length);
+  const by = groupingFor(
+    metric,
+    (parseList(q, 'by', GROUP_COLUMNS) ?? ['region', 'target']) as GroupColumn[],
+    filter.variants?.length ?? getConfig().promptVariants.length,
+  );
   // Raw samples while the window lies within their retention (exact, with intervals); hourly rollups beyond it.
   const rawFrom = now - getConfig().retentionDays * MS_PER_DAY;
   const source = parseChoice(q, 'source', ['raw', 'rollups'] as const, filter.fromTick >= rawFrom ? 'raw' : 'rollups');
@@ -199,15 +267,25 @@ app.get('/api/v1/percentiles', async (c) => {
     source,
     window: windowOf(filter),
     method_version: filter.methodVersion,
-    method: 'exact percentiles (linear interpolation between closest ranks) over successful samples; 95 % confidence intervals from order statistics (equal-tailed, distribution-free); error_rate over all samples',
+    method:
+      'exact percentiles (linear interpolation between closest ranks) over successful samples; 95 % confidence intervals from order statistics (equal-tailed, distribution-free); error_rate over all samples',
     groups,
   });
 });
 
-async function rollupPercentiles(c: Context<ReaderEnv>, q: URLSearchParams, filter: SampleFilter, metric: Metric, by: GroupColumn[]): Promise<Response> {
-  if (!ROLLUP_FIGURES.includes(metric)) throw badRequest(`the hourly rollups hold ${ROLLUP_FIGURES.join(', ')}; ${metric} needs source=raw within the raw retention`);
-  if (by.includes('split_source') && !(SPLIT_METRICS as readonly string[]).includes(metric)) throw badRequest(`the hourly rollups keep split sources for ${SPLIT_METRICS.join(' and ')} only; use source=raw`);
-  if (filter.splitSources || filter.error || filter.includeBackfill === false) throw badRequest('split_source, error and include_backfill filters need source=raw');
+async function rollupPercentiles(
+  c: Context<ReaderEnv>,
+  q: URLSearchParams,
+  filter: SampleFilter,
+  metric: Metric,
+  by: GroupColumn[],
+): Promise<Response> {
+  if (!ROLLUP_FIGURES.includes(metric))
+    throw badRequest(`the hourly rollups hold ${ROLLUP_FIGURES.join(', ')}; ${metric} needs source=raw within the raw retention`);
+  if (by.includes('split_source') && !(SPLIT_METRICS as readonly string[]).includes(metric))
+    throw badRequest(`the hourly rollups keep split sources for ${SPLIT_METRICS.join(' and ')} only; use source=raw`);
+  if (filter.splitSources || filter.error || filter.includeBackfill === false)
+    throw badRequest('split_source, error and include_backfill filters need source=raw');
   const fromHour = Math.ceil(filter.fromTick / HOUR_MS) * HOUR_MS;
   const toHour = Math.floor(filter.toTick / HOUR_MS) * HOUR_MS;
   if (fromHour >= toHour) throw badRequest('the hourly rollups answer whole hours: the window holds none; use source=raw');
@@ -215,9 +293,18 @@ async function rollupPercentiles(c: Context<ReaderEnv>, q: URLSearchParams, filt
   const units = percentileRowUnits(fromHour, toHour, selectedPairs(filter));
   const cap = PERCENTILE_ROW_UNITS[getConfig().plan];
   if (units > cap) {
-    throw new ApiError(400, 'too_much_work', `this window and selection merge about ${Math.ceil(units)} rollup row units (a daily row 1, an hourly row 1/4); one request merges at most ${cap} on the ${getConfig().plan} plan (what fits its CPU). Ask for fewer regions, targets or variants (region=…, target=…, variant=…), or a shorter window, and combine the answers`);
+    throw new ApiError(
+      400,
+      'too_much_work',
+      `this window and selection merge about ${Math.ceil(units)} rollup row units (a daily row 1, an hourly row 1/4); one request merges at most ${cap} on the ${getConfig().plan} plan (what fits its CPU). Ask for fewer regions, targets or variants (region=…, target=…, variant=…), or a shorter window, and combine the answers`,
+    );
   }
-  const groups = await percentileGroupsFromRollups(c.env.DB, { fromHour, toHour, methodVersion: filter.methodVersion!, regions: filter.regions, targets: filter.targets, variants: filter.variants }, metric, by);
+  const groups = await percentileGroupsFromRollups(
+    c.env.DB,
+    { fromHour, toHour, methodVersion: filter.methodVersion!, regions: filter.regions, targets: filter.targets, variants: filter.variants },
+    metric,
+    by,
+  );
   if (q.get('format') === 'csv') return csvResponse(toCsv(groups), `percentiles-${metric}.csv`);
   return c.json({
     metric,
@@ -234,8 +321,16 @@ async function rollupPercentiles(c: Context<ReaderEnv>, q: URLSearchParams, filt
 
 /** Region × target × variant pairs of the configuration that a filter selects: at most one rollup row each a period. */
 function selectedPairs(f: SampleFilter): number {
-  return getConfig().regions.filter((r) => !f.regions || f.regions.includes(r.code))
-    .reduce((n, r) => n + workList(r.code).filter((w) => (!f.targets || f.targets.includes(w.target.id)) && (!f.variants || f.variants.includes(w.variant.id))).length, 0);
+  return getConfig()
+    .regions.filter((r) => !f.regions || f.regions.includes(r.code))
+    .reduce(
+      (n, r) =>
+        n +
+        workList(r.code).filter(
+          (w) => (!f.targets || f.targets.includes(w.target.id)) && (!f.variants || f.variants.includes(w.variant.id)),
+        ).length,
+      0,
+    );
 }
 
 /**
@@ -255,12 +350,27 @@ app.get('/api/v1/rollups', async (c) => {
   const unit = resolution === 'day' ? MS_PER_DAY : HOUR_MS;
   const from = Math.ceil(filter.fromTick / unit) * unit;
   const to = Math.floor(filter.toTick / unit) * unit;
-  if (resolution === 'hour' && to - from > ANON_HOURLY_MS) requireTokenFor(c, `hourly rollups over more than ${ANON_LIMITS.hourlyWindowDays} days (resolution=day reads a row a day)`);
+  if (resolution === 'hour' && to - from > ANON_HOURLY_MS)
+    requireTokenFor(c, `hourly rollups over more than ${ANON_LIMITS.hourlyWindowDays} days (resolution=day reads a row a day)`);
   // The cursor is where the page starts: a period start inside the window (next_cursor of the page before).
   const start = q.has('cursor') ? parseInt(q, 'cursor', from, Math.min(from, to), Math.max(from, to)) : from;
-  const page = start < to
-    ? await rollupPage(c.env.DB, { fromHour: start, toHour: to, resolution, methodVersion: filter.methodVersion!, regions: filter.regions, targets: filter.targets, variants: filter.variants }, limit, selectedPairs(filter))
-    : { rows: [], next: null };
+  const page =
+    start < to
+      ? await rollupPage(
+          c.env.DB,
+          {
+            fromHour: start,
+            toHour: to,
+            resolution,
+            methodVersion: filter.methodVersion!,
+            regions: filter.regions,
+            targets: filter.targets,
+            variants: filter.variants,
+          },
+          limit,
+          selectedPairs(filter),
+        )
+      : { rows: [], next: null };
   return c.json({
     resolution,
     // The whole hours (days) inside the asked window.
@@ -290,7 +400,12 @@ app.post('/api/v1/ticks', async (c) => {
   if (body.tick_id !== undefined) {
     // As far back as rollups are kept: samples older than the raw retention go at its next run, their rollups stay.
     const days = getConfig().rollupRetentionDays;
-    if (typeof body.tick_id !== 'number' || !Number.isInteger(body.tick_id) || body.tick_id > now || body.tick_id < now - days * MS_PER_DAY) {
+    if (
+      typeof body.tick_id !== 'number' ||
+      !Number.isInteger(body.tick_id) ||
+      body.tick_id > now ||
+      body.tick_id < now - days * MS_PER_DAY
+    ) {
       throw badRequest(`tick_id must be epoch milliseconds within the last ${days} days (the rollup retention)`);
     }
     if (body.backfill !== true) throw badRequest('a past tick_id is only accepted with "backfill": true (its samples are flagged as such)');
@@ -299,14 +414,27 @@ app.post('/api/v1/ticks', async (c) => {
     // samples would be measured, never rolled up, and deleted at the next retention run.
     const retainedFrom = await samplesRetainedFrom(c.env.DB);
     if (hourOf(tickId) < retainedFrom) {
-      throw new ApiError(400, 'beyond_retention', `tick_id ${new Date(tickId).toISOString()} lies before ${new Date(retainedFrom).toISOString()}, where raw retention has already deleted samples: its hour cannot be rolled up again`);
+      throw new ApiError(
+        400,
+        'beyond_retention',
+        `tick_id ${new Date(tickId).toISOString()} lies before ${new Date(retainedFrom).toISOString()}, where raw retention has already deleted samples: its hour cannot be rolled up again`,
+      );
     }
   }
   const report = await runTick(c.env, tickId, { backfill: body.backfill === true });
   // Every region holds its jobs before this answers 202: whatever dies after, the tick is carried out.
   const unreached = report.regions.filter((r) => 'error' in r).map((r) => r.region);
   if (unreached.length > 0) {
-    return c.json({ error: { code: 'regions_unreachable', message: `regions ${unreached.join(', ')} could not be reached; the others hold their jobs. Send the same tick again: it queues nothing twice` }, ...report }, 503);
+    return c.json(
+      {
+        error: {
+          code: 'regions_unreachable',
+          message: `regions ${unreached.join(', ')} could not be reached; the others hold their jobs. Send the same tick again: it queues nothing twice`,
+        },
+        ...report,
+      },
+      503,
+    );
   }
   return c.json(report, 202);
 });
@@ -328,15 +456,23 @@ app.get('/api/v1/bursts', async (c) => {
   // A window without `runs` reads every run in it: as many as a day of runs holds at most.
   if (explicit && !q.has('runs')) boundRaw(c, filter.toTick - filter.fromTick, 'concurrency runs');
   const runs = explicit && !q.has('runs') ? undefined : await latestBurstRuns(c.env.DB, runCount, filter);
-  const rows = await burstSamplesIn(c.env.DB, { fromTick: filter.fromTick, toTick: filter.toTick, runs, regions: filter.regions, targets: filter.targets });
+  const rows = await burstSamplesIn(c.env.DB, {
+    fromTick: filter.fromTick,
+    toTick: filter.toTick,
+    runs,
+    regions: filter.regions,
+    targets: filter.targets,
+  });
   const pairs = new Map<string, typeof rows>();
-  for (const r of rows) pairs.set(`${r.region}|${r.target}|${r.prompt_variant}`, [...(pairs.get(`${r.region}|${r.target}|${r.prompt_variant}`) ?? []), r]);
+  for (const r of rows)
+    pairs.set(`${r.region}|${r.target}|${r.prompt_variant}`, [...(pairs.get(`${r.region}|${r.target}|${r.prompt_variant}`) ?? []), r]);
   const config = getConfig();
   return c.json({
     schedule: config.bursts?.schedule ?? null,
     levels: config.bursts ? burstLevels(config.bursts) : [],
     runs: [...new Set(rows.map((r) => Number(r.tick_id)))].sort((a, b) => a - b).map((t) => new Date(t).toISOString()),
-    method: 'per level: TTFT p50/p95 and server time p50 over its successful streams; server_growth_ms = server p50 at the level − at level 1 (the queueing it adds); decode_tps per stream (median, slowest); rate_limited = answers 429 (a 429 stops a run\'s escalation); start spread = the last stream\'s request after the first, per run',
+    method:
+      "per level: TTFT p50/p95 and server time p50 over its successful streams; server_growth_ms = server p50 at the level − at level 1 (the queueing it adds); decode_tps per stream (median, slowest); rate_limited = answers 429 (a 429 stops a run's escalation); start spread = the last stream's request after the first, per run",
     reports: [...pairs.entries()].map(([key, mine]) => {
       const [region, target, prompt_variant] = key.split('|');
       return { region, target, prompt_variant, levels: levelReports(mine as unknown as BurstStreamRow[]) };
@@ -358,14 +494,22 @@ app.route('/', statusRoutes);
 app.get('/metrics', async (c) => {
   const q = new URL(c.req.url).searchParams;
   onlyKnown(q, ['region']);
-  const totals = await rollupTotals(c.env.DB, { methodVersion: METHOD_VERSION, regions: parseList(q, 'region', getConfig().regions.map((r) => r.code)) });
+  const totals = await rollupTotals(c.env.DB, {
+    methodVersion: METHOD_VERSION,
+    regions: parseList(
+      q,
+      'region',
+      getConfig().regions.map((r) => r.code),
+    ),
+  });
   return new Response(prometheusText(totals), { headers: { 'content-type': PROMETHEUS_CONTENT_TYPE } });
 });
 
 app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route for ${c.req.method} ${new URL(c.req.url).pathname}` } }, 404));
 app.onError((err, c) => {
   if (err instanceof ApiError) return c.json({ error: { code: err.code, message: err.message } }, err.status);
-  if (err instanceof ConfigError) return c.json({ error: { code: 'config', message: 'the observatory configuration is invalid', problems: err.problems } }, 500);
+  if (err instanceof ConfigError)
+    return c.json({ error: { code: 'config', message: 'the observatory configuration is invalid', problems: err.problems } }, 500);
   console.error('unhandled API error', err);
   return c.json({ error: { code: 'internal', message: 'internal error' } }, 500);
 });

@@ -3,7 +3,13 @@ import { percentileWithCiAt, ranksNeeded } from '../../../shared/stats/percentil
 import { metricAtRanks, metricGroupCounts, type SampleFilter } from '../db/samples.ts';
 import { METRIC_FIELDS, type MetricField } from '../../../shared/sample-fields.ts';
 import { ROLLUP_METRICS, SPLIT_METRICS, type RollupMetric } from '../../../shared/rollup.ts';
-import { PERCENTILES, rollupPercentileGroups, sortGroups, storedFigurePercentileGroups, type RollupFigure } from '../../../shared/rollup-percentiles.ts';
+import {
+  PERCENTILES,
+  rollupPercentileGroups,
+  sortGroups,
+  storedFigurePercentileGroups,
+  type RollupFigure,
+} from '../../../shared/rollup-percentiles.ts';
 import { figureRowsCovering, rollupsCovering, type RollupFilter } from '../db/rollups.ts';
 
 export { PERCENTILES };
@@ -35,13 +41,25 @@ import type { GroupRecord } from '../../../shared/rollup-percentiles.ts';
  * Exact percentiles per group in two small queries: the counts per group, then only the order
  * statistics those percentiles and their intervals read.
  */
-export async function percentileGroups(db: D1Database, f: SampleFilter, metric: Metric, by: readonly GroupColumn[]): Promise<GroupRecord[]> {
+export async function percentileGroups(
+  db: D1Database,
+  f: SampleFilter,
+  metric: Metric,
+  by: readonly GroupColumn[],
+): Promise<GroupRecord[]> {
   const counts = await metricGroupCounts(db, f, metric, by);
   const ranks = new Set<number>();
   for (const g of counts) for (const q of PERCENTILES) for (const r of ranksNeeded(g.n, q)) ranks.add(r);
   const id = (key: Record<string, string | null>) => by.map((c) => key[c] ?? '').join('\u0000');
   const values = new Map<string, number>();
-  for (const row of await metricAtRanks(db, f, metric, by, [...ranks].sort((a, b) => a - b))) values.set(`${id(row.key)}|${row.rank}`, row.value);
+  for (const row of await metricAtRanks(
+    db,
+    f,
+    metric,
+    by,
+    [...ranks].sort((a, b) => a - b),
+  ))
+    values.set(`${id(row.key)}|${row.rank}`, row.value);
 
   const out: GroupRecord[] = counts.map((g) => {
     const at = (rank: number) => {
@@ -49,7 +67,13 @@ export async function percentileGroups(db: D1Database, f: SampleFilter, metric: 
       if (v === undefined) throw new Error(`order statistic ${rank} of ${id(g.key)} missing`);
       return v;
     };
-    const record: GroupRecord = { ...g.key, n: g.n, samples: g.samples, errors: g.errors, error_rate: g.samples ? g.errors / g.samples : null };
+    const record: GroupRecord = {
+      ...g.key,
+      n: g.n,
+      samples: g.samples,
+      errors: g.errors,
+      error_rate: g.samples ? g.errors / g.samples : null,
+    };
     for (const q of PERCENTILES) {
       const name = `p${Math.round(q * 100)}`;
       const p = percentileWithCiAt(g.n, q, at);
@@ -70,8 +94,14 @@ export const ROLLUP_FIGURES: readonly Metric[] = [...ROLLUP_METRICS, ...SPLIT_ME
  * Percentiles per group from the rollups of whole hours (daily rows for whole days), merged
  * (shared/rollup-percentiles.ts: within HISTOGRAM_RELATIVE_ERROR of the exact values, with intervals).
  */
-export async function percentileGroupsFromRollups(db: D1Database, f: RollupFilter, metric: Metric, by: readonly GroupColumn[]): Promise<GroupRecord[]> {
+export async function percentileGroupsFromRollups(
+  db: D1Database,
+  f: RollupFilter,
+  metric: Metric,
+  by: readonly GroupColumn[],
+): Promise<GroupRecord[]> {
   // A figure of its own column: only that column read and summed. A split part lives in the split's column, per source.
-  if ((ROLLUP_METRICS as readonly string[]).includes(metric)) return storedFigurePercentileGroups(await figureRowsCovering(db, f, metric as RollupMetric), by);
+  if ((ROLLUP_METRICS as readonly string[]).includes(metric))
+    return storedFigurePercentileGroups(await figureRowsCovering(db, f, metric as RollupMetric), by);
   return rollupPercentileGroups(await rollupsCovering(db, f), metric as RollupFigure, by);
 }

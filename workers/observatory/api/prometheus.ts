@@ -26,20 +26,71 @@ interface Family {
 }
 
 const HISTOGRAMS: Array<[RollupMetric, Family]> = [
-  ['ttft_ms', { name: 'llm_ttft_seconds', help: 'Time to first token (any output, reasoning included), successful probes.', perUnit: 1 / MS_PER_S, bounds: SECONDS_BOUNDS }],
-  ['ttfa_ms', { name: 'llm_ttfa_seconds', help: 'Time to the first answer token (after streamed reasoning), successful probes.', perUnit: 1 / MS_PER_S, bounds: SECONDS_BOUNDS }],
-  ['tpot_ms', { name: 'llm_tpot_seconds', help: 'Time per output token of the answer, per probe.', perUnit: 1 / MS_PER_S, bounds: SECONDS_BOUNDS }],
-  ['itl_p99_ms', { name: 'llm_itl_p99_seconds', help: 'Per-probe p99 of the gaps between token-bearing chunks.', perUnit: 1 / MS_PER_S, bounds: SECONDS_BOUNDS }],
-  ['total_ms', { name: 'llm_total_seconds', help: 'End-to-end latency of a streamed completion.', perUnit: 1 / MS_PER_S, bounds: SECONDS_BOUNDS }],
-  ['decode_tps', { name: 'llm_decode_tokens_per_second', help: 'Decode speed after the first answer token (1000 / TPOT).', perUnit: 1, bounds: TPS_BOUNDS }],
+  [
+    'ttft_ms',
+    {
+      name: 'llm_ttft_seconds',
+      help: 'Time to first token (any output, reasoning included), successful probes.',
+      perUnit: 1 / MS_PER_S,
+      bounds: SECONDS_BOUNDS,
+    },
+  ],
+  [
+    'ttfa_ms',
+    {
+      name: 'llm_ttfa_seconds',
+      help: 'Time to the first answer token (after streamed reasoning), successful probes.',
+      perUnit: 1 / MS_PER_S,
+      bounds: SECONDS_BOUNDS,
+    },
+  ],
+  [
+    'tpot_ms',
+    { name: 'llm_tpot_seconds', help: 'Time per output token of the answer, per probe.', perUnit: 1 / MS_PER_S, bounds: SECONDS_BOUNDS },
+  ],
+  [
+    'itl_p99_ms',
+    {
+      name: 'llm_itl_p99_seconds',
+      help: 'Per-probe p99 of the gaps between token-bearing chunks.',
+      perUnit: 1 / MS_PER_S,
+      bounds: SECONDS_BOUNDS,
+    },
+  ],
+  [
+    'total_ms',
+    { name: 'llm_total_seconds', help: 'End-to-end latency of a streamed completion.', perUnit: 1 / MS_PER_S, bounds: SECONDS_BOUNDS },
+  ],
+  [
+    'decode_tps',
+    {
+      name: 'llm_decode_tokens_per_second',
+      help: 'Decode speed after the first answer token (1000 / TPOT).',
+      perUnit: 1,
+      bounds: TPS_BOUNDS,
+    },
+  ],
 ];
 const SPLIT_FAMILIES: Record<(typeof SPLIT_METRICS)[number], Family> = {
-  network_ms: { name: 'llm_ttft_network_seconds', help: 'Network part of TTFT, per split source.', perUnit: 1 / MS_PER_S, bounds: SECONDS_BOUNDS },
-  server_ms: { name: 'llm_ttft_server_seconds', help: 'Server part of TTFT, per split source.', perUnit: 1 / MS_PER_S, bounds: SECONDS_BOUNDS },
+  network_ms: {
+    name: 'llm_ttft_network_seconds',
+    help: 'Network part of TTFT, per split source.',
+    perUnit: 1 / MS_PER_S,
+    bounds: SECONDS_BOUNDS,
+  },
+  server_ms: {
+    name: 'llm_ttft_server_seconds',
+    help: 'Server part of TTFT, per split source.',
+    perUnit: 1 / MS_PER_S,
+    bounds: SECONDS_BOUNDS,
+  },
 };
 
 const escape = (v: string): string => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
-const labels = (pairs: Record<string, string>): string => `{${Object.entries(pairs).map(([k, v]) => `${k}="${escape(v)}"`).join(',')}}`;
+const labels = (pairs: Record<string, string>): string =>
+  `{${Object.entries(pairs)
+    .map(([k, v]) => `${k}="${escape(v)}"`)
+    .join(',')}}`;
 const number = (x: number): string => (Number.isInteger(x) ? String(x) : String(Math.round(x * 1e9) / 1e9));
 
 /**
@@ -65,7 +116,10 @@ function histogramLines(out: string[], f: Family, labelText: string, h: ExpHisto
   out.push(`${f.name}_count{${labelText}} ${h.count}`);
 }
 
-const labelPairs = (pairs: Record<string, string>): string => Object.entries(pairs).map(([k, v]) => `${k}="${escape(v)}"`).join(',');
+const labelPairs = (pairs: Record<string, string>): string =>
+  Object.entries(pairs)
+    .map(([k, v]) => `${k}="${escape(v)}"`)
+    .join(',');
 
 export function prometheusText(totals: Rollup[]): string {
   const out: string[] = [];
@@ -73,7 +127,8 @@ export function prometheusText(totals: Rollup[]): string {
   out.push('# HELP llm_probes_total Probes run (each one streamed completion).', '# TYPE llm_probes_total counter');
   for (const t of totals) out.push(`llm_probes_total${labels(base(t))} ${t.probes}`);
   out.push('# HELP llm_probe_failures_total Failed probes by error class (MEASUREMENT.md).', '# TYPE llm_probe_failures_total counter');
-  for (const t of totals) for (const c of ERROR_CLASSES) out.push(`llm_probe_failures_total${labels({ ...base(t), error: c })} ${t.errors[c] ?? 0}`);
+  for (const t of totals)
+    for (const c of ERROR_CLASSES) out.push(`llm_probe_failures_total${labels({ ...base(t), error: c })} ${t.errors[c] ?? 0}`);
   const baseText = totals.map((t) => labelPairs(base(t)));
   for (const [metric, f] of HISTOGRAMS) {
     out.push(`# HELP ${f.name} ${f.help}`, `# TYPE ${f.name} histogram`);

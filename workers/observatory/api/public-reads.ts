@@ -84,7 +84,9 @@ export const publicReads: MiddlewareHandler<ReaderEnv> = async (c, next) => {
   const limiter = (c.env as { ANON_LIMITER?: RateLimit }).ANON_LIMITER;
   const limited = (c.env as { ANON_RATE_LIMIT?: string }).ANON_RATE_LIMIT !== '0';
   if (limited && ip && limiter && !(await limiter.limit({ key: ip })).success) {
-    return c.json({ error: { code: 'rate_limited', message: 'too many requests from this address; try again in a minute' } }, 429, { 'retry-after': '60' });
+    return c.json({ error: { code: 'rate_limited', message: 'too many requests from this address; try again in a minute' } }, 429, {
+      'retry-after': '60',
+    });
   }
 
   const day = Math.floor(now / MS_PER_DAY) * MS_PER_DAY;
@@ -95,8 +97,16 @@ export const publicReads: MiddlewareHandler<ReaderEnv> = async (c, next) => {
   }
   const budget = budgetOf(c.env);
   if (view.total + view.pending >= budget) {
-    return c.json({ error: { code: 'read_budget_spent', message: `anonymous reads have used today's budget of ${budget} D1 rows; try again after 00:00 UTC, or use a read token` } },
-      429, { 'retry-after': String(secondsToMidnight(now)) });
+    return c.json(
+      {
+        error: {
+          code: 'read_budget_spent',
+          message: `anonymous reads have used today's budget of ${budget} D1 rows; try again after 00:00 UTC, or use a read token`,
+        },
+      },
+      429,
+      { 'retry-after': String(secondsToMidnight(now)) },
+    );
   }
 
   const seconds = cacheSeconds(c.env);
@@ -113,7 +123,8 @@ export const publicReads: MiddlewareHandler<ReaderEnv> = async (c, next) => {
   const read = Number(c.res.headers.get(ROWS_READ_HEADER) ?? 0);
   view.pending += read;
   const work: Promise<unknown>[] = [];
-  if (view.pending >= budget / 100 || now - view.flushedAt > BUDGET_FLUSH_MS) work.push(flush(c.env, now).catch((e) => console.error('read budget: could not add reads', e)));
+  if (view.pending >= budget / 100 || now - view.flushedAt > BUDGET_FLUSH_MS)
+    work.push(flush(c.env, now).catch((e) => console.error('read budget: could not add reads', e)));
   if (c.res.status === 200 && seconds > 0) {
     c.res.headers.set('cache-control', `public, max-age=${seconds}`);
     c.res.headers.set('x-cache', 'miss');
@@ -132,5 +143,10 @@ function cacheKey(url: string): Request {
 
 /** Refuses, for an anonymous reader, what would read more than the public bound allows. */
 export function requireTokenFor(c: Context<ReaderEnv>, what: string): void {
-  if (c.get('anonymous')) throw new ApiError(403, 'token_required', `${what} needs the read token (Authorization: Bearer <READ_TOKEN>); anonymous reads are bounded in cost`);
+  if (c.get('anonymous'))
+    throw new ApiError(
+      403,
+      'token_required',
+      `${what} needs the read token (Authorization: Bearer <READ_TOKEN>); anonymous reads are bounded in cost`,
+    );
 }

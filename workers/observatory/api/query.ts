@@ -19,7 +19,8 @@ export const MAX_FREE_LIST_VALUES = 20;
 
 function parseInstant(name: string, value: string): number {
   const t = /^\d{10,16}$/.test(value) ? Number(value) : ISO_8601.test(value) ? Date.parse(value) : NaN;
-  if (Number.isNaN(t)) throw badRequest(`${name} must be an ISO 8601 time (2026-01-31 or 2026-01-31T12:00:00Z) or epoch milliseconds, got "${value}"`);
+  if (Number.isNaN(t))
+    throw badRequest(`${name} must be an ISO 8601 time (2026-01-31 or 2026-01-31T12:00:00Z) or epoch milliseconds, got "${value}"`);
   if (t < EARLIEST_MS || t > LATEST_MS) throw badRequest(`${name} must lie between 2000-01-01 and 2100-01-01, got "${value}"`);
   return t;
 }
@@ -47,7 +48,14 @@ export function parseWindow(q: URLSearchParams, now: number): Window {
 export function parseList(q: URLSearchParams, name: string, known: readonly string[]): string[] | undefined {
   const raw = q.get(name);
   if (raw === null || raw === '') return undefined;
-  const values = [...new Set(raw.split(',').map((v) => v.trim()).filter(Boolean))];
+  const values = [
+    ...new Set(
+      raw
+        .split(',')
+        .map((v) => v.trim())
+        .filter(Boolean),
+    ),
+  ];
   if (values.length === 0) throw badRequest(`${name} names no value; give one or more of ${known.join(', ')}, comma-separated`);
   for (const v of values) {
     if (!known.includes(v)) throw badRequest(`unknown ${name} "${v.slice(0, 100)}"; known: ${known.join(', ')}`);
@@ -58,7 +66,8 @@ export function parseList(q: URLSearchParams, name: string, known: readonly stri
 export function parseInt(q: URLSearchParams, name: string, fallback: number, min: number, max: number): number {
   const raw = q.get(name);
   if (raw === null) return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw badRequest(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max)
+    throw badRequest(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
   return Number(raw);
 }
 

@@ -38,8 +38,16 @@ export function statusDocument(s: KeeperStatus, now: number) {
       }),
     })),
     open_incidents: s.open_incidents.map((i) => ({
-      id: i.id, target: i.target, prompt_variant: i.variant, severity: i.severity, scope: i.scope, regions: i.regions, rules: i.rules,
-      opened_at: iso(i.opened_at), updated_at: iso(i.updated_at), summary: i.timeline.at(-1)!.summary,
+      id: i.id,
+      target: i.target,
+      prompt_variant: i.variant,
+      severity: i.severity,
+      scope: i.scope,
+      regions: i.regions,
+      rules: i.rules,
+      opened_at: iso(i.opened_at),
+      updated_at: iso(i.updated_at),
+      summary: i.timeline.at(-1)!.summary,
     })),
   };
 }
@@ -56,15 +64,28 @@ statusRoutes.get('/api/v1/incidents', async (c) => {
   if (!q.has('window') && !q.has('from')) q.set('window', '90d');
   const w = parseWindow(q, Date.now());
   const target = q.get('target') ?? undefined;
-  if (target !== undefined && !findTarget(target)) throw badRequest(`unknown target "${target}"; known: ${getConfig().targets.map((t) => t.id).join(', ')}`);
+  if (target !== undefined && !findTarget(target))
+    throw badRequest(
+      `unknown target "${target}"; known: ${getConfig()
+        .targets.map((t) => t.id)
+        .join(', ')}`,
+    );
   const status = q.has('status') ? parseChoice(q, 'status', ['open', 'resolved'] as const, 'open') : undefined;
-  const incidents = await listIncidents(c.env.DB, { from: w.from, status, target, limit: parseInt(q, 'limit', 50, 1, 500), withPoints: parseBoolean(q, 'points', false) });
+  const incidents = await listIncidents(c.env.DB, {
+    from: w.from,
+    status,
+    target,
+    limit: parseInt(q, 'limit', 50, 1, 500),
+    withPoints: parseBoolean(q, 'points', false),
+  });
   return c.json({
     window: { from: iso(w.from), to: iso(w.to) },
     incidents: incidents.map((i) => ({
       ...i,
       target_label: findTarget(i.target)?.label ?? i.target,
-      opened_at: iso(i.opened_at), updated_at: iso(i.updated_at), resolved_at: iso(i.resolved_at),
+      opened_at: iso(i.opened_at),
+      updated_at: iso(i.updated_at),
+      resolved_at: iso(i.resolved_at),
       timeline: i.timeline.map((e) => ({ ...e, at: iso(e.at), regions: e.regions.map((r) => ({ ...r, words: describeRegion(r) })) })),
     })),
   });

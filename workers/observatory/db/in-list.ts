@@ -8,7 +8,11 @@
 export const INLINE_VALUES = 20;
 export const ONLY_LIST_VALUES = 90;
 
-export function inList(column: string, values: readonly (string | number)[], inline = INLINE_VALUES): { sql: string; params: Array<string | number> } {
+export function inList(
+  column: string,
+  values: readonly (string | number)[],
+  inline = INLINE_VALUES,
+): { sql: string; params: Array<string | number> } {
   const distinct = [...new Set(values)];
   if (distinct.length <= inline) return { sql: `${column} IN (${distinct.map(() => '?').join(', ')})`, params: distinct };
   return { sql: `${column} IN (SELECT value FROM json_each(?))`, params: [JSON.stringify(distinct)] };

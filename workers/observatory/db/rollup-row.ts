@@ -1,10 +1,25 @@
 /** A rollup as a D1 row and back: its stored columns after the key, histograms as bytes. */
-import { ROLLUP_METRICS, STORED_HISTOGRAM, TOTAL_HOUR, decodeSplit, encodeErrors, encodeSplit, type Rollup, type RollupMetric } from '../../../shared/rollup.ts';
+import {
+  ROLLUP_METRICS,
+  STORED_HISTOGRAM,
+  TOTAL_HOUR,
+  decodeSplit,
+  encodeErrors,
+  encodeSplit,
+  type Rollup,
+  type RollupMetric,
+} from '../../../shared/rollup.ts';
 import { decodeHistogram, encodeHistogram, type ExpHistogram } from '../../../shared/stats/exp-histogram.ts';
 import type { ErrorClass } from '../../../shared/ids.ts';
 
 /** A rollup's stored columns after its key, as written. */
-export const bodyValues = (r: Rollup) => [r.probes, r.successes, encodeErrors(r.errors), ...ROLLUP_METRICS.map((m) => encodeHistogram(r.histograms[m])), encodeSplit(r.split)];
+export const bodyValues = (r: Rollup) => [
+  r.probes,
+  r.successes,
+  encodeErrors(r.errors),
+  ...ROLLUP_METRICS.map((m) => encodeHistogram(r.histograms[m])),
+  encodeSplit(r.split),
+];
 
 /**
  * A row's histograms, each decoded when first read: a reader of one figure over a long window
@@ -58,8 +73,13 @@ export function fromRollupRow(row: Record<string, unknown>): Rollup {
   histograms.watchSplit(() => splitReplaced);
   let errors: Rollup['errors'] | undefined;
   const rollup: Rollup = {
-    hour: Number(row.hour ?? row.day ?? TOTAL_HOUR), region: String(row.region), target: String(row.target), prompt_variant: String(row.prompt_variant),
-    method_version: Number(row.method_version), probes: Number(row.probes), successes: Number(row.successes),
+    hour: Number(row.hour ?? row.day ?? TOTAL_HOUR),
+    region: String(row.region),
+    target: String(row.target),
+    prompt_variant: String(row.prompt_variant),
+    method_version: Number(row.method_version),
+    probes: Number(row.probes),
+    successes: Number(row.successes),
     get errors() {
       return (errors ??= JSON.parse(String(row.errors)) as Partial<Record<ErrorClass, number>>);
     },

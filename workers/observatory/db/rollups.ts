@@ -1,26 +1,61 @@
 /** Every SQL statement for the hourly rollups, each a named function with bound parameters. */
 import { inList, ONLY_LIST_VALUES } from './in-list.ts';
-import { DAY_MS, HOUR_MS, ROLLUP_METRICS, SPLIT_METRICS, type Rollup, type RollupMetric, type RollupSample } from '../../../shared/rollup.ts';
+import {
+  DAY_MS,
+  HOUR_MS,
+  ROLLUP_METRICS,
+  SPLIT_METRICS,
+  type Rollup,
+  type RollupMetric,
+  type RollupSample,
+} from '../../../shared/rollup.ts';
 import { blobBytes, bodyValues, fromRollupRow } from './rollup-row.ts';
 import type { StoredFigureRow } from '../../../shared/rollup-percentiles.ts';
 
-const SAMPLE_COLUMNS_READ = ['tick_id', 'region', 'target', 'prompt_variant', 'method_version', 'error', 'split_source', ...ROLLUP_METRICS, ...SPLIT_METRICS];
-const ROLLUP_COLUMNS = ['hour', 'region', 'target', 'prompt_variant', 'method_version', 'probes', 'successes', 'errors', ...ROLLUP_METRICS, 'split'];
+const SAMPLE_COLUMNS_READ = [
+  'tick_id',
+  'region',
+  'target',
+  'prompt_variant',
+  'method_version',
+  'error',
+  'split_source',
+  ...ROLLUP_METRICS,
+  ...SPLIT_METRICS,
+];
+const ROLLUP_COLUMNS = [
+  'hour',
+  'region',
+  'target',
+  'prompt_variant',
+  'method_version',
+  'probes',
+  'successes',
+  'errors',
+  ...ROLLUP_METRICS,
+  'split',
+];
 const KEY = ['hour', 'region', 'target', 'prompt_variant', 'method_version'];
 
 const TOTAL_COLUMNS = ROLLUP_COLUMNS.filter((c) => c !== 'hour');
 const TOTAL_KEY = KEY.filter((c) => c !== 'hour');
 const UPSERT_TOTAL = `INSERT INTO rollup_totals (${TOTAL_COLUMNS.join(', ')}) VALUES (${TOTAL_COLUMNS.map(() => '?').join(', ')})
-  ON CONFLICT (${TOTAL_KEY.join(', ')}) DO UPDATE SET ${TOTAL_COLUMNS.filter((c) => !TOTAL_KEY.includes(c)).map((c) => `${c} = excluded.${c}`).join(', ')}`;
+  ON CONFLICT (${TOTAL_KEY.join(', ')}) DO UPDATE SET ${TOTAL_COLUMNS.filter((c) => !TOTAL_KEY.includes(c))
+    .map((c) => `${c} = excluded.${c}`)
+    .join(', ')}`;
 
 const UPSERT = `INSERT INTO hourly_rollups (${ROLLUP_COLUMNS.join(', ')}) VALUES (${ROLLUP_COLUMNS.map(() => '?').join(', ')})
-  ON CONFLICT (${KEY.join(', ')}) DO UPDATE SET ${ROLLUP_COLUMNS.filter((c) => !KEY.includes(c)).map((c) => `${c} = excluded.${c}`).join(', ')}`;
+  ON CONFLICT (${KEY.join(', ')}) DO UPDATE SET ${ROLLUP_COLUMNS.filter((c) => !KEY.includes(c))
+    .map((c) => `${c} = excluded.${c}`)
+    .join(', ')}`;
 
 /** The daily table: the same columns, keyed by `day` where the hourly one has `hour`. */
 const DAILY_COLUMNS = ROLLUP_COLUMNS.map((c) => (c === 'hour' ? 'day' : c));
 const DAILY_KEY = KEY.map((c) => (c === 'hour' ? 'day' : c));
 const UPSERT_DAILY = `INSERT INTO daily_rollups (${DAILY_COLUMNS.join(', ')}) VALUES (${DAILY_COLUMNS.map(() => '?').join(', ')})
-  ON CONFLICT (${DAILY_KEY.join(', ')}) DO UPDATE SET ${DAILY_COLUMNS.filter((c) => !DAILY_KEY.includes(c)).map((c) => `${c} = excluded.${c}`).join(', ')}`;
+  ON CONFLICT (${DAILY_KEY.join(', ')}) DO UPDATE SET ${DAILY_COLUMNS.filter((c) => !DAILY_KEY.includes(c))
+    .map((c) => `${c} = excluded.${c}`)
+    .join(', ')}`;
 
 /** Each rollup table's columns in order and its key, as the code writes them (tests/workers/schema.test.ts holds the migrations to them). */
 export const ROLLUP_TABLE_SHAPES = {
@@ -38,11 +73,12 @@ const TABLES = {
 
 /** The samples of one region's hour, as a rollup reads them (a few columns of tens of rows). */
 export async function samplesOfHour(db: D1Database, region: string, hour: number): Promise<RollupSample[]> {
-  const { results } = await db.prepare(`SELECT ${SAMPLE_COLUMNS_READ.join(', ')} FROM samples WHERE tick_id >= ? AND tick_id < ? AND region = ?`)
-    .bind(hour, hour + HOUR_MS, region).all<RollupSample>();
+  const { results } = await db
+    .prepare(`SELECT ${SAMPLE_COLUMNS_READ.join(', ')} FROM samples WHERE tick_id >= ? AND tick_id < ? AND region = ?`)
+    .bind(hour, hour + HOUR_MS, region)
+    .all<RollupSample>();
   return results;
 }
-
 
 /**
  * Writes rollups, replacing any earlier rows of the same keys (writing the same rollup twice changes
@@ -86,7 +122,11 @@ function whereOf(t: (typeof TABLES)[Resolution], f: RollupFilter): { sql: string
     clauses.push('method_version = ?');
     params.push(f.methodVersion);
   }
-  for (const [column, values] of [['region', f.regions], ['target', f.targets], ['prompt_variant', f.variants]] as const) {
+  for (const [column, values] of [
+    ['region', f.regions],
+    ['target', f.targets],
+    ['prompt_variant', f.variants],
+  ] as const) {
     if (!values || values.length === 0) continue;
     const l = inList(column, values);
     clauses.push(l.sql);
@@ -99,8 +139,12 @@ function whereOf(t: (typeof TABLES)[Resolution], f: RollupFilter): { sql: string
 export async function rollupsIn(db: D1Database, f: RollupFilter, limit?: number): Promise<Rollup[]> {
   const t = TABLES[f.resolution ?? 'hour'];
   const where = whereOf(t, f);
-  const { results } = await db.prepare(`SELECT ${t.columns.join(', ')} FROM ${t.table} WHERE ${where.sql} ORDER BY ${t.key.join(', ')}${limit !== undefined ? ' LIMIT ?' : ''}`)
-    .bind(...where.params, ...(limit !== undefined ? [limit] : [])).all<Record<string, unknown>>();
+  const { results } = await db
+    .prepare(
+      `SELECT ${t.columns.join(', ')} FROM ${t.table} WHERE ${where.sql} ORDER BY ${t.key.join(', ')}${limit !== undefined ? ' LIMIT ?' : ''}`,
+    )
+    .bind(...where.params, ...(limit !== undefined ? [limit] : []))
+    .all<Record<string, unknown>>();
   return results.map(fromRollupRow);
 }
 
@@ -109,7 +153,12 @@ export async function rollupsIn(db: D1Database, f: RollupFilter, limit?: number)
  * starts (a period start, to ask as `fromHour`), null after the last. A period holding more rows than a
  * page comes whole, on a page of its own. `rowsPerPeriod`: the rows a period should hold (the pairs selected).
  */
-export async function rollupPage(db: D1Database, f: RollupFilter, limit: number, rowsPerPeriod = 1): Promise<{ rows: Rollup[]; next: number | null }> {
+export async function rollupPage(
+  db: D1Database,
+  f: RollupFilter,
+  limit: number,
+  rowsPerPeriod = 1,
+): Promise<{ rows: Rollup[]; next: number | null }> {
   // As many whole periods as fit (by the rows a period should hold), and one row more to see where the next begins:
   // no row is read twice when the guess holds.
   limit = rowsPerPeriod <= limit ? Math.floor(limit / rowsPerPeriod) * rowsPerPeriod : limit;
@@ -121,7 +170,6 @@ export async function rollupPage(db: D1Database, f: RollupFilter, limit: number,
   const period = await rollupsIn(db, { ...f, toHour: beyond + 1 });
   return { rows: period, next: beyond + 1 < f.toHour ? beyond + 1 : null };
 }
-
 
 /**
  * The parts of whole hours [fromHour, toHour) read at the least cost: daily rows for the whole UTC days
@@ -150,21 +198,27 @@ export async function rollupsCovering(db: D1Database, f: RollupFilter): Promise<
 export async function figureRowsCovering(db: D1Database, f: RollupFilter, metric: RollupMetric): Promise<StoredFigureRow[]> {
   // `metric` goes into the SQL: one of ROLLUP_METRICS, never text from a request.
   if (!ROLLUP_METRICS.includes(metric)) throw new Error(`no rollup figure ${metric}`);
-  const parts = await Promise.all(coveringParts(f).map(async (part) => {
-    const t = TABLES[part.resolution!];
-    const where = whereOf(t, part);
-    const { results } = await db.prepare(`SELECT region, target, prompt_variant, probes, successes, ${metric} AS figure FROM ${t.table} WHERE ${where.sql}`)
-      .bind(...where.params).all<Record<string, unknown>>();
-    for (const r of results) r.figure = blobBytes(r.figure);
-    return results as unknown as StoredFigureRow[];
-  }));
+  const parts = await Promise.all(
+    coveringParts(f).map(async (part) => {
+      const t = TABLES[part.resolution!];
+      const where = whereOf(t, part);
+      const { results } = await db
+        .prepare(`SELECT region, target, prompt_variant, probes, successes, ${metric} AS figure FROM ${t.table} WHERE ${where.sql}`)
+        .bind(...where.params)
+        .all<Record<string, unknown>>();
+      for (const r of results) r.figure = blobBytes(r.figure);
+      return results as unknown as StoredFigureRow[];
+    }),
+  );
   return parts.flat();
 }
 
 /** One region's rows of one hour: a seek on the key's first two columns, reading only those rows. */
 export async function rollupsOfRegionHour(db: D1Database, region: string, hour: number): Promise<Rollup[]> {
-  const { results } = await db.prepare(`SELECT ${ROLLUP_COLUMNS.join(', ')} FROM hourly_rollups WHERE hour = ? AND region = ? ORDER BY ${KEY.join(', ')}`)
-    .bind(hour, region).all<Record<string, unknown>>();
+  const { results } = await db
+    .prepare(`SELECT ${ROLLUP_COLUMNS.join(', ')} FROM hourly_rollups WHERE hour = ? AND region = ? ORDER BY ${KEY.join(', ')}`)
+    .bind(hour, region)
+    .all<Record<string, unknown>>();
   return results.map(fromRollupRow);
 }
 
@@ -181,15 +235,19 @@ export async function rollupTotals(db: D1Database, filter: { regions?: string[];
     clauses.push('method_version = ?');
     params.push(filter.methodVersion);
   }
-  const { results } = await db.prepare(`SELECT ${TOTAL_COLUMNS.join(', ')} FROM rollup_totals WHERE ${clauses.join(' AND ')} ORDER BY ${TOTAL_KEY.join(', ')}`)
-    .bind(...params).all<Record<string, unknown>>();
+  const { results } = await db
+    .prepare(`SELECT ${TOTAL_COLUMNS.join(', ')} FROM rollup_totals WHERE ${clauses.join(' AND ')} ORDER BY ${TOTAL_KEY.join(', ')}`)
+    .bind(...params)
+    .all<Record<string, unknown>>();
   return results.map(fromRollupRow);
 }
 
 /** The UTC days a region has hourly rows of (once, to give an upgraded database its daily rows). */
 export async function daysWithHourlyRollups(db: D1Database, region: string): Promise<number[]> {
-  const { results } = await db.prepare(`SELECT DISTINCT hour - hour % ${DAY_MS} AS day FROM hourly_rollups WHERE region = ? ORDER BY day`)
-    .bind(region).all<{ day: number }>();
+  const { results } = await db
+    .prepare(`SELECT DISTINCT hour - hour % ${DAY_MS} AS day FROM hourly_rollups WHERE region = ? ORDER BY day`)
+    .bind(region)
+    .all<{ day: number }>();
   return results.map((r) => Number(r.day));
 }
 
@@ -208,14 +266,22 @@ export async function samplesRetainedFrom(db: D1Database): Promise<number> {
 }
 
 export function markSamplesRetention(db: D1Database, beforeMs: number): D1PreparedStatement {
-  return db.prepare("INSERT INTO retention_marks (kind, before_ms) VALUES ('samples', ?) ON CONFLICT (kind) DO UPDATE SET before_ms = max(before_ms, excluded.before_ms)").bind(beforeMs);
+  return db
+    .prepare(
+      "INSERT INTO retention_marks (kind, before_ms) VALUES ('samples', ?) ON CONFLICT (kind) DO UPDATE SET before_ms = max(before_ms, excluded.before_ms)",
+    )
+    .bind(beforeMs);
 }
 
 /** One region's hourly rows of the given hours at one method version, in one query: a seek per hour on (hour, region). */
 export async function regionRollupsAtHours(db: D1Database, region: string, hours: number[], methodVersion: number): Promise<Rollup[]> {
   if (hours.length === 0) return [];
   const h = inList('hour', hours, ONLY_LIST_VALUES);
-  const { results } = await db.prepare(`SELECT ${ROLLUP_COLUMNS.join(', ')} FROM hourly_rollups WHERE ${h.sql} AND region = ? AND method_version = ? ORDER BY ${KEY.join(', ')}`)
-    .bind(...h.params, region, methodVersion).all<Record<string, unknown>>();
+  const { results } = await db
+    .prepare(
+      `SELECT ${ROLLUP_COLUMNS.join(', ')} FROM hourly_rollups WHERE ${h.sql} AND region = ? AND method_version = ? ORDER BY ${KEY.join(', ')}`,
+    )
+    .bind(...h.params, region, methodVersion)
+    .all<Record<string, unknown>>();
   return results.map(fromRollupRow);
 }

@@ -31,19 +31,27 @@ export function decodeTimeline(text: string): number[] {
 function toColumn(f: FieldDef, value: unknown): string | number | null {
   if (value === null || value === undefined) return f.type === 'json' ? '{}' : f.type === 'timeline' ? '' : null;
   switch (f.type) {
-    case 'bool': return value ? 1 : 0;
-    case 'json': return JSON.stringify(value);
-    case 'timeline': return encodeTimeline(value as number[]);
-    default: return value as string | number;
+    case 'bool':
+      return value ? 1 : 0;
+    case 'json':
+      return JSON.stringify(value);
+    case 'timeline':
+      return encodeTimeline(value as number[]);
+    default:
+      return value as string | number;
   }
 }
 
 function fromColumn(f: FieldDef, value: unknown): unknown {
   switch (f.type) {
-    case 'bool': return value === null || value === undefined ? null : value === 1;
-    case 'json': return JSON.parse(String(value ?? '{}'));
-    case 'timeline': return decodeTimeline(String(value ?? ''));
-    default: return value ?? null;
+    case 'bool':
+      return value === null || value === undefined ? null : value === 1;
+    case 'json':
+      return JSON.parse(String(value ?? '{}'));
+    case 'timeline':
+      return decodeTimeline(String(value ?? ''));
+    default:
+      return value ?? null;
   }
 }
 

@@ -18,8 +18,10 @@ export async function insertSamples(db: D1Database, samples: StoredSample[]): Pr
 export async function storedKeys(db: D1Database, region: string, tickIds: number[]): Promise<Set<string>> {
   if (tickIds.length === 0) return new Set();
   const ticks = inList('tick_id', tickIds, ONLY_LIST_VALUES);
-  const { results } = await db.prepare(`SELECT tick_id, target, prompt_variant FROM samples WHERE ${ticks.sql} AND region = ?`)
-    .bind(...ticks.params, region).all<{ tick_id: number; target: string; prompt_variant: string }>();
+  const { results } = await db
+    .prepare(`SELECT tick_id, target, prompt_variant FROM samples WHERE ${ticks.sql} AND region = ?`)
+    .bind(...ticks.params, region)
+    .all<{ tick_id: number; target: string; prompt_variant: string }>();
   return new Set(results.map((r) => `${r.tick_id}|${r.target}|${r.prompt_variant}`));
 }
 
@@ -77,8 +79,10 @@ export async function listSamples(db: D1Database, f: SampleFilter, limit: number
   const w = where(f);
   const cursor = beforeId === undefined ? '' : ' AND id < ?';
   const params = beforeId === undefined ? w.params : [...w.params, beforeId];
-  const { results } = await db.prepare(`SELECT id, ${SAMPLE_COLUMNS.join(', ')} FROM samples WHERE ${w.sql}${cursor} ORDER BY id DESC LIMIT ?`)
-    .bind(...params, limit).all<Record<string, unknown>>();
+  const { results } = await db
+    .prepare(`SELECT id, ${SAMPLE_COLUMNS.join(', ')} FROM samples WHERE ${w.sql}${cursor} ORDER BY id DESC LIMIT ?`)
+    .bind(...params, limit)
+    .all<Record<string, unknown>>();
   return results.map(fromRow);
 }
 
@@ -98,12 +102,19 @@ export interface MetricGroupCount {
 }
 
 /** Per group: all samples, failed ones, and successful ones that have the metric. */
-export async function metricGroupCounts(db: D1Database, f: SampleFilter, metric: string, by: readonly string[]): Promise<MetricGroupCount[]> {
+export async function metricGroupCounts(
+  db: D1Database,
+  f: SampleFilter,
+  metric: string,
+  by: readonly string[],
+): Promise<MetricGroupCount[]> {
   const w = where(f);
   const cols = by.join(', ');
-  const { results } = await db.prepare(`SELECT ${cols}, COUNT(*) AS samples, SUM(CASE WHEN error IS NOT NULL THEN 1 ELSE 0 END) AS errors,
+  const { results } = await db
+    .prepare(`SELECT ${cols}, COUNT(*) AS samples, SUM(CASE WHEN error IS NOT NULL THEN 1 ELSE 0 END) AS errors,
       SUM(CASE WHEN error IS NULL AND ${metric} IS NOT NULL THEN 1 ELSE 0 END) AS n FROM samples WHERE ${w.sql} GROUP BY ${cols}`)
-    .bind(...w.params).all<Record<string, string | number | null>>();
+    .bind(...w.params)
+    .all<Record<string, string | number | null>>();
   return results.map((r) => ({ key: groupKey(r, by), samples: Number(r.samples), errors: Number(r.errors), n: Number(r.n) }));
 }
 
@@ -112,16 +123,24 @@ export async function metricGroupCounts(db: D1Database, f: SampleFilter, metric:
  * samples), ranked inside SQLite: only those few rows come back, not every sample, which keeps a
  * long window inside a Worker's CPU budget.
  */
-export async function metricAtRanks(db: D1Database, f: SampleFilter, metric: string, by: readonly string[], ranks: readonly number[]): Promise<Array<{ key: GroupKey; rank: number; value: number }>> {
+export async function metricAtRanks(
+  db: D1Database,
+  f: SampleFilter,
+  metric: string,
+  by: readonly string[],
+  ranks: readonly number[],
+): Promise<Array<{ key: GroupKey; rank: number; value: number }>> {
   if (ranks.length === 0) return [];
   const w = where(f);
   const cols = by.join(', ');
   const rankList = ranks.map((r) => String(Math.trunc(r))).join(', ');
-  const { results } = await db.prepare(`SELECT ${cols}, rn, value FROM (
+  const { results } = await db
+    .prepare(`SELECT ${cols}, rn, value FROM (
       SELECT ${cols}, ${metric} AS value, ROW_NUMBER() OVER (PARTITION BY ${cols} ORDER BY ${metric}) AS rn
       FROM samples WHERE ${w.sql} AND error IS NULL AND ${metric} IS NOT NULL
     ) WHERE rn IN (${rankList})`)
-    .bind(...w.params).all<Record<string, string | number | null>>();
+    .bind(...w.params)
+    .all<Record<string, string | number | null>>();
   return results.map((r) => ({ key: groupKey(r, by), rank: Number(r.rn), value: Number(r.value) }));
 }
 
@@ -134,20 +153,29 @@ export interface ColoRow {
 }
 
 export async function colosByRegion(db: D1Database, fromTick: number): Promise<ColoRow[]> {
-  const { results } = await db.prepare(`SELECT region, colo, COUNT(*) AS samples, SUM(CASE WHEN colo_outside_region = 1 THEN 1 ELSE 0 END) AS outside,
+  const { results } = await db
+    .prepare(`SELECT region, colo, COUNT(*) AS samples, SUM(CASE WHEN colo_outside_region = 1 THEN 1 ELSE 0 END) AS outside,
       MAX(started_at) AS last_started_at FROM samples WHERE tick_id >= ? GROUP BY region, colo ORDER BY region, samples DESC`)
-    .bind(fromTick).all<ColoRow>();
+    .bind(fromTick)
+    .all<ColoRow>();
   return results;
 }
 
-export async function lastSampleByTarget(db: D1Database, fromTick: number): Promise<Array<{ target: string; samples: number; last_started_at: number }>> {
-  const { results } = await db.prepare('SELECT target, COUNT(*) AS samples, MAX(started_at) AS last_started_at FROM samples WHERE tick_id >= ? GROUP BY target')
-    .bind(fromTick).all<{ target: string; samples: number; last_started_at: number }>();
+export async function lastSampleByTarget(
+  db: D1Database,
+  fromTick: number,
+): Promise<Array<{ target: string; samples: number; last_started_at: number }>> {
+  const { results } = await db
+    .prepare('SELECT target, COUNT(*) AS samples, MAX(started_at) AS last_started_at FROM samples WHERE tick_id >= ? GROUP BY target')
+    .bind(fromTick)
+    .all<{ target: string; samples: number; last_started_at: number }>();
   return results;
 }
 
 export async function latestTick(db: D1Database): Promise<{ tick_id: number; started_at: number } | null> {
-  return db.prepare('SELECT tick_id, started_at FROM samples ORDER BY tick_id DESC LIMIT 1').first<{ tick_id: number; started_at: number }>();
+  return db
+    .prepare('SELECT tick_id, started_at FROM samples ORDER BY tick_id DESC LIMIT 1')
+    .first<{ tick_id: number; started_at: number }>();
 }
 
 /** Retention: deletes samples of ticks before `beforeTick`. Returns rows deleted. */

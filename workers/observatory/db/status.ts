@@ -15,27 +15,72 @@ export interface RegionWindowRow extends WindowSample {
 export async function regionWindow(db: D1Database, region: string, ticks: number[], methodVersion: number): Promise<RegionWindowRow[]> {
   if (ticks.length === 0) return [];
   const t = inList('tick_id', ticks, ONLY_LIST_VALUES);
-  const { results } = await db.prepare(`SELECT target, prompt_variant, tick_id, error, ttft_ms, itl_p99_ms, decode_tps, network_ms, server_ms
-    FROM samples WHERE ${t.sql} AND region = ? AND method_version = ?`).bind(...t.params, region, methodVersion).all<RegionWindowRow>();
+  const { results } = await db
+    .prepare(`SELECT target, prompt_variant, tick_id, error, ttft_ms, itl_p99_ms, decode_tps, network_ms, server_ms
+    FROM samples WHERE ${t.sql} AND region = ? AND method_version = ?`)
+    .bind(...t.params, region, methodVersion)
+    .all<RegionWindowRow>();
   return results;
 }
 
-const INCIDENT_COLUMNS = ['id', 'target', 'prompt_variant', 'status', 'severity', 'scope', 'regions', 'rules', 'opened_at', 'updated_at', 'resolved_at', 'timeline', 'points'];
+const INCIDENT_COLUMNS = [
+  'id',
+  'target',
+  'prompt_variant',
+  'status',
+  'severity',
+  'scope',
+  'regions',
+  'rules',
+  'opened_at',
+  'updated_at',
+  'resolved_at',
+  'timeline',
+  'points',
+];
 const UPSERT_INCIDENT = `INSERT INTO incidents (${INCIDENT_COLUMNS.join(', ')}) VALUES (${INCIDENT_COLUMNS.map(() => '?').join(', ')})
-  ON CONFLICT (id) DO UPDATE SET ${INCIDENT_COLUMNS.filter((c) => c !== 'id').map((c) => `${c} = excluded.${c}`).join(', ')}`;
+  ON CONFLICT (id) DO UPDATE SET ${INCIDENT_COLUMNS.filter((c) => c !== 'id')
+    .map((c) => `${c} = excluded.${c}`)
+    .join(', ')}`;
 
 export async function upsertIncidents(db: D1Database, incidents: Incident[]): Promise<void> {
   if (incidents.length === 0) return;
   const stmt = db.prepare(UPSERT_INCIDENT);
-  await db.batch(incidents.map((i) => stmt.bind(i.id, i.target, i.variant, i.status, i.severity, i.scope, JSON.stringify(i.regions), JSON.stringify(i.rules),
-    i.opened_at, i.updated_at, i.resolved_at, JSON.stringify(i.timeline), JSON.stringify(i.points))));
+  await db.batch(
+    incidents.map((i) =>
+      stmt.bind(
+        i.id,
+        i.target,
+        i.variant,
+        i.status,
+        i.severity,
+        i.scope,
+        JSON.stringify(i.regions),
+        JSON.stringify(i.rules),
+        i.opened_at,
+        i.updated_at,
+        i.resolved_at,
+        JSON.stringify(i.timeline),
+        JSON.stringify(i.points),
+      ),
+    ),
+  );
 }
 
 function fromIncidentRow(r: Record<string, unknown>, withPoints: boolean): Incident {
   return {
-    id: String(r.id), target: String(r.target), variant: String(r.prompt_variant), status: r.status as Incident['status'], severity: r.severity as Incident['severity'],
-    scope: r.scope as Incident['scope'], regions: JSON.parse(String(r.regions)), rules: JSON.parse(String(r.rules)), opened_at: Number(r.opened_at),
-    updated_at: Number(r.updated_at), resolved_at: r.resolved_at === null ? null : Number(r.resolved_at), timeline: JSON.parse(String(r.timeline)),
+    id: String(r.id),
+    target: String(r.target),
+    variant: String(r.prompt_variant),
+    status: r.status as Incident['status'],
+    severity: r.severity as Incident['severity'],
+    scope: r.scope as Incident['scope'],
+    regions: JSON.parse(String(r.regions)),
+    rules: JSON.parse(String(r.rules)),
+    opened_at: Number(r.opened_at),
+    updated_at: Number(r.updated_at),
+    resolved_at: r.resolved_at === null ? null : Number(r.resolved_at),
+    timeline: JSON.parse(String(r.timeline)),
     points: withPoints ? JSON.parse(String(r.points)) : [],
   };
 }
@@ -53,11 +98,19 @@ export interface IncidentFilter {
 export async function listIncidents(db: D1Database, f: IncidentFilter): Promise<Incident[]> {
   const clauses = ["(opened_at >= ? OR status = 'open')"];
   const params: Array<string | number> = [f.from];
-  if (f.status) { clauses.push('status = ?'); params.push(f.status); }
-  if (f.target) { clauses.push('target = ?'); params.push(f.target); }
+  if (f.status) {
+    clauses.push('status = ?');
+    params.push(f.status);
+  }
+  if (f.target) {
+    clauses.push('target = ?');
+    params.push(f.target);
+  }
   const columns = f.withPoints ? INCIDENT_COLUMNS : INCIDENT_COLUMNS.filter((c) => c !== 'points');
-  const { results } = await db.prepare(`SELECT ${columns.join(', ')} FROM incidents WHERE ${clauses.join(' AND ')} ORDER BY opened_at DESC LIMIT ?`)
-    .bind(...params, f.limit).all<Record<string, unknown>>();
+  const { results } = await db
+    .prepare(`SELECT ${columns.join(', ')} FROM incidents WHERE ${clauses.join(' AND ')} ORDER BY opened_at DESC LIMIT ?`)
+    .bind(...params, f.limit)
+    .all<Record<string, unknown>>();
   return results.map((r) => fromIncidentRow(r, f.withPoints));
 }
 

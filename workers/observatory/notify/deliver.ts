@@ -34,7 +34,8 @@ type Secrets = Record<string, unknown>;
 
 function secret(env: Secrets, name: string): string {
   const v = env[name];
-  if (typeof v !== 'string' || v === '') throw new DeliveryError('not_configured', `secret ${name} is not set (wrangler secret put ${name})`);
+  if (typeof v !== 'string' || v === '')
+    throw new DeliveryError('not_configured', `secret ${name} is not set (wrangler secret put ${name})`);
   return v;
 }
 
@@ -52,13 +53,20 @@ function urlOf(c: { url?: string; urlSecret?: string }, env: Secrets): string {
 }
 
 function request(c: ChannelConfig, m: NotificationMessage, env: Secrets, now: number): Request {
-  const json = (url: string, body: unknown, headers: Record<string, string> = {}) => new Request(url, { method: 'POST', headers: { 'content-type': 'application/json', [DELIVERY_HEADER]: m.delivery_id, ...headers }, body: JSON.stringify(body) });
+  const json = (url: string, body: unknown, headers: Record<string, string> = {}) =>
+    new Request(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', [DELIVERY_HEADER]: m.delivery_id, ...headers },
+      body: JSON.stringify(body),
+    });
   switch (c.type) {
     case 'webhook': {
       const body = JSON.stringify(m);
       const headers: Record<string, string> = {
-        'content-type': 'application/json', [DELIVERY_HEADER]: m.delivery_id,
-        'webhook-id': m.delivery_id, 'webhook-timestamp': String(Math.floor(now / 1000)),
+        'content-type': 'application/json',
+        [DELIVERY_HEADER]: m.delivery_id,
+        'webhook-id': m.delivery_id,
+        'webhook-timestamp': String(Math.floor(now / 1000)),
       };
       if (c.signingSecret) {
         try {
@@ -70,12 +78,22 @@ function request(c: ChannelConfig, m: NotificationMessage, env: Secrets, now: nu
       }
       return new Request(urlOf(c, env), { method: 'POST', headers, body });
     }
-    case 'slack': return json(urlOf(c, env), { text: m.text });
-    case 'discord': return json(urlOf(c, env), { content: m.text.slice(0, DISCORD_MAX), allowed_mentions: { parse: [] } });
-    case 'telegram': return json(`${expand(c.apiBase ?? TELEGRAM_API, env).replace(/\/$/, '')}/bot${secret(env, c.botTokenSecret)}/sendMessage`, { chat_id: c.chatId, text: m.text, disable_web_page_preview: true });
+    case 'slack':
+      return json(urlOf(c, env), { text: m.text });
+    case 'discord':
+      return json(urlOf(c, env), { content: m.text.slice(0, DISCORD_MAX), allowed_mentions: { parse: [] } });
+    case 'telegram':
+      return json(`${expand(c.apiBase ?? TELEGRAM_API, env).replace(/\/$/, '')}/bot${secret(env, c.botTokenSecret)}/sendMessage`, {
+        chat_id: c.chatId,
+        text: m.text,
+        disable_web_page_preview: true,
+      });
     case 'ntfy': {
       const headers: Record<string, string> = {
-        title: encodeURIComponent(m.title).length === m.title.length ? m.title : `=?UTF-8?B?${btoa(String.fromCharCode(...new TextEncoder().encode(m.title)))}?=`,
+        title:
+          encodeURIComponent(m.title).length === m.title.length
+            ? m.title
+            : `=?UTF-8?B?${btoa(String.fromCharCode(...new TextEncoder().encode(m.title)))}?=`,
         priority: m.sent_for === 'resolved' ? '3' : m.event.severity === 'down' ? '5' : '4',
         tags: m.sent_for === 'resolved' ? 'white_check_mark' : 'rotating_light',
         [DELIVERY_HEADER]: m.delivery_id,
@@ -83,7 +101,8 @@ function request(c: ChannelConfig, m: NotificationMessage, env: Secrets, now: nu
       if (c.tokenSecret) headers.authorization = `Bearer ${secret(env, c.tokenSecret)}`;
       return new Request(urlOf(c, env), { method: 'POST', headers, body: m.text.split('\n').slice(1).join('\n') });
     }
-    case 'email': throw new DeliveryError('not_configured', 'email is sent through its binding, not HTTP');
+    case 'email':
+      throw new DeliveryError('not_configured', 'email is sent through its binding, not HTTP');
   }
 }
 
@@ -100,19 +119,36 @@ export function inactiveReason(c: ChannelConfig, env: Secrets): string | null {
 export function emailSource(from: string, to: string, m: NotificationMessage, now: number): string {
   const subject = `=?UTF-8?B?${btoa(String.fromCharCode(...new TextEncoder().encode(m.title)))}?=`;
   return [
-    `From: ${from}`, `To: ${to}`, `Subject: ${subject}`, `Date: ${new Date(now).toUTCString()}`,
-    `Message-ID: <${m.delivery_id.replace(/[^A-Za-z0-9.-]/g, '.')}@llm-observatory>`, 'MIME-Version: 1.0',
-    'Content-Type: text/plain; charset=utf-8', 'Content-Transfer-Encoding: 8bit', '', m.text, '',
+    `From: ${from}`,
+    `To: ${to}`,
+    `Subject: ${subject}`,
+    `Date: ${new Date(now).toUTCString()}`,
+    `Message-ID: <${m.delivery_id.replace(/[^A-Za-z0-9.-]/g, '.')}@llm-observatory>`,
+    'MIME-Version: 1.0',
+    'Content-Type: text/plain; charset=utf-8',
+    'Content-Transfer-Encoding: 8bit',
+    '',
+    m.text,
+    '',
   ].join('\r\n');
 }
 
-interface EmailBinding { send(message: unknown): Promise<void> }
+interface EmailBinding {
+  send(message: unknown): Promise<void>;
+}
 
 /** Sends; returns the HTTP status (or 0 for email). Throws DeliveryError unless the receiver accepted it. */
-export async function deliver(c: ChannelConfig, m: NotificationMessage, env: Secrets, now: number, fetcher: typeof fetch = fetch): Promise<number> {
+export async function deliver(
+  c: ChannelConfig,
+  m: NotificationMessage,
+  env: Secrets,
+  now: number,
+  fetcher: typeof fetch = fetch,
+): Promise<number> {
   if (c.type === 'email') {
     const binding = env[c.binding] as EmailBinding | undefined;
-    if (!binding || typeof binding.send !== 'function') throw new DeliveryError('not_configured', `send_email binding ${c.binding} is not configured in wrangler.toml`);
+    if (!binding || typeof binding.send !== 'function')
+      throw new DeliveryError('not_configured', `send_email binding ${c.binding} is not configured in wrangler.toml`);
     const { EmailMessage } = await import('cloudflare:email');
     try {
       await binding.send(new EmailMessage(c.from, c.to, emailSource(c.from, c.to, m, now)));
@@ -132,8 +168,10 @@ export async function deliver(c: ChannelConfig, m: NotificationMessage, env: Sec
   }
   // At most ERROR_BODY_LIMIT_BYTES of a reply: enough for Telegram's confirmation, never a whole hostile body.
   const text = await readErrorBody(response);
-  if (response.status >= 300 && response.status < 400) throw new DeliveryError('redirect', `HTTP ${response.status} redirect, not followed`, response.status);
+  if (response.status >= 300 && response.status < 400)
+    throw new DeliveryError('redirect', `HTTP ${response.status} redirect, not followed`, response.status);
   if (!response.ok) throw new DeliveryError('http', `HTTP ${response.status}${text ? `: ${text.slice(0, 120)}` : ''}`, response.status);
-  if (c.type === 'telegram' && !/"ok"\s*:\s*true/.test(text)) throw new DeliveryError('not_confirmed', `Telegram did not confirm: ${text.slice(0, 120)}`, response.status);
+  if (c.type === 'telegram' && !/"ok"\s*:\s*true/.test(text))
+    throw new DeliveryError('not_confirmed', `Telegram did not confirm: ${text.slice(0, 120)}`, response.status);
   return response.status;
 }

@@ -12,7 +12,9 @@ export class WebhookKeyError extends Error {}
 export function webhookSignature(keys: string, id: string, now: number, body: string): string {
   const list = keys.trim().split(/\s+/);
   if (list.some((k) => !/^whsec_[A-Za-z0-9+/]+=*$/.test(k))) {
-    throw new WebhookKeyError('a webhook signing secret must hold Standard Webhooks keys: whsec_ and base64 (openssl rand -base64 32), several separated by spaces while rotating');
+    throw new WebhookKeyError(
+      'a webhook signing secret must hold Standard Webhooks keys: whsec_ and base64 (openssl rand -base64 32), several separated by spaces while rotating',
+    );
   }
   return list.map((key) => new Webhook(key).sign(id, new Date(now), body)).join(' ');
 }

@@ -6,33 +6,67 @@ import { sse, type StreamContext, type StreamFormat } from './format.ts';
  */
 export const anthropicFormat: StreamFormat = {
   contentType: 'text/event-stream; charset=utf-8',
-  open: (c) => sse({
-    type: 'message_start',
-    message: { id: `msg_${c.id}`, type: 'message', role: 'assistant', model: c.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: c.promptTokens, output_tokens: 1 } },
-  }, 'message_start'),
+  open: (c) =>
+    sse(
+      {
+        type: 'message_start',
+        message: {
+          id: `msg_${c.id}`,
+          type: 'message',
+          role: 'assistant',
+          model: c.model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: c.promptTokens, output_tokens: 1 },
+        },
+      },
+      'message_start',
+    ),
   keepAlive: () => sse({ type: 'ping' }, 'ping'),
   reasoning(c, text) {
     const out = c.state.block === 'thinking' ? '' : startBlock(c, 'thinking', { type: 'thinking', thinking: '', signature: '' });
-    return out + sse({ type: 'content_block_delta', index: Number(c.state.index), delta: { type: 'thinking_delta', thinking: text } }, 'content_block_delta');
+    return (
+      out +
+      sse(
+        { type: 'content_block_delta', index: Number(c.state.index), delta: { type: 'thinking_delta', thinking: text } },
+        'content_block_delta',
+      )
+    );
   },
   answer(c, text) {
     const out = c.state.block === 'text' ? '' : startBlock(c, 'text', { type: 'text', text: '' });
-    return out + sse({ type: 'content_block_delta', index: Number(c.state.index), delta: { type: 'text_delta', text } }, 'content_block_delta');
+    return (
+      out + sse({ type: 'content_block_delta', index: Number(c.state.index), delta: { type: 'text_delta', text } }, 'content_block_delta')
+    );
   },
   close(c, usage) {
-    return stopBlock(c)
-      + sse({ type: 'message_delta', delta: { stop_reason: 'max_tokens', stop_sequence: null }, usage: { output_tokens: usage.outputTokens } }, 'message_delta')
-      + sse({ type: 'message_stop' }, 'message_stop');
+    return (
+      stopBlock(c) +
+      sse(
+        { type: 'message_delta', delta: { stop_reason: 'max_tokens', stop_sequence: null }, usage: { output_tokens: usage.outputTokens } },
+        'message_delta',
+      ) +
+      sse({ type: 'message_stop' }, 'message_stop')
+    );
   },
   errorEvent: (_c, message) => sse({ type: 'error', error: { type: 'api_error', message } }, 'error'),
   malformed: () => 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x\n\n',
-  padded: (c, text, padding) => (c.state.block === 'text' ? '' : startBlock(c, 'text', { type: 'text', text: '' }))
-    + sse({ type: 'content_block_delta', index: Number(c.state.index), delta: { type: 'text_delta', text }, padding }, 'content_block_delta'),
+  padded: (c, text, padding) =>
+    (c.state.block === 'text' ? '' : startBlock(c, 'text', { type: 'text', text: '' })) +
+    sse({ type: 'content_block_delta', index: Number(c.state.index), delta: { type: 'text_delta', text }, padding }, 'content_block_delta'),
   httpError: (status, message) => JSON.stringify({ type: 'error', error: { type: anthropicErrorType(status), message } }),
-  nonStreamed: (c, text, usage) => JSON.stringify({
-    id: `msg_${c.id}`, type: 'message', role: 'assistant', model: c.model, content: text === '' ? [] : [{ type: 'text', text }],
-    stop_reason: 'max_tokens', stop_sequence: null, usage: { input_tokens: usage.promptTokens, output_tokens: usage.outputTokens },
-  }),
+  nonStreamed: (c, text, usage) =>
+    JSON.stringify({
+      id: `msg_${c.id}`,
+      type: 'message',
+      role: 'assistant',
+      model: c.model,
+      content: text === '' ? [] : [{ type: 'text', text }],
+      stop_reason: 'max_tokens',
+      stop_sequence: null,
+      usage: { input_tokens: usage.promptTokens, output_tokens: usage.outputTokens },
+    }),
 };
 
 function startBlock(c: StreamContext, kind: string, block: object): string {
@@ -46,7 +80,10 @@ function stopBlock(c: StreamContext): string {
   if (c.state.block === undefined || c.state.block === 'stopped') return '';
   let out = '';
   if (c.state.block === 'thinking') {
-    out += sse({ type: 'content_block_delta', index: Number(c.state.index), delta: { type: 'signature_delta', signature: 'cmVmZXJlbmNl' } }, 'content_block_delta');
+    out += sse(
+      { type: 'content_block_delta', index: Number(c.state.index), delta: { type: 'signature_delta', signature: 'cmVmZXJlbmNl' } },
+      'content_block_delta',
+    );
   }
   out += sse({ type: 'content_block_stop', index: Number(c.state.index) }, 'content_block_stop');
   c.state.block = c.state.block === 'thinking' ? 'thinking-stopped' : 'stopped';

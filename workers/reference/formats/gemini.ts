@@ -14,16 +14,29 @@ export const geminiFormat: StreamFormat = {
   close: (c, usage) => event(c, answerTokensOf(usage) > 0 ? [{ text: '' }] : [], 'MAX_TOKENS', usage),
   errorEvent: (_c, message) => `data: ${JSON.stringify({ error: { code: 500, message, status: 'INTERNAL' } })}\r\n\r\n`,
   malformed: () => 'data: {"candidates": [{"content": {"parts": [{"text": "x\r\n\r\n',
-  padded: (c, text, padding) => `data: ${JSON.stringify({ candidates: [{ content: { parts: [{ text }], role: 'model' }, index: 0 }], modelVersion: c.model, padding })}\r\n\r\n`,
+  padded: (c, text, padding) =>
+    `data: ${JSON.stringify({ candidates: [{ content: { parts: [{ text }], role: 'model' }, index: 0 }], modelVersion: c.model, padding })}\r\n\r\n`,
   httpError: (status, message) => JSON.stringify({ error: { code: status, message, status: googleStatus(status) } }, null, 2),
-  nonStreamed: (c, text, usage) => JSON.stringify({
-    candidates: [{ content: { ...(text === '' ? {} : { parts: [{ text }] }), role: 'model' }, finishReason: 'MAX_TOKENS', index: 0 }], usageMetadata: usageMetadata(c, usage), modelVersion: c.model,
-  }),
+  nonStreamed: (c, text, usage) =>
+    JSON.stringify({
+      candidates: [{ content: { ...(text === '' ? {} : { parts: [{ text }] }), role: 'model' }, finishReason: 'MAX_TOKENS', index: 0 }],
+      usageMetadata: usageMetadata(c, usage),
+      modelVersion: c.model,
+    }),
 };
 
 function event(c: StreamContext, parts: object[], finishReason: string | null, usage: Usage | null): string {
-  const candidate = { content: { ...(parts.length > 0 ? { parts } : {}), role: 'model' }, ...(finishReason ? { finishReason } : {}), index: 0 };
-  const body = { candidates: [candidate], usageMetadata: usage ? usageMetadata(c, usage) : { promptTokenCount: c.promptTokens, totalTokenCount: c.promptTokens }, modelVersion: c.model, responseId: c.id };
+  const candidate = {
+    content: { ...(parts.length > 0 ? { parts } : {}), role: 'model' },
+    ...(finishReason ? { finishReason } : {}),
+    index: 0,
+  };
+  const body = {
+    candidates: [candidate],
+    usageMetadata: usage ? usageMetadata(c, usage) : { promptTokenCount: c.promptTokens, totalTokenCount: c.promptTokens },
+    modelVersion: c.model,
+    responseId: c.id,
+  };
   return `data: ${JSON.stringify(body)}\r\n\r\n`;
 }
 

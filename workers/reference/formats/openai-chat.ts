@@ -11,7 +11,11 @@ export const openaiChatFormat: StreamFormat = {
     let out = chunk(c, {}, 'length');
     if (c.includeUsage) {
       out += sse({
-        id: c.id, object: 'chat.completion.chunk', created: c.created, model: c.model, choices: [],
+        id: c.id,
+        object: 'chat.completion.chunk',
+        created: c.created,
+        model: c.model,
+        choices: [],
         usage: chatUsage(usage),
         ...(metrics ? { metrics } : {}),
       });
@@ -20,13 +24,25 @@ export const openaiChatFormat: StreamFormat = {
   },
   errorEvent: (_c, message) => sse({ error: { message, type: 'server_error', param: null, code: 'internal_error' } }),
   malformed: (c) => `data: {"id":"${c.id}","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"x"\n\n`,
-  padded: (c, text, padding) => sse({ id: c.id, object: 'chat.completion.chunk', created: c.created, model: c.model, choices: [{ index: 0, delta: { content: text }, finish_reason: null }], padding }),
+  padded: (c, text, padding) =>
+    sse({
+      id: c.id,
+      object: 'chat.completion.chunk',
+      created: c.created,
+      model: c.model,
+      choices: [{ index: 0, delta: { content: text }, finish_reason: null }],
+      padding,
+    }),
   httpError: (status, message) => JSON.stringify({ error: { message, type: errorType(status), param: null, code: errorCode(status) } }),
-  nonStreamed: (c, text, usage) => JSON.stringify({
-    id: c.id, object: 'chat.completion', created: c.created, model: c.model,
-    choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'length' }],
-    usage: chatUsage(usage),
-  }),
+  nonStreamed: (c, text, usage) =>
+    JSON.stringify({
+      id: c.id,
+      object: 'chat.completion',
+      created: c.created,
+      model: c.model,
+      choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'length' }],
+      usage: chatUsage(usage),
+    }),
 };
 
 /** completion_tokens counts everything generated, reasoning (streamed or hidden) included. */
@@ -40,7 +56,14 @@ function chatUsage(usage: Usage) {
 }
 
 function chunk(c: { id: string; created: number; model: string }, delta: object, finish: string | null): string {
-  return sse({ id: c.id, object: 'chat.completion.chunk', created: c.created, model: c.model, system_fingerprint: 'ref', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
+  return sse({
+    id: c.id,
+    object: 'chat.completion.chunk',
+    created: c.created,
+    model: c.model,
+    system_fingerprint: 'ref',
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+  });
 }
 
 export function errorType(status: number): string {
