@@ -279,7 +279,10 @@ export interface RollupJson {
   split: Record<string, Record<SplitMetric, HistogramJson>>;
 }
 
-export function rollupToJson(r: Rollup): RollupJson {
+/** A rollup's key and counts as the read API serves them, the same in either form of its histograms. */
+type RollupHeadJson = Omit<RollupJson, 'histograms' | 'split'>;
+
+function headToJson(r: Rollup): RollupHeadJson {
   return {
     start: new Date(r.hour).toISOString(),
     region: r.region,
@@ -289,6 +292,25 @@ export function rollupToJson(r: Rollup): RollupJson {
     probes: r.probes,
     successes: r.successes,
     errors: JSON.parse(encodeErrors(r.errors)),
+  };
+}
+
+function headFromJson(j: RollupHeadJson): Omit<Rollup, 'histograms' | 'split'> {
+  return {
+    hour: Date.parse(j.start),
+    region: j.region,
+    target: j.target,
+    prompt_variant: j.prompt_variant,
+    method_version: j.method_version,
+    probes: j.probes,
+    successes: j.successes,
+    errors: { ...j.errors },
+  };
+}
+
+export function rollupToJson(r: Rollup): RollupJson {
+  return {
+    ...headToJson(r),
     histograms: Object.fromEntries(ROLLUP_METRICS.map((m) => [m, histogramToJson(r.histograms[m])])) as Record<RollupMetric, HistogramJson>,
     split: Object.fromEntries(
       [...r.split.keys()].sort().map((source) => {
@@ -304,7 +326,7 @@ export function rollupToJson(r: Rollup): RollupJson {
  * canonical bytes (encodeHistogram, encodeSplit), as stored: about a fifth of the JSON form's size,
  * and served without decoding a bucket, so a page of long-window rows fits a free-plan request's CPU.
  */
-export interface RollupBase64Json extends Omit<RollupJson, 'histograms' | 'split'> {
+export interface RollupBase64Json extends RollupHeadJson {
   histograms: Record<RollupMetric, string>;
   split: string;
 }
@@ -313,14 +335,7 @@ export function rollupToBase64Json(r: Rollup): RollupBase64Json {
   const h = r.histograms as WithStoredHistograms;
   const bytesOf = (m: RollupMetric) => h[STORED_HISTOGRAM]?.(m) ?? encodeHistogram(r.histograms[m]);
   return {
-    start: new Date(r.hour).toISOString(),
-    region: r.region,
-    target: r.target,
-    prompt_variant: r.prompt_variant,
-    method_version: r.method_version,
-    probes: r.probes,
-    successes: r.successes,
-    errors: r.errors,
+    ...headToJson(r),
     histograms: Object.fromEntries(ROLLUP_METRICS.map((m) => [m, bytesToBase64(bytesOf(m))])) as Record<RollupMetric, string>,
     split: bytesToBase64(h[STORED_HISTOGRAM]?.('split') ?? encodeSplit(r.split)),
   };
@@ -328,14 +343,7 @@ export function rollupToBase64Json(r: Rollup): RollupBase64Json {
 
 export function rollupFromBase64Json(j: RollupBase64Json): Rollup {
   return {
-    hour: Date.parse(j.start),
-    region: j.region,
-    target: j.target,
-    prompt_variant: j.prompt_variant,
-    method_version: j.method_version,
-    probes: j.probes,
-    successes: j.successes,
-    errors: { ...j.errors },
+    ...headFromJson(j),
     histograms: Object.fromEntries(ROLLUP_METRICS.map((m) => [m, decodeHistogram(base64ToBytes(j.histograms[m]))])) as Record<
       RollupMetric,
       ExpHistogram
@@ -346,14 +354,7 @@ export function rollupFromBase64Json(j: RollupBase64Json): Rollup {
 
 export function rollupFromJson(j: RollupJson): Rollup {
   return {
-    hour: Date.parse(j.start),
-    region: j.region,
-    target: j.target,
-    prompt_variant: j.prompt_variant,
-    method_version: j.method_version,
-    probes: j.probes,
-    successes: j.successes,
-    errors: { ...j.errors },
+    ...headFromJson(j),
     histograms: Object.fromEntries(ROLLUP_METRICS.map((m) => [m, histogramFromJson(j.histograms[m])])) as Record<
       RollupMetric,
       ExpHistogram
