@@ -38,8 +38,11 @@ describe('prefill rate on the reference endpoint', () => {
     console.log(
       `prefill fit: ${(fit.slope * 1_000).toFixed(2)} ms per 1,000 tokens [${(fit.slope_low! * 1_000).toFixed(2)}–${(fit.slope_high! * 1_000).toFixed(2)}], overhead ${fit.intercept.toFixed(1)} ms (known: ${PREFILL_MS_PER_TOKEN * 1_000}, 30)`,
     );
-    // Within 5 %: the server's own CPU per prompt byte is small; a fit of TTFT or of the wrong tokens would miss.
-    expect(Math.abs(fit.slope - PREFILL_MS_PER_TOKEN) / PREFILL_MS_PER_TOKEN).toBeLessThan(0.05);
+    // Within 20 %: a fit of the wrong figure or unit (characters for tokens is 4 times off) misses by far more.
+    // A quiet machine lands within 1 %; beside two busy loops the endpoint's
+    // own CPU per prompt byte has pushed it to 6.8 %. Fitting the configured sizes instead of the reported tokens (6 %
+    // lower here) is caught below, against the ratio itself.
+    expect(Math.abs(fit.slope - PREFILL_MS_PER_TOKEN) / PREFILL_MS_PER_TOKEN).toBeLessThan(0.2);
     expect(fit.intercept).toBeGreaterThan(0);
     expect(fit.intercept).toBeLessThan(30 + 100);
     // The variant's configured size is approximate (the endpoint counts about 4 characters a token): fitted
