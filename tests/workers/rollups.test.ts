@@ -4,7 +4,7 @@
  * down, then the outbox flushed) correct their hour; and the rows are what rolling up the stored
  * samples directly gives, their percentiles within the histogram's relative error of exact ones.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
   createExecutionContext,
   createScheduledController,
@@ -84,6 +84,13 @@ const rowBytes = (r: Rollup) => [
   ...ROLLUP_METRICS.map((m) => [...encodeHistogram(r.histograms[m])]),
   [...encodeSplit(r.split)],
 ];
+
+// The regions' retry alarms (30 s) outlive the file's tests: cleared, so none is still running when the runtime closes.
+afterAll(async () => {
+  for (const region of config.regions.map((r) => r.code)) {
+    await runInDurableObject(env.REGION_PROBER.getByName(region), (_instance, state: DurableObjectState) => state.storage.deleteAlarm());
+  }
+});
 
 describe('hourly rollups', () => {
   it('are written for each ended hour, one row per region × target × variant, equal to rolling up the samples', async () => {
