@@ -13,8 +13,12 @@ export function getConfig(): ObservatoryConfig {
   return validated;
 }
 
+let modelled: Capacity | null = null;
+
+/** The cost model of the configuration, computed once per isolate (the configuration does not change within one). */
 export function getCapacity(): Capacity {
-  return capacity(getConfig());
+  modelled ??= capacity(getConfig());
+  return modelled;
 }
 
 /** One probe a region owes for a tick. */
