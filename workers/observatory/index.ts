@@ -1,6 +1,6 @@
 /** The observatory Worker: wiring only. */
 import { app } from './api/app.ts';
-import { applyRetention, runBursts, runTick, tickIdFor } from './scheduler.ts';
+import { applyRetention, runBursts, runTick, tickIdFor, unreachedRegions } from './scheduler.ts';
 import { getConfig } from './config.ts';
 import { MS_PER_MINUTE } from '../../shared/config/capacity.ts';
 
@@ -22,7 +22,7 @@ export default {
     // Awaited, not left to waitUntil: the handler ends once every region holds its jobs. A region it did not
     // reach (the handler died first) runs the tick itself once it is overdue (tick-heartbeat.ts).
     const report = await runTick(env, tickId, { fromCron: true });
-    const failed = report.regions.filter((r) => 'error' in r).map((r) => r.region);
+    const failed = unreachedRegions(report);
     if (failed.length > 0)
       throw new Error(
         `tick ${new Date(tickId).toISOString()}: regions ${failed.join(', ')} not reached; each runs it itself once it is overdue`,

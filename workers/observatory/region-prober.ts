@@ -220,16 +220,22 @@ export class RegionProber extends DurableObject<Env> {
     return text === null ? null : (JSON.parse(text) as TickState);
   }
 
+  private setTickState(state: TickState): void {
+    this.setMeta('ticks', JSON.stringify(state));
+  }
+
   /** A delivered tick of the schedule: newest so far (a retried or stray older one changes nothing), and the heartbeat as the cron sets it. */
   private noteDelivered({ tickId, heartbeat }: Delivery): void {
-    const state = this.tickState() ?? { newest: tickId, delivered: tickId, heartbeat: false, late: 0, missed: 0 };
+    const before = this.tickState();
+    const state = before ?? { newest: tickId, delivered: tickId, heartbeat: false, late: 0, missed: 0 };
     const next = {
       ...state,
       newest: Math.max(state.newest, tickId),
       delivered: Math.max(state.delivered, tickId),
       heartbeat: heartbeat ?? state.heartbeat,
     };
-    if (JSON.stringify(next) !== JSON.stringify(this.tickState())) this.setMeta('ticks', JSON.stringify(next));
+    // A retried or stray older tick changes nothing, and writes nothing.
+    if (JSON.stringify(next) !== JSON.stringify(before)) this.setTickState(next);
   }
 
   /** Idle: the heartbeat's alarm waits for the next tick (and is moved to now when it comes). */
@@ -252,14 +258,11 @@ export class RegionProber extends DurableObject<Env> {
       console.warn(
         `region ${region}: no tick delivered for ${verdict.ticksWithoutDelivery} ticks; taking the schedule to be stopped, waiting for the next tick it sends`,
       );
-      this.setMeta('ticks', JSON.stringify({ ...state, heartbeat: false }));
+      this.setTickState({ ...state, heartbeat: false });
       return false;
     }
     const queued = await this.queue(region, tickJobs(region, verdict.tickId, { late: true }));
-    this.setMeta(
-      'ticks',
-      JSON.stringify({ ...state, newest: verdict.tickId, late: state.late + 1, missed: state.missed + verdict.missed }),
-    );
+    this.setTickState({ ...state, newest: verdict.tickId, late: state.late + 1, missed: state.missed + verdict.missed });
     console.warn(
       `region ${region}: tick ${new Date(verdict.tickId).toISOString()} never came; run here, late (${queued} probes${verdict.missed > 0 ? `; ${verdict.missed} tick(s) before it missed` : ''})`,
     );

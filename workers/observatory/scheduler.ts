@@ -19,6 +19,11 @@ export interface TickReport {
   regions: Array<{ region: string } & (EnqueueResult | { error: string })>;
 }
 
+/** The regions a tick report says were not reached (their jobs are not queued). */
+export function unreachedRegions(report: TickReport): string[] {
+  return report.regions.filter((r) => 'error' in r).map((r) => r.region);
+}
+
 /** The tick a scheduled time belongs to: its start, on the schedule's grid (so a retried cron is the same tick). */
 export function tickIdFor(scheduledTime: number): number {
   const step = getCapacity().tickMinutes * MS_PER_MINUTE;

@@ -6,7 +6,7 @@ import { METHOD_VERSION, ROWS_READ_HEADER, ROWS_WRITTEN_HEADER } from '../../../
 import { getCapacity, getConfig, workList } from '../config.ts';
 import { colosByRegion, lastSampleByTarget, latestTick, listSamples, type SampleFilter } from '../db/samples.ts';
 import { SAMPLE_COLUMNS } from '../db/sample-row.ts';
-import { runBursts, runTick, tickIdFor } from '../scheduler.ts';
+import { runBursts, runTick, tickIdFor, unreachedRegions } from '../scheduler.ts';
 import { burstSamplesIn, latestBurstRuns } from '../db/bursts.ts';
 import { levelReports, type BurstStreamRow } from '../../../shared/bursts/level-report.ts';
 import { burstLevels } from '../../../shared/config/bursts.ts';
@@ -423,7 +423,7 @@ app.post('/api/v1/ticks', async (c) => {
   }
   const report = await runTick(c.env, tickId, { backfill: body.backfill === true });
   // Every region holds its jobs before this answers 202: whatever dies after, the tick is carried out.
-  const unreached = report.regions.filter((r) => 'error' in r).map((r) => r.region);
+  const unreached = unreachedRegions(report);
   if (unreached.length > 0) {
     return c.json(
       {
