@@ -9,7 +9,7 @@
  * encoding is canonical (sorted buckets, the sum in integer microseconds), so the same bytes.
  */
 
-import { ByteReader, writeVarint } from './varint.ts';
+import { writeVarint } from './varint.ts';
 
 /** Scale 6: base 2^(1/64) ≈ 1.0109, relative error ≤ 0.54 % (MEASUREMENT.md asks ≤ 1 %). */
 export const HISTOGRAM_SCALE = 6;
@@ -256,36 +256,18 @@ const SCRATCH = new DataView(SCRATCH_BYTES.buffer);
 const endsEarly = () => new HistogramFormatError('histogram bytes end early');
 
 export function decodeHistogram(bytes: Uint8Array): ExpHistogram {
-  const r = new ByteReader(bytes, endsEarly);
-  const version = r.byte();
-  if (version !== FORMAT_VERSION) throw new HistogramFormatError(`unknown histogram format ${version}`);
-  const scaleByte = r.byte();
-  const scale = scaleByte > 127 ? scaleByte - 256 : scaleByte;
-  if (scale !== HISTOGRAM_SCALE) throw new HistogramFormatError(`histogram scale ${scale}, expected ${HISTOGRAM_SCALE}`);
   const h = emptyHistogram();
-  h.count = r.varint();
-  h.zeroCount = r.varint();
-  h.sumUnits = unzigzag(r.varint());
-  if (h.count > 0) {
-    // Through one scratch buffer: no copy and no view made per histogram (a long window decodes thousands).
-    SCRATCH_BYTES.set(r.take(16));
-    h.min = SCRATCH.getFloat64(0, true);
-    h.max = SCRATCH.getFloat64(8, true);
-  }
-  const n = r.varint();
-  let index = 0;
-  for (let k = 0; k < n; k++) {
-    index = k === 0 ? unzigzag(r.varint()) : index + r.varint();
-    h.buckets.set(index, r.varint());
-  }
-  if (!r.atEnd) throw new HistogramFormatError('trailing bytes after the histogram');
+  readHistogram(bytes, h, (index, count) => h.buckets.set(index, count));
   return h;
 }
+
+/** What canonical bytes say besides the buckets. */
+type HistogramHeader = Pick<ExpHistogram, 'count' | 'zeroCount' | 'sumUnits' | 'min' | 'max'>;
 
 let cursorBytes: Uint8Array = new Uint8Array(0);
 let cursor = 0;
 
-/** The varint at the cursor of HistogramSum.addEncoded. */
+/** The varint at readHistogram's cursor. */
 function nextVarint(): number {
   let n = 0;
   let mult = 1;
@@ -297,6 +279,45 @@ function nextVarint(): number {
     mult *= 0x80;
   }
 }
+
+/**
+ * Reads canonical bytes (encodeHistogram): the header into `header`, each bucket to `bucket` in index
+ * order; throws HistogramFormatError. A cursor in module state, not a reader per histogram: a long window
+ * reads thousands.
+ */
+function readHistogram(bytes: Uint8Array, header: HistogramHeader, bucket: (index: number, count: number) => void): void {
+  const end = bytes.length;
+  if (end < 1) throw endsEarly();
+  if (bytes[0] !== FORMAT_VERSION) throw new HistogramFormatError(`unknown histogram format ${bytes[0]}`);
+  if (end < 2) throw endsEarly();
+  const scale = bytes[1] > 127 ? bytes[1] - 256 : bytes[1];
+  if (scale !== HISTOGRAM_SCALE) throw new HistogramFormatError(`histogram scale ${scale}, expected ${HISTOGRAM_SCALE}`);
+  cursorBytes = bytes;
+  cursor = 2;
+  header.count = nextVarint();
+  header.zeroCount = nextVarint();
+  header.sumUnits = unzigzag(nextVarint());
+  header.min = Infinity;
+  header.max = -Infinity;
+  if (header.count > 0) {
+    if (cursor + 16 > end) throw endsEarly();
+    // Through one scratch buffer: no copy and no view made per histogram.
+    SCRATCH_BYTES.set(bytes.subarray(cursor, cursor + 16));
+    header.min = SCRATCH.getFloat64(0, true);
+    header.max = SCRATCH.getFloat64(8, true);
+    cursor += 16;
+  }
+  const n = nextVarint();
+  let index = 0;
+  for (let k = 0; k < n; k++) {
+    index = k === 0 ? unzigzag(nextVarint()) : index + nextVarint();
+    bucket(index, nextVarint());
+  }
+  if (cursor !== end) throw new HistogramFormatError('trailing bytes after the histogram');
+}
+
+/** The header of the histogram HistogramSum.addEncoded is reading (one at a time). */
+const READ_HEADER: HistogramHeader = { count: 0, zeroCount: 0, sumUnits: 0, min: Infinity, max: -Infinity };
 
 /**
  * Many histograms summed into one: counts in a dense array over the bucket indices seen, so adding a
@@ -312,6 +333,7 @@ export class HistogramSum {
   /** counts[k] is bucket `low + k`. */
   private counts = new Float64Array(0);
   private low = 0;
+  private readonly bumpBucket = (index: number, count: number): void => this.bump(index, count);
 
   add(h: ExpHistogram): void {
     this.addHeader(h.count, h.zeroCount, h.sumUnits, h.min, h.max);
@@ -320,34 +342,8 @@ export class HistogramSum {
 
   /** Adds a histogram in its canonical bytes (encodeHistogram); throws HistogramFormatError as decodeHistogram does. */
   addEncoded(bytes: Uint8Array): void {
-    const end = bytes.length;
-    if (end < 2) throw endsEarly();
-    if (bytes[0] !== FORMAT_VERSION) throw new HistogramFormatError(`unknown histogram format ${bytes[0]}`);
-    const scale = bytes[1] > 127 ? bytes[1] - 256 : bytes[1];
-    if (scale !== HISTOGRAM_SCALE) throw new HistogramFormatError(`histogram scale ${scale}, expected ${HISTOGRAM_SCALE}`);
-    // A cursor in module state, not a closure or reader per histogram: thousands are added a request.
-    cursorBytes = bytes;
-    cursor = 2;
-    const count = nextVarint();
-    const zeroCount = nextVarint();
-    const sumUnits = unzigzag(nextVarint());
-    let min = Infinity;
-    let max = -Infinity;
-    if (count > 0) {
-      if (cursor + 16 > end) throw endsEarly();
-      SCRATCH_BYTES.set(bytes.subarray(cursor, cursor + 16));
-      min = SCRATCH.getFloat64(0, true);
-      max = SCRATCH.getFloat64(8, true);
-      cursor += 16;
-    }
-    this.addHeader(count, zeroCount, sumUnits, min, max);
-    const n = nextVarint();
-    let index = 0;
-    for (let k = 0; k < n; k++) {
-      index = k === 0 ? unzigzag(nextVarint()) : index + nextVarint();
-      this.bump(index, nextVarint());
-    }
-    if (cursor !== end) throw new HistogramFormatError('trailing bytes after the histogram');
+    readHistogram(bytes, READ_HEADER, this.bumpBucket);
+    this.addHeader(READ_HEADER.count, READ_HEADER.zeroCount, READ_HEADER.sumUnits, READ_HEADER.min, READ_HEADER.max);
   }
 
   /** The sum as a histogram (one Map, made once). */
