@@ -38,16 +38,12 @@ class StoredHistograms {
 
   /** The stored bytes of `m`, unless its histogram was replaced since (shared/rollup.ts, STORED_HISTOGRAM). */
   [STORED_HISTOGRAM](m: RollupMetric | 'split'): Uint8Array | undefined {
-    if (m === 'split') return this.#splitReplaced() ? undefined : blobBytes(this.#row.split);
+    if (m === 'split') return this.splitReplaced ? undefined : blobBytes(this.#row.split);
     return this.#replaced & (1 << ROLLUP_METRICS.indexOf(m)) ? undefined : blobBytes(this.#row[m]);
   }
 
-  /** Whether the rollup's split was replaced since it was read (the rollup tells its histograms so). */
-  #splitReplaced: () => boolean = () => false;
-
-  watchSplit(replaced: () => boolean): void {
-    this.#splitReplaced = replaced;
-  }
+  /** Set by the rollup when its split is replaced: the stored split bytes no longer say what it holds. */
+  splitReplaced = false;
 
   static {
     for (const m of ROLLUP_METRICS) {
@@ -69,8 +65,6 @@ class StoredHistograms {
 export function fromRollupRow(row: Record<string, unknown>): Rollup {
   const histograms = new StoredHistograms(row);
   let split: Rollup['split'] | undefined;
-  let splitReplaced = false;
-  histograms.watchSplit(() => splitReplaced);
   let errors: Rollup['errors'] | undefined;
   const rollup: Rollup = {
     hour: Number(row.hour ?? row.day ?? TOTAL_HOUR),
@@ -92,7 +86,7 @@ export function fromRollupRow(row: Record<string, unknown>): Rollup {
     },
     set split(v) {
       split = v;
-      splitReplaced = true;
+      histograms.splitReplaced = true;
     },
   };
   return rollup;
