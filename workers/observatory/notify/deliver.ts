@@ -3,6 +3,7 @@
  * binding), built from the channel's config and the Worker's secrets at send time, so a secret is
  * never stored with the queue. Throws DeliveryError with what went wrong; the keeper retries.
  */
+import { bytesToBase64 } from '../../../shared/base64.ts';
 import { channelSecrets, type ChannelConfig } from '../../../shared/status/channels.ts';
 import type { NotificationMessage } from '../../../shared/status/messages.ts';
 import { webhookSignature, WebhookKeyError } from './webhook-signature.ts';
@@ -93,7 +94,7 @@ function request(c: ChannelConfig, m: NotificationMessage, env: Secrets, now: nu
         title:
           encodeURIComponent(m.title).length === m.title.length
             ? m.title
-            : `=?UTF-8?B?${btoa(String.fromCharCode(...new TextEncoder().encode(m.title)))}?=`,
+            : `=?UTF-8?B?${bytesToBase64(new TextEncoder().encode(m.title))}?=`,
         priority: m.sent_for === 'resolved' ? '3' : m.event.severity === 'down' ? '5' : '4',
         tags: m.sent_for === 'resolved' ? 'white_check_mark' : 'rotating_light',
         [DELIVERY_HEADER]: m.delivery_id,
@@ -117,7 +118,7 @@ export function inactiveReason(c: ChannelConfig, env: Secrets): string | null {
 
 /** The raw RFC 5322 message for the send_email binding. */
 export function emailSource(from: string, to: string, m: NotificationMessage, now: number): string {
-  const subject = `=?UTF-8?B?${btoa(String.fromCharCode(...new TextEncoder().encode(m.title)))}?=`;
+  const subject = `=?UTF-8?B?${bytesToBase64(new TextEncoder().encode(m.title))}?=`;
   return [
     `From: ${from}`,
     `To: ${to}`,
