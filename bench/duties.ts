@@ -7,8 +7,8 @@
  *
  *   npm run bench:duties            # or: node bench/duties.ts --json
  */
-import { rollUp, mergeByGroup, applyToTotals, type Rollup, type RollupSample } from '../shared/rollup.ts';
-import { storedFigurePercentileGroups, type StoredFigureRow } from '../shared/rollup-percentiles.ts';
+import { rollUp, mergeByGroup, applyToTotals, type Rollup, type RollupSample } from '../shared/rollup/rollup.ts';
+import { storedFigurePercentileGroups, type StoredFigureRow } from '../shared/rollup/percentiles.ts';
 import { evaluate, type WindowSample } from '../shared/status/evaluate.ts';
 import { resolveStatusRules } from '../shared/status/rules.ts';
 import { execFileSync } from 'node:child_process';
@@ -18,7 +18,7 @@ import { forgetCiRanks } from '../shared/stats/percentile-ci.ts';
 import { bodyValues, fromRollupRow } from '../workers/observatory/db/rollup-row.ts';
 import { prometheusText } from '../workers/observatory/api/prometheus.ts';
 import { webhookSignature } from '../workers/observatory/notify/webhook-signature.ts';
-import { ROLLUP_METRICS, rollupToBase64Json, rollupToJson } from '../shared/rollup.ts';
+import { ROLLUP_METRICS, rollupToBase64Json, rollupToJson } from '../shared/rollup/rollup.ts';
 import { PERCENTILE_ROW_UNITS, ROLLUP_PAGE_ROWS } from '../shared/config/capacity.ts';
 
 /** CPU one invocation gets, by where the duty runs. */

@@ -7,9 +7,9 @@
  *   npm run bench -- --rounds 30 --json
  */
 import { createParser } from 'eventsource-parser';
-import { StreamMeter } from '../shared/stream-meter.ts';
-import { fillFigures } from '../shared/figures.ts';
-import { protocolFor } from '../shared/protocols/index.ts';
+import { StreamMeter } from '../shared/probe/stream-meter.ts';
+import { fillFigures } from '../shared/probe/figures.ts';
+import { protocolFor } from '../shared/probe/protocols/index.ts';
 import { percentile } from '../shared/stats/percentile.ts';
 import { METHOD_VERSION } from '../shared/constants.ts';
 import type { Sample } from '../shared/types.ts';

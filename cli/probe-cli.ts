@@ -1,5 +1,5 @@
-import { runProbe } from '../shared/probe.ts';
-import { measureRtt } from '../shared/rtt.ts';
+import { runProbe } from '../shared/probe/probe.ts';
+import { measureRtt } from '../shared/probe/rtt.ts';
 import type { FetchLike, Sample } from '../shared/types.ts';
 import { parseCliArgs, UsageError, USAGE } from './probe-args.ts';
 import { formatTable } from './probe-table.ts';

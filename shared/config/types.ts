@@ -1,5 +1,5 @@
 /** The observatory's configuration: what a user edits in observatory.config.ts. */
-import type { OtlpConfig } from '../otlp.ts';
+import type { OtlpConfig } from '../rollup/otlp.ts';
 import type { StatusRulesConfig } from '../status/rules.ts';
 import type { NotificationsConfig } from '../status/channels.ts';
 import type { ApiId, MaxTokensParam, PromptVariant, Timeouts } from '../types.ts';

@@ -7,8 +7,8 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { protocolFor } from '../../shared/protocols/index.ts';
-import { StreamMeter } from '../../shared/stream-meter.ts';
+import { protocolFor } from '../../shared/probe/protocols/index.ts';
+import { StreamMeter } from '../../shared/probe/stream-meter.ts';
 import { apiIdOf, type Fixture } from './fixtures.ts';
 
 export interface ReplayRecord {

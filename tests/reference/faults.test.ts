@@ -3,7 +3,7 @@
  * over real HTTP from workerd. Also its guard rails: caps, bad input, the optional token.
  */
 import { describe, expect, inject, it } from 'vitest';
-import { runProbe } from '../../shared/probe.ts';
+import { runProbe } from '../../shared/probe/probe.ts';
 import type { ApiId, ErrorClass } from '../../shared/types.ts';
 
 const url = inject('referenceUrl');

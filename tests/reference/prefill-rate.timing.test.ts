@@ -5,7 +5,7 @@
  * endpoint reported (Theil–Sen, as the site does), recover the endpoint's prefill_ms_per_token.
  */
 import { describe, expect, inject, it } from 'vitest';
-import { runProbe } from '../../shared/probe.ts';
+import { runProbe } from '../../shared/probe/probe.ts';
 import { theilSen } from '../../shared/stats/line-fit.ts';
 
 const url = inject('referenceUrl');

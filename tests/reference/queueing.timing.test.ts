@@ -4,7 +4,7 @@
  * time's growth over one alone and their median TPOT's factor, against what latency-model.ts states.
  */
 import { describe, expect, inject, it } from 'vitest';
-import { runProbe } from '../../shared/probe.ts';
+import { runProbe } from '../../shared/probe/probe.ts';
 import { percentile } from '../../shared/stats/percentile.ts';
 import { expectedQueueing } from '../../workers/reference/latency-model.ts';
 import { MODELS } from '../../workers/reference/profiles.ts';

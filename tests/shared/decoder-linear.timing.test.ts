@@ -5,9 +5,9 @@
  * one needs milliseconds, so a busy machine cannot break them and a definition error cannot pass.
  */
 import { describe, expect, it } from 'vitest';
-import { createLineDecoder, createSseDecoder } from '../../shared/sse-decoder.ts';
-import { StreamMeter } from '../../shared/stream-meter.ts';
-import { protocolFor } from '../../shared/protocols/index.ts';
+import { createLineDecoder, createSseDecoder } from '../../shared/probe/sse-decoder.ts';
+import { StreamMeter } from '../../shared/probe/stream-meter.ts';
+import { protocolFor } from '../../shared/probe/protocols/index.ts';
 
 const LINEAR_BOUND_MS = 3_000;
 

@@ -1,6 +1,6 @@
 /** What error_detail and logs may hold: every secret removed before any cut, also as a prefix. */
 import { describe, expect, it } from 'vitest';
-import { httpErrorDetail, redact, safeDetail, SECRET_PREFIX_CHARS } from '../../shared/error-detail.ts';
+import { httpErrorDetail, redact, safeDetail, SECRET_PREFIX_CHARS } from '../../shared/probe/error-detail.ts';
 
 describe('redaction', () => {
   it('removes a configured secret whole, or any part of it from its first 8 characters on', () => {

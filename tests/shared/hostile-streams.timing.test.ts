@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
-import { runProbe } from '../../shared/probe.ts';
+import { runProbe } from '../../shared/probe/probe.ts';
 import { arrivalOf, nodeFetch } from '../../cli/node-fetch.ts';
 import type { ErrorClass } from '../../shared/types.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { StreamMeter } from '../../shared/stream-meter.ts';
-import { runProbe, type ProbeOptions } from '../../shared/probe.ts';
+import { StreamMeter } from '../../shared/probe/stream-meter.ts';
+import { runProbe, type ProbeOptions } from '../../shared/probe/probe.ts';
 import { chatChunk, FakeClock, scriptedFetch, type Script } from '../helpers/scripted-fetch.ts';
 
 const target = {

@@ -4,7 +4,7 @@
  * expected values were read off the raw recordings by hand; the official SDKs check the text.
  */
 import { describe, expect, it } from 'vitest';
-import { runProbe } from '../../shared/probe.ts';
+import { runProbe } from '../../shared/probe/probe.ts';
 import type { ErrorClass } from '../../shared/types.ts';
 import { apiIdOf, fixtureNames, loadFixture, replayFetch, splitBody, steppingClock, type Fixture } from '../helpers/fixtures.ts';
 

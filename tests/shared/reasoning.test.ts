@@ -5,7 +5,7 @@
  * in every protocol.
  */
 import { describe, expect, it } from 'vitest';
-import { runProbe } from '../../shared/probe.ts';
+import { runProbe } from '../../shared/probe/probe.ts';
 import type { ApiId } from '../../shared/types.ts';
 import { FakeClock, scriptedFetch, type Step } from '../helpers/scripted-fetch.ts';
 
@@ -305,7 +305,7 @@ describe('no_answer: a stream that ends without one answer token is a failed sam
 
 describe('reasoning controls in extraBody', () => {
   it("merge into the request object by object: a thinking budget joins the variant's output limit", async () => {
-    const { protocolFor } = await import('../../shared/protocols/index.ts');
+    const { protocolFor } = await import('../../shared/probe/protocols/index.ts');
     const built = protocolFor('gemini').buildRequest({
       target: {
         id: 't',
@@ -335,7 +335,7 @@ describe('reasoning controls in extraBody', () => {
 
 describe('every wire format asks for the same encoding in every runtime', () => {
   it('sends accept-encoding: identity, so the CLI and a Worker time the same uncompressed bytes', async () => {
-    const { protocolFor } = await import('../../shared/protocols/index.ts');
+    const { protocolFor } = await import('../../shared/probe/protocols/index.ts');
     const { API_IDS } = await import('../../shared/ids.ts');
     for (const api of API_IDS) {
       const built = protocolFor(api).buildRequest({
@@ -350,9 +350,9 @@ describe('every wire format asks for the same encoding in every runtime', () => 
 
 describe('the first-probe warm-up', () => {
   it('runs a clean stream of every wire format through both parse paths, once per process', async () => {
-    const { WARM_UP_STREAMS, warmUp } = await import('../../shared/warm-up.ts');
-    const { protocolFor } = await import('../../shared/protocols/index.ts');
-    const { StreamMeter } = await import('../../shared/stream-meter.ts');
+    const { WARM_UP_STREAMS, warmUp } = await import('../../shared/probe/warm-up.ts');
+    const { protocolFor } = await import('../../shared/probe/protocols/index.ts');
+    const { StreamMeter } = await import('../../shared/probe/stream-meter.ts');
     const { API_IDS } = await import('../../shared/ids.ts');
     const { DEFAULT_TIMEOUTS } = await import('../../shared/constants.ts');
     for (const api of API_IDS) {

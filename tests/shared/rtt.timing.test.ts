@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { measureRtt } from '../../shared/rtt.ts';
-import { runProbe } from '../../shared/probe.ts';
+import { measureRtt } from '../../shared/probe/rtt.ts';
+import { runProbe } from '../../shared/probe/probe.ts';
 import { nodeFetch } from '../../cli/node-fetch.ts';
 import { startDelayProxy, type DelayProxy } from '../../scripts/delay-proxy.ts';
 

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
-import { runProbe } from '../../shared/probe.ts';
+import { runProbe } from '../../shared/probe/probe.ts';
 import { apiIdOf, fixtureNames, loadFixture, replayFetch, splitBody, type Fixture } from '../helpers/fixtures.ts';
 
 const okStreams = (api: string) =>

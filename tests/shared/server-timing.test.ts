@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseServerTiming, serverTimingClaims } from '../../shared/server-timing.ts';
-import { readHeaderTimings, upstreamColo } from '../../shared/header-timings.ts';
+import { parseServerTiming, serverTimingClaims } from '../../shared/probe/server-timing.ts';
+import { readHeaderTimings, upstreamColo } from '../../shared/probe/header-timings.ts';
 
 describe('Server-Timing parser', () => {
   const cases: Array<[string, string | null, Array<{ name: string; dur: number | null; desc: string | null }>]> = [

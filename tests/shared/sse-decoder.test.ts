@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLineDecoder, createSseDecoder } from '../../shared/sse-decoder.ts';
+import { createLineDecoder, createSseDecoder } from '../../shared/probe/sse-decoder.ts';
 
 function decode(pieces: string[]): Array<[string, string]> {
   const events: Array<[string, string]> = [];
@@ -157,8 +157,8 @@ describe('NDJSON line decoder', () => {
 
 describe("the stream meter's decoding", () => {
   it('keeps a BOM that is content, joins characters split across reads, and drops only a leading BOM', async () => {
-    const { StreamMeter } = await import('../../shared/stream-meter.ts');
-    const { protocolFor } = await import('../../shared/protocols/index.ts');
+    const { StreamMeter } = await import('../../shared/probe/stream-meter.ts');
+    const { protocolFor } = await import('../../shared/probe/protocols/index.ts');
     const text = '\ufeffhé 🙂 ok';
     const body = new TextEncoder().encode(
       `\ufeffdata: ${JSON.stringify({ choices: [{ index: 0, delta: { content: text } }] })}\n\ndata: [DONE]\n\n`,

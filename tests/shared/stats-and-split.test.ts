@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { percentile } from '../../shared/stats/percentile.ts';
-import { splitTtft } from '../../shared/ttft-split.ts';
-import { measureRtt } from '../../shared/rtt.ts';
+import { splitTtft } from '../../shared/probe/ttft-split.ts';
+import { measureRtt } from '../../shared/probe/rtt.ts';
 import { FakeClock, scriptedFetch } from '../helpers/scripted-fetch.ts';
 
 describe('percentile (linear interpolation, numpy default)', () => {

@@ -10,7 +10,7 @@ import { DEFAULT_STATUS_RULES as RULES, resolveStatusRules, rulesForSpread } fro
 import { nextPairState, pairAt, targetStatus, type PairState } from '../../shared/status/pair-state.ts';
 import { stepIncident, type Incident } from '../../shared/status/incidents.ts';
 import { chooseBaselines } from '../../shared/status/baseline.ts';
-import { rollUp } from '../../shared/rollup.ts';
+import { rollUp } from '../../shared/rollup/rollup.ts';
 import { validateConfig, ConfigError } from '../../shared/config/validate.ts';
 import { config as demo } from '../../observatory.config.ts';
 

@@ -1,12 +1,12 @@
 /**
- * The token template (shared/protocols/token-template.ts) reads a stream exactly as the full parse
+ * The token template (shared/probe/protocols/token-template.ts) reads a stream exactly as the full parse
  * does: the same text, token counts, usage, end and errors, and the same read times, for the
  * benchmark's streams whole, cut into odd reads, and with events changed in every way that should
  * send them the long way (escapes, braces, line breaks inside a value, a new key, another event name).
  */
 import { describe, expect, it } from 'vitest';
-import { StreamMeter } from '../../shared/stream-meter.ts';
-import { protocolFor } from '../../shared/protocols/index.ts';
+import { StreamMeter } from '../../shared/probe/stream-meter.ts';
+import { protocolFor } from '../../shared/probe/protocols/index.ts';
 import type { ApiId } from '../../shared/types.ts';
 import { STREAMS } from '../../bench/synthetic-streams.ts';
 

@@ -10,7 +10,7 @@ import { fmt, ms, precise, rate, signed } from '../../site/src/format.ts';
 import { errorsOverTime, itlGaps, prefillFits, splitBySeries, tokensPerChunk, ttftOverTime } from '../../site/src/data/series.ts';
 import type { PercentileGroup, SiteData, SiteSample, WindowView } from '../../site/src/data/types.ts';
 import { windowViews } from '../../site/src/data/collect.ts';
-import { rollUp, type Rollup } from '../../shared/rollup.ts';
+import { rollUp, type Rollup } from '../../shared/rollup/rollup.ts';
 import { HISTOGRAM_RELATIVE_ERROR } from '../../shared/stats/exp-histogram.ts';
 import { ofVariant, variantText } from '../../site/src/data/overview.ts';
 

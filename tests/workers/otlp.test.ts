@@ -10,7 +10,7 @@ import { env } from 'cloudflare:workers';
 import worker from '../../workers/observatory/index.ts';
 import { alarmsUntil, drain } from './drain.ts';
 import { config } from './test-config.ts';
-import { HOUR_MS } from '../../shared/rollup.ts';
+import { HOUR_MS } from '../../shared/rollup/rollup.ts';
 import { rollupsIn } from '../../workers/observatory/db/rollups.ts';
 import { METHOD_VERSION } from '../../shared/constants.ts';
 import { expectConsoleErrors } from './console-errors.ts';

@@ -33,7 +33,7 @@ import {
   type Rollup,
   type RollupBase64Json,
   type RollupJson,
-} from '../../shared/rollup.ts';
+} from '../../shared/rollup/rollup.ts';
 import {
   deleteRollupsBefore,
   rollupsCovering,
@@ -60,7 +60,7 @@ import { meterD1 } from '../../workers/observatory/db/meter.ts';
 import { HISTOGRAM_RELATIVE_ERROR, encodeHistogram, quantile, sumOf } from '../../shared/stats/exp-histogram.ts';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { percentile } from '../../shared/stats/percentile.ts';
-import { rollupPercentileGroups } from '../../shared/rollup-percentiles.ts';
+import { rollupPercentileGroups } from '../../shared/rollup/percentiles.ts';
 
 const REGIONS = config.regions.map((r) => r.code);
 const HOUR = 1_767_268_800_000; // 2026-01-01T12:00:00Z

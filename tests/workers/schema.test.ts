@@ -9,7 +9,7 @@ import { SQL_TYPES, STORED_FIELDS, emptySample } from '../../shared/sample-field
 import { fromRow, toRowValues, type StoredSample } from '../../workers/observatory/db/sample-row.ts';
 import { insertSamples, listSamples } from '../../workers/observatory/db/samples.ts';
 import { ROLLUP_TABLE_SHAPES } from '../../workers/observatory/db/rollups.ts';
-import { ROLLUP_METRICS } from '../../shared/rollup.ts';
+import { ROLLUP_METRICS } from '../../shared/rollup/rollup.ts';
 import { BURST_ONLY_COLUMNS } from '../../workers/observatory/db/bursts.ts';
 
 const BURST_ONLY: readonly string[] = BURST_ONLY_COLUMNS;

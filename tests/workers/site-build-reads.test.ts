@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { SELF, env } from 'cloudflare:test';
 import { collectSiteData } from '../../site/src/data/collect.ts';
-import { DAY_MS, HOUR_MS, dayOf, hourOf, mergeByGroup, rollUp } from '../../shared/rollup.ts';
+import { DAY_MS, HOUR_MS, dayOf, hourOf, mergeByGroup, rollUp } from '../../shared/rollup/rollup.ts';
 import { upsertDailyRollups, upsertRollups } from '../../workers/observatory/db/rollups.ts';
 import { insertSamples } from '../../workers/observatory/db/samples.ts';
 import { emptySample } from '../../shared/sample-fields.ts';

@@ -1,8 +1,8 @@
 /** Pushes one region's rollups of an hour to the configured OTLP/HTTP collector (JSON encoding). */
-import { otlpMetricsRequest, type OtlpConfig } from '../../shared/otlp.ts';
+import { otlpMetricsRequest, type OtlpConfig } from '../../shared/rollup/otlp.ts';
 import { METHOD_VERSION } from '../../shared/constants.ts';
-import type { Rollup } from '../../shared/rollup.ts';
-import { readErrorBody, redact } from '../../shared/error-detail.ts';
+import type { Rollup } from '../../shared/rollup/rollup.ts';
+import { readErrorBody, redact } from '../../shared/probe/error-detail.ts';
 import { secretValues } from './secret-values.ts';
 
 export class OtlpPushError extends Error {}

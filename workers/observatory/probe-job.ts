@@ -1,10 +1,10 @@
 /** Runs one job with the measurement core and stamps where it was really taken. */
-import { runProbe } from '../../shared/probe.ts';
+import { runProbe } from '../../shared/probe/probe.ts';
 import { emptySample } from '../../shared/sample-fields.ts';
-import { safeDetail } from '../../shared/error-detail.ts';
+import { safeDetail } from '../../shared/probe/error-detail.ts';
 import { METHOD_VERSION } from '../../shared/constants.ts';
 import type { ErrorClass, Sample } from '../../shared/types.ts';
-import { measureRtt } from '../../shared/rtt.ts';
+import { measureRtt } from '../../shared/probe/rtt.ts';
 import { coloOutsideRegion } from '../../shared/config/colos.ts';
 import type { ProbeTarget } from '../../shared/types.ts';
 import type { RegionConfig, TargetConfig, PromptVariantConfig, ObservatoryConfig } from '../../shared/config/types.ts';

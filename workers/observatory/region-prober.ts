@@ -16,7 +16,7 @@ import { COLO_REFRESH_MS, fetchColo } from './colo.ts';
 import { failedJobSample, MissingSecretError, runJob } from './probe-job.ts';
 import { insertSamples, storedKeys } from './db/samples.ts';
 import { rollUpDay, rollUpHour } from './rollup-hour.ts';
-import { DAY_MS, dayOf, hourOf } from '../../shared/rollup.ts';
+import { DAY_MS, dayOf, hourOf } from '../../shared/rollup/rollup.ts';
 import { daysWithHourlyRollups, rollupsOfRegionHour, samplesRetainedFrom } from './db/rollups.ts';
 import { pushToOtlp } from './otlp-push.ts';
 import { BaselineCache, evaluatePendingTicks } from './status-evaluation.ts';
@@ -112,7 +112,7 @@ export class RegionProber extends DurableObject<Env> {
       sql.exec(`CREATE TABLE IF NOT EXISTS outbox (tick_id INTEGER NOT NULL, target TEXT NOT NULL, variant TEXT NOT NULL,
         sample TEXT NOT NULL, PRIMARY KEY (tick_id, target, variant)) WITHOUT ROWID`);
       sql.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID');
-      // Hours whose samples changed in D1 since their rollup was written (shared/rollup.ts).
+      // Hours whose samples changed in D1 since their rollup was written (shared/rollup/rollup.ts).
       sql.exec('CREATE TABLE IF NOT EXISTS dirty_hours (hour INTEGER PRIMARY KEY) WITHOUT ROWID');
       // Days with an hour rolled up since their daily rows were written: written once the day has ended.
       sql.exec('CREATE TABLE IF NOT EXISTS dirty_days (day INTEGER PRIMARY KEY) WITHOUT ROWID');

@@ -3,7 +3,7 @@
  * totals by the difference from the hour's previous rows, in one transaction. The same samples give
  * the same rows, so a retried tick or a second rollup never counts twice.
  */
-import { DAY_MS, applyToTotals, mergeByGroup, rollUp } from '../../shared/rollup.ts';
+import { DAY_MS, applyToTotals, mergeByGroup, rollUp } from '../../shared/rollup/rollup.ts';
 import { rollupsIn, rollupsOfRegionHour, rollupTotals, samplesOfHour, upsertDailyRollups, upsertRollups } from './db/rollups.ts';
 
 export async function rollUpHour(db: D1Database, region: string, hour: number): Promise<void> {

@@ -1,7 +1,7 @@
 /**
  * The values of every secret this deployment holds (target keys, channel URLs and tokens, the OTLP
  * header, the admin and read tokens), so that text the observatory stores, logs or serves can have
- * them removed, also as a prefix (shared/error-detail.ts `redact`).
+ * them removed, also as a prefix (shared/probe/error-detail.ts `redact`).
  */
 import { getConfig } from './config.ts';
 import { channelSecrets } from '../../shared/status/channels.ts';

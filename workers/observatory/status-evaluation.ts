@@ -5,7 +5,7 @@
  * an hour, the baseline's rollup rows.
  */
 import type { SubrequestBudget } from './subrequest-budget.ts';
-import { hourOf } from '../../shared/rollup.ts';
+import { hourOf } from '../../shared/rollup/rollup.ts';
 import { evaluate, type Finding, type Baseline } from '../../shared/status/evaluate.ts';
 import { baselineKey, chooseBaselines, sameHourStarts, trailingHours } from '../../shared/status/baseline.ts';
 import { lookbackMs, resolveStatusRules, rulesForSpread, type StatusRules } from '../../shared/status/rules.ts';
@@ -13,7 +13,7 @@ import { getCapacity, getConfig } from './config.ts';
 import { METHOD_VERSION } from '../../shared/constants.ts';
 import { regionWindow, type RegionWindowRow } from './db/status.ts';
 import { regionRollupsAtHours } from './db/rollups.ts';
-import { HOUR_MS } from '../../shared/rollup.ts';
+import { HOUR_MS } from '../../shared/rollup/rollup.ts';
 
 export interface PairFinding {
   target: string;

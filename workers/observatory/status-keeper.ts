@@ -8,7 +8,7 @@
  * message twice. Its alarm then writes incidents to D1 and delivers the queue, with backoff.
  */
 import { HOUR_MS, MINUTE_MS } from '../../shared/time.ts';
-import { redact } from '../../shared/error-detail.ts';
+import { redact } from '../../shared/probe/error-detail.ts';
 import { secretValues } from './secret-values.ts';
 import { DurableObject } from 'cloudflare:workers';
 import { findTarget, getCapacity, getConfig, workList } from './config.ts';

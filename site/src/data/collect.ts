@@ -20,8 +20,8 @@ import {
   rollupFromBase64Json,
   type Rollup,
   type RollupBase64Json,
-} from '../../../shared/rollup.ts';
-import { mergeGroups, rollupPercentileGroups, type RollupGroupColumn } from '../../../shared/rollup-percentiles.ts';
+} from '../../../shared/rollup/rollup.ts';
+import { mergeGroups, rollupPercentileGroups, type RollupGroupColumn } from '../../../shared/rollup/percentiles.ts';
 import { HISTOGRAM_RELATIVE_ERROR, quantile } from '../../../shared/stats/exp-histogram.ts';
 import {
   DEFAULT_WINDOW,

@@ -5,7 +5,7 @@
  */
 import type { ObservatoryConfig } from '../../../shared/config/types.ts';
 import { HISTOGRAM_RELATIVE_ERROR } from '../../../shared/stats/exp-histogram.ts';
-import { HOUR_MS } from '../../../shared/rollup.ts';
+import { HOUR_MS } from '../../../shared/rollup/rollup.ts';
 import { RECENT_HOURS, windowViews } from './collect.ts';
 import { DEFAULT_WINDOW, type SiteData } from './types.ts';
 

@@ -23,7 +23,7 @@ import {
   type GroupColumn,
   type Metric,
 } from './percentiles.ts';
-import { HOUR_MS, SPLIT_METRICS, hourOf, rollupToBase64Json, rollupToJson } from '../../../shared/rollup.ts';
+import { HOUR_MS, SPLIT_METRICS, hourOf, rollupToBase64Json, rollupToJson } from '../../../shared/rollup/rollup.ts';
 import { MS_PER_DAY, MS_PER_MINUTE } from '../../../shared/config/capacity.ts';
 
 /** Runs a concurrency report covers unless a window is given. */
@@ -376,7 +376,7 @@ app.get('/api/v1/rollups', async (c) => {
     // The whole hours (days) inside the asked window.
     window: { from: new Date(from).toISOString(), to: new Date(Math.max(from, to)).toISOString() },
     method_version: filter.methodVersion,
-    histogram: `base-2 exponential, scale ${HISTOGRAM_SCALE} (OpenTelemetry ExponentialHistogram layout); bucket [index, count] holds values in (base^index, base^(index+1)], base = 2^(2^-${HISTOGRAM_SCALE}); values in ms (decode_tps in tokens/s)${form === 'base64' ? '; each histogram (and the split) as base64 of its canonical bytes: shared/stats/exp-histogram.ts encodeHistogram, shared/rollup.ts encodeSplit' : ''}`,
+    histogram: `base-2 exponential, scale ${HISTOGRAM_SCALE} (OpenTelemetry ExponentialHistogram layout); bucket [index, count] holds values in (base^index, base^(index+1)], base = 2^(2^-${HISTOGRAM_SCALE}); values in ms (decode_tps in tokens/s)${form === 'base64' ? '; each histogram (and the split) as base64 of its canonical bytes: shared/stats/exp-histogram.ts encodeHistogram, shared/rollup/rollup.ts encodeSplit' : ''}`,
     relative_error: HISTOGRAM_RELATIVE_ERROR,
     rows: form === 'base64' ? page.rows.map(rollupToBase64Json) : page.rows.map(rollupToJson),
     next_cursor: page.next,

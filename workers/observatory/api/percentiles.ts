@@ -2,14 +2,14 @@
 import { percentileWithCiAt, ranksNeeded } from '../../../shared/stats/percentile-ci.ts';
 import { metricAtRanks, metricGroupCounts, type SampleFilter } from '../db/samples.ts';
 import { METRIC_FIELDS, type MetricField } from '../../../shared/sample-fields.ts';
-import { ROLLUP_METRICS, SPLIT_METRICS, type RollupMetric } from '../../../shared/rollup.ts';
+import { ROLLUP_METRICS, SPLIT_METRICS, type RollupMetric } from '../../../shared/rollup/rollup.ts';
 import {
   PERCENTILES,
   rollupPercentileGroups,
   sortGroups,
   storedFigurePercentileGroups,
   type RollupFigure,
-} from '../../../shared/rollup-percentiles.ts';
+} from '../../../shared/rollup/percentiles.ts';
 import { figureRowsCovering, rollupsCovering, type RollupFilter } from '../db/rollups.ts';
 
 export { PERCENTILES };
@@ -23,7 +23,7 @@ export type Metric = MetricField;
 /**
  * Figures reported per split_source: the split's parts and what the body's claim leaves beside them. From
  * different sources they are different measurements, so never pooled. (The rollups keep the two parts
- * alone: shared/rollup.ts SPLIT_METRICS.)
+ * alone: shared/rollup/rollup.ts SPLIT_METRICS.)
  */
 export const PER_SOURCE_FIGURES: readonly Metric[] = ['network_ms', 'server_ms', 'residual_ms'];
 
@@ -34,8 +34,8 @@ export function groupingFor(metric: Metric, by: readonly GroupColumn[], variants
   return variantsSelected > 1 && !grouping.includes('prompt_variant') ? [...grouping, 'prompt_variant'] : grouping;
 }
 
-export type { GroupRecord } from '../../../shared/rollup-percentiles.ts';
-import type { GroupRecord } from '../../../shared/rollup-percentiles.ts';
+export type { GroupRecord } from '../../../shared/rollup/percentiles.ts';
+import type { GroupRecord } from '../../../shared/rollup/percentiles.ts';
 
 /**
  * Exact percentiles per group in two small queries: the counts per group, then only the order
@@ -92,7 +92,7 @@ export const ROLLUP_FIGURES: readonly Metric[] = [...ROLLUP_METRICS, ...SPLIT_ME
 
 /**
  * Percentiles per group from the rollups of whole hours (daily rows for whole days), merged
- * (shared/rollup-percentiles.ts: within HISTOGRAM_RELATIVE_ERROR of the exact values, with intervals).
+ * (shared/rollup/percentiles.ts: within HISTOGRAM_RELATIVE_ERROR of the exact values, with intervals).
  */
 export async function percentileGroupsFromRollups(
   db: D1Database,

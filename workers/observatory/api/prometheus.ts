@@ -7,7 +7,7 @@
  * Counters only grow: an hour rolled up again replaces its share of the totals, never adds it twice.
  */
 import { ERROR_CLASSES } from '../../../shared/ids.ts';
-import { SPLIT_METRICS, type Rollup, type RollupMetric } from '../../../shared/rollup.ts';
+import { SPLIT_METRICS, type Rollup, type RollupMetric } from '../../../shared/rollup/rollup.ts';
 import { lowerBound, sumOf, type ExpHistogram } from '../../../shared/stats/exp-histogram.ts';
 
 export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';

@@ -8,7 +8,7 @@ import {
   encodeSplit,
   type Rollup,
   type RollupMetric,
-} from '../../../shared/rollup.ts';
+} from '../../../shared/rollup/rollup.ts';
 import { decodeHistogram, encodeHistogram, type ExpHistogram } from '../../../shared/stats/exp-histogram.ts';
 import type { ErrorClass } from '../../../shared/ids.ts';
 
@@ -36,7 +36,7 @@ class StoredHistograms {
     this.#row = row;
   }
 
-  /** The stored bytes of `m`, unless its histogram was replaced since (shared/rollup.ts, STORED_HISTOGRAM). */
+  /** The stored bytes of `m`, unless its histogram was replaced since (shared/rollup/rollup.ts, STORED_HISTOGRAM). */
   [STORED_HISTOGRAM](m: RollupMetric | 'split'): Uint8Array | undefined {
     if (m === 'split') return this.splitReplaced ? undefined : blobBytes(this.#row.split);
     return this.#replaced & (1 << ROLLUP_METRICS.indexOf(m)) ? undefined : blobBytes(this.#row[m]);

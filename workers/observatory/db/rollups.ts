@@ -8,9 +8,9 @@ import {
   type Rollup,
   type RollupMetric,
   type RollupSample,
-} from '../../../shared/rollup.ts';
+} from '../../../shared/rollup/rollup.ts';
 import { blobBytes, bodyValues, fromRollupRow } from './rollup-row.ts';
-import type { StoredFigureRow } from '../../../shared/rollup-percentiles.ts';
+import type { StoredFigureRow } from '../../../shared/rollup/percentiles.ts';
 
 const SAMPLE_COLUMNS_READ = [
   'tick_id',

@@ -7,7 +7,7 @@ import { bytesToBase64 } from '../../../shared/base64.ts';
 import { channelSecrets, type ChannelConfig } from '../../../shared/status/channels.ts';
 import type { NotificationMessage } from '../../../shared/status/messages.ts';
 import { webhookSignature, WebhookKeyError } from './webhook-signature.ts';
-import { readErrorBody } from '../../../shared/error-detail.ts';
+import { readErrorBody } from '../../../shared/probe/error-detail.ts';
 
 /**
  * What kind of failure a delivery met: all that is published (with the HTTP status). The message,

@@ -1,4 +1,4 @@
-import { NONCE_HEX_CHARS } from './constants.ts';
+import { NONCE_HEX_CHARS } from '../constants.ts';
 
 /** Short common words: about one token each in the usual tokenizers. */
 const FILLER = 'the cat sat on a mat and saw one red bird fly over it as we ran to see'.split(' ');

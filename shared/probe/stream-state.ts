@@ -2,7 +2,24 @@
  * What the protocol readers learn from a stream, written in place so that reading a token
  * allocates nothing beyond the parsed event. One state per probe.
  */
-import type { TokenTemplate } from './protocols/token-template.ts';
+/** What a token string is: answer text, reasoning, or a tool call's arguments (fast-path.ts's ANSWER, REASONING, TOOL). */
+export type OutputKind = 0 | 1 | 2;
+
+/**
+ * The shape of the last token event a fast path accepted: fixed pieces around holes (0: the token, 1: digits, 2: a
+ * plain string). Learnt and matched by protocols/token-template.ts; held here so the state's type needs no reader.
+ */
+export interface TokenTemplate {
+  kind: OutputKind;
+  /** The event also carries usage, which the fast path defers to the stream's end. */
+  defersUsage: boolean;
+  /** Where the data value starts after the event's start, and how many characters end the event after it. */
+  dataOffset: number;
+  dataTrail: number;
+  /** pieces[i] comes before holes[i]; the last piece ends the event. */
+  pieces: string[];
+  holes: (0 | 1 | 2)[];
+}
 
 export interface StreamState {
   /** Set by a reader when the current read carried any generated output; reset per read. */

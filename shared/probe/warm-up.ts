@@ -6,11 +6,11 @@
  */
 import { fillFigures } from './figures.ts';
 import { readHeaderTimings } from './header-timings.ts';
-import { emptySample } from './sample-fields.ts';
+import { emptySample } from '../sample-fields.ts';
 import { StreamMeter } from './stream-meter.ts';
 import { Watchdog } from './watchdog.ts';
 import type { Protocol } from './protocols/protocol.ts';
-import type { ApiId, Clock, Timeouts } from './types.ts';
+import type { ApiId, Clock, Timeouts } from '../types.ts';
 
 const sse = (data: unknown, event?: string): string => `${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`;
 const line = (data: unknown): string => JSON.stringify(data) + '\n';

@@ -1,5 +1,5 @@
 /** Splitting TTFT into network and server time (MEASUREMENT.md, "Splitting TTFT" and "Plausibility"). */
-import { CLOCK_RESOLUTION_MS } from './constants.ts';
+import { CLOCK_RESOLUTION_MS } from '../constants.ts';
 import type { TimingClaim } from './server-timing.ts';
 
 export interface SplitInput {

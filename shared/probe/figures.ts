@@ -1,8 +1,8 @@
-import { percentileSorted } from './stats/percentile.ts';
+import { percentileSorted } from '../stats/percentile.ts';
 import { splitTtft } from './ttft-split.ts';
 import type { HeaderTimings } from './header-timings.ts';
 import type { StreamMeter } from './stream-meter.ts';
-import type { Sample } from './types.ts';
+import type { Sample } from '../types.ts';
 
 export interface Measured {
   t0: number;

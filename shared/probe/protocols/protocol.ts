@@ -1,4 +1,4 @@
-import type { ApiId, ProbeTarget } from '../types.ts';
+import type { ApiId, ProbeTarget } from '../../types.ts';
 import type { StreamState } from '../stream-state.ts';
 import type { Volatile } from './token-template.ts';
 

@@ -1,4 +1,4 @@
-import type { Clock, ErrorClass, Timeouts } from './types.ts';
+import type { Clock, ErrorClass, Timeouts } from '../types.ts';
 
 export type Phase = 'headers' | 'first_token' | 'streaming';
 

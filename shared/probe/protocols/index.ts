@@ -1,4 +1,4 @@
-import type { ApiId } from '../types.ts';
+import type { ApiId } from '../../types.ts';
 import type { Protocol } from './protocol.ts';
 import { openaiChat } from './openai-chat.ts';
 import { openaiResponses } from './openai-responses.ts';

@@ -15,7 +15,7 @@
  * start the decoder offers it the text, and after dispatching an event that sat whole in one read as a
  * single data line it says where that event lay, so the reader can learn its shape.
  */
-import { MAX_EVENT_CHARS } from './constants.ts';
+import { MAX_EVENT_CHARS } from '../constants.ts';
 import { LineBreaks } from './line-breaks.ts';
 
 export type EventSink = (event: string, data: string) => void;

@@ -1,4 +1,4 @@
-import { ERROR_BODY_LIMIT_BYTES, ERROR_DETAIL_MAX_CHARS } from './constants.ts';
+import { ERROR_BODY_LIMIT_BYTES, ERROR_DETAIL_MAX_CHARS } from '../constants.ts';
 import { describeError } from './protocols/protocol.ts';
 
 /**

@@ -7,7 +7,7 @@
  * Why the patterns are sound: inside a JSON string every `"` is escaped, so a pattern with a quote
  * right after a key name (`"delta":{"content":"`) can only match the document's own structure.
  */
-import type { StreamState } from '../stream-state.ts';
+import type { OutputKind, StreamState } from '../stream-state.ts';
 
 const BACKSLASH = 92;
 export const RBRACE = 125;
@@ -57,7 +57,7 @@ export function stringAfter(data: string, pattern: string, from = 0): number {
 export const ANSWER = 0;
 export const REASONING = 1;
 export const TOOL = 2;
-export type OutputKind = 0 | 1 | 2;
+export type { OutputKind };
 
 /** Records the JSON string data[open..close] (quotes included) as output; an empty string is no output. */
 export function addSlice(s: StreamState, data: string, open: number, close: number, kind: OutputKind): void {

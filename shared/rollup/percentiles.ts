@@ -4,8 +4,8 @@
  * samples), and its 95 % order-statistic interval read from the same histogram. The read API and the
  * site build both answer windows this way.
  */
-import { percentileWithCiAt } from './stats/percentile-ci.ts';
-import { emptyHistogram, HistogramSum, rankReader, type ExpHistogram } from './stats/exp-histogram.ts';
+import { percentileWithCiAt } from '../stats/percentile-ci.ts';
+import { emptyHistogram, HistogramSum, rankReader, type ExpHistogram } from '../stats/exp-histogram.ts';
 import {
   mergeRollups,
   SPLIT_METRICS,

@@ -17,8 +17,9 @@
  * Bounded: every compare is a slice of a piece's length; a hole is scanned once, up to its end; and
  * the piece before any hole holds a quote, so the quote searches of successive events cannot pile up.
  */
-import type { StreamState } from '../stream-state.ts';
-import { addSlice, type OutputKind } from './fast-path.ts';
+import type { StreamState, TokenTemplate } from '../stream-state.ts';
+import type { OutputKind } from '../stream-state.ts';
+import { addSlice } from './fast-path.ts';
 
 const TOKEN = 0;
 /** An unsigned integer: a run of digits. */
@@ -32,18 +33,6 @@ export interface Volatile {
   /** The key with its quotes and colon: `"obfuscation":`. */
   key: string;
   kind: 'digits' | 'plain';
-}
-
-export interface TokenTemplate {
-  kind: OutputKind;
-  /** The event also carries usage, which the fast path defers to the stream's end. */
-  defersUsage: boolean;
-  /** Where the data value starts after the event's start, and how many characters end the event after it. */
-  dataOffset: number;
-  dataTrail: number;
-  /** pieces[i] comes before holes[i]; the last piece ends the event. */
-  pieces: string[];
-  holes: HoleKind[];
 }
 
 const ZERO = 48;

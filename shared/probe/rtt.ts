@@ -1,8 +1,8 @@
-import { RTT_PROBE_COUNT, DEFAULT_TIMEOUTS } from './constants.ts';
+import { RTT_PROBE_COUNT, DEFAULT_TIMEOUTS } from '../constants.ts';
 import { readHeaderTimings } from './header-timings.ts';
 import { largestPlausible } from './ttft-split.ts';
 import { protocolFor } from './protocols/index.ts';
-import type { Clock, FetchLike, ProbeTarget } from './types.ts';
+import type { Clock, FetchLike, ProbeTarget } from '../types.ts';
 
 /** A round-trip answer larger than this is cut off (its connection then is not reused). */
 const RTT_BODY_LIMIT_BYTES = 1024 * 1024;

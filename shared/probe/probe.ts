@@ -1,14 +1,14 @@
-import { DEFAULT_TIMEOUTS, MAX_STREAM_BYTES, METHOD_VERSION, MIN_SECRET_LENGTH } from './constants.ts';
+import { DEFAULT_TIMEOUTS, MAX_STREAM_BYTES, METHOD_VERSION, MIN_SECRET_LENGTH } from '../constants.ts';
 import { fillFigures } from './figures.ts';
 import { readHeaderTimings, upstreamColo, type HeaderTimings } from './header-timings.ts';
 import { httpErrorDetail, readErrorBody, safeDetail } from './error-detail.ts';
 import { buildPrompt, randomNonce } from './prompt.ts';
 import { protocolFor } from './protocols/index.ts';
 import { StreamMeter } from './stream-meter.ts';
-import { emptySample } from './sample-fields.ts';
+import { emptySample } from '../sample-fields.ts';
 import { warmUp } from './warm-up.ts';
 import { Watchdog, type Expiry } from './watchdog.ts';
-import type { Clock, ErrorClass, FetchLike, ProbeTarget, PromptVariant, Sample, Timeouts } from './types.ts';
+import type { Clock, ErrorClass, FetchLike, ProbeTarget, PromptVariant, Sample, Timeouts } from '../types.ts';
 
 export interface ProbeOptions {
   target: ProbeTarget;

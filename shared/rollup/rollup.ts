@@ -5,7 +5,7 @@
  * per split_source (never pooled). Rolling up the same samples always gives the same rows, so
  * writing a rollup again (a retried tick, a late sample) replaces it with the right one.
  */
-import { ERROR_CLASSES, type ErrorClass } from './ids.ts';
+import { ERROR_CLASSES, type ErrorClass } from '../ids.ts';
 import {
   decodeHistogram,
   emptyHistogram,
@@ -18,13 +18,13 @@ import {
   subtract,
   type ExpHistogram,
   type HistogramJson,
-} from './stats/exp-histogram.ts';
-import type { StoredRow } from './sample-fields.ts';
-import { ByteReader, writeVarint } from './stats/varint.ts';
-import { base64ToBytes, bytesToBase64 } from './base64.ts';
+} from '../stats/exp-histogram.ts';
+import type { StoredRow } from '../sample-fields.ts';
+import { ByteReader, writeVarint } from '../stats/varint.ts';
+import { base64ToBytes, bytesToBase64 } from '../base64.ts';
 
-export { DAY_MS, HOUR_MS } from './time.ts';
-import { DAY_MS, HOUR_MS } from './time.ts';
+export { DAY_MS, HOUR_MS } from '../time.ts';
+import { DAY_MS, HOUR_MS } from '../time.ts';
 
 /** The figures rolled up for every successful sample (MEASUREMENT.md names). */
 export const ROLLUP_METRICS = ['ttft_ms', 'ttfa_ms', 'tpot_ms', 'itl_p99_ms', 'total_ms', 'decode_tps'] as const;
