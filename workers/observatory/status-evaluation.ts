@@ -14,6 +14,7 @@ import { METHOD_VERSION } from '../../shared/constants.ts';
 import { regionWindow, type RegionWindowRow } from './db/status.ts';
 import { regionRollupsAtHours } from './db/rollups.ts';
 import { HOUR_MS } from '../../shared/rollup/rollup.ts';
+import type { EvaluationQueue } from './prober-store.ts';
 
 export interface PairFinding {
   target: string;
@@ -76,40 +77,29 @@ export interface FindingsSink {
 }
 
 /**
- * Judges each finished tick of a regional object's `evaluations` table (done = 0), oldest first, and
+ * Judges each finished tick of a regional object's evaluation queue (prober-store.ts), oldest first, and
  * hands the findings to the status keeper. A tick stays pending (retried at a later alarm) until the
  * keeper has it; the keeper refuses a finding it already has, so a retry never counts twice. Evaluated
  * ticks are kept (done = 1) for as long as the rules look back: they are the ticks a later evaluation
  * reads. Returns null, or what failed.
  */
 export async function evaluatePendingTicks(
-  storage: DurableObjectStorage,
+  queue: EvaluationQueue,
   db: D1Database,
   keeper: FindingsSink,
   region: string,
   baselines: BaselineCache,
   budget?: SubrequestBudget,
 ): Promise<string | null> {
-  const sql = storage.sql;
-  const ticks = sql
-    .exec<{ tick_id: number }>('SELECT tick_id FROM evaluations WHERE done = 0 ORDER BY tick_id')
-    .toArray()
-    .map((r) => Number(r.tick_id));
+  const ticks = queue.pendingEvaluations();
   if (ticks.length === 0) return null;
   const capacity = getCapacity();
   const rules = rulesForSpread(resolveStatusRules(getConfig().status), capacity.spread);
   const lookback = lookbackMs(rules, capacity.tickMinutes, capacity.spread);
   for (const tick of ticks) {
     // In tick order: a tick waits while an older one still has probes to run (their samples belong in its window).
-    if (sql.exec('SELECT 1 FROM jobs WHERE tick_id < ? LIMIT 1', tick).toArray().length > 0) return null;
-    const window = sql
-      .exec<{ tick_id: number }>(
-        'SELECT tick_id FROM evaluations WHERE tick_id > ? AND tick_id <= ? ORDER BY tick_id',
-        tick - lookback,
-        tick,
-      )
-      .toArray()
-      .map((r) => Number(r.tick_id));
+    if (queue.hasJobsBefore(tick)) return null;
+    const window = queue.doneTicks(tick - lookback, tick);
     try {
       const findings = await evaluateTick(db, region, tick, window, rules, baselines);
       if (findings.length > 0) {
@@ -122,10 +112,7 @@ export async function evaluatePendingTicks(
       console.error(`region ${region}: status evaluation of tick ${new Date(tick).toISOString()} failed, kept for retry: ${message}`);
       return message;
     }
-    storage.transactionSync(() => {
-      sql.exec('UPDATE evaluations SET done = 1 WHERE tick_id = ?', tick);
-      sql.exec('DELETE FROM evaluations WHERE done = 1 AND tick_id <= ?', tick - lookback);
-    });
+    queue.evaluated(tick, tick - lookback);
   }
   return null;
 }

@@ -52,3 +52,36 @@ export function heartbeatVerdict(now: number, newestTick: number, newestDelivere
   if (ticksWithoutDelivery > MAX_LATE_TICKS) return { kind: 'stopped', ticksWithoutDelivery };
   return { kind: 'late', tickId: due, missed: Math.round((due - newestTick) / c.stepMs) - 1 };
 }
+
+/** A tick of the schedule, as the scheduler hands it over (a backfill is not one). */
+export interface Delivery {
+  tickId: number;
+  /**
+   * Sent by the cron: true arms the heartbeat (the region expects the next tick, and runs it itself should it
+   * not come), false disarms it (LATE_TICKS = "off"); absent (a POSTed tick) leaves it as it is.
+   */
+  heartbeat?: boolean;
+}
+
+/** What the region knows of the schedule's ticks (tick-heartbeat.ts); one meta row, written once a tick. */
+export interface TickState {
+  /** The newest tick queued here, delivered or run late. */
+  newest: number;
+  /** The newest tick the scheduler delivered. */
+  delivered: number;
+  heartbeat: boolean;
+  /** Ticks run here because they never came, and ticks missed altogether (never run), since this object began. */
+  late: number;
+  missed: number;
+}
+
+/** The state after a delivered tick: the newest so far (a retried or stray older tick changes nothing), and the heartbeat as the cron sets it. */
+export function afterDelivery(state: TickState | null, { tickId, heartbeat }: Delivery): TickState {
+  const was = state ?? { newest: tickId, delivered: tickId, heartbeat: false, late: 0, missed: 0 };
+  return {
+    ...was,
+    newest: Math.max(was.newest, tickId),
+    delivered: Math.max(was.delivered, tickId),
+    heartbeat: heartbeat ?? was.heartbeat,
+  };
+}

@@ -17,7 +17,7 @@
  * Bounded: every compare is a slice of a piece's length; a hole is scanned once, up to its end; and
  * the piece before any hole holds a quote, so the quote searches of successive events cannot pile up.
  */
-import type { StreamState, TokenTemplate } from '../stream-state.ts';
+import type { StreamState } from '../stream-state.ts';
 import type { OutputKind } from '../stream-state.ts';
 import { addSlice } from './fast-path.ts';
 
