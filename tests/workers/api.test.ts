@@ -1,12 +1,12 @@
 /** The read API and the admin route, driven like a client would, inside workerd with a seeded local D1. */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createExecutionContext, createScheduledController, SELF, waitOnExecutionContext } from 'cloudflare:test';
+import { SELF } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import worker from '../../workers/observatory/index.ts';
 import { drain } from './drain.ts';
 import { config } from './test-config.ts';
 import { SAMPLE_COLUMNS } from '../../workers/observatory/db/sample-row.ts';
 import { METHOD_VERSION } from '../../shared/constants.ts';
+import { fireCron } from './fire-cron.ts';
 
 const BASE = 'https://observatory.test';
 const FIVE_MIN = 300_000;
@@ -23,9 +23,7 @@ const firstTick = Math.floor(now / FIVE_MIN) * FIVE_MIN - 2 * FIVE_MIN;
 
 beforeAll(async () => {
   for (const t of [firstTick, firstTick + FIVE_MIN]) {
-    const ctx = createExecutionContext();
-    await worker.scheduled(createScheduledController({ cron: config.schedule, scheduledTime: t }), env, ctx);
-    await waitOnExecutionContext(ctx);
+    await fireCron(t);
     await drain(config.regions.map((r) => r.code));
   }
 });

@@ -5,27 +5,16 @@
  * escalation; a retried run writes nothing twice; the API reports each level.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  createExecutionContext,
-  createScheduledController,
-  runDurableObjectAlarm,
-  runInDurableObject,
-  waitOnExecutionContext,
-} from 'cloudflare:test';
+import { createExecutionContext, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import worker from '../../workers/observatory/index.ts';
 import { config } from './test-config.ts';
 import type { LevelReport } from '../../shared/bursts/level-report.ts';
 import type { RegionProber } from '../../workers/observatory/region-prober.ts';
+import { fireCron } from './fire-cron.ts';
 
 const REGIONS = config.regions.map((r) => r.code);
 const RUN = Date.UTC(2026, 0, 5, 10, 2); // 10:02, the bursts' minute
-
-async function fireBurstCron(scheduledTime: number): Promise<void> {
-  const ctx = createExecutionContext();
-  await worker.scheduled(createScheduledController({ cron: config.bursts!.schedule, scheduledTime }), env, ctx);
-  await waitOnExecutionContext(ctx);
-}
 
 /** Runs (or waits for) each region's alarms until its runs are done: bounded at 60 s, as a run takes a few seconds. */
 async function runAll(): Promise<void> {
@@ -59,7 +48,7 @@ const rows = async () =>
 
 describe('concurrency probes', () => {
   it('run every level of every opted-in target in every region, on their own cron, with the streams started together', async () => {
-    await fireBurstCron(RUN + 3_000);
+    await fireCron(RUN + 3_000, { cron: config.bursts!.schedule });
     await runAll();
     const all = await rows();
     for (const region of REGIONS) {
@@ -96,7 +85,7 @@ describe('concurrency probes', () => {
 
   it('a retried run measures and writes nothing twice', async () => {
     const before = (await rows()).length;
-    await fireBurstCron(RUN + 45_000);
+    await fireCron(RUN + 45_000, { cron: config.bursts!.schedule });
     for (const region of REGIONS) expect((await env.REGION_PROBER.getByName(region).status()).pendingBursts, region).toBe(0);
     await runAll();
     expect((await rows()).length).toBe(before);

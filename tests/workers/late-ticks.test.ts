@@ -4,31 +4,19 @@
  * twice; a schedule silent for longer than MAX_LATE_TICKS ticks is taken as stopped, not replaced.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  createExecutionContext,
-  createScheduledController,
-  runDurableObjectAlarm,
-  runInDurableObject,
-  waitOnExecutionContext,
-} from 'cloudflare:test';
+import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import worker from '../../workers/observatory/index.ts';
 import { runTick } from '../../workers/observatory/scheduler.ts';
 import { cadenceOf, heartbeatDue, heartbeatVerdict, MAX_LATE_TICKS } from '../../workers/observatory/tick-heartbeat.ts';
 import { alarmsUntil, drain } from './drain.ts';
 import { config } from './test-config.ts';
+import { fireCron } from './fire-cron.ts';
 
 const REGIONS = config.regions.map((r) => r.code);
 const cadence = cadenceOf(5);
 const STEP = cadence.stepMs;
 /** The environment of a deployed observatory: the heartbeat on (the test project turns it off for the other files). */
 const live = { ...env, LATE_TICKS: 'on' } as Env;
-
-async function fireCron(scheduledTime: number): Promise<void> {
-  const ctx = createExecutionContext();
-  await worker.scheduled(createScheduledController({ cron: config.schedule, scheduledTime }), live, ctx);
-  await waitOnExecutionContext(ctx);
-}
 
 const samplesOf = async (tickId: number) =>
   (
@@ -66,7 +54,7 @@ describe('a tick that never came', () => {
     // The last tick the cron delivered lies two ticks before the newest overdue one: that one never came.
     const overdue = Math.floor((Date.now() - cadence.graceMs) / STEP) * STEP;
     const delivered = overdue - 2 * STEP;
-    await fireCron(delivered);
+    await fireCron(delivered, { bindings: live });
     for (const region of REGIONS) {
       await alarmsUntil(region, async () => {
         const s = await env.REGION_PROBER.getByName(region).status();
@@ -108,7 +96,7 @@ describe('a tick that never came', () => {
 
   it('waits for the next tick while it is not yet overdue: its alarm is the next tick plus the grace', async () => {
     const now = Math.floor(Date.now() / STEP) * STEP;
-    await fireCron(now);
+    await fireCron(now, { bindings: live });
     await drain(REGIONS);
     const region = REGIONS[0];
     const stub = env.REGION_PROBER.getByName(region);

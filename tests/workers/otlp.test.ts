@@ -5,15 +5,14 @@
  * rollup's buckets; a failed push is retried at a later alarm.
  */
 import { describe, expect, it } from 'vitest';
-import { createExecutionContext, createScheduledController, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import worker from '../../workers/observatory/index.ts';
 import { alarmsUntil, drain } from './drain.ts';
 import { config } from './test-config.ts';
 import { HOUR_MS } from '../../shared/rollup/rollup.ts';
 import { rollupsIn } from '../../workers/observatory/db/rollups.ts';
 import { METHOD_VERSION } from '../../shared/constants.ts';
 import { expectConsoleErrors } from './console-errors.ts';
+import { fireCron } from './fire-cron.ts';
 
 const REGIONS = config.regions.map((r) => r.code);
 const HOUR = Date.UTC(2026, 1, 2, 9);
@@ -26,11 +25,6 @@ interface Received {
   roundTrip: boolean;
 }
 
-async function fire(t: number): Promise<void> {
-  const ctx = createExecutionContext();
-  await worker.scheduled(createScheduledController({ cron: config.schedule, scheduledTime: t }), env, ctx);
-  await waitOnExecutionContext(ctx);
-}
 const received = async () => (await (await fetch(`${env.OTLP_COLLECTOR}/received`)).json()) as Received[];
 const start = (hour: number) => `${BigInt(hour) * 1_000_000n}`;
 const pointsOf = (exports: Received[], hour: number, name: string) =>
@@ -43,7 +37,7 @@ const label = (p: Record<string, any>, key: string) => p.attributes.find((a: { k
 
 describe('OTLP push', () => {
   it('sends each rolled-up hour as protobuf-valid JSON with the secret header, holding the rollup exactly', async () => {
-    await fire(HOUR);
+    await fireCron(HOUR);
     await drain(REGIONS);
     for (const region of REGIONS)
       await alarmsUntil(region, async () => (await env.REGION_PROBER.getByName(region).status()).pendingOtlp === 0);
@@ -92,7 +86,7 @@ describe('OTLP push', () => {
     const stub = env.REGION_PROBER.getByName('weur');
     expectConsoleErrors(/OTLP push of hour .* failed, kept for retry: OTLP collector 127\.0\.0\.1:\d+ answered 503/);
     await fetch(`${env.OTLP_COLLECTOR}/fail-next`, { method: 'POST' });
-    await fire(hour);
+    await fireCron(hour);
     await drain(REGIONS);
     await alarmsUntil('weur', async () => (await stub.status()).lastOtlpError !== null || (await stub.status()).pendingOtlp === 0);
     // One of the regions met the failure; each ends up sent once the collector answers again.

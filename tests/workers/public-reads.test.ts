@@ -4,12 +4,13 @@
  * daily row budget past which they get 429 while the observatory keeps measuring and rolling up.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createExecutionContext, createScheduledController, waitOnExecutionContext } from 'cloudflare:test';
+import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import worker from '../../workers/observatory/index.ts';
 import { anonymousRowBound } from '../../shared/config/capacity.ts';
 import { drain } from './drain.ts';
 import { config } from './test-config.ts';
+import { fireCron } from './fire-cron.ts';
 
 const FIVE_MIN = 300_000;
 const now = Date.now();
@@ -25,9 +26,7 @@ const rowsRead = (r: Response) => Number(r.headers.get('x-d1-rows-read'));
 
 beforeAll(async () => {
   for (const t of ticks) {
-    const ctx = createExecutionContext();
-    await worker.scheduled(createScheduledController({ cron: config.schedule, scheduledTime: t }), env, ctx);
-    await waitOnExecutionContext(ctx);
+    await fireCron(t);
   }
   await drain(config.regions.map((r) => r.code));
 });
@@ -113,9 +112,7 @@ describe('anonymous reads', () => {
     expect(retryAfter).toBeLessThanOrEqual(86_400);
     // The observatory's own work goes on: a new tick is measured, stored and rolled up.
     const tick = Math.floor(Date.now() / FIVE_MIN) * FIVE_MIN;
-    const ctx = createExecutionContext();
-    await worker.scheduled(createScheduledController({ cron: config.schedule, scheduledTime: tick }), { ...env, ...tiny } as Env, ctx);
-    await waitOnExecutionContext(ctx);
+    await fireCron(tick, { bindings: { ...env, ...tiny } as Env });
     await drain(config.regions.map((r) => r.code));
     const stored = await env.DB.prepare('SELECT COUNT(*) AS n FROM samples WHERE tick_id = ?').bind(tick).first<{ n: number }>();
     expect(stored?.n).toBe(9); // every region × target but the one whose secret is missing

@@ -5,16 +5,8 @@
  * samples directly gives, their percentiles within the histogram's relative error of exact ones.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  createExecutionContext,
-  createScheduledController,
-  runDurableObjectAlarm,
-  runInDurableObject,
-  SELF,
-  waitOnExecutionContext,
-} from 'cloudflare:test';
+import { runDurableObjectAlarm, runInDurableObject, SELF } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import worker from '../../workers/observatory/index.ts';
 import { alarmsUntil, drain } from './drain.ts';
 import { expectConsoleErrors } from './console-errors.ts';
 import { config } from './test-config.ts';
@@ -61,16 +53,11 @@ import { HISTOGRAM_RELATIVE_ERROR, encodeHistogram, quantile, sumOf } from '../.
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { percentile } from '../../shared/stats/percentile.ts';
 import { rollupPercentileGroups } from '../../shared/rollup/percentiles.ts';
+import { fireCron } from './fire-cron.ts';
 
 const REGIONS = config.regions.map((r) => r.code);
 const HOUR = 1_767_268_800_000; // 2026-01-01T12:00:00Z
 const FIVE_MIN = 300_000;
-
-async function fireCron(scheduledTime: number): Promise<void> {
-  const ctx = createExecutionContext();
-  await worker.scheduled(createScheduledController({ cron: config.schedule, scheduledTime }), env, ctx);
-  await waitOnExecutionContext(ctx);
-}
 
 const rollupsOfHour = (hour: number) => rollupsIn(env.DB, { fromHour: hour, toHour: hour + HOUR_MS, methodVersion: METHOD_VERSION });
 const rowBytes = (r: Rollup) => [

@@ -7,13 +7,7 @@
  */
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import {
-  createExecutionContext,
-  createScheduledController,
-  runDurableObjectAlarm,
-  runInDurableObject,
-  waitOnExecutionContext,
-} from 'cloudflare:test';
+import { createExecutionContext, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import worker from '../../workers/observatory/index.ts';
 import { alarmsUntil, drain } from './drain.ts';
@@ -23,6 +17,7 @@ import { expectConsoleErrors } from './console-errors.ts';
 import { RETRY_BASE_MS } from '../../workers/observatory/status-keeper.ts';
 import type { NotificationMessage } from '../../shared/status/messages.ts';
 import type { Incident } from '../../shared/status/incidents.ts';
+import { fireCron } from './fire-cron.ts';
 
 const REGIONS = config.regions.map((r) => r.code);
 /** What the loopback receiver recorded of one request (tests/helpers/notify-receiver.ts). */
@@ -36,9 +31,7 @@ const MINUTE = 60_000;
 const keeper = () => env.STATUS_KEEPER.getByName('global');
 
 async function tick(t: number): Promise<void> {
-  const ctx = createExecutionContext();
-  await worker.scheduled(createScheduledController({ cron: config.schedule, scheduledTime: t }), env, ctx);
-  await waitOnExecutionContext(ctx);
+  await fireCron(t);
   await drain(REGIONS);
   // An alarm that fired on its own may still be evaluating: wait for it.
   for (const region of REGIONS) {

@@ -3,22 +3,16 @@
  * a failing target that stops nothing, a D1 outage that loses nothing, and no secret stored.
  */
 import { describe, expect, it } from 'vitest';
-import { createExecutionContext, createScheduledController, runDurableObjectAlarm, waitOnExecutionContext } from 'cloudflare:test';
+import { runDurableObjectAlarm, SELF } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import worker from '../../workers/observatory/index.ts';
 import { alarmsUntil, drain } from './drain.ts';
 import { expectConsoleErrors } from './console-errors.ts';
 import { config } from './test-config.ts';
 import { METHOD_VERSION } from '../../shared/constants.ts';
+import { fireCron } from './fire-cron.ts';
 
 const REGIONS = config.regions.map((r) => r.code);
 const TICK = 1_767_225_600_000; // 2026-01-01T00:00:00Z, on the 5-minute grid
-
-async function fireCron(scheduledTime: number): Promise<void> {
-  const ctx = createExecutionContext();
-  await worker.scheduled(createScheduledController({ cron: config.schedule, scheduledTime }), env, ctx);
-  await waitOnExecutionContext(ctx);
-}
 
 async function count(where = '1 = 1', ...params: unknown[]): Promise<number> {
   const row = await env.DB.prepare(`SELECT COUNT(*) AS n FROM samples WHERE ${where}`)
@@ -100,6 +94,14 @@ describe('when D1 is unavailable', () => {
       expect(held.queued).toBe(0);
       expect(held.outbox).toBe(3);
       expect(held.lastFlushError).toMatch(/no such table/i);
+      // Health says which duty failed, in the duty's own field, and what waits.
+      const health = (await (await SELF.fetch('http://observatory/api/v1/health')).json()) as {
+        duties: Array<{ region: string; waiting: Record<string, number>; errors: Record<string, string | null> }>;
+      };
+      const enam = health.duties.find((d) => d.region === 'enam')!;
+      expect(enam.waiting.samples_unwritten).toBe(3);
+      expect(enam.errors.sample_writes).toMatch(/^D1 write of samples failed, \d+ kept for retry: .*no such table/i);
+      expect(enam.errors).toMatchObject({ rollups: null, status_evaluation: null, concurrency: null, otlp: null });
       // Every region said what happened, and how many samples it kept.
       expect(logged.filter((l) => l.includes('kept for retry')).length).toBeGreaterThanOrEqual(3);
     } finally {

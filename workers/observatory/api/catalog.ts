@@ -1,0 +1,64 @@
+/** What is probed, and from where: GET /api/v1/regions and /api/v1/targets, with what each has sampled. */
+import { Hono } from 'hono';
+import { toCsv } from '../../../shared/csv.ts';
+import { getConfig } from '../config.ts';
+import { colosByRegion, lastSampleByTarget } from '../db/samples.ts';
+import { boundRaw, csvResponse, WINDOW_PARAMS } from './filters.ts';
+import type { ReaderEnv } from './public-reads.ts';
+import { onlyKnown, parseWindow } from './query.ts';
+
+export const catalogRoutes = new Hono<ReaderEnv>();
+
+catalogRoutes.get('/api/v1/regions', async (c) => {
+  const q = new URL(c.req.url).searchParams;
+  onlyKnown(q, [...WINDOW_PARAMS, 'format']);
+  const now = Date.now();
+  const w = parseWindow(q, now);
+  // Every sample from `from` on is read, whatever `to` says.
+  boundRaw(c, Math.max(w.to, now) - w.from, 'regions');
+  const colos = await colosByRegion(c.env.DB, w.from);
+  const regions = getConfig().regions.map((r) => {
+    const seen = colos.filter((x) => x.region === r.code);
+    return {
+      code: r.code,
+      label: r.label,
+      location_hint: r.locationHint,
+      samples: seen.reduce((n, x) => n + x.samples, 0),
+      last_sample_at: seen.length ? new Date(Math.max(...seen.map((x) => x.last_started_at))).toISOString() : null,
+      colos: seen.map((x) => ({ colo: x.colo, samples: x.samples, outside_region: x.outside })),
+    };
+  });
+  if (q.get('format') === 'csv')
+    return csvResponse(
+      toCsv(regions.map(({ colos: list, ...r }) => ({ ...r, colos: list.map((x) => x.colo ?? 'unknown').join(' ') }))),
+      'regions.csv',
+    );
+  return c.json({ window: { from: new Date(w.from).toISOString(), to: new Date(w.to).toISOString() }, regions });
+});
+
+catalogRoutes.get('/api/v1/targets', async (c) => {
+  const q = new URL(c.req.url).searchParams;
+  onlyKnown(q, [...WINDOW_PARAMS, 'format']);
+  const now = Date.now();
+  const w = parseWindow(q, now);
+  boundRaw(c, Math.max(w.to, now) - w.from, 'targets');
+  const seen = await lastSampleByTarget(c.env.DB, w.from);
+  const targets = getConfig().targets.map((t) => {
+    const s = seen.find((x) => x.target === t.id);
+    const host = new URL(t.url.replace('{REFERENCE_URL}', c.env.REFERENCE_URL)).host;
+    return {
+      id: t.id,
+      label: t.label,
+      provider: t.provider,
+      api: t.api,
+      model: t.model,
+      endpoint_host: host,
+      reference: t.reference === true,
+      regions: t.regions ?? getConfig().regions.map((r) => r.code),
+      samples: s?.samples ?? 0,
+      last_sample_at: s ? new Date(s.last_started_at).toISOString() : null,
+    };
+  });
+  if (q.get('format') === 'csv') return csvResponse(toCsv(targets), 'targets.csv');
+  return c.json({ targets });
+});

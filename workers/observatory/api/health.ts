@@ -1,0 +1,83 @@
+/** GET /api/v1/health: D1, the schedule, the plan, each region's duties and the status keeper's notifications. */
+import { Hono } from 'hono';
+import { getCapacity, getConfig } from '../config.ts';
+import { latestTick } from '../db/samples.ts';
+import type { ReaderEnv } from './public-reads.ts';
+import type { ProberStatus } from '../region-prober.ts';
+
+/** One region's duties as health reports them: what waits, and each duty's last failure (null: none since it last succeeded). */
+export function regionDuties(s: ProberStatus) {
+  return {
+    region: s.region,
+    colo: s.colo,
+    waiting: {
+      probes: s.queued,
+      samples_unwritten: s.outbox,
+      rollups: s.pendingRollups,
+      evaluations: s.pendingEvaluations,
+      concurrency_runs: s.pendingBursts,
+      otlp_hours: s.pendingOtlp,
+    },
+    errors: {
+      sample_writes: s.lastFlushError,
+      rollups: s.lastRollupError,
+      status_evaluation: s.lastEvaluationError,
+      concurrency: s.lastBurstError,
+      otlp: s.lastOtlpError,
+    },
+    missing_secrets: s.missingSecrets,
+    ticks: s.ticks,
+  };
+}
+
+export const healthRoutes = new Hono<ReaderEnv>();
+
+healthRoutes.get('/api/v1/health', async (c) => {
+  const config = getConfig();
+  const capacity = getCapacity();
+  let db: 'ok' | 'unavailable' = 'ok';
+  let last: Awaited<ReturnType<typeof latestTick>> = null;
+  try {
+    last = await latestTick(c.env.DB);
+  } catch {
+    db = 'unavailable';
+  }
+  // Every notification attempt (recent ones), and what waits: the keeper's own storage, no D1 read.
+  const keeper = await c.env.STATUS_KEEPER.getByName('global')
+    .status()
+    .catch((e: unknown) => ({ error: e instanceof Error ? e.message : String(e) }));
+  // Each region's own object: its queue and each duty's last failure (its storage, no D1 read).
+  const duties = await Promise.all(
+    config.regions.map((r) =>
+      c.env.REGION_PROBER.getByName(r.code, { locationHint: r.locationHint })
+        .status()
+        .then((s) => ({ ...regionDuties(s), region: r.code }))
+        .catch((e: unknown) => ({ region: r.code, error: e instanceof Error ? e.message : String(e) })),
+    ),
+  );
+  return c.json(
+    {
+      status: db === 'ok' ? 'ok' : 'degraded',
+      db,
+      last_tick_at: last ? new Date(last.tick_id).toISOString() : null,
+      schedule: config.schedule,
+      plan: config.plan,
+      spread: capacity.spread,
+      limited_by: capacity.bindingLimit,
+      regions: config.regions.length,
+      targets: config.targets.length,
+      prompt_variants: config.promptVariants.map((v) => ({
+        id: v.id,
+        label: v.label,
+        prompt_tokens: v.promptTokens,
+        max_tokens: v.maxTokens,
+      })),
+      simulated: c.env.SIMULATED_REGIONS === '1',
+      open_incidents: 'error' in keeper ? null : keeper.open_incidents.length,
+      incidents_unwritten: 'error' in keeper ? null : keeper.incidents_unwritten,
+      notifications: 'error' in keeper ? { error: keeper.error } : keeper.notifications,
+      duties,
+    },
+    db === 'ok' ? 200 : 503,
+  );
+});
