@@ -59,6 +59,11 @@ export function findTarget(id: string): TargetConfig | undefined {
   return getConfig().targets.find((t) => t.id === id);
 }
 
+/** A target's label, or its id when the configuration no longer has it. */
+export function targetLabel(id: string): string {
+  return findTarget(id)?.label ?? id;
+}
+
 export function findVariant(id: string): PromptVariantConfig | undefined {
   return getConfig().promptVariants.find((v) => v.id === id);
 }

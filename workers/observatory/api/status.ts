@@ -1,6 +1,6 @@
 /** Status and incidents: GET /api/v1/status (from the status keeper) and GET /api/v1/incidents (from D1). */
 import { Hono } from 'hono';
-import { findRegion, findTarget, getConfig } from '../config.ts';
+import { findRegion, findTarget, getConfig, targetLabel } from '../config.ts';
 import { resolveStatusRules } from '../../../shared/status/rules.ts';
 import { describeRegion } from '../../../shared/status/incidents.ts';
 import { listIncidents } from '../db/status.ts';
@@ -18,7 +18,7 @@ export function statusDocument(s: KeeperStatus, now: number) {
     rules: resolveStatusRules(getConfig().status),
     targets: s.targets.map((t) => ({
       target: t.target,
-      label: findTarget(t.target)?.label ?? t.target,
+      label: targetLabel(t.target),
       prompt_variant: t.variant,
       status: t.state,
       // A problem in fewer than half of its regions: the target is not degraded as a whole.
@@ -82,7 +82,7 @@ statusRoutes.get('/api/v1/incidents', async (c) => {
     window: { from: iso(w.from), to: iso(w.to) },
     incidents: incidents.map((i) => ({
       ...i,
-      target_label: findTarget(i.target)?.label ?? i.target,
+      target_label: targetLabel(i.target),
       opened_at: iso(i.opened_at),
       updated_at: iso(i.updated_at),
       resolved_at: iso(i.resolved_at),

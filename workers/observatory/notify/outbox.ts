@@ -1,0 +1,213 @@
+/**
+ * The status keeper's notification outbox: one message per incident event and channel, queued in the
+ * keeper's storage inside the transaction that changed the incident, then delivered by the keeper's
+ * alarm with exponential backoff. An incident's messages reach a channel in order ("resolved" never
+ * before "opened"); a message's id makes a second queueing of the same event a no-op. Two tables:
+ * `deliveries` (the queue, and the newest delivered messages) and `attempts` (the log /api/v1/health shows).
+ */
+import { HOUR_MS } from '../../../shared/time.ts';
+import { redact } from '../../../shared/probe/error-detail.ts';
+import type { Incident, IncidentEvent } from '../../../shared/status/incidents.ts';
+import { buildMessage, type NotificationMessage } from '../../../shared/status/messages.ts';
+import { NOTIFY_EVENTS, type ChannelConfig, type NotifyEvent } from '../../../shared/status/channels.ts';
+import { getConfig, targetLabel } from '../config.ts';
+import { secretValues } from '../secret-values.ts';
+import { deliver, DeliveryError, inactiveReason } from './deliver.ts';
+
+/** First retry after this long, doubling up to RETRY_MAX_MS. */
+export const RETRY_BASE_MS = 5_000;
+const RETRY_MAX_MS = HOUR_MS;
+/**
+ * After this many failed attempts a message is given up on (kept, listed in /api/v1/health as failed);
+ * the incident's later messages to that channel are then sent without it.
+ */
+export const MAX_ATTEMPTS = 25;
+/** Attempts kept for /api/v1/health. */
+const ATTEMPTS_KEPT = 200;
+/** Delivered messages kept in the queue table, newest (older ones are only in the attempts log). */
+const DELIVERED_KEPT = 500;
+
+type Row = Record<string, SqlStorageValue>;
+
+export interface DeliveryAttempt {
+  delivery_id: string;
+  channel: string;
+  at: string;
+  ok: boolean;
+  status: number | null;
+  error: string | null;
+}
+
+/** What /api/v1/health shows of the outbox. */
+export interface OutboxSummary {
+  channels: Array<{ name: string; type: string; active: boolean; inactive_because?: string }>;
+  pending: number;
+  failed: number;
+  delivered: number;
+  next_attempt_at: string | null;
+  recent_attempts: DeliveryAttempt[];
+}
+
+const wants = (c: ChannelConfig, kind: NotifyEvent) => (c.events ?? NOTIFY_EVENTS).includes(kind);
+
+export class NotificationOutbox {
+  private readonly storage: DurableObjectStorage;
+  /** The Worker's bindings: channel secrets are read from them, and redacted from every log line. */
+  private readonly secrets: Record<string, unknown>;
+
+  constructor(storage: DurableObjectStorage, env: Env) {
+    this.storage = storage;
+    this.secrets = env as unknown as Record<string, unknown>;
+  }
+
+  /** Creates the outbox's tables; run once, in the keeper's constructor. */
+  migrate(): void {
+    const sql = this.storage.sql;
+    // One row per message and channel; n orders them (an incident's messages reach a channel in order).
+    sql.exec(`CREATE TABLE IF NOT EXISTS deliveries (n INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, incident_id TEXT NOT NULL, channel TEXT NOT NULL,
+        message TEXT NOT NULL, state TEXT NOT NULL, attempts INTEGER NOT NULL, next_at INTEGER NOT NULL, created_at INTEGER NOT NULL, done_at INTEGER, last_error TEXT)`);
+    sql.exec(
+      'CREATE TABLE IF NOT EXISTS attempts (seq INTEGER PRIMARY KEY AUTOINCREMENT, delivery_id TEXT NOT NULL, channel TEXT NOT NULL, at INTEGER NOT NULL, ok INTEGER NOT NULL, status INTEGER, error TEXT)',
+    );
+  }
+
+  /** One message per channel that wants this kind; the id makes a second queueing of the same event a no-op. */
+  queue(incident: Incident, event: IncidentEvent, kind: NotifyEvent, now: number, suffix = `e${event.seq}`): void {
+    for (const channel of getConfig().notifications?.channels ?? []) {
+      if (!wants(channel, kind) || inactiveReason(channel, this.secrets) !== null) continue;
+      const id = `${incident.id}/${suffix}/${channel.name}`;
+      const message = buildMessage(kind, incident, event, targetLabel(incident.target), id);
+      this.storage.sql.exec(
+        `INSERT INTO deliveries (id, incident_id, channel, message, state, attempts, next_at, created_at) VALUES (?, ?, ?, ?, 'pending', 0, ?, ?) ON CONFLICT DO NOTHING`,
+        id,
+        incident.id,
+        channel.name,
+        JSON.stringify(message),
+        now,
+        now,
+      );
+    }
+  }
+
+  /**
+   * Sends every due message, oldest first; a failure is recorded and retried with exponential
+   * backoff. A message waits while an older one of the same incident to the same channel is still
+   * pending, so "resolved" never arrives before "opened".
+   */
+  async deliverDue(now: number): Promise<void> {
+    const sql = this.storage.sql;
+    const channels = new Map((getConfig().notifications?.channels ?? []).map((c) => [c.name, c]));
+    const due = sql
+      .exec<Row>(
+        `SELECT d.n, d.id, d.channel, d.message, d.attempts FROM deliveries d WHERE d.state = 'pending' AND d.next_at <= ?
+      AND NOT EXISTS (SELECT 1 FROM deliveries e WHERE e.state = 'pending' AND e.channel = d.channel AND e.incident_id = d.incident_id AND e.n < d.n) ORDER BY d.n`,
+        now,
+      )
+      .toArray();
+    for (const d of due) {
+      const channel = channels.get(String(d.channel));
+      const attempts = Number(d.attempts) + 1;
+      let status: number | null = null;
+      // Stored and published: the failure's kind alone. Its message (a receiver's reply, perhaps a URL that is
+      // the credential) goes only to the log, redacted.
+      let error: string | null = null;
+      let message = '';
+      if (!channel) {
+        error = 'not_configured';
+        message = `channel ${d.channel} is no longer configured`;
+      } else {
+        try {
+          status = await deliver(channel, JSON.parse(String(d.message)) as NotificationMessage, this.secrets, Date.now());
+        } catch (e) {
+          error = e instanceof DeliveryError ? e.kind : 'internal';
+          message = e instanceof Error ? e.message : String(e);
+          if (e instanceof DeliveryError) status = e.status;
+        }
+      }
+      const at = Date.now();
+      this.storage.transactionSync(() => {
+        sql.exec(
+          'INSERT INTO attempts (delivery_id, channel, at, ok, status, error) VALUES (?, ?, ?, ?, ?, ?)',
+          d.id,
+          d.channel,
+          at,
+          error === null ? 1 : 0,
+          status,
+          error?.slice(0, 300) ?? null,
+        );
+        if (error === null)
+          sql.exec(
+            "UPDATE deliveries SET state = 'delivered', attempts = ?, done_at = ?, last_error = NULL WHERE id = ?",
+            attempts,
+            at,
+            d.id,
+          );
+        else if (attempts >= MAX_ATTEMPTS)
+          sql.exec(
+            "UPDATE deliveries SET state = 'failed', attempts = ?, done_at = ?, last_error = ? WHERE id = ?",
+            attempts,
+            at,
+            error.slice(0, 300),
+            d.id,
+          );
+        else
+          sql.exec(
+            'UPDATE deliveries SET attempts = ?, next_at = ?, last_error = ? WHERE id = ?',
+            attempts,
+            at + Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** (attempts - 1)),
+            error.slice(0, 300),
+            d.id,
+          );
+      });
+      if (error !== null)
+        console.error(
+          `status keeper: delivery ${d.id} to ${d.channel} failed (attempt ${attempts}${attempts >= MAX_ATTEMPTS ? ', given up' : ', will retry'}): ${error}${status !== null ? ` ${status}` : ''}: ${redact(message, secretValues(this.secrets)).slice(0, 300)}`,
+        );
+    }
+  }
+
+  prune(): void {
+    const sql = this.storage.sql;
+    sql.exec('DELETE FROM attempts WHERE seq <= (SELECT MAX(seq) FROM attempts) - ?', ATTEMPTS_KEPT);
+    sql.exec(
+      "DELETE FROM deliveries WHERE state = 'delivered' AND n NOT IN (SELECT n FROM deliveries WHERE state = 'delivered' ORDER BY n DESC LIMIT ?)",
+      DELIVERED_KEPT,
+    );
+  }
+
+  /** When the next message is due: only those not held behind an older one of the same incident and channel (they wait for it). */
+  nextDue(): number | null {
+    const due = this.storage.sql
+      .exec<Row>(`SELECT MIN(d.next_at) AS t FROM deliveries d WHERE d.state = 'pending'
+      AND NOT EXISTS (SELECT 1 FROM deliveries e WHERE e.state = 'pending' AND e.channel = d.channel AND e.incident_id = d.incident_id AND e.n < d.n)`)
+      .one().t;
+    return due === null ? null : Number(due);
+  }
+
+  summary(): OutboxSummary {
+    const sql = this.storage.sql;
+    const count = (state: string) => Number(sql.exec('SELECT COUNT(*) AS n FROM deliveries WHERE state = ?', state).one().n);
+    const next = sql.exec<Row>("SELECT MIN(next_at) AS t FROM deliveries WHERE state = 'pending'").one().t;
+    return {
+      channels: (getConfig().notifications?.channels ?? []).map((ch) => {
+        const inactive = inactiveReason(ch, this.secrets);
+        return { name: ch.name, type: ch.type, active: inactive === null, ...(inactive ? { inactive_because: inactive } : {}) };
+      }),
+      pending: count('pending'),
+      failed: count('failed'),
+      delivered: count('delivered'),
+      next_attempt_at: next === null ? null : new Date(Number(next)).toISOString(),
+      recent_attempts: sql
+        .exec<Row>('SELECT delivery_id, channel, at, ok, status, error FROM attempts ORDER BY seq DESC LIMIT 50')
+        .toArray()
+        .map((r) => ({
+          delivery_id: String(r.delivery_id),
+          channel: String(r.channel),
+          at: new Date(Number(r.at)).toISOString(),
+          ok: r.ok === 1,
+          status: r.status === null ? null : Number(r.status),
+          error: r.error === null ? null : String(r.error),
+        })),
+    };
+  }
+}
