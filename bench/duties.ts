@@ -19,7 +19,7 @@ import { bodyValues, fromRollupRow } from '../workers/observatory/db/rollup-row.
 import { prometheusText } from '../workers/observatory/api/prometheus.ts';
 import { webhookSignature } from '../workers/observatory/notify/webhook-signature.ts';
 import { ROLLUP_METRICS, rollupToBase64Json, rollupToJson } from '../shared/rollup/rollup.ts';
-import { PERCENTILE_ROW_UNITS, ROLLUP_PAGE_ROWS } from '../shared/config/capacity.ts';
+import { PERCENTILE_ROW_UNITS, ROLLUP_PAGE_ROWS } from '../shared/config/read-limits.ts';
 
 /** CPU one invocation gets, by where the duty runs. */
 const CPU_MS = {

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { config } from '../observatory.config.ts';
-import { probesPerTick } from '../shared/config/capacity.ts';
+import { probesPerTick } from '../shared/config/schedule.ts';
 import { startLocalObservatory } from '../scripts/local-observatory.ts';
 import { loadFixture } from '../tests/helpers/fixtures.ts';
 import { startReplayTruthServer, type ReplayRecord } from '../tests/helpers/replay-truth-server.ts';

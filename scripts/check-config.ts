@@ -5,7 +5,8 @@
  */
 import { config } from '../observatory.config.ts';
 import { ConfigError, validateConfig } from '../shared/config/validate.ts';
-import { anonymousRowBound, anonymousRowsPerDay, capacity, freePlanGoal, PLAN_LIMITS, type Capacity } from '../shared/config/capacity.ts';
+import { anonymousRowBound, anonymousRowsPerDay, capacity, freePlanGoal, type Capacity } from '../shared/config/capacity.ts';
+import { PLAN_LIMITS } from '../shared/config/plan-limits.ts';
 import { reasoningBudgetWarnings } from '../shared/config/reasoning-budget.ts';
 import { vendorTokens } from '../shared/config/vendor-tokens.ts';
 import type { ObservatoryConfig } from '../shared/config/types.ts';

@@ -21,7 +21,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { config } from '../observatory.config.ts';
-import { probesPerTick, tickMinutesOf } from '../shared/config/capacity.ts';
+import { probesPerTick, tickMinutesOf } from '../shared/config/schedule.ts';
 import { startLocalObservatory, waitForRollups, waitForStatus, type LocalObservatory } from './local-observatory.ts';
 import { startDelayProxy, type DelayProxy } from './delay-proxy.ts';
 import { serveStatic, type StaticServer } from './static-server.ts';

@@ -1,58 +1,19 @@
 /**
- * What a configuration costs per day against a plan's limits, and how many ticks the scheduler must
- * spread each tick's work over to stay inside them. Figures from Cloudflare's published limits
+ * The cost model: what a configuration costs per day against a plan's limits (plan-limits.ts), and how
+ * many ticks the scheduler must spread each tick's work over to stay inside them. The schedule's own
+ * arithmetic is in schedule.ts, the read API's per-request limits in read-limits.ts. Figures from Cloudflare's published limits
  * (Workers, D1, Durable Objects; paid-plan monthly inclusions divided by 30).
  */
-import { DAY_MS as MS_PER_DAY, HOUR_MS, MINUTE_MS as MS_PER_MINUTE } from '../time.ts';
-import { targetVariantPairs, workListOf } from './work-list.ts';
+import { MINUTE_MS } from '../time.ts';
+import { workListOf } from './work-list.ts';
+import { PLAN_LIMITS } from './plan-limits.ts';
+import { probesPerAlarm, tickMinutesOf } from './schedule.ts';
+import { ANON_LIMITS, HOURLY_ROW_UNITS, PERCENTILE_ROW_UNITS, ROLLUP_PAGE_ROWS, SITE_BURST_RUNS } from './read-limits.ts';
 import type { ObservatoryConfig } from './types.ts';
 import { lookbackMs, resolveStatusRules } from '../status/rules.ts';
 import { BASELINE_DAYS, TRAILING_HOURS } from '../status/baseline.ts';
 import { burstLevels, burstRunsPerDay, burstStreamsPerRun } from './bursts.ts';
 import { STREAMS_PER_RUNNER } from '../bursts/level-report.ts';
-
-export interface PlanLimits {
-  /** Free: daily quotas are hard limits (operations fail past them). Paid: they are what is included before usage pricing. */
-  hardDailyLimits: boolean;
-  cpuMsPerInvocation: number;
-  subrequestsPerInvocation: number;
-  d1RowsWrittenPerDay: number;
-  d1RowsReadPerDay: number;
-  d1QueriesPerInvocation: number;
-  /** SQLite-backed Durable Object storage, billed like D1 since January 2026. */
-  doRowsWrittenPerDay: number;
-  doRequestsPerDay: number;
-  doGbSecondsPerDay: number;
-  workerRequestsPerDay: number;
-}
-
-export const PLAN_LIMITS: Record<'free' | 'paid', PlanLimits> = {
-  free: {
-    hardDailyLimits: true,
-    cpuMsPerInvocation: 10,
-    subrequestsPerInvocation: 50,
-    d1RowsWrittenPerDay: 100_000,
-    d1RowsReadPerDay: 5_000_000,
-    d1QueriesPerInvocation: 50,
-    doRowsWrittenPerDay: 100_000,
-    doRequestsPerDay: 100_000,
-    doGbSecondsPerDay: 13_000,
-    workerRequestsPerDay: 100_000,
-  },
-  // Paid: what the $5 plan includes before usage pricing starts (monthly inclusions / 30).
-  paid: {
-    hardDailyLimits: false,
-    cpuMsPerInvocation: 30_000,
-    subrequestsPerInvocation: 10_000,
-    d1RowsWrittenPerDay: 50_000_000 / 30,
-    d1RowsReadPerDay: 25_000_000_000 / 30,
-    d1QueriesPerInvocation: 1_000,
-    doRowsWrittenPerDay: 50_000_000 / 30,
-    doRequestsPerDay: 1_000_000 / 30,
-    doGbSecondsPerDay: 400_000 / 30,
-    workerRequestsPerDay: 10_000_000 / 30,
-  },
-};
 
 /** D1 rows written per stored sample: the row and its unique-key index entry, then the same again when retention deletes it. */
 export const D1_ROWS_WRITTEN_PER_SAMPLE = 4;
@@ -126,20 +87,6 @@ const DO_GB = 0.125;
 /** Share of a tick's interval the regional probes may take, so ticks do not pile up. */
 const TICK_BUSY_SHARE = 0.8;
 const MINUTES_PER_DAY = 1_440;
-export { MINUTE_MS as MS_PER_MINUTE, DAY_MS as MS_PER_DAY } from '../time.ts';
-
-/**
- * Probes one alarm of a regional object runs at most: `concurrency` at a time, a lane taking the next
- * job as its probe ends, up to twice `concurrency` in all, and never more than the plan's subrequest
- * budget allows (each probe: its stream and its round-trip requests, plus two for the object's own).
- */
-export function probesPerAlarm(config: Pick<ObservatoryConfig, 'plan' | 'concurrency' | 'rttProbes'>): number {
-  const limit = PLAN_LIMITS[config.plan].subrequestsPerInvocation;
-  return Math.max(1, Math.min(2 * config.concurrency, Math.floor((limit - 2) / (1 + config.rttProbes))));
-}
-
-/** Concurrency runs a report covers unless asked (GET /api/v1/bursts without `runs`), and so what the site build reads. */
-export const SITE_BURST_RUNS = 6;
 
 /** Region × target pairs that take part in the concurrency probes (none without `bursts`). */
 function burstPairs(config: ObservatoryConfig): number {
@@ -201,28 +148,6 @@ export interface Capacity {
   bindingLimit: string | null;
 }
 
-/** Minutes between ticks of a `*\/N * * * *` (or `M * * * *`, hourly) schedule; null when not of that form. */
-export function tickMinutesOf(schedule: string): number | null {
-  const parts = schedule.trim().split(/\s+/);
-  if (parts.length !== 5 || parts.slice(1).some((p) => p !== '*')) return null;
-  const every = /^\*\/(\d+)$/.exec(parts[0]);
-  if (every) {
-    const n = Number(every[1]);
-    return n >= 1 && n <= 60 && 60 % n === 0 ? n : null;
-  }
-  if (parts[0] === '*') return 1;
-  return /^\d+$/.test(parts[0]) && Number(parts[0]) < 60 ? 60 : null;
-}
-
-/** Every target × prompt variant it runs (its own list, else all of them), in the configured order. */
-
-/** Probes (region × target × variant) one tick runs across every region. */
-export { targetVariantPairs };
-
-export function probesPerTick(config: ObservatoryConfig): number {
-  return Object.values(capacity(config).probesPerRegionTick).reduce((a, b) => a + b, 0);
-}
-
 export function capacity(config: ObservatoryConfig): Capacity {
   const tickMinutes = tickMinutesOf(config.schedule) ?? 5;
   const ticksPerDay = MINUTES_PER_DAY / tickMinutes;
@@ -278,7 +203,7 @@ export function capacity(config: ObservatoryConfig): Capacity {
     // Per region: its pairs plus the seeks' extra rows, for every tick of the lookback, every tick; and for every baseline hour, every hour.
     status:
       ticksPerDay *
-        (lookbackMs(resolveStatusRules(config.status), tickMinutes, 1) / (tickMinutes * MS_PER_MINUTE)) *
+        (lookbackMs(resolveStatusRules(config.status), tickMinutes, 1) / (tickMinutes * MINUTE_MS)) *
         (perTick + config.regions.length * STATUS_READS_PER_SEEK) +
       HOURS_PER_DAY * STATUS_BASELINE_HOURS * (perTick + config.regions.length * STATUS_READS_PER_SEEK),
     siteBuilds: readers.siteRebuildMinutes > 0 ? (MINUTES_PER_DAY / readers.siteRebuildMinutes) * siteBuildRowsRead : 0,
@@ -390,42 +315,6 @@ export function maxProbesPerDay(plan: 'free' | 'paid', probeSeconds: number): nu
   );
 }
 
-/** Which of `spread` slices a tick runs: ticks take turns, so each slice comes round every `spread` ticks. */
-export function tickSlice(tickId: number, tickMinutes: number, spread: number): number {
-  return Math.floor(tickId / (tickMinutes * MS_PER_MINUTE)) % spread;
-}
-
-/**
- * Rows a page of /api/v1/rollups holds at most, by form: what one free-plan Worker request encodes within
- * half its 10 ms of CPU with a day's histograms in each row (bench/duties.ts measures both).
- */
-export const ROLLUP_PAGE_ROWS = { base64: 120, json: 15 } as const;
-/**
- * What one percentile request from rollups may merge, by plan, in row units: a daily row is 1 and an
- * hourly row 1/2 (it holds a tenth of a day's buckets, but a row costs its key and counts whatever it holds;
- * bench/duties.ts measures both). On the free plan that is what fits half of a Worker request's 10 ms of
- * CPU: 800 daily rows, or 7 days of 6 × 10 pairs with 12 edge hours (a `window=7d` has 23 on average, so
- * at that scale ask per region); the paid plan's 30 s hold any window.
- */
-export const PERCENTILE_ROW_UNITS = { free: 800, paid: 1_000_000 } as const;
-export const HOURLY_ROW_UNITS = 0.5;
-
-/** Rollup rows per pair a window of whole hours [fromHour, toHour) is answered from: daily rows for whole UTC days, hourly rows at its edges. */
-export function rollupRowsCovering(fromHour: number, toHour: number): { daily: number; hourly: number } {
-  const firstDay = Math.ceil(fromHour / MS_PER_DAY) * MS_PER_DAY;
-  const lastDay = Math.floor(toHour / MS_PER_DAY) * MS_PER_DAY;
-  if (firstDay >= lastDay) return { daily: 0, hourly: Math.max(0, (toHour - fromHour) / HOUR_MS) };
-  return { daily: (lastDay - firstDay) / MS_PER_DAY, hourly: (firstDay - fromHour) / HOUR_MS + (toHour - lastDay) / HOUR_MS };
-}
-
-/** The row units (PERCENTILE_ROW_UNITS) of a window over `pairs` pairs. */
-export function percentileRowUnits(fromHour: number, toHour: number, pairs: number): number {
-  const rows = rollupRowsCovering(fromHour, toHour);
-  return pairs * (rows.daily + rows.hourly * HOURLY_ROW_UNITS);
-}
-
-/** Anonymous reads of the public API: what one request may read, and what they may read a day in all. */
-export const ANON_LIMITS = { rawWindowDays: 1, hourlyWindowDays: 31, maxWindowDays: 366, burstRuns: 24 } as const;
 /** Share of the plan's daily rows read that anonymous reads and the observatory's own jobs may use together. */
 const READ_QUOTA_USED = 0.9;
 /** The observatory's own jobs keep this multiple of their estimated reads, whatever anonymous readers do. */

@@ -1,6 +1,8 @@
 /** Checks a configuration at startup and lists every problem at once, in words a user can act on. */
 import { API_IDS, MAX_TOKENS_PARAMS } from '../types.ts';
-import { capacity, PLAN_LIMITS, tickMinutesOf } from './capacity.ts';
+import { capacity } from './capacity.ts';
+import { PLAN_LIMITS } from './plan-limits.ts';
+import { tickMinutesOf } from './schedule.ts';
 import { LOCATION_HINTS, type ObservatoryConfig } from './types.ts';
 import { notificationProblems, statusProblems } from './validate-status.ts';
 import { burstCadence, DEFAULT_BURST_LEVELS, MAX_BURST_LEVEL } from './bursts.ts';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runScript, type ScriptProcess } from '../helpers/script-process.ts';
 import { config } from '../../observatory.config.ts';
-import { probesPerTick } from '../../shared/config/capacity.ts';
+import { probesPerTick } from '../../shared/config/schedule.ts';
 
 let dev: ScriptProcess;
 let api: string;

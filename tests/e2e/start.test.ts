@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { assertPortFree, freePort } from '../../scripts/processes.ts';
 import { runScript, type ScriptProcess } from '../helpers/script-process.ts';
 import { config } from '../../observatory.config.ts';
-import { targetVariantPairs } from '../../shared/config/capacity.ts';
+import { targetVariantPairs } from '../../shared/config/work-list.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'observatory-start-'));
 let start: ScriptProcess;

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runScript, type ScriptProcess } from '../helpers/script-process.ts';
 import { config } from '../../observatory.config.ts';
-import { probesPerTick, tickMinutesOf } from '../../shared/config/capacity.ts';
+import { probesPerTick, tickMinutesOf } from '../../shared/config/schedule.ts';
 import { cadenceOf } from '../../workers/observatory/tick-heartbeat.ts';
 
 const states: string[] = [];

@@ -3,17 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { unstable_readConfig } from 'wrangler';
 import { config } from '../../observatory.config.ts';
 import { ConfigError, validateConfig } from '../../shared/config/validate.ts';
-import {
-  PLAN_LIMITS,
-  capacity,
-  freePlanGoal,
-  maxProbesPerDay,
-  probesPerAlarm,
-  probesPerTick,
-  targetVariantPairs,
-  tickMinutesOf,
-  tickSlice,
-} from '../../shared/config/capacity.ts';
+import { PLAN_LIMITS } from '../../shared/config/plan-limits.ts';
+import { capacity, freePlanGoal, maxProbesPerDay } from '../../shared/config/capacity.ts';
+import { probesPerAlarm, probesPerTick, tickMinutesOf, tickSlice } from '../../shared/config/schedule.ts';
+import { targetVariantPairs } from '../../shared/config/work-list.ts';
 import { parseTrace } from '../../workers/observatory/colo.ts';
 import { coloOutsideRegion } from '../../shared/config/colos.ts';
 import type { ObservatoryConfig, TargetConfig } from '../../shared/config/types.ts';

@@ -15,7 +15,8 @@ import { serveStatic, type StaticServer } from '../../scripts/static-server.ts';
 import { buildSite } from '../../scripts/site-build.ts';
 import { ms, num, rate } from '../../site/src/format.ts';
 import { config } from '../../observatory.config.ts';
-import { probesPerTick, targetVariantPairs } from '../../shared/config/capacity.ts';
+import { probesPerTick } from '../../shared/config/schedule.ts';
+import { targetVariantPairs } from '../../shared/config/work-list.ts';
 import type { SiteData } from '../../site/src/data/types.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

@@ -44,10 +44,8 @@ import {
   ROLLUP_ROWS_READ_PER_PAIR,
   ROLLUP_ROWS_READ_PER_SAMPLE_IN_HOUR,
   ROLLUP_ROWS_WRITTEN_PER_PAIR,
-  ROLLUP_PAGE_ROWS,
-  PERCENTILE_ROW_UNITS,
-  percentileRowUnits,
 } from '../../shared/config/capacity.ts';
+import { ROLLUP_PAGE_ROWS, PERCENTILE_ROW_UNITS, percentileRowUnits } from '../../shared/config/read-limits.ts';
 import { meterD1 } from '../../workers/observatory/db/meter.ts';
 import { HISTOGRAM_RELATIVE_ERROR, encodeHistogram, quantile, sumOf } from '../../shared/stats/exp-histogram.ts';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';

@@ -108,7 +108,7 @@ describe('a site build', () => {
     expect(data.windows.map((w) => w.id)).toEqual(['24h', '7d', '30d', '90d']);
     // The rollup reads are one row per group and period: 24 hourly and 90 daily rows per group, in pages of whole
     // periods: a full page reads one row past its end, and the next page reads again the period that row began.
-    const { ROLLUP_PAGE_ROWS } = await import('../../shared/config/capacity.ts');
+    const { ROLLUP_PAGE_ROWS } = await import('../../shared/config/read-limits.ts');
     const pagedReads = (rows: number, perPeriod: number) => {
       const page = ROLLUP_PAGE_ROWS.base64;
       const kept = Math.floor(page / perPeriod) * perPeriod;

@@ -1,7 +1,8 @@
 /** The validated configuration, and the parts of it each tick and probe need. */
 import { config as userConfig } from '../../observatory.config.ts';
 import { validateConfig } from '../../shared/config/validate.ts';
-import { capacity, tickSlice, type Capacity } from '../../shared/config/capacity.ts';
+import { capacity, type Capacity } from '../../shared/config/capacity.ts';
+import { tickSlice } from '../../shared/config/schedule.ts';
 import { workListOf } from '../../shared/config/work-list.ts';
 import type { ObservatoryConfig, PromptVariantConfig, RegionConfig, TargetConfig } from '../../shared/config/types.ts';
 

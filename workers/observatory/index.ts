@@ -2,7 +2,7 @@
 import { app } from './api/app.ts';
 import { applyRetention, runBursts, runTick, tickIdFor, unreachedRegions } from './scheduler.ts';
 import { getConfig } from './config.ts';
-import { MS_PER_MINUTE } from '../../shared/config/capacity.ts';
+import { MINUTE_MS } from '../../shared/time.ts';
 
 export { RegionProber } from './region-prober.ts';
 export { StatusKeeper } from './status-keeper.ts';
@@ -14,7 +14,7 @@ export default {
   async scheduled(controller, env, ctx) {
     // The concurrency runs have a cron of their own (config.bursts.schedule); every other cron is the tick.
     if (controller.cron === getConfig().bursts?.schedule) {
-      ctx.waitUntil(runBursts(env, Math.floor(controller.scheduledTime / MS_PER_MINUTE) * MS_PER_MINUTE));
+      ctx.waitUntil(runBursts(env, Math.floor(controller.scheduledTime / MINUTE_MS) * MINUTE_MS));
       return;
     }
     const tickId = tickIdFor(controller.scheduledTime);

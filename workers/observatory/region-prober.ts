@@ -8,7 +8,8 @@
 import { DurableObject } from 'cloudflare:workers';
 import { findRegion, findTarget, findVariant, getCapacity, getConfig, tickJobs, workList, type Job } from './config.ts';
 import { afterDelivery, cadenceOf, heartbeatDue, heartbeatVerdict, type Delivery, type TickState } from './tick-heartbeat.ts';
-import { PLAN_LIMITS, probesPerAlarm } from '../../shared/config/capacity.ts';
+import { PLAN_LIMITS } from '../../shared/config/plan-limits.ts';
+import { probesPerAlarm } from '../../shared/config/schedule.ts';
 import { SubrequestBudget } from './subrequest-budget.ts';
 import { burstTargetsStored } from './db/bursts.ts';
 import { flushBurstOutbox, runOwedBurst } from './burst-queue.ts';

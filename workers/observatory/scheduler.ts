@@ -8,7 +8,8 @@ import { deleteSamplesBefore } from './db/samples.ts';
 import { deleteRollupsBefore } from './db/rollups.ts';
 import { deleteIncidentsBefore } from './db/status.ts';
 import { deleteBurstSamplesBefore } from './db/bursts.ts';
-import { MS_PER_DAY, MS_PER_MINUTE, tickSlice } from '../../shared/config/capacity.ts';
+import { DAY_MS, MINUTE_MS } from '../../shared/time.ts';
+import { tickSlice } from '../../shared/config/schedule.ts';
 import type { EnqueueResult } from './region-prober.ts';
 
 export interface TickReport {
@@ -26,7 +27,7 @@ export function unreachedRegions(report: TickReport): string[] {
 
 /** The tick a scheduled time belongs to: its start, on the schedule's grid (so a retried cron is the same tick). */
 export function tickIdFor(scheduledTime: number): number {
-  const step = getCapacity().tickMinutes * MS_PER_MINUTE;
+  const step = getCapacity().tickMinutes * MINUTE_MS;
   return Math.floor(scheduledTime / step) * step;
 }
 
@@ -81,13 +82,13 @@ export async function runBursts(env: Env, runId: number): Promise<TickReport> {
 /** Once a day (the first tick after midnight UTC), deletes samples, rollups and resolved incidents older than their retention. */
 export async function applyRetention(env: Env, tickId: number): Promise<{ samples: number; rollups: number; incidents: number } | null> {
   const { retentionDays, rollupRetentionDays } = getConfig();
-  if (tickId % MS_PER_DAY >= getCapacity().tickMinutes * MS_PER_MINUTE) return null;
+  if (tickId % DAY_MS >= getCapacity().tickMinutes * MINUTE_MS) return null;
   return {
     samples:
-      (await deleteSamplesBefore(env.DB, tickId - retentionDays * MS_PER_DAY)) +
-      (await deleteBurstSamplesBefore(env.DB, tickId - retentionDays * MS_PER_DAY)),
-    rollups: await deleteRollupsBefore(env.DB, tickId - rollupRetentionDays * MS_PER_DAY),
+      (await deleteSamplesBefore(env.DB, tickId - retentionDays * DAY_MS)) +
+      (await deleteBurstSamplesBefore(env.DB, tickId - retentionDays * DAY_MS)),
+    rollups: await deleteRollupsBefore(env.DB, tickId - rollupRetentionDays * DAY_MS),
     // Resolved incidents are kept as long as rollups (their history page and feed).
-    incidents: await deleteIncidentsBefore(env.DB, tickId - rollupRetentionDays * MS_PER_DAY),
+    incidents: await deleteIncidentsBefore(env.DB, tickId - rollupRetentionDays * DAY_MS),
   };
 }

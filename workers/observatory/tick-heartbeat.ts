@@ -10,14 +10,14 @@
  * On the normal path it costs nothing: the next tick arrives before the heartbeat is due and moves
  * the alarm to now.
  */
-import { MS_PER_MINUTE } from '../../shared/config/capacity.ts';
+import { MINUTE_MS } from '../../shared/time.ts';
 
 /** Ticks a region runs by itself, in a row, before it takes the scheduler to be stopped. */
 export const MAX_LATE_TICKS = 6;
 
 /** How long after a tick's start its region waits for it: a cron fires within seconds, and may be a minute late. */
 export function lateTickGraceMs(tickMinutes: number): number {
-  return Math.min(90_000, (tickMinutes * MS_PER_MINUTE) / 2);
+  return Math.min(90_000, (tickMinutes * MINUTE_MS) / 2);
 }
 
 export interface TickCadence {
@@ -26,7 +26,7 @@ export interface TickCadence {
 }
 
 export function cadenceOf(tickMinutes: number): TickCadence {
-  return { stepMs: tickMinutes * MS_PER_MINUTE, graceMs: lateTickGraceMs(tickMinutes) };
+  return { stepMs: tickMinutes * MINUTE_MS, graceMs: lateTickGraceMs(tickMinutes) };
 }
 
 /** When the region next looks for a tick that did not come: the tick after its newest, plus the grace. */

@@ -5,12 +5,8 @@
  * inter-token latency and the split's residual. Every request's D1 rows read are counted.
  */
 import { ROWS_READ_HEADER } from '../../../shared/constants.ts';
-import {
-  SITE_BUILD_MAX_SAMPLES,
-  SITE_BUILD_RECENT_HOURS,
-  SITE_BUILD_SAMPLE_PAGE,
-  SITE_BURST_RUNS,
-} from '../../../shared/config/capacity.ts';
+import { SITE_BUILD_MAX_SAMPLES, SITE_BUILD_RECENT_HOURS, SITE_BUILD_SAMPLE_PAGE } from '../../../shared/config/capacity.ts';
+import { SITE_BURST_RUNS } from '../../../shared/config/read-limits.ts';
 import {
   DAY_MS,
   HOUR_MS,

@@ -2,7 +2,7 @@
 import { Hono } from 'hono';
 import { levelReports, type BurstStreamRow } from '../../../shared/bursts/level-report.ts';
 import { burstLevels } from '../../../shared/config/bursts.ts';
-import { ANON_LIMITS, SITE_BURST_RUNS } from '../../../shared/config/capacity.ts';
+import { ANON_LIMITS, SITE_BURST_RUNS } from '../../../shared/config/read-limits.ts';
 import { DAY_MS, MINUTE_MS } from '../../../shared/time.ts';
 import { getConfig } from '../config.ts';
 import { burstSamplesIn, latestBurstRuns } from '../db/bursts.ts';

@@ -1,7 +1,7 @@
 /** What the read routes share: the sample filter from a query, the window's bounds for anonymous readers, CSV answers. */
 import type { Context } from 'hono';
 import { METHOD_VERSION } from '../../../shared/constants.ts';
-import { ANON_LIMITS } from '../../../shared/config/capacity.ts';
+import { ANON_LIMITS } from '../../../shared/config/read-limits.ts';
 import { DAY_MS } from '../../../shared/time.ts';
 import { getConfig, workList } from '../config.ts';
 import type { SampleFilter } from '../db/samples.ts';

@@ -1,7 +1,7 @@
 /** GET /api/v1/percentiles: exact percentiles from raw samples, or merged from the rollups beyond their retention. */
 import { Hono, type Context } from 'hono';
 import { toCsv } from '../../../shared/csv.ts';
-import { PERCENTILE_ROW_UNITS, percentileRowUnits } from '../../../shared/config/capacity.ts';
+import { PERCENTILE_ROW_UNITS, percentileRowUnits } from '../../../shared/config/read-limits.ts';
 import { HOUR_MS, SPLIT_METRICS } from '../../../shared/rollup/rollup.ts';
 import { HISTOGRAM_RELATIVE_ERROR, HISTOGRAM_SCALE } from '../../../shared/stats/exp-histogram.ts';
 import { DAY_MS } from '../../../shared/time.ts';

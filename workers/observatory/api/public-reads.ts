@@ -13,13 +13,14 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { sameSecret } from '../../common/same-secret.ts';
 import { ROWS_READ_HEADER } from '../../../shared/constants.ts';
-import { anonymousRowsPerDay, MS_PER_DAY } from '../../../shared/config/capacity.ts';
+import { anonymousRowsPerDay } from '../../../shared/config/capacity.ts';
+import { DAY_MS } from '../../../shared/time.ts';
 import { getConfig } from '../config.ts';
 import { ApiError } from './errors.ts';
 import { bearerToken } from './admin.ts';
 
-export const ANON_RAW_WINDOW_MS = MS_PER_DAY;
-export const ANON_HOURLY_WINDOW_MS = 31 * MS_PER_DAY;
+export const ANON_RAW_WINDOW_MS = DAY_MS;
+export const ANON_HOURLY_WINDOW_MS = 31 * DAY_MS;
 export const ANON_BURST_RUNS = 24;
 /**
  * How long a public answer is served from the cache (PUBLIC_CACHE_SECONDS in wrangler.toml: 60 in
@@ -63,7 +64,7 @@ function budgetOf(env: Env): number {
 }
 
 function secondsToMidnight(now: number): number {
-  return Math.max(1, Math.ceil((Math.floor(now / MS_PER_DAY) * MS_PER_DAY + MS_PER_DAY - now) / 1000));
+  return Math.max(1, Math.ceil((Math.floor(now / DAY_MS) * DAY_MS + DAY_MS - now) / 1000));
 }
 
 async function flush(env: Env, now: number): Promise<void> {
@@ -89,7 +90,7 @@ export const publicReads: MiddlewareHandler<ReaderEnv> = async (c, next) => {
     });
   }
 
-  const day = Math.floor(now / MS_PER_DAY) * MS_PER_DAY;
+  const day = Math.floor(now / DAY_MS) * DAY_MS;
   if (view.day !== day) Object.assign(view, { day, total: 0, pending: 0, flushedAt: 0 });
   if (now - view.flushedAt > BUDGET_FLUSH_MS) {
     // The budget object out of reach: serve on the last known total (the per-request bound still holds).

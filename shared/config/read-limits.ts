@@ -1,0 +1,41 @@
+/**
+ * What one request of the read API may cost: the anonymous windows, the rollup page size, the merge
+ * budget of a percentile request. Each figure is measured against a free-plan request's CPU
+ * (bench/duties.ts) or bounds what the cost model (capacity.ts) counts.
+ */
+import { DAY_MS, HOUR_MS } from '../time.ts';
+
+/** Concurrency runs a report covers unless asked (GET /api/v1/bursts without `runs`), and so what the site build reads. */
+export const SITE_BURST_RUNS = 6;
+
+/**
+ * Rows a page of /api/v1/rollups holds at most, by form: what one free-plan Worker request encodes within
+ * half its 10 ms of CPU with a day's histograms in each row (bench/duties.ts measures both).
+ */
+export const ROLLUP_PAGE_ROWS = { base64: 120, json: 15 } as const;
+/**
+ * What one percentile request from rollups may merge, by plan, in row units: a daily row is 1 and an
+ * hourly row 1/2 (it holds a tenth of a day's buckets, but a row costs its key and counts whatever it holds;
+ * bench/duties.ts measures both). On the free plan that is what fits half of a Worker request's 10 ms of
+ * CPU: 800 daily rows, or 7 days of 6 × 10 pairs with 12 edge hours (a `window=7d` has 23 on average, so
+ * at that scale ask per region); the paid plan's 30 s hold any window.
+ */
+export const PERCENTILE_ROW_UNITS = { free: 800, paid: 1_000_000 } as const;
+export const HOURLY_ROW_UNITS = 0.5;
+
+/** Rollup rows per pair a window of whole hours [fromHour, toHour) is answered from: daily rows for whole UTC days, hourly rows at its edges. */
+export function rollupRowsCovering(fromHour: number, toHour: number): { daily: number; hourly: number } {
+  const firstDay = Math.ceil(fromHour / DAY_MS) * DAY_MS;
+  const lastDay = Math.floor(toHour / DAY_MS) * DAY_MS;
+  if (firstDay >= lastDay) return { daily: 0, hourly: Math.max(0, (toHour - fromHour) / HOUR_MS) };
+  return { daily: (lastDay - firstDay) / DAY_MS, hourly: (firstDay - fromHour) / HOUR_MS + (toHour - lastDay) / HOUR_MS };
+}
+
+/** The row units (PERCENTILE_ROW_UNITS) of a window over `pairs` pairs. */
+export function percentileRowUnits(fromHour: number, toHour: number, pairs: number): number {
+  const rows = rollupRowsCovering(fromHour, toHour);
+  return pairs * (rows.daily + rows.hourly * HOURLY_ROW_UNITS);
+}
+
+/** Anonymous reads of the public API: what one request may read, and what they may read a day in all. */
+export const ANON_LIMITS = { rawWindowDays: 1, hourlyWindowDays: 31, maxWindowDays: 366, burstRuns: 24 } as const;
