@@ -12,9 +12,9 @@ function cell(value: unknown): string {
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
-export function toCsv(records: ReadonlyArray<Record<string, unknown>>, columns?: readonly string[]): string {
+export function toCsv(records: ReadonlyArray<object>, columns?: readonly string[]): string {
   const header = columns ?? [...new Set(records.flatMap((r) => Object.keys(r)))];
   const lines = [header.map(cell).join(',')];
-  for (const r of records) lines.push(header.map((c) => cell(r[c])).join(','));
+  for (const r of records) lines.push(header.map((c) => cell((r as Record<string, unknown>)[c])).join(','));
   return lines.join('\r\n') + '\r\n';
 }

@@ -16,14 +16,34 @@ import {
   type WithStoredHistograms,
 } from './rollup.ts';
 
-export const PERCENTILES = [0.5, 0.9, 0.95, 0.99] as const;
+import type { PercentileFields, PercentileGroup } from '../api-types.ts';
+
+/** The percentiles every figure is reported at, by name: the API's fields (p50, p50_ci_low, …) and the site's derive from it. */
+export const PERCENTILE_NAMES = ['p50', 'p90', 'p95', 'p99'] as const;
+export const PERCENTILES: readonly number[] = PERCENTILE_NAMES.map((name) => Number(name.slice(1)) / 100);
 export type RollupFigure = RollupMetric | SplitMetric;
 export type RollupGroupColumn = 'region' | 'target' | 'prompt_variant' | 'split_source';
-export type GroupRecord = Record<string, string | number | null>;
+/** One group's answer (shared/api-types.ts PercentileGroup): both the raw and the rollup paths build it. */
+export type GroupRecord = PercentileGroup;
+/** A group's key: the values of the columns it is grouped by. */
+export type GroupKey = Pick<PercentileGroup, 'region' | 'target' | 'prompt_variant' | 'split_source'>;
+
+/** Every percentile of PERCENTILE_NAMES with its 95 % interval, over `n` values read by rank. */
+export function percentileFields(n: number, at: (rank: number) => number): PercentileFields {
+  const out = {} as PercentileFields;
+  for (const name of PERCENTILE_NAMES) {
+    const p = percentileWithCiAt(n, Number(name.slice(1)) / 100, at);
+    out[name] = p.value;
+    out[`${name}_ci_low`] = p.ci_low;
+    out[`${name}_ci_high`] = p.ci_high;
+  }
+  return out;
+}
 
 /** Groups in the order of their grouping columns (a null value sorts as ''), whichever source answered them. */
 export function sortGroups(groups: GroupRecord[], by: readonly string[]): void {
-  groups.sort((a, b) => by.map((c) => String(a[c] ?? '').localeCompare(String(b[c] ?? ''))).find((d) => d !== 0) ?? 0);
+  const value = (g: GroupRecord, c: string) => String((g as unknown as Record<string, unknown>)[c] ?? '');
+  groups.sort((a, b) => by.map((c) => value(a, c).localeCompare(value(b, c))).find((d) => d !== 0) ?? 0);
 }
 
 /** The rows merged per group of `by` (split_source aside: it lives inside a row). */
@@ -137,16 +157,13 @@ function recordsOf(groups: FigureGroup[], isSplit: boolean, by: readonly RollupG
       : [[null, g.histograms.get(null)?.toHistogram() ?? emptyHistogram()]];
     if (by.includes('split_source') && histograms.length === 0) histograms.push([null, emptyHistogram()]);
     for (const [source, h] of histograms) {
-      const record: GroupRecord = { ...g.key, ...(by.includes('split_source') ? { split_source: source } : {}), n: h.count, ...base };
-      const at = rankReader(h);
-      for (const q of PERCENTILES) {
-        const name = `p${Math.round(q * 100)}`;
-        const p = percentileWithCiAt(h.count, q, at);
-        record[name] = p.value;
-        record[`${name}_ci_low`] = p.ci_low;
-        record[`${name}_ci_high`] = p.ci_high;
-      }
-      out.push(record);
+      out.push({
+        ...(g.key as GroupKey),
+        ...(by.includes('split_source') ? { split_source: source } : {}),
+        n: h.count,
+        ...base,
+        ...percentileFields(h.count, rankReader(h)),
+      });
     }
   }
   sortGroups(out, by);

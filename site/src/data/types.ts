@@ -1,56 +1,27 @@
-import type { StoredRow } from '../../../shared/sample-fields.ts';
 /** What the site is built from: everything fetched from the read API (or a JSON export) at build time. */
-export interface Window {
-  from: string;
-  to: string;
-}
+import type { StoredRow, MetricField } from '../../../shared/sample-fields.ts';
+import type {
+  ApiWindow,
+  BurstsDoc,
+  IncidentDoc,
+  PercentileGroup,
+  PromptVariantInfo,
+  RegionInfo,
+  StatusDoc,
+  TargetInfo,
+} from '../../../shared/api-types.ts';
+import type { LevelReport } from '../../../shared/bursts/level-report.ts';
 
-export interface Region {
-  code: string;
-  label: string;
-  location_hint: string;
-  samples: number;
-  last_sample_at: string | null;
-  colos: Array<{ colo: string | null; samples: number; outside_region: number }>;
-}
-
-export interface Target {
-  id: string;
-  label: string;
-  provider: string;
-  api: string;
-  model: string;
-  endpoint_host: string;
-  reference: boolean;
-  regions: string[];
-  samples: number;
-  last_sample_at: string | null;
-}
-
-/** One row of /api/v1/percentiles. */
-export interface PercentileGroup {
-  region?: string;
-  target?: string;
-  prompt_variant?: string;
-  /** Present for the split's parts, which the API never pools across sources. */
-  split_source?: string | null;
-  n: number;
-  samples: number;
-  errors: number;
-  error_rate: number | null;
-  p50: number | null;
-  p50_ci_low: number | null;
-  p50_ci_high: number | null;
-  p90: number | null;
-  p90_ci_low: number | null;
-  p90_ci_high: number | null;
-  p95: number | null;
-  p95_ci_low: number | null;
-  p95_ci_high: number | null;
-  p99: number | null;
-  p99_ci_low: number | null;
-  p99_ci_high: number | null;
-}
+export type { PairStatusName, PercentileGroup, RegionStatus, StatusDoc } from '../../../shared/api-types.ts';
+export type Window = ApiWindow;
+export type Region = RegionInfo;
+export type Target = TargetInfo;
+export type PromptVariant = PromptVariantInfo;
+/** An incident as the site shows it: with its points (the site asks for them). */
+export type SiteIncident = IncidentDoc & { points: NonNullable<IncidentDoc['points']> };
+/** One level of a region × target's concurrency probes (GET /api/v1/bursts, shared/bursts/level-report.ts). */
+export type BurstLevel = LevelReport;
+export type SiteBursts = Omit<BurstsDoc, 'method'>;
 
 /** The columns of a stored sample the site uses (the API's sample, trimmed): names checked against the one schema. */
 export const SITE_SAMPLE_FIELDS = [
@@ -88,15 +59,16 @@ export const SITE_SAMPLE_FIELDS = [
 
 export type SiteSample = Pick<StoredRow, Exclude<(typeof SITE_SAMPLE_FIELDS)[number], 'id'>> & { id: number };
 
-export const SITE_METRICS = ['ttft_ms', 'ttfa_ms', 'tpot_ms', 'decode_tps', 'network_ms', 'server_ms', 'total_ms'] as const;
+export const SITE_METRICS = [
+  'ttft_ms',
+  'ttfa_ms',
+  'tpot_ms',
+  'decode_tps',
+  'network_ms',
+  'server_ms',
+  'total_ms',
+] as const satisfies readonly MetricField[];
 export type SiteMetric = (typeof SITE_METRICS)[number];
-
-export interface PromptVariant {
-  id: string;
-  label: string;
-  prompt_tokens: number;
-  max_tokens: number;
-}
 
 /** The long-window views the site offers, each answered from rollups (hourly for 24 h, daily plus today's hours otherwise). */
 export const WINDOWS = [
@@ -136,107 +108,6 @@ export interface WindowView {
   history: HistoryPoint[];
   /** Per target and period, its regions merged (region '*'). */
   target_history: HistoryPoint[];
-}
-
-/** One region × target's status (GET /api/v1/status). */
-export interface RegionStatus {
-  region: string;
-  region_label: string;
-  status: PairStatusName;
-  since: string | null;
-  last_evaluated: string | null;
-  not_enough_data: boolean;
-  recovering: boolean;
-  evidence: {
-    rules: Array<{
-      rule: string;
-      outcome: 'fired' | 'ok' | 'insufficient';
-      n: number;
-      value: number | null;
-      estimate: number | null;
-      threshold: number | null;
-      baseline: number | null;
-      note: string;
-    }>;
-    baseline: {
-      source: string;
-      n: number;
-      ttft_p99: number | null;
-      decode_p50: number | null;
-      network_p50: number | null;
-      server_p50: number | null;
-    } | null;
-    split_shift: { network_delta_ms: number; server_delta_ms: number; moved: string } | null;
-  } | null;
-}
-
-export type PairStatusName = 'operational' | 'degraded' | 'down' | 'no-data';
-
-export interface StatusDoc {
-  generated_at: string;
-  rules: Record<string, unknown> & {
-    recoverAfter: number;
-    downAfterFailures: number;
-    baselineMinSamples: number;
-    ttft: { ratio: number; windowMinutes: number; minSamples: number };
-    errors: { rate: number; windowMinutes: number; minSamples: number };
-    itl: { thresholdMs: number; sustainMinutes: number; minSamples: number };
-    decode: { dropRatio: number; windowMinutes: number; minSamples: number };
-  };
-  targets: Array<{
-    target: string;
-    label: string;
-    prompt_variant: string;
-    status: PairStatusName;
-    regional_problems: Array<{ region: string; state: PairStatusName }>;
-    regions: RegionStatus[];
-  }>;
-  open_incidents: Array<{
-    id: string;
-    target: string;
-    prompt_variant: string;
-    severity: string;
-    scope: string;
-    regions: string[];
-    opened_at: string;
-    summary: string;
-  }>;
-}
-
-export interface SiteIncident {
-  id: string;
-  target: string;
-  target_label: string;
-  variant: string;
-  status: 'open' | 'resolved';
-  severity: 'degraded' | 'down';
-  scope: 'target' | 'regional';
-  regions: string[];
-  rules: string[];
-  opened_at: string;
-  updated_at: string;
-  resolved_at: string | null;
-  timeline: Array<{
-    seq: number;
-    at: string;
-    kind: string;
-    severity: string;
-    scope: string;
-    summary: string;
-    regions: Array<{ region: string; state: string; words: string }>;
-  }>;
-  points: Array<{ t: number; region: string; ttft_ms: number | null; error: boolean; baseline: number | null; threshold: number | null }>;
-}
-
-/** One level of a region × target's concurrency probes (GET /api/v1/bursts, shared/bursts/level-report.ts). */
-export type BurstLevel = import('../../../shared/bursts/level-report.ts').LevelReport;
-
-export interface SiteBursts {
-  schedule: string | null;
-  levels: number[];
-  /** The runs the reports cover (ISO times). */
-  runs: string[];
-  reports: Array<{ region: string; target: string; prompt_variant: string; levels: BurstLevel[] }>;
 }
 
 /** A part of the local demo (npm start) still being measured when the site was built: shown instead of an empty chart. */

@@ -1,4 +1,5 @@
 /** Concurrency probes: GET /api/v1/bursts (what each level reported) and POST /api/v1/bursts (admin: a run now). */
+import type { BurstsDoc } from '../../../shared/api-types.ts';
 import { Hono } from 'hono';
 import { levelReports, type BurstStreamRow } from '../../../shared/bursts/level-report.ts';
 import { burstLevels } from '../../../shared/config/bursts.ts';
@@ -43,7 +44,7 @@ burstRoutes.get('/api/v1/bursts', async (c) => {
   for (const r of rows)
     pairs.set(`${r.region}|${r.target}|${r.prompt_variant}`, [...(pairs.get(`${r.region}|${r.target}|${r.prompt_variant}`) ?? []), r]);
   const config = getConfig();
-  return c.json({
+  const doc: BurstsDoc = {
     schedule: config.bursts?.schedule ?? null,
     levels: config.bursts ? burstLevels(config.bursts) : [],
     runs: [...new Set(rows.map((r) => Number(r.tick_id)))].sort((a, b) => a - b).map((t) => new Date(t).toISOString()),
@@ -53,8 +54,8 @@ burstRoutes.get('/api/v1/bursts', async (c) => {
       const [region, target, prompt_variant] = key.split('|');
       return { region, target, prompt_variant, levels: levelReports(mine as unknown as BurstStreamRow[]) };
     }),
-    ...(q.get('streams') === 'true' ? { streams: rows } : {}),
-  });
+  };
+  return c.json({ ...doc, ...(q.get('streams') === 'true' ? { streams: rows } : {}) });
 });
 
 burstRoutes.post('/api/v1/bursts', async (c) => {

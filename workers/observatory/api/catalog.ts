@@ -1,4 +1,5 @@
 /** What is probed, and from where: GET /api/v1/regions and /api/v1/targets, with what each has sampled. */
+import type { RegionInfo, TargetInfo } from '../../../shared/api-types.ts';
 import { Hono } from 'hono';
 import { toCsv } from '../../../shared/csv.ts';
 import { getConfig } from '../config.ts';
@@ -26,7 +27,7 @@ catalogRoutes.get('/api/v1/regions', async (c) => {
       samples: seen.reduce((n, x) => n + x.samples, 0),
       last_sample_at: seen.length ? new Date(Math.max(...seen.map((x) => x.last_started_at))).toISOString() : null,
       colos: seen.map((x) => ({ colo: x.colo, samples: x.samples, outside_region: x.outside })),
-    };
+    } satisfies RegionInfo;
   });
   if (q.get('format') === 'csv')
     return csvResponse(
@@ -57,7 +58,7 @@ catalogRoutes.get('/api/v1/targets', async (c) => {
       regions: t.regions ?? getConfig().regions.map((r) => r.code),
       samples: s?.samples ?? 0,
       last_sample_at: s ? new Date(s.last_started_at).toISOString() : null,
-    };
+    } satisfies TargetInfo;
   });
   if (q.get('format') === 'csv') return csvResponse(toCsv(targets), 'targets.csv');
   return c.json({ targets });

@@ -1,4 +1,5 @@
 /** GET /api/v1/health: D1, the schedule, the plan, each region's duties and the status keeper's notifications. */
+import type { PromptVariantInfo } from '../../../shared/api-types.ts';
 import { Hono } from 'hono';
 import { getCapacity, getConfig } from '../config.ts';
 import { latestTick } from '../db/samples.ts';
@@ -71,7 +72,7 @@ healthRoutes.get('/api/v1/health', async (c) => {
         label: v.label,
         prompt_tokens: v.promptTokens,
         max_tokens: v.maxTokens,
-      })),
+      })) satisfies PromptVariantInfo[],
       simulated: c.env.SIMULATED_REGIONS === '1',
       open_incidents: 'error' in keeper ? null : keeper.open_incidents.length,
       incidents_unwritten: 'error' in keeper ? null : keeper.incidents_unwritten,

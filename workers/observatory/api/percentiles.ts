@@ -1,5 +1,5 @@
 /** p50/p90/p95/p99 with 95 % order-statistic intervals, sample counts and error rates, per group. */
-import { percentileWithCiAt, ranksNeeded } from '../../../shared/stats/percentile-ci.ts';
+import { ranksNeeded } from '../../../shared/stats/percentile-ci.ts';
 import { metricAtRanks, metricGroupCounts, type SampleFilter } from '../db/samples.ts';
 import { METRIC_FIELDS, type MetricField } from '../../../shared/sample-fields.ts';
 import { ROLLUP_METRICS, SPLIT_METRICS, type RollupMetric } from '../../../shared/rollup/rollup.ts';
@@ -35,7 +35,7 @@ export function groupingFor(metric: Metric, by: readonly GroupColumn[], variants
 }
 
 export type { GroupRecord } from '../../../shared/rollup/percentiles.ts';
-import type { GroupRecord } from '../../../shared/rollup/percentiles.ts';
+import { percentileFields, type GroupKey, type GroupRecord } from '../../../shared/rollup/percentiles.ts';
 
 /**
  * Exact percentiles per group in two small queries: the counts per group, then only the order
@@ -67,21 +67,14 @@ export async function percentileGroups(
       if (v === undefined) throw new Error(`order statistic ${rank} of ${id(g.key)} missing`);
       return v;
     };
-    const record: GroupRecord = {
-      ...g.key,
+    return {
+      ...(g.key as GroupKey),
       n: g.n,
       samples: g.samples,
       errors: g.errors,
       error_rate: g.samples ? g.errors / g.samples : null,
+      ...percentileFields(g.n, at),
     };
-    for (const q of PERCENTILES) {
-      const name = `p${Math.round(q * 100)}`;
-      const p = percentileWithCiAt(g.n, q, at);
-      record[name] = p.value;
-      record[`${name}_ci_low`] = p.ci_low;
-      record[`${name}_ci_high`] = p.ci_high;
-    }
-    return record;
   });
   sortGroups(out, by);
   return out;

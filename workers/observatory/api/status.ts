@@ -1,4 +1,5 @@
 /** Status and incidents: GET /api/v1/status (from the status keeper) and GET /api/v1/incidents (from D1). */
+import type { IncidentDoc, StatusDoc } from '../../../shared/api-types.ts';
 import { Hono } from 'hono';
 import { findRegion, findTarget, getConfig, targetLabel } from '../config.ts';
 import { resolveStatusRules } from '../../../shared/status/rules.ts';
@@ -10,9 +11,13 @@ import type { KeeperStatus } from '../status-keeper.ts';
 
 export const statusRoutes = new Hono<{ Bindings: Env }>();
 
-const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
+function iso(t: number): string;
+function iso(t: number | null): string | null;
+function iso(t: number | null): string | null {
+  return t === null ? null : new Date(t).toISOString();
+}
 
-export function statusDocument(s: KeeperStatus, now: number) {
+export function statusDocument(s: KeeperStatus, now: number): StatusDoc {
   return {
     generated_at: iso(now),
     rules: resolveStatusRules(getConfig().status),
@@ -87,6 +92,6 @@ statusRoutes.get('/api/v1/incidents', async (c) => {
       updated_at: iso(i.updated_at),
       resolved_at: iso(i.resolved_at),
       timeline: i.timeline.map((e) => ({ ...e, at: iso(e.at), regions: e.regions.map((r) => ({ ...r, words: describeRegion(r) })) })),
-    })),
+    })) satisfies IncidentDoc[],
   });
 });

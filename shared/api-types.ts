@@ -1,0 +1,126 @@
+/**
+ * The read API's answers, as types: the routes in workers/observatory/api/ build them (checked with
+ * `satisfies`), and the report site reads them. Each shape is derived from the definitions it reports
+ * (the percentile list, the status rules, findings and incidents), so a change there changes both sides.
+ */
+import type { LevelReport } from './bursts/level-report.ts';
+import type { PERCENTILE_NAMES } from './rollup/percentiles.ts';
+import type { Finding } from './status/evaluate.ts';
+import type { Incident, IncidentEvent, IncidentRegion } from './status/incidents.ts';
+import type { PairStatus } from './status/pair-state.ts';
+import type { StatusRules } from './status/rules.ts';
+
+export interface ApiWindow {
+  from: string;
+  to: string;
+}
+
+/** GET /api/v1/regions: one configured region, and what it has sampled in the window. */
+export interface RegionInfo {
+  code: string;
+  label: string;
+  location_hint: string;
+  samples: number;
+  last_sample_at: string | null;
+  colos: Array<{ colo: string | null; samples: number; outside_region: number }>;
+}
+
+/** GET /api/v1/targets: one configured target, and what it has sampled in the window. */
+export interface TargetInfo {
+  id: string;
+  label: string;
+  provider: string;
+  api: string;
+  model: string;
+  endpoint_host: string;
+  reference: boolean;
+  regions: string[];
+  samples: number;
+  last_sample_at: string | null;
+}
+
+/** A prompt variant as GET /api/v1/health lists it. */
+export interface PromptVariantInfo {
+  id: string;
+  label: string;
+  prompt_tokens: number;
+  max_tokens: number;
+}
+
+export type PercentileName = (typeof PERCENTILE_NAMES)[number];
+
+/** Each percentile with its 95 % interval: p50, p50_ci_low, p50_ci_high, … for every name in PERCENTILE_NAMES. */
+export type PercentileFields = {
+  [K in PercentileName | `${PercentileName}_ci_low` | `${PercentileName}_ci_high`]: number | null;
+};
+
+/** One row of GET /api/v1/percentiles: a group's key (the columns it is grouped by), counts and percentiles. */
+export interface PercentileGroup extends PercentileFields {
+  region?: string;
+  target?: string;
+  prompt_variant?: string;
+  /** Present for the split's parts, which the API never pools across sources. */
+  split_source?: string | null;
+  n: number;
+  samples: number;
+  errors: number;
+  error_rate: number | null;
+}
+
+/** A region × target pair's state in GET /api/v1/status. */
+export type PairStatusName = PairStatus;
+
+/** One region × target's status (GET /api/v1/status). */
+export interface RegionStatus {
+  region: string;
+  region_label: string;
+  status: PairStatusName;
+  since: string | null;
+  last_evaluated: string | null;
+  not_enough_data: boolean;
+  recovering: boolean;
+  evidence: { rules: Finding['rules']; baseline: Finding['baseline']; split_shift: Finding['shift'] } | null;
+}
+
+/** GET /api/v1/status. */
+export interface StatusDoc {
+  generated_at: string;
+  rules: StatusRules;
+  targets: Array<{
+    target: string;
+    label: string;
+    prompt_variant: string;
+    status: PairStatusName;
+    regional_problems: Array<{ region: string; state: PairStatusName }>;
+    regions: RegionStatus[];
+  }>;
+  open_incidents: Array<
+    Pick<Incident, 'id' | 'target' | 'severity' | 'scope' | 'regions' | 'rules'> & {
+      prompt_variant: string;
+      opened_at: string;
+      updated_at: string;
+      summary: string;
+    }
+  >;
+}
+
+/** One incident of GET /api/v1/incidents: times as ISO strings, each region's state in words. */
+export interface IncidentDoc extends Omit<Incident, 'opened_at' | 'updated_at' | 'resolved_at' | 'timeline' | 'points'> {
+  target_label: string;
+  opened_at: string;
+  updated_at: string;
+  resolved_at: string | null;
+  timeline: Array<Omit<IncidentEvent, 'at' | 'regions'> & { at: string; regions: Array<IncidentRegion & { words: string }> }>;
+  /** Present with `points=true`. */
+  points?: Incident['points'];
+}
+
+/** GET /api/v1/bursts (without `streams`). */
+export interface BurstsDoc {
+  schedule: string | null;
+  levels: number[];
+  /** The runs the reports cover (ISO times). */
+  runs: string[];
+  method: string;
+  reports: Array<{ region: string; target: string; prompt_variant: string; levels: LevelReport[] }>;
+}
