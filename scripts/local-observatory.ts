@@ -3,6 +3,8 @@
  * applied, and `wrangler dev` running the scheduler, the regional Durable Objects and the API.
  * Used by `npm run dev` and `npm start`.
  */
+import { forEachPage, pageUrl, type Paged } from '../shared/api-pages.ts';
+import { DAY_MS, HOUR_MS } from '../shared/time.ts';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -168,25 +170,29 @@ export async function waitForRollups(
   timeoutMs = 120_000,
 ): Promise<{ hourly: number; daily: number }> {
   const now = Date.now();
-  const hour = Math.floor(now / 3_600_000) * 3_600_000;
-  const day = Math.floor(now / 86_400_000) * 86_400_000;
+  const hour = Math.floor(now / HOUR_MS) * HOUR_MS;
+  const day = Math.floor(now / DAY_MS) * DAY_MS;
   const from = Math.min(...ticks);
   const want = { hourly: ticks.filter((t) => t < hour).length * probesPerTick, daily: ticks.filter((t) => t < day).length * probesPerTick };
   const probes = async (resolution: 'hour' | 'day', to: number): Promise<number> => {
     if (to <= from) return 0;
     // The whole history: longer than an anonymous reader may ask for.
     let probes = 0;
-    let cursor: number | null = null;
-    do {
-      const r = await fetch(
-        `${apiUrl}/api/v1/rollups?resolution=${resolution}&histograms=base64&from=${from - 86_400_000}&to=${to}${cursor !== null ? `&cursor=${cursor}` : ''}`,
-        { headers: { authorization: `Bearer ${readToken}` } },
-      );
-      if (!r.ok) throw new Error(`rollups answered ${r.status}: ${await r.text()}`);
-      const page = (await r.json()) as { rows: Array<{ probes: number }>; next_cursor: number | null };
-      probes += page.rows.reduce((n, x) => n + x.probes, 0);
-      cursor = page.next_cursor;
-    } while (cursor !== null);
+    await forEachPage(
+      async (cursor) => {
+        const r = await fetch(
+          pageUrl(`${apiUrl}/api/v1/rollups?resolution=${resolution}&histograms=base64&from=${from - DAY_MS}&to=${to}`, cursor),
+          {
+            headers: { authorization: `Bearer ${readToken}` },
+          },
+        );
+        if (!r.ok) throw new Error(`rollups answered ${r.status}: ${await r.text()}`);
+        return (await r.json()) as { rows: Array<{ probes: number }> } & Paged;
+      },
+      (page) => {
+        probes += page.rows.reduce((n, x) => n + x.probes, 0);
+      },
+    );
     return probes;
   };
   const deadline = Date.now() + timeoutMs;

@@ -4,6 +4,7 @@
  * number of D1 rows whatever the window; raw samples only as a bounded recent slice, for timelines,
  * inter-token latency and the split's residual. Every request's D1 rows read are counted.
  */
+import { forEachPage, pageUrl, type Paged } from '../../../shared/api-pages.ts';
 import { ROWS_READ_HEADER } from '../../../shared/constants.ts';
 import { SITE_BUILD_MAX_SAMPLES, SITE_BUILD_RECENT_HOURS, SITE_BUILD_SAMPLE_PAGE } from '../../../shared/config/capacity.ts';
 import { SITE_BURST_RUNS } from '../../../shared/config/read-limits.ts';
@@ -204,15 +205,12 @@ export async function collectSiteData(
   const rollups = async (name: string, url: string): Promise<Rollup[]> => {
     requests[name] = url;
     const rows: Rollup[] = [];
-    let cursor: number | null = null;
-    do {
-      const page: { rows: RollupBase64Json[]; next_cursor: number | null } = await get(
-        name,
-        url + (cursor !== null ? `&cursor=${cursor}` : ''),
-      );
-      for (const j of page.rows) rows.push(rollupFromBase64Json(j));
-      cursor = page.next_cursor;
-    } while (cursor !== null);
+    await forEachPage(
+      (cursor) => get<{ rows: RollupBase64Json[] } & Paged>(name, pageUrl(url, cursor)),
+      (page) => {
+        for (const j of page.rows) rows.push(rollupFromBase64Json(j));
+      },
+    );
     return rows;
   };
   const hourly = await rollups(
@@ -226,15 +224,13 @@ export async function collectSiteData(
 
   const samples: SiteSample[] = [];
   requests.samples = `${base}/samples?limit=${PAGE}&${recent}`;
-  let cursor: number | null = null;
-  do {
-    const page: { samples: Array<Record<string, unknown>>; next_cursor: number | null } = await get(
-      'samples',
-      requests.samples + (cursor ? `&cursor=${cursor}` : ''),
-    );
-    for (const s of page.samples) samples.push(Object.fromEntries(SITE_SAMPLE_FIELDS.map((f) => [f, s[f]])) as unknown as SiteSample);
-    cursor = page.next_cursor;
-  } while (cursor !== null && samples.length < MAX_SAMPLES);
+  await forEachPage(
+    (cursor) => get<{ samples: Array<Record<string, unknown>> } & Paged>('samples', pageUrl(requests.samples, cursor)),
+    (page) => {
+      for (const s of page.samples) samples.push(Object.fromEntries(SITE_SAMPLE_FIELDS.map((f) => [f, s[f]])) as unknown as SiteSample);
+      return samples.length < MAX_SAMPLES;
+    },
+  );
 
   const status = await get<StatusDoc>('status', `${base}/status`);
   const bursts = await get<SiteBursts>('bursts', `${base}/bursts?runs=${SITE_BURST_RUNS}`);

@@ -7,7 +7,7 @@ import { getConfig, workList } from '../config.ts';
 import type { SampleFilter } from '../db/samples.ts';
 import { badRequest } from './errors.ts';
 import { requireTokenFor, type ReaderEnv } from './public-reads.ts';
-import { MAX_FREE_LIST_VALUES, parseBoolean, parseInt, parseList, parseWindow } from './query.ts';
+import { commaValues, MAX_FREE_LIST_VALUES, parseBoolean, parseInt, parseList, parseWindow } from './query.ts';
 
 /** Raw samples an anonymous request may span; rollup windows it may span at hourly resolution. */
 const ANON_RAW_MS = ANON_LIMITS.rawWindowDays * DAY_MS;
@@ -67,14 +67,7 @@ export function filterFrom(q: URLSearchParams, now: number): SampleFilter {
 function parseSplitSources(q: URLSearchParams): string[] | undefined {
   const raw = q.get('split_source');
   if (raw === null || raw === '') return undefined;
-  const values = [
-    ...new Set(
-      raw
-        .split(',')
-        .map((v) => v.trim())
-        .filter(Boolean),
-    ),
-  ];
+  const values = commaValues(raw);
   if (values.length === 0) throw badRequest('split_source names no source; give names like rtt or server-timing.total, comma-separated');
   for (const v of values)
     if (!/^[\w.+:-]{1,100}$/.test(v))

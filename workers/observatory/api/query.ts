@@ -44,11 +44,9 @@ export function parseWindow(q: URLSearchParams, now: number): Window {
   return { from, to };
 }
 
-/** A comma-separated list whose every value must be one of `known`; each value once (so never longer than `known`). */
-export function parseList(q: URLSearchParams, name: string, known: readonly string[]): string[] | undefined {
-  const raw = q.get(name);
-  if (raw === null || raw === '') return undefined;
-  const values = [
+/** The distinct non-empty values of a comma-separated parameter, in the order given. */
+export function commaValues(raw: string): string[] {
+  return [
     ...new Set(
       raw
         .split(',')
@@ -56,6 +54,13 @@ export function parseList(q: URLSearchParams, name: string, known: readonly stri
         .filter(Boolean),
     ),
   ];
+}
+
+/** A comma-separated list whose every value must be one of `known`; each value once (so never longer than `known`). */
+export function parseList(q: URLSearchParams, name: string, known: readonly string[]): string[] | undefined {
+  const raw = q.get(name);
+  if (raw === null || raw === '') return undefined;
+  const values = commaValues(raw);
   if (values.length === 0) throw badRequest(`${name} names no value; give one or more of ${known.join(', ')}, comma-separated`);
   for (const v of values) {
     if (!known.includes(v)) throw badRequest(`unknown ${name} "${v.slice(0, 100)}"; known: ${known.join(', ')}`);
