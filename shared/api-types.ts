@@ -4,7 +4,7 @@
  * (the percentile list, the status rules, findings and incidents), so a change there changes both sides.
  */
 import type { LevelReport } from './bursts/level-report.ts';
-import type { PERCENTILE_NAMES } from './rollup/percentiles.ts';
+import type { PERCENTILE_NAMES } from './stats/percentile.ts';
 import type { Finding } from './status/evaluate.ts';
 import type { Incident, IncidentEvent, IncidentRegion } from './status/incidents.ts';
 import type { PairStatus } from './status/pair-state.ts';

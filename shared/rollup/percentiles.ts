@@ -18,9 +18,8 @@ import {
 
 import type { PercentileFields, PercentileGroup } from '../api-types.ts';
 
-/** The percentiles every figure is reported at, by name: the API's fields (p50, p50_ci_low, …) and the site's derive from it. */
-export const PERCENTILE_NAMES = ['p50', 'p90', 'p95', 'p99'] as const;
-export const PERCENTILES: readonly number[] = PERCENTILE_NAMES.map((name) => Number(name.slice(1)) / 100);
+export { PERCENTILE_NAMES, PERCENTILES } from '../stats/percentile.ts';
+import { PERCENTILE_NAMES } from '../stats/percentile.ts';
 export type RollupFigure = RollupMetric | SplitMetric;
 export type RollupGroupColumn = 'region' | 'target' | 'prompt_variant' | 'split_source';
 /** One group's answer (shared/api-types.ts PercentileGroup): both the raw and the rollup paths build it. */

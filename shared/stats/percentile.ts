@@ -1,3 +1,7 @@
+/** The percentiles every figure is reported at, by name: the API's fields (p50, p50_ci_low, …) and the site's derive from it. */
+export const PERCENTILE_NAMES = ['p50', 'p90', 'p95', 'p99'] as const;
+export const PERCENTILES: readonly number[] = PERCENTILE_NAMES.map((name) => Number(name.slice(1)) / 100);
+
 /**
  * Exact percentile with linear interpolation between closest ranks (numpy's default, as vLLM and
  * LLMPerf report). `sorted` must be ascending; q in [0, 1].
