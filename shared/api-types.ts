@@ -61,6 +61,8 @@ export interface PercentileGroup extends PercentileFields {
   prompt_variant?: string;
   /** Present for the split's parts, which the API never pools across sources. */
   split_source?: string | null;
+  /** Present with by=served_by: where the vendor answered (null: it did not say). */
+  served_by?: string | null;
   n: number;
   samples: number;
   errors: number;

@@ -44,6 +44,9 @@ export const SAMPLE_FIELDS = [
   { name: 'region', type: 'text', nullable: true, kind: 'context', storedNotNull: true },
   { name: 'colo', type: 'text', nullable: true, kind: 'context' },
   { name: 'upstream_colo', type: 'text', nullable: true, kind: 'context' },
+  // Where the vendor answered (a vendor region, PoP or routed provider), and which header, body field or URL part said so.
+  { name: 'served_by', type: 'text', nullable: true, kind: 'context' },
+  { name: 'served_by_source', type: 'text', nullable: true, kind: 'context' },
   { name: 'colo_outside_region', type: 'bool', nullable: true, kind: 'context' },
   { name: 'warm', type: 'bool', nullable: false, kind: 'context' },
   { name: 'status', type: 'int', nullable: true, kind: 'outcome' },

@@ -4,6 +4,7 @@ import { readHeaderTimings, upstreamColo, type HeaderTimings } from './header-ti
 import { httpErrorDetail, readErrorBody, safeDetail } from './error-detail.ts';
 import { buildPrompt, randomNonce } from './prompt.ts';
 import { protocolFor } from './protocols/index.ts';
+import { servedBy } from './served-by.ts';
 import { StreamMeter } from './stream-meter.ts';
 import { emptySample } from '../sample-fields.ts';
 import { warmUp } from './warm-up.ts';
@@ -108,6 +109,7 @@ async function probeOnce(o: ProbeOptions): Promise<ProbeResult> {
 
   let headersAt: number | null = null;
   let headerTimings: HeaderTimings | null = null;
+  let responseHeaders: Headers | null = null;
   let meter: StreamMeter | null = null;
   let failure: Failure | null = null;
 
@@ -130,6 +132,7 @@ async function probeOnce(o: ProbeOptions): Promise<ProbeResult> {
     watchdog.headersArrived(headersAt);
     sample.status = response.status;
     sample.upstream_colo = upstreamColo(response.headers);
+    responseHeaders = response.headers;
     headerTimings = readHeaderTimings(response.headers, o.target.serverTimingMetrics);
 
     if (response.status < 200 || response.status > 299) {
@@ -196,6 +199,10 @@ async function probeOnce(o: ProbeOptions): Promise<ProbeResult> {
     // A stream that ended without an answer failed at its end: its figures up to the end stand.
     const failed = failure !== null && failure.error !== 'no_answer';
     fillFigures(sample, { t0, headersAt, meter, headerTimings, rttMs: o.rttMs ?? null, rttNote: o.rttNote, failed });
+    // Where it was answered: only once something answered (a request that reached nobody was served nowhere).
+    const served = responseHeaders ? servedBy(meter?.state.servedBy ?? null, responseHeaders, request.url) : null;
+    sample.served_by = served?.value ?? null;
+    sample.served_by_source = served?.source ?? null;
     if (failure) {
       sample.error = failure.error;
       sample.error_detail = safeDetail(failure.detail, secrets);

@@ -47,6 +47,8 @@ export interface StreamState {
   protocolError: string | null;
   serverTtftMs: number | null;
   serverTtftSource: string | null;
+  /** Who served the answer, as the stream itself says (a router's `provider`); served-by.ts weighs it against the headers. */
+  servedBy: { value: string; source: string } | null;
   /** The latest event whose usage a fast path skipped; read once when the stream settles. */
   deferredUsage: string | null;
   /** The shape of the last token event a fast path accepted (token-template.ts). */
@@ -77,6 +79,7 @@ export function createStreamState(collectText = false): StreamState {
     protocolError: null,
     serverTtftMs: null,
     serverTtftSource: null,
+    servedBy: null,
     deferredUsage: null,
     template: null,
     sliceOpen: -1,

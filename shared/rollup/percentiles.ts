@@ -25,7 +25,7 @@ export type RollupGroupColumn = 'region' | 'target' | 'prompt_variant' | 'split_
 /** One group's answer (shared/api-types.ts PercentileGroup): both the raw and the rollup paths build it. */
 export type GroupRecord = PercentileGroup;
 /** A group's key: the values of the columns it is grouped by. */
-export type GroupKey = Pick<PercentileGroup, 'region' | 'target' | 'prompt_variant' | 'split_source'>;
+export type GroupKey = Pick<PercentileGroup, 'region' | 'target' | 'prompt_variant' | 'split_source' | 'served_by'>;
 
 /** Every percentile of PERCENTILE_NAMES with its 95 % interval, over `n` values read by rank. */
 export function percentileFields(n: number, at: (rank: number) => number): PercentileFields {

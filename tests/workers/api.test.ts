@@ -163,6 +163,7 @@ describe('GET /api/v1/*', () => {
     ['/api/v1/samples?colour=red', 'unknown parameter "colour"'],
     ['/api/v1/percentiles?metric=speed', 'metric must be one of'],
     ['/api/v1/percentiles?by=model', 'unknown by "model"'],
+    ['/api/v1/percentiles?source=rollups&window=7d&by=served_by', 'by=served_by needs source=raw'],
     ['/api/v1/samples?split_source=no%20such', 'split_source must be source names'],
     ['/api/v1/regions?window=1h&from=2026-01-01', 'either window or from'],
     ['/api/v1/samples?from=1&to=2', 'to must be an ISO 8601 time'],

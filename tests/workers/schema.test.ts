@@ -36,6 +36,8 @@ function fullSample(tick: number): StoredSample {
     region: 'weur',
     colo: 'AMS',
     upstream_colo: 'FRA',
+    served_by: 'Sweden Central',
+    served_by_source: 'x-ms-region',
     colo_outside_region: false,
     warm: true,
     status: 200,

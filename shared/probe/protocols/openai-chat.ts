@@ -10,10 +10,14 @@ import {
 } from '../stream-state.ts';
 import { bearer, describeError, jsonRequest, parseEvent, resolveEndpoint, siblingUrl, type Protocol } from './protocol.ts';
 import { readChunkTimings } from './body-timings.ts';
+import { servedValue } from '../served-by.ts';
 import { ANSWER, addSlice, stringAfter, stringEnd, RBRACE, wholeObject } from './fast-path.ts';
 
 /** Keys whose non-null presence needs the full parse: finish, usage, errors, body timings. */
 const NEEDS_FULL_PARSE = /"(?:finish_reason|usage|error|x_groq|time_info|metrics|sla_metrics|perf_metrics|timings)":(?!null)/;
+
+/** Events at the stream's start in which a router's provider is looked for on the fast path (it names it in every event). */
+const ROUTER_EVENTS = 2;
 
 /** OpenAI-compatible `/chat/completions` streaming: SSE `data:` chunks ending with `[DONE]`. */
 export const openaiChat: Protocol = {
@@ -45,6 +49,8 @@ export const openaiChat: Protocol = {
     const close = stringEnd(data, open);
     if (close === -1 || data.charCodeAt(close + 1) !== RBRACE) return false;
     if (data.indexOf('"delta":', close) !== -1 || NEEDS_FULL_PARSE.test(data)) return false;
+    // A router names the provider that answered in its first events (OpenRouter's `provider`): those take the full parse.
+    if (s.servedBy === null && s.tokenEvents < ROUTER_EVENTS && data.includes('"provider":"')) return false;
     addSlice(s, data, open, close, ANSWER);
     return true;
   },
@@ -64,6 +70,10 @@ export const openaiChat: Protocol = {
     if (usage && typeof usage === 'object') readUsage(usage, s);
     else if (chunk.x_groq?.usage && s.outputTokens === null) readUsage(chunk.x_groq.usage, s);
     readChunkTimings(chunk, s);
+    if (s.servedBy === null) {
+      const provider = servedValue(chunk.provider);
+      if (provider) s.servedBy = { value: provider, source: 'body.provider' };
+    }
   },
 };
 

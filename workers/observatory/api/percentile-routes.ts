@@ -19,6 +19,7 @@ import {
   type GroupColumn,
   type Metric,
 } from './percentiles.ts';
+import type { RollupGroupColumn } from '../../../shared/rollup/percentiles.ts';
 import type { ReaderEnv } from './public-reads.ts';
 import { onlyKnown, parseChoice, parseList } from './query.ts';
 
@@ -63,6 +64,8 @@ async function rollupPercentiles(
 ): Promise<Response> {
   if (!ROLLUP_FIGURES.includes(metric))
     throw badRequest(`the hourly rollups hold ${ROLLUP_FIGURES.join(', ')}; ${metric} needs source=raw within the raw retention`);
+  if (by.includes('served_by')) throw badRequest('the rollups do not keep where each sample was served; by=served_by needs source=raw');
+  const rollupBy = by as RollupGroupColumn[];
   if (by.includes('split_source') && !(SPLIT_METRICS as readonly string[]).includes(metric))
     throw badRequest(`the hourly rollups keep split sources for ${SPLIT_METRICS.join(' and ')} only; use source=raw`);
   if (filter.splitSources || filter.error || filter.includeBackfill === false)
@@ -84,7 +87,7 @@ async function rollupPercentiles(
     c.env.DB,
     { fromHour, toHour, methodVersion: filter.methodVersion!, regions: filter.regions, targets: filter.targets, variants: filter.variants },
     metric,
-    by,
+    rollupBy,
   );
   if (q.get('format') === 'csv') return csvResponse(toCsv(groups), `percentiles-${metric}.csv`);
   return c.json({

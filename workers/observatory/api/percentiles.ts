@@ -9,11 +9,13 @@ import {
   sortGroups,
   storedFigurePercentileGroups,
   type RollupFigure,
+  type RollupGroupColumn,
 } from '../../../shared/rollup/percentiles.ts';
 import { figureRowsCovering, rollupsCovering, type RollupFilter } from '../db/rollups.ts';
 
 export { PERCENTILES };
-export const GROUP_COLUMNS = ['region', 'target', 'prompt_variant', 'split_source'] as const;
+/** What percentiles can be grouped by; `served_by` (where the vendor answered) from raw samples only: the rollups do not keep it. */
+export const GROUP_COLUMNS = ['region', 'target', 'prompt_variant', 'split_source', 'served_by'] as const;
 export type GroupColumn = (typeof GROUP_COLUMNS)[number];
 
 /** Figures of MEASUREMENT.md that percentiles can be taken of (also the SQL column allow-list). */
@@ -91,7 +93,7 @@ export async function percentileGroupsFromRollups(
   db: D1Database,
   f: RollupFilter,
   metric: Metric,
-  by: readonly GroupColumn[],
+  by: readonly RollupGroupColumn[],
 ): Promise<GroupRecord[]> {
   // A figure of its own column: only that column read and summed. A split part lives in the split's column, per source.
   if ((ROLLUP_METRICS as readonly string[]).includes(metric))
