@@ -3,6 +3,7 @@
 export { API_IDS, ERROR_CLASSES, type ApiId, type ErrorClass } from './ids.ts';
 export type { Sample, SampleField } from './sample-fields.ts';
 import type { ApiId } from './ids.ts';
+import type { ResolvedAuth } from './probe/auth.ts';
 
 /** Names of the output budget in an OpenAI-compatible chat request. */
 export const MAX_TOKENS_PARAMS = ['max_tokens', 'max_completion_tokens'] as const;
@@ -20,6 +21,8 @@ export interface ProbeTarget {
   model: string;
   /** Secret value, never stored; the caller resolves it from an env var or Worker secret. */
   apiKey?: string;
+  /** Authorisation beyond the protocol's own key header (probe/auth.ts): SigV4, a service account, a named header. */
+  auth?: ResolvedAuth;
   headers?: Record<string, string>;
   /** Extra JSON merged into the request body, object by object (e.g. a reasoning effort or thinking budget). */
   extraBody?: Record<string, unknown>;

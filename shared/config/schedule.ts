@@ -18,13 +18,25 @@ export function tickMinutesOf(schedule: string): number | null {
 }
 
 /**
+ * Subrequests an alarm of a regional object keeps for what follows its probes: the status keeper's
+ * report, an OTLP push, and a token request per service account that exchanges its JWT (at most one an
+ * hour each; probe/auth.ts).
+ */
+export function subrequestsAfterProbes(config: Pick<ObservatoryConfig, 'targets'>): number {
+  const accounts = new Set(
+    config.targets.flatMap((t) => (t.auth?.type === 'google-service-account' && t.auth.mode !== 'self-signed' ? [t.auth.secret] : [])),
+  );
+  return 2 + accounts.size;
+}
+
+/**
  * Probes one alarm of a regional object runs at most: `concurrency` at a time, a lane taking the next
  * job as its probe ends, up to twice `concurrency` in all, and never more than the plan's subrequest
- * budget allows (each probe: its stream and its round-trip requests, plus two for the object's own).
+ * budget allows (each probe: its stream and its round-trip requests; subrequestsAfterProbes kept aside).
  */
-export function probesPerAlarm(config: Pick<ObservatoryConfig, 'plan' | 'concurrency' | 'rttProbes'>): number {
+export function probesPerAlarm(config: Pick<ObservatoryConfig, 'plan' | 'concurrency' | 'rttProbes' | 'targets'>): number {
   const limit = PLAN_LIMITS[config.plan].subrequestsPerInvocation;
-  return Math.max(1, Math.min(2 * config.concurrency, Math.floor((limit - 2) / (1 + config.rttProbes))));
+  return Math.max(1, Math.min(2 * config.concurrency, Math.floor((limit - subrequestsAfterProbes(config)) / (1 + config.rttProbes))));
 }
 
 /** Probes (region × target × variant) one tick runs across every region, before spreading. */

@@ -21,6 +21,19 @@ export interface RegionConfig {
   simulatedRttMs?: number;
 }
 
+/**
+ * How a target is authorised when a bearer token (or the protocol's key header) from `apiKeySecret` is
+ * not it. Every value named `…Secret` is a Worker secret's NAME, never the secret.
+ * - `header`: the key in a header of its own (Azure OpenAI: `{ type: 'header', name: 'api-key', secret: 'AZURE_OPENAI_KEY' }`);
+ * - `aws-sigv4`: AWS SigV4 for Bedrock with IAM credentials (region: the endpoint's, unless given);
+ * - `google-service-account`: a service-account key file (the whole JSON in one secret), its JWT exchanged
+ *   for an access token (`token-exchange`, the default) or sent as a self-signed token (`self-signed`).
+ */
+export type AuthConfig =
+  | { type: 'header'; name: string; secret: string }
+  | { type: 'aws-sigv4'; region?: string; accessKeyIdSecret: string; secretAccessKeySecret: string; sessionTokenSecret?: string }
+  | { type: 'google-service-account'; secret: string; mode?: 'token-exchange' | 'self-signed' };
+
 export interface TargetConfig {
   /** Stable id used in the data: change it and the history starts anew. */
   id: string;
@@ -32,6 +45,8 @@ export interface TargetConfig {
   model: string;
   /** Name of the Worker secret holding the API key (`wrangler secret put NAME`); never the key itself. */
   apiKeySecret?: string;
+  /** Authorisation other than the protocol's own key header: SigV4 (Bedrock), a service account (Vertex AI), a named header (Azure). */
+  auth?: AuthConfig;
   headers?: Record<string, string>;
   /** JSON merged into the request body, object by object (a reasoning effort, a thinking budget …). */
   extraBody?: Record<string, unknown>;

@@ -3,7 +3,7 @@ import { API_IDS, MAX_TOKENS_PARAMS } from '../types.ts';
 import { capacity } from './capacity.ts';
 import { PLAN_LIMITS } from './plan-limits.ts';
 import { tickMinutesOf } from './schedule.ts';
-import { LOCATION_HINTS, type ObservatoryConfig } from './types.ts';
+import { LOCATION_HINTS, type ObservatoryConfig, type TargetConfig } from './types.ts';
 import { notificationProblems, statusProblems } from './validate-status.ts';
 import { burstCadence, DEFAULT_BURST_LEVELS, MAX_BURST_LEVEL } from './bursts.ts';
 
@@ -70,6 +70,7 @@ export function validateConfig(config: ObservatoryConfig): ObservatoryConfig {
     if (!t.model) p.push(`${where}: model is required`);
     if (t.apiKeySecret !== undefined && !SECRET_NAME.test(t.apiKeySecret))
       p.push(`${where}: apiKeySecret must be a secret's NAME in upper case (like OPENAI_API_KEY), not a key`);
+    if (t.auth !== undefined) p.push(...authProblems(t, where));
     for (const name of Object.keys(t.headers ?? {})) {
       if (CREDENTIAL_HEADERS.includes(name.toLowerCase()))
         p.push(`${where}: header "${name}" would put a credential in the config; use apiKeySecret`);
@@ -163,5 +164,45 @@ function burstProblems(config: ObservatoryConfig, variantIds: string[]): string[
   else if (levels[0] !== 1) p.push('bursts.levels must start at 1: the queueing at each level is measured against one stream alone');
   if (b.variant !== undefined && !variantIds.includes(b.variant)) p.push(`bursts.variant: unknown prompt variant "${b.variant}"`);
   if (!config.targets.some((t) => t.bursts)) p.push('bursts is configured but no target opts in (bursts: true on a target)');
+  return p;
+}
+
+const HEADER_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/i;
+const AWS_REGION = /^[a-z]{2}(?:-[a-z]+)+-\d$/;
+
+/** What is wrong with a target's `auth` (config/types.ts AuthConfig). */
+function authProblems(t: TargetConfig, where: string): string[] {
+  const p: string[] = [];
+  const a = t.auth as Record<string, unknown>;
+  const secretName = (key: string, optional = false) => {
+    const v = a[key];
+    if (v === undefined && optional) return;
+    if (typeof v !== 'string' || !SECRET_NAME.test(v))
+      p.push(`${where}: auth.${key} must be a secret's NAME in upper case (like AWS_SECRET_ACCESS_KEY), not a value`);
+  };
+  switch (a.type) {
+    case 'header':
+      if (typeof a.name !== 'string' || !HEADER_NAME.test(a.name)) p.push(`${where}: auth.name must be a header name, like api-key`);
+      secretName('secret');
+      if (t.apiKeySecret !== undefined) p.push(`${where}: give the key once: auth (type header) or apiKeySecret, not both`);
+      break;
+    case 'aws-sigv4':
+      secretName('accessKeyIdSecret');
+      secretName('secretAccessKeySecret');
+      secretName('sessionTokenSecret', true);
+      if (a.region !== undefined && (typeof a.region !== 'string' || !AWS_REGION.test(a.region)))
+        p.push(`${where}: auth.region must be an AWS region, like us-east-1`);
+      if ((t.api as string) !== 'bedrock-converse') p.push(`${where}: auth type aws-sigv4 signs for Bedrock: it needs api bedrock-converse`);
+      if (t.apiKeySecret !== undefined) p.push(`${where}: SigV4 or a Bedrock API key (apiKeySecret), not both`);
+      break;
+    case 'google-service-account':
+      secretName('secret');
+      if (a.mode !== undefined && a.mode !== 'token-exchange' && a.mode !== 'self-signed')
+        p.push(`${where}: auth.mode must be token-exchange or self-signed`);
+      if (t.apiKeySecret !== undefined) p.push(`${where}: a service account or an API key (apiKeySecret), not both`);
+      break;
+    default:
+      p.push(`${where}: auth.type must be header, aws-sigv4 or google-service-account`);
+  }
   return p;
 }

@@ -5,6 +5,8 @@ import { httpErrorDetail, readErrorBody, safeDetail } from './error-detail.ts';
 import { buildPrompt, randomNonce } from './prompt.ts';
 import { protocolFor } from './protocols/index.ts';
 import { servedBy } from './served-by.ts';
+import { AccessTokenCache, authorize, authSecrets, AuthError, type AuthContext } from './auth.ts';
+import type { BuiltRequest } from './protocols/protocol.ts';
 import { StreamMeter } from './stream-meter.ts';
 import { emptySample } from '../sample-fields.ts';
 import { warmUp } from './warm-up.ts';
@@ -46,6 +48,8 @@ export interface ProbeOptions {
    * socket events); undefined falls back to `now()` after the await.
    */
   arrivalOf?: (received: Response | Uint8Array) => number | undefined;
+  /** Token cache and token fetch for targets authorised by a service account (probe/auth.ts); one per process or region object. */
+  authContext?: AuthContext;
   /**
    * Awaited just before t0, after all preparation. In a Worker the clock only advances on I/O, so a
    * zero timer here makes t0 the time of the fetch, not of the last I/O before the preparation.
@@ -58,6 +62,9 @@ export interface ProbeResult {
   /** Reconstructed output, only with collectText. */
   text?: { answer: string; reasoning: string; tool: string };
 }
+
+/** Tokens of a process that passes no context of its own (the CLI). */
+const defaultAuthContext: AuthContext = { tokens: new AccessTokenCache() };
 
 interface Failure {
   error: ErrorClass;
@@ -92,14 +99,31 @@ async function probeOnce(o: ProbeOptions): Promise<ProbeResult> {
   const secrets = [
     o.target.apiKey,
     ...Object.values(o.target.headers ?? {}).filter((v) => v.length >= MIN_SECRET_LENGTH),
+    ...authSecrets(o.target.auth),
     ...(o.redact ?? []),
   ];
   const sample = newSample(o);
-  const request = protocol.buildRequest({
-    target: o.target,
-    prompt: buildPrompt(o.prompt.promptTokens, o.nonce ?? randomNonce()),
-    maxTokens: o.prompt.maxTokens,
-  });
+  let request: BuiltRequest;
+  try {
+    // Signing, or a service account's token (fetched when the cached one is missing or about to expire): before t0, untimed.
+    request = await authorize(
+      protocol.buildRequest({
+        target: o.target,
+        prompt: buildPrompt(o.prompt.promptTokens, o.nonce ?? randomNonce()),
+        maxTokens: o.prompt.maxTokens,
+      }),
+      o.target.auth,
+      o.authContext ?? defaultAuthContext,
+    );
+  } catch (e) {
+    if (!(e instanceof AuthError)) throw e;
+    // Nothing was sent to the vendor: the sample says why, with no figures.
+    sample.started_at = wallClock();
+    sample.status = e.status;
+    sample.error = e.status === null ? 'network' : 'http';
+    sample.error_detail = safeDetail(`authorisation failed: ${e.message}`, secrets);
+    return { sample };
+  }
   const controller = new AbortController();
   let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
   const onExpire = (_: Expiry): void => {

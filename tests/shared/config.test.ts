@@ -91,6 +91,54 @@ describe('observatory.config.ts', () => {
       "apiKeySecret must be a secret's NAME",
     ],
     [
+      'a header auth whose secret is a value',
+      (c) => {
+        c.targets[0].auth = { type: 'header', name: 'api-key', secret: 'abc-live-key' };
+      },
+      "auth.secret must be a secret's NAME",
+    ],
+    [
+      'a header auth beside an apiKeySecret',
+      (c) => {
+        c.targets[0].apiKeySecret = 'AZURE_KEY';
+        c.targets[0].auth = { type: 'header', name: 'api-key', secret: 'AZURE_KEY' };
+      },
+      'give the key once',
+    ],
+    [
+      'SigV4 for a protocol that is not Bedrock',
+      (c) => {
+        c.targets[0].auth = { type: 'aws-sigv4', accessKeyIdSecret: 'AWS_ACCESS_KEY_ID', secretAccessKeySecret: 'AWS_SECRET_ACCESS_KEY' };
+      },
+      'it needs api bedrock-converse',
+    ],
+    [
+      'SigV4 in a region that is not one',
+      (c) => {
+        c.targets[0].auth = {
+          type: 'aws-sigv4',
+          region: 'Frankfurt',
+          accessKeyIdSecret: 'AWS_ACCESS_KEY_ID',
+          secretAccessKeySecret: 'AWS_SECRET_ACCESS_KEY',
+        };
+      },
+      'auth.region must be an AWS region',
+    ],
+    [
+      'an unknown auth type',
+      (c) => {
+        c.targets[0].auth = { type: 'kerberos' } as never;
+      },
+      'auth.type must be header, aws-sigv4 or google-service-account',
+    ],
+    [
+      'a service account with an unknown mode',
+      (c) => {
+        c.targets[0].auth = { type: 'google-service-account', secret: 'VERTEX_SA', mode: 'magic' as never };
+      },
+      'auth.mode must be token-exchange or self-signed',
+    ],
+    [
       'an unknown api',
       (c) => {
         c.targets[0].api = 'smoke-signals' as never;

@@ -11,15 +11,26 @@ import type { RegionConfig, TargetConfig, PromptVariantConfig, ObservatoryConfig
 import type { StoredSample } from './db/sample-row.ts';
 import type { Job } from './config.ts';
 import { secretValues } from './secret-values.ts';
+import { parseServiceAccount, type AuthContext, type ResolvedAuth } from '../../shared/probe/auth.ts';
 
 export interface ProbeEnvironment {
   referenceUrl: string;
   secrets: Record<string, unknown>;
   colo: string | null;
   simulated: boolean;
+  /** The region object's service-account tokens, and the fetch that counts token requests (probe/auth.ts). */
+  authContext?: AuthContext;
 }
 
-export class MissingSecretError extends Error {}
+export class MissingSecretError extends Error {
+  /** The secret's name (never its value). */
+  readonly secret: string;
+
+  constructor(message: string, secret: string) {
+    super(message);
+    this.secret = secret;
+  }
+}
 
 /**
  * A deployed Worker's clock stands still while code runs and moves on only at I/O: without a fresh
@@ -28,13 +39,47 @@ export class MissingSecretError extends Error {}
  */
 const clockAdvance = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
 
+/** A Worker secret's value; a missing or empty one stops the target (it is skipped, and health names the secret). */
+function secretValue(env: ProbeEnvironment, name: string, target: string): string {
+  const value = env.secrets[name];
+  if (typeof value !== 'string' || value === '') throw new MissingSecretError(`secret ${name} for target ${target} is not set`, name);
+  return value;
+}
+
+/** A target's `auth` with its secrets read (config/types.ts AuthConfig). */
+function resolveAuth(t: TargetConfig, env: ProbeEnvironment): ResolvedAuth | undefined {
+  const a = t.auth;
+  if (!a) return undefined;
+  switch (a.type) {
+    case 'header':
+      return { type: 'header', name: a.name, value: secretValue(env, a.secret, t.id) };
+    case 'aws-sigv4':
+      return {
+        type: 'aws-sigv4',
+        region: a.region ?? null,
+        accessKeyId: secretValue(env, a.accessKeyIdSecret, t.id),
+        secretAccessKey: secretValue(env, a.secretAccessKeySecret, t.id),
+        sessionToken: a.sessionTokenSecret ? secretValue(env, a.sessionTokenSecret, t.id) : undefined,
+      };
+    case 'google-service-account': {
+      const json = secretValue(env, a.secret, t.id);
+      try {
+        return { type: 'google-service-account', key: parseServiceAccount(json), mode: a.mode ?? 'token-exchange' };
+      } catch (e) {
+        throw new MissingSecretError(
+          `secret ${a.secret} for target ${t.id} is not a service-account key file: ${(e as Error).message}`,
+          a.secret,
+        );
+      }
+    }
+  }
+}
+
 /** The probe's target, with {REFERENCE_URL} filled in and the key read from the Worker's secrets. */
 export function resolveTarget(t: TargetConfig, env: ProbeEnvironment): ProbeTarget {
   let apiKey: string | undefined;
   if (t.apiKeySecret) {
-    const value = env.secrets[t.apiKeySecret];
-    if (typeof value !== 'string' || value === '') throw new MissingSecretError(`secret ${t.apiKeySecret} for target ${t.id} is not set`);
-    apiKey = value;
+    apiKey = secretValue(env, t.apiKeySecret, t.id);
   } else if (t.reference && typeof env.secrets.REFERENCE_KEY === 'string' && env.secrets.REFERENCE_KEY !== '') {
     // The deployed reference endpoint's token (npm run deploy sets both), for reference targets that name no secret.
     apiKey = env.secrets.REFERENCE_KEY;
@@ -49,6 +94,7 @@ export function resolveTarget(t: TargetConfig, env: ProbeEnvironment): ProbeTarg
     extraBody: t.extraBody,
     maxTokensParam: t.maxTokensParam,
     serverTimingMetrics: t.serverTimingMetrics,
+    auth: resolveAuth(t, env),
   };
 }
 
@@ -74,6 +120,7 @@ export async function runJob(
     rttMs,
     rttNote: rtt?.note,
     beforeT0: clockAdvance,
+    authContext: env.authContext,
     redact: secretValues(env.secrets),
   });
   return stamped(sample, job, region, env);

@@ -9,7 +9,7 @@ import { DurableObject } from 'cloudflare:workers';
 import { findRegion, findTarget, findVariant, getCapacity, getConfig, tickJobs, workList, type Job } from './config.ts';
 import { afterDelivery, cadenceOf, heartbeatDue, heartbeatVerdict, type Delivery, type TickState } from './tick-heartbeat.ts';
 import { PLAN_LIMITS } from '../../shared/config/plan-limits.ts';
-import { probesPerAlarm } from '../../shared/config/schedule.ts';
+import { probesPerAlarm, subrequestsAfterProbes } from '../../shared/config/schedule.ts';
 import { SubrequestBudget } from './subrequest-budget.ts';
 import { burstTargetsStored } from './db/bursts.ts';
 import { flushBurstOutbox, runOwedBurst } from './burst-queue.ts';
@@ -20,6 +20,7 @@ import { hourOf } from '../../shared/rollup/rollup.ts';
 import { pushPendingToOtlp, rollUpDirtyHours } from './rollup-duty.ts';
 import { BaselineCache, evaluatePendingTicks } from './status-evaluation.ts';
 import type { StoredSample } from './db/sample-row.ts';
+import { AccessTokenCache, type AuthContext } from '../../shared/probe/auth.ts';
 import { jobKey, ProberStore, type DutyErrorKey, type QueuedJob } from './prober-store.ts';
 import type { RegionConfig } from '../../shared/config/types.ts';
 
@@ -27,8 +28,6 @@ export type { Delivery, TickState } from './tick-heartbeat.ts';
 
 /** Wait before retrying to write the outbox after D1 failed. */
 export const FLUSH_RETRY_MS = 30_000;
-/** Subrequests the probes of an alarm leave for what follows them: the status keeper's report and an OTLP push. */
-const SUBREQUESTS_AFTER_PROBES = 2;
 /** Samples written to D1 per batch when the outbox is flushed. */
 const FLUSH_BATCH = 50;
 /**
@@ -71,6 +70,17 @@ export class RegionProber extends DurableObject<Env> {
   private readonly running = new Set<string>();
   private readonly baselines = new BaselineCache();
   private readonly store: ProberStore;
+  /**
+   * Service-account tokens of this region (never stored, never logged); a token request is a subrequest of
+   * the alarm that makes it, within the share the probes leave (subrequestsAfterProbes).
+   */
+  private readonly authContext: AuthContext = {
+    tokens: new AccessTokenCache(),
+    fetch: (input, init) => {
+      if (!this.budget.take(1)) return Promise.reject(new Error('no subrequest left in this alarm for a token request'));
+      return fetch(input, init);
+    },
+  };
   /** What the running alarm may still fetch or call (one alarm at a time runs in an object); set as each alarm starts. */
   private budget = new SubrequestBudget(0);
 
@@ -278,7 +288,7 @@ export class RegionProber extends DurableObject<Env> {
     const lane = async (): Promise<void> => {
       while (started < budget && !failed) {
         // A probe's stream and round trips, while enough is left for what the alarm does after the probes.
-        if (this.store.count('jobs') <= this.running.size || !subrequests.take(perProbe, SUBREQUESTS_AFTER_PROBES)) return;
+        if (this.store.count('jobs') <= this.running.size || !subrequests.take(perProbe, subrequestsAfterProbes(getConfig()))) return;
         const job = this.claimNext(counted);
         if (!job) {
           subrequests.refund(perProbe);
@@ -373,10 +383,11 @@ export class RegionProber extends DurableObject<Env> {
         secrets: this.env as unknown as Record<string, unknown>,
         colo,
         simulated: this.env.SIMULATED_REGIONS === '1',
+        authContext: this.authContext,
       });
     } catch (e) {
       if (e instanceof MissingSecretError) {
-        this.noteMissingSecret(target.apiKeySecret ?? '');
+        this.noteMissingSecret(e.secret);
         console.error(`region ${region.code}: ${e.message}; target skipped`);
         return null;
       }
