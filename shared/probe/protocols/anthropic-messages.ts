@@ -3,6 +3,13 @@ import { ANSWER, REASONING, TOOL, sliceBeforeBrace } from './fast-path.ts';
 import { describeError, jsonRequest, parseEvent, resolveEndpoint, siblingUrl, type Protocol } from './protocol.ts';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
+/** The Messages version Vertex AI's `streamRawPredict` takes in the body. */
+export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';
+
+/** A Vertex AI endpoint for Claude: `…/publishers/anthropic/models/{model}:streamRawPredict`. */
+export function isVertexRawPredict(url: string): boolean {
+  return /\/publishers\/anthropic\/models\/[^/]+:streamRawPredict$/.test(new URL(url).pathname);
+}
 
 /** Anthropic Messages streaming: named SSE events from `message_start` to `message_stop`. */
 export const anthropicMessages: Protocol = {
@@ -12,19 +19,14 @@ export const anthropicMessages: Protocol = {
   contentTypes: ['text/event-stream'],
   defaultPath: '/v1/messages',
   buildRequest({ target, prompt, maxTokens }) {
+    const url = resolveEndpoint(target.url, this.defaultPath, target.model);
+    const messages = [{ role: 'user', content: prompt }];
+    // Claude on Vertex AI: the model is in the URL, the version in the body, and the token a service account's (auth.ts).
+    if (isVertexRawPredict(url))
+      return jsonRequest(url, {}, { anthropic_version: VERTEX_ANTHROPIC_VERSION, max_tokens: maxTokens, messages, stream: true }, target);
     const auth: Record<string, string> = { 'anthropic-version': ANTHROPIC_VERSION };
     if (target.apiKey) auth['x-api-key'] = target.apiKey;
-    return jsonRequest(
-      resolveEndpoint(target.url, this.defaultPath, target.model),
-      auth,
-      {
-        model: target.model,
-        max_tokens: maxTokens,
-        messages: [{ role: 'user', content: prompt }],
-        stream: true,
-      },
-      target,
-    );
+    return jsonRequest(url, auth, { model: target.model, max_tokens: maxTokens, messages, stream: true }, target);
   },
   rttUrl: (url) => siblingUrl(url, /\/messages$/, '/models'),
   fastEvent(event, data, s) {
