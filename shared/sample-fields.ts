@@ -76,7 +76,7 @@ export const SAMPLE_FIELDS = [
   { name: 'chunks', type: 'int', nullable: false, kind: 'figure', metric: true },
 
   { name: 'server_headers_ms', type: 'real', nullable: true, kind: 'claim', metric: true },
-  // Every server timing found in headers, by source name: the raw claims, also those set aside.
+  // Every server timing found in headers (and the body's that are no TTFT), by source name: the raw claims, also those set aside.
   { name: 'server_timings', type: 'json', nullable: false, kind: 'claim' },
   { name: 'server_ttft_ms', type: 'real', nullable: true, kind: 'claim', metric: true },
   { name: 'server_ttft_source', type: 'text', nullable: true, kind: 'claim' },

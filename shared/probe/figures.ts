@@ -26,6 +26,9 @@ export function fillFigures(sample: Sample, m: Measured): void {
   sample.headers_ms = since(t0, m.headersAt);
   const ht = m.headerTimings;
   if (ht) sample.server_timings = ht.timings;
+  // Body timings that are no time to first token (Bedrock's latencyMs) are raw claims too, never used for the split.
+  const bodyTimings = meter?.state.bodyTimings;
+  if (bodyTimings) sample.server_timings = { ...sample.server_timings, ...bodyTimings };
   sample.rtt_ms = rounded(m.rttMs);
   // Known for every probe of this method version: no stream, no reasoning streamed.
   sample.reasoning_streamed = false;

@@ -244,7 +244,7 @@ function classifyStream(meter: StreamMeter, expired: Expiry | null, readError: u
   const s = meter.state;
   if (expired) return expired;
   if (s.protocolError !== null) return { error: 'protocol', detail: s.protocolError };
-  if (s.streamError !== null) return { error: 'stream_error', detail: s.streamError };
+  if (s.streamError !== null) return { error: s.streamErrorClass ?? 'stream_error', detail: s.streamError };
   if (readError !== null) {
     return meter.bytes > 0
       ? { error: 'truncated', detail: `stream broke: ${describeThrown(readError)}` }

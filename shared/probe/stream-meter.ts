@@ -1,4 +1,5 @@
 import { createLineDecoder, createSseDecoder, type Framer, type RawEvents } from './sse-decoder.ts';
+import { createEventStreamDecoder, dispatchMessage, type ByteFramer } from './aws-eventstream.ts';
 import { createStreamState, type StreamState } from './stream-state.ts';
 import type { Protocol } from './protocols/protocol.ts';
 import { learnTemplate, takeByTemplate } from './protocols/token-template.ts';
@@ -26,7 +27,10 @@ export class StreamMeter {
   private readonly decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
   /** The last read ended inside a multi-byte character: the decoder holds its first bytes. */
   private partialChar = false;
-  private readonly framer: Framer;
+  /** The text framings (SSE, NDJSON); null for a binary one. */
+  private readonly framer: Framer | null;
+  /** AWS's binary event stream, which takes the bytes themselves; null for a text framing. */
+  private readonly messages: ByteFramer | null;
   private readonly protocol: Protocol;
 
   /** `fastPath: false` sends every event through the full JSON parse (tests compare both). */
@@ -83,11 +87,26 @@ export class StreamMeter {
               );
             },
           };
+    // A cap passed, or (in the binary framing) a broken message: a protocol error, and nothing after it is read.
     const onOverflow = (detail: string): void => {
       if (state.protocolError === null) state.protocolError = detail;
     };
     const framing = { onOverflow, raw };
-    this.framer = protocol.framing === 'sse' ? createSseDecoder(sink, framing) : createLineDecoder(sink, framing);
+    if (protocol.framing === 'aws-eventstream') {
+      // Each message reaches the sink as an event: its type, and its payload's text (aws-eventstream.ts).
+      this.framer = null;
+      this.messages = createEventStreamDecoder(
+        (headers, payload) => {
+          if (state.protocolError !== null) return;
+          const wrong = dispatchMessage(headers, payload, sink);
+          if (wrong !== null) onOverflow(wrong);
+        },
+        { onFault: onOverflow },
+      );
+    } else {
+      this.messages = null;
+      this.framer = protocol.framing === 'sse' ? createSseDecoder(sink, framing) : createLineDecoder(sink, framing);
+    }
   }
 
   onRead(chunk: Uint8Array, t: number): void {
@@ -96,7 +115,8 @@ export class StreamMeter {
     const s = this.state;
     s.readHasToken = false;
     s.readHasAnswer = false;
-    this.framer.push(this.decode(chunk));
+    if (this.framer !== null) this.framer.push(this.decode(chunk));
+    else this.messages!.push(chunk);
     this.stamp(t);
   }
 
@@ -116,8 +136,12 @@ export class StreamMeter {
     const s = this.state;
     s.readHasToken = false;
     s.readHasAnswer = false;
-    this.framer.push(this.decoder.decode());
-    this.framer.end();
+    if (this.framer !== null) {
+      this.framer.push(this.decoder.decode());
+      this.framer.end();
+    } else {
+      this.messages!.end();
+    }
     this.stamp(t);
     if (this.endAt === null) this.endAt = t;
   }

@@ -2,6 +2,11 @@
  * What the protocol readers learn from a stream, written in place so that reading a token
  * allocates nothing beyond the parsed event. One state per probe.
  */
+import type { ErrorClass } from '../ids.ts';
+
+/** The classes an error inside a 200 stream may carry: `stream_error`, or what the provider's error event says it is. */
+export type StreamErrorClass = Extract<ErrorClass, 'stream_error' | 'rate_limited' | 'overloaded'>;
+
 /** What a token string is: answer text, reasoning, or a tool call's arguments (fast-path.ts's ANSWER, REASONING, TOOL). */
 export type OutputKind = 0 | 1 | 2;
 
@@ -44,9 +49,16 @@ export interface StreamState {
   endMarker: boolean;
   finishReason: string | null;
   streamError: string | null;
+  /** The class of streamError when the error event names one (a throttling event: `rate_limited`); null: `stream_error`. */
+  streamErrorClass: StreamErrorClass | null;
   protocolError: string | null;
   serverTtftMs: number | null;
   serverTtftSource: string | null;
+  /**
+   * Server timings the body reported that are not a time to first token (Bedrock's whole invocation latency), by
+   * source name: stored raw in `server_timings` beside the header claims, never used for the split. Null: none.
+   */
+  bodyTimings: Record<string, number> | null;
   /** Who served the answer, as the stream itself says (a router's `provider`); served-by.ts weighs it against the headers. */
   servedBy: { value: string; source: string } | null;
   /** The latest event whose usage a fast path skipped; read once when the stream settles. */
@@ -76,9 +88,11 @@ export function createStreamState(collectText = false): StreamState {
     endMarker: false,
     finishReason: null,
     streamError: null,
+    streamErrorClass: null,
     protocolError: null,
     serverTtftMs: null,
     serverTtftSource: null,
+    bodyTimings: null,
     servedBy: null,
     deferredUsage: null,
     template: null,
@@ -133,8 +147,18 @@ export function setReasoningTokens(s: StreamState, value: unknown): void {
   if (n !== null && n >= 0) s.reasoningTokens = n;
 }
 
-export function setStreamError(s: StreamState, detail: string): void {
-  if (s.streamError === null) s.streamError = detail;
+/** Records a body-reported server timing that is no time to first token (ms), raw, under `source`; the first report wins. */
+export function recordBodyTiming(s: StreamState, source: string, ms: number): void {
+  if (!Number.isFinite(ms) || ms < 0) return;
+  if (s.bodyTimings === null) s.bodyTimings = {};
+  if (!(source in s.bodyTimings)) s.bodyTimings[source] = ms;
+}
+
+/** Records the first error event of the stream; `errorClass` when the event says what kind it is (default `stream_error`). */
+export function setStreamError(s: StreamState, detail: string, errorClass: StreamErrorClass | null = null): void {
+  if (s.streamError !== null) return;
+  s.streamError = detail;
+  s.streamErrorClass = errorClass;
 }
 
 export function num(v: unknown): number | null {

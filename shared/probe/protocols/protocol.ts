@@ -16,7 +16,8 @@ export interface RequestInput {
 /** One wire format: how to ask for a streamed completion, and how to read the stream. */
 export interface Protocol {
   api: ApiId;
-  framing: 'sse' | 'ndjson';
+  /** Server-sent events, newline-delimited JSON, or AWS's binary event stream (each message one event). */
+  framing: 'sse' | 'ndjson' | 'aws-eventstream';
   /**
    * True when the format always ends with an explicit marker, so closing without it is `truncated`.
    * False for formats some servers end with only a finish reason (Gemini, many OpenAI-compatible).
@@ -29,7 +30,7 @@ export interface Protocol {
   buildRequest(input: RequestInput): BuiltRequest;
   /** A cheap URL on the same origin for the round-trip probe. */
   rttUrl(endpointUrl: string): string;
-  /** Reads one event (an SSE event or one NDJSON line) into the state. */
+  /** Reads one event (an SSE event, one NDJSON line, or one event-stream message) into the state. */
   onEvent(event: string, data: string, state: StreamState): void;
   /**
    * Reads the common token event without a full JSON parse; returns false (having changed nothing)
