@@ -9,6 +9,7 @@ export const API_IDS = [
   'cohere-chat',
   'cohere-chat-v1',
   'tgi-generate',
+  'bedrock-converse',
 ] as const;
 export type ApiId = (typeof API_IDS)[number];
 

@@ -8,15 +8,35 @@ import { fillFigures } from './figures.ts';
 import { readHeaderTimings } from './header-timings.ts';
 import { emptySample } from '../sample-fields.ts';
 import { StreamMeter } from './stream-meter.ts';
+import { encodeEventStreamMessage } from './aws-eventstream.ts';
 import { Watchdog } from './watchdog.ts';
 import type { Protocol } from './protocols/protocol.ts';
 import type { ApiId, Clock, Timeouts } from '../types.ts';
 
 const sse = (data: unknown, event?: string): string => `${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`;
 const line = (data: unknown): string => JSON.stringify(data) + '\n';
+const utf8 = new TextEncoder();
+/** One message of AWS's binary event stream, as Bedrock sends an event. */
+const awsEvent = (type: string, data: unknown): Uint8Array =>
+  encodeEventStreamMessage(
+    { ':event-type': type, ':content-type': 'application/json', ':message-type': 'event' },
+    utf8.encode(JSON.stringify(data)),
+  );
+function concat(parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
 
-/** One short stream per wire format: an opening event, a common token event (the fast path), a full-parse event, the end. */
-export const WARM_UP_STREAMS: Record<ApiId, string> = {
+/**
+ * One short stream per wire format: an opening event, a common token event (the fast path), a full-parse event, the end.
+ * Text, or bytes for a binary framing.
+ */
+export const WARM_UP_STREAMS: Record<ApiId, string | Uint8Array<ArrayBuffer>> = {
   'openai-chat':
     sse({ choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] }) +
     sse({ id: 'w', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: 'a' }, finish_reason: null }] }) +
@@ -66,6 +86,13 @@ export const WARM_UP_STREAMS: Record<ApiId, string> = {
   'tgi-generate':
     sse({ token: { id: 1, text: 'a', special: false }, generated_text: null, details: null }) +
     sse({ token: { id: 2, text: '', special: true }, generated_text: 'a', details: { finish_reason: 'eos_token', generated_tokens: 1 } }),
+  'bedrock-converse': concat([
+    awsEvent('messageStart', { role: 'assistant' }),
+    awsEvent('contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'a' } }),
+    awsEvent('contentBlockStop', { contentBlockIndex: 0 }),
+    awsEvent('messageStop', { stopReason: 'end_turn' }),
+    awsEvent('metadata', { usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, metrics: { latencyMs: 1 } }),
+  ]),
 };
 
 const WARM_UP_HEADERS = { 'content-type': 'text/event-stream', 'server-timing': 'total;dur=1, app;dur=0.5', 'openai-processing-ms': '1' };

@@ -23,8 +23,11 @@ interface Wire {
   close(finish: 'stop' | 'length', output: number, reasoning: number | null): string;
 }
 
+/** The text wire formats; Bedrock's binary stream has its own cases (reasoning, no_answer) in bedrock-converse.test.ts. */
+type TextApi = Exclude<ApiId, 'bedrock-converse'>;
+
 /** One stream shape per protocol, as each vendor documents it. */
-const WIRES: Record<ApiId, Wire> = {
+const WIRES: Record<TextApi, Wire> = {
   'openai-chat': {
     open: sse({ choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] }),
     reasoning: (t) => sse({ choices: [{ index: 0, delta: { reasoning_content: t }, finish_reason: null }] }),
@@ -143,7 +146,7 @@ const HEADERS_AT = 50;
 const FIRST_READ_AT = 100;
 
 /** Probes a scripted stream on a fake clock: reads at the given times. */
-async function probe(api: ApiId, reads: Array<{ at: number; data: string }>, maxTokens = 400) {
+async function probe(api: TextApi, reads: Array<{ at: number; data: string }>, maxTokens = 400) {
   const clock = new FakeClock();
   const wire = WIRES[api];
   const steps: Step[] = reads.filter((r) => r.data !== '').map((r) => ({ at: r.at, data: r.data }));
@@ -162,7 +165,7 @@ async function probe(api: ApiId, reads: Array<{ at: number; data: string }>, max
 }
 
 /** `answers` answer reads GAP ms apart, after `reasoningReads` streamed reasoning reads (none: hidden). */
-function answerStream(api: ApiId, o: { reasoningReads: number; answers: number; gap: number; reasoningTokens: number | null }) {
+function answerStream(api: TextApi, o: { reasoningReads: number; answers: number; gap: number; reasoningTokens: number | null }) {
   const w = WIRES[api];
   const reads: Array<{ at: number; data: string }> = [{ at: FIRST_READ_AT, data: w.open }];
   let at = FIRST_READ_AT;
@@ -261,7 +264,7 @@ describe('reasoning reported in usage: TPOT is the decode of the answer', () => 
 
 describe('no_answer: a stream that ends without one answer token is a failed sample', () => {
   const reasoningApis: ApiId[] = ['openai-chat', 'openai-responses', 'anthropic-messages', 'gemini', 'ollama', 'cohere-chat'];
-  for (const api of Object.keys(WIRES) as ApiId[]) {
+  for (const api of Object.keys(WIRES) as TextApi[]) {
     it(`${api}: the whole budget spent${reasoningApis.includes(api) ? ' reasoning' : ''}, finish reason length`, async () => {
       const w = WIRES[api];
       const reads = [{ at: 100, data: w.open }];
@@ -358,7 +361,8 @@ describe('the first-probe warm-up', () => {
     for (const api of API_IDS) {
       for (const fastPath of [true, false]) {
         const meter = new StreamMeter(protocolFor(api), { fastPath });
-        meter.onRead(new TextEncoder().encode(WARM_UP_STREAMS[api]), 1);
+        const wire = WARM_UP_STREAMS[api];
+        meter.onRead(typeof wire === 'string' ? new TextEncoder().encode(wire) : wire, 1);
         meter.onClose(2);
         meter.settle();
         expect({

@@ -7,6 +7,7 @@ import { gemini } from './gemini.ts';
 import { ollama } from './ollama.ts';
 import { cohereChat, cohereChatV1 } from './cohere.ts';
 import { tgiGenerate } from './tgi.ts';
+import { bedrockConverse } from './bedrock-converse.ts';
 
 const PROTOCOLS: Record<ApiId, Protocol> = {
   'openai-chat': openaiChat,
@@ -17,6 +18,7 @@ const PROTOCOLS: Record<ApiId, Protocol> = {
   'cohere-chat': cohereChat,
   'cohere-chat-v1': cohereChatV1,
   'tgi-generate': tgiGenerate,
+  'bedrock-converse': bedrockConverse,
 };
 
 export function protocolFor(api: ApiId): Protocol {
