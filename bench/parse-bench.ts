@@ -7,6 +7,9 @@
  *   npm run bench -- --rounds 30 --json
  */
 import { createParser } from 'eventsource-parser';
+import { EventStreamCodec } from '@smithy/eventstream-codec';
+import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
+import { encodeEventStreamMessage } from '../shared/probe/aws-eventstream.ts';
 import { StreamMeter } from '../shared/probe/stream-meter.ts';
 import { fillFigures } from '../shared/probe/figures.ts';
 import { protocolFor } from '../shared/probe/protocols/index.ts';
@@ -36,12 +39,54 @@ function coreOnce(api: (typeof STREAMS)[number]['api'], reads: Uint8Array[]): nu
   return meter.state.tokenEvents + METHOD_VERSION * 0;
 }
 
-function naiveOnce(framing: 'sse' | 'ndjson', reads: Uint8Array[]): number {
+type Framing = 'sse' | 'ndjson' | 'aws-eventstream';
+const awsCodec = new EventStreamCodec(toUtf8, fromUtf8);
+
+/** Bedrock ConverseStream of the same 1,000 tokens, one message per read, as Bedrock pads them (`p`). */
+function bedrockConverse(): Uint8Array[] {
+  const ev = (type: string, body: object) =>
+    encodeEventStreamMessage(
+      { ':event-type': type, ':content-type': 'application/json', ':message-type': 'event' },
+      fromUtf8(JSON.stringify(body)),
+    );
+  const words = [' the', ' quick', ' brown', ' fox', ' jumps', ' over', ' lazy', ' dogs', '.', '\n'];
+  const reads = [ev('messageStart', { p: 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJ', role: 'assistant' })];
+  for (let i = 0; i < TOKENS; i++)
+    reads.push(
+      ev('contentBlockDelta', { contentBlockIndex: 0, delta: { text: words[i % 10] }, p: 'abcdefghijklmnop'.slice(0, 3 + (i % 13)) }),
+    );
+  reads.push(
+    ev('contentBlockStop', { contentBlockIndex: 0, p: 'abcdefghijklmnopqrstuvwxyz' }),
+    ev('messageStop', { stopReason: 'max_tokens' }),
+  );
+  reads.push(ev('metadata', { usage: { inputTokens: 64, outputTokens: TOKENS, totalTokens: TOKENS + 64 }, metrics: { latencyMs: 9000 } }));
+  return reads;
+}
+
+function naiveOnce(framing: Framing, reads: Uint8Array[]): number {
   const decoder = new TextDecoder();
   const stamps: number[] = [];
   let parsed = 0;
   let t = 0;
-  if (framing === 'sse') {
+  if (framing === 'aws-eventstream') {
+    // AWS's own codec on whole messages, cut from a buffer joined read by read (as the SDK's splitter does).
+    let pending = new Uint8Array(0);
+    for (const read of reads) {
+      stamps.push((t += 1));
+      const joined = new Uint8Array(pending.length + read.length);
+      joined.set(pending);
+      joined.set(read, pending.length);
+      let at = 0;
+      while (joined.length - at >= 4) {
+        const length = new DataView(joined.buffer, at).getUint32(0);
+        if (joined.length - at < length) break;
+        JSON.parse(toUtf8(awsCodec.decode(joined.subarray(at, at + length)).body));
+        parsed++;
+        at += length;
+      }
+      pending = joined.slice(at);
+    }
+  } else if (framing === 'sse') {
     const parser = createParser({
       onEvent(event) {
         if (event.data === '[DONE]') return;
@@ -79,9 +124,13 @@ interface Row {
   coreP90Ms: number;
 }
 const rows: Row[] = [];
-for (const s of STREAMS) {
-  const encoder = new TextEncoder();
-  const reads = s.events().map((e) => encoder.encode(e));
+const encoder = new TextEncoder();
+const cases: Array<{ api: (typeof STREAMS)[number]['api']; framing: Framing; reads: Uint8Array[] }> = [
+  ...STREAMS.map((s) => ({ api: s.api, framing: s.framing, reads: s.events().map((e) => encoder.encode(e)) })),
+  { api: 'bedrock-converse', framing: 'aws-eventstream', reads: bedrockConverse() },
+];
+for (const s of cases) {
+  const reads = s.reads;
   const bytes = reads.reduce((n, r) => n + r.byteLength, 0);
   const tokens = coreOnce(s.api, reads);
   if (tokens !== TOKENS) throw new Error(`${s.api}: core read ${tokens} token events, expected ${TOKENS}`);
