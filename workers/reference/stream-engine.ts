@@ -2,13 +2,22 @@ import { planSchedule, type Schedule } from './latency-model.ts';
 import { httpStatusOf, RETRY_AFTER_S, TOKENS_BEFORE_BREAK, type Fault } from './faults.ts';
 import { answerTokens, reasoningTokens } from './text.ts';
 import type { Profile } from './profiles.ts';
-import type { Metrics, StreamContext, StreamFormat, Usage } from './formats/format.ts';
+import {
+  isEmptyWire,
+  joinWire,
+  wireBytes,
+  type Metrics,
+  type StreamContext,
+  type StreamFormat,
+  type Usage,
+  type Wire,
+} from './formats/format.ts';
 import { errorResponse } from './request.ts';
 import { plannedReasoningTokens, type ReasoningControl } from './reasoning-tokens.ts';
 import { honestClaim, impossibleClaim, setTimingHeaders } from './timing-claims.ts';
 
 export interface Completion {
-  format: StreamFormat;
+  format: StreamFormat<Wire>;
   model: string;
   promptTokens: number;
   maxTokens: number;
@@ -47,15 +56,15 @@ const leave = (replica: string): void => {
 };
 
 const sleep = (ms: number) => (ms > 0 ? new Promise<void>((r) => setTimeout(r, ms)) : Promise.resolve());
-const encoder = new TextEncoder();
 const PADDING_CHUNK = 'x'.repeat(64 * 1024);
 
 /**
  * Serves one completion on its schedule: max_tokens tokens, reasoning first (streamed, or hidden:
- * decoded on schedule but not sent), then the answer, ending with the format's length finish
- * reason. Server-Timing states exactly the time spent before the headers: in headers-at-once mode
- * that is only request handling (queue and prefill come later, on the open stream); in hold mode
- * it is the real queue and prefill, measured, not planned (unless the bad-server-timing fault lies).
+ * decoded on schedule but not sent, save a format's redacted mark where it ends), then the answer,
+ * ending with the format's length finish reason. Server-Timing states exactly the time spent
+ * before the headers: in headers-at-once mode that is only request handling (queue and prefill
+ * come later, on the open stream); in hold mode it is the real queue and prefill, measured, not
+ * planned (unless the bad-server-timing fault lies).
  */
 export async function serveCompletion(c: Completion, arrived: number): Promise<Response> {
   const status = httpStatusOf(c.fault);
@@ -97,7 +106,7 @@ export async function serveCompletion(c: Completion, arrived: number): Promise<R
     } finally {
       leave(c.replica);
     }
-    const body = c.format.nonStreamed(ctx, answerTokens(0, c.maxTokens - reasoning), usage);
+    const body = c.format.nonStreamed(ctx, answerTokens(0, c.maxTokens - reasoning), usage, performance.now() - arrived);
     return counted(
       withTiming(new Response(body, { headers: { 'content-type': 'application/json' } }), { app: performance.now() - arrived }, c),
       n,
@@ -167,9 +176,9 @@ class StreamRun {
     this.writer = writer;
   }
 
-  private send(text: string): Promise<void> {
-    if (text === '') return Promise.resolve();
-    const bytes = encoder.encode(text);
+  private send(piece: Wire): Promise<void> {
+    if (isEmptyWire(piece)) return Promise.resolve();
+    const bytes = wireBytes(piece);
     this.bytesSent += bytes.byteLength;
     if (this.bytesSent > this.c.maxResponseBytes) return Promise.reject(new CapReached(`over ${this.c.maxResponseBytes} bytes`));
     return this.writer.write(bytes);
@@ -184,7 +193,7 @@ class StreamRun {
   /** Hold mode: the opening events and the first chunk wait in the stream for the headers. */
   queueFirstChunk(): void {
     this.firstChunkAt = performance.now();
-    this.send(this.c.format.open(this.ctx) + this.chunkText(0)).catch(() => {});
+    this.send(joinWire([this.c.format.open(this.ctx), this.chunkWire(0)])).catch(() => {});
   }
 
   /** Streams chunks from index `from` on schedule, then the end; never throws. */
@@ -194,15 +203,15 @@ class StreamRun {
         await this.send(this.c.format.open(this.ctx));
         await this.keepAliveUntil(this.arrived + this.schedule.chunks[0].at);
         this.firstChunkAt = performance.now();
-        await this.send(this.chunkText(0));
+        await this.send(this.chunkWire(0));
       }
       for (let i = 1; i < this.schedule.chunks.length; i++) {
         if (await this.faultStrikes(false)) return;
         await this.until(this.arrived + this.schedule.chunks[i].at);
-        await this.send(this.chunkText(i));
+        await this.send(this.chunkWire(i));
       }
       if (await this.faultStrikes(true)) return;
-      await this.send(this.c.format.close(this.ctx, this.usage, this.metrics()));
+      await this.send(this.c.format.close(this.ctx, this.usage, this.metrics(), performance.now() - this.arrived));
     } catch {
       // the client closed the connection, or the response reached a global cap (CapReached): it ends here
     } finally {
@@ -214,7 +223,7 @@ class StreamRun {
   private async keepAliveUntil(due: number): Promise<void> {
     const every = this.c.profile.keep_alive_ms;
     const keepAlive = this.c.format.keepAlive(this.ctx);
-    if (every > 0 && keepAlive !== '') {
+    if (every > 0 && !isEmptyWire(keepAlive)) {
       while (due - performance.now() > every) {
         await this.until(performance.now() + every);
         await this.send(keepAlive);
@@ -223,23 +232,28 @@ class StreamRun {
     await this.until(due);
   }
 
-  /** The chunk's tokens in the format ('' when all of them are hidden reasoning). */
-  private chunkText(i: number): string {
+  /**
+   * The chunk's tokens in the format: empty when all of them are hidden reasoning, except that the
+   * chunk in which hidden reasoning ends carries the format's mark for it, if it has one.
+   */
+  private chunkWire(i: number): Wire {
     const tokens = this.schedule.chunks[i].tokens;
     const f = this.c.format;
-    let text = '';
+    const pieces: Wire[] = [];
+    const end = this.generatedTokens + tokens;
     if (this.c.profile.reasoning_streamed === 1) {
-      for (let n = this.generatedTokens; n < this.generatedTokens + tokens && n < this.reasoning; n++)
-        text += f.reasoning(this.ctx, reasoningTokens(n, 1));
+      for (let n = this.generatedTokens; n < end && n < this.reasoning; n++) pieces.push(f.reasoning(this.ctx, reasoningTokens(n, 1)));
+    } else if (f.hiddenReasoning && this.reasoning > 0 && this.generatedTokens < this.reasoning && end >= this.reasoning) {
+      pieces.push(f.hiddenReasoning(this.ctx, this.reasoning));
     }
     const answerFrom = Math.max(this.generatedTokens, this.reasoning);
-    const answerCount = this.generatedTokens + tokens - answerFrom;
+    const answerCount = end - answerFrom;
     if (answerCount > 0) {
       const words = answerTokens(answerFrom - this.reasoning, answerCount);
-      text += this.c.fault === 'huge' ? f.padded(this.ctx, words, PADDING_CHUNK) : f.answer(this.ctx, words);
+      pieces.push(this.c.fault === 'huge' ? f.padded(this.ctx, words, PADDING_CHUNK) : f.answer(this.ctx, words));
     }
-    this.generatedTokens += tokens;
-    return text;
+    this.generatedTokens = end;
+    return joinWire(pieces);
   }
 
   /** Applies the stream fault once enough tokens went out; true when the stream must end now. */
