@@ -1,10 +1,18 @@
-import { tokenMatches } from './auth.ts';
+import { keyAuth, VENDOR_KEY_PLACES, type Authenticate } from './auth.ts';
 import { FaultError, selectFault } from './faults.ts';
 import { activeFault, parseSchedules } from './scheduled-faults.ts';
 import { ParamError, resolveProfile } from './profiles.ts';
-import { errorResponse, estimateTokens, readJsonBody, RequestError, DEFAULT_MAX_TOKENS, type ParsedRequest } from './request.ts';
+import {
+  errorResponse,
+  estimateTokens,
+  parseJsonObject,
+  readBody,
+  RequestError,
+  DEFAULT_MAX_TOKENS,
+  type ParsedRequest,
+} from './request.ts';
 import { serveCompletion } from './stream-engine.ts';
-import type { StreamFormat } from './formats/format.ts';
+import type { StreamFormat, Wire } from './formats/format.ts';
 
 export interface Limits {
   maxTokensCap: number;
@@ -32,12 +40,16 @@ export function limitsFrom(env: Env): Limits {
   };
 }
 
-/** Parses, checks and serves one completion request in the given wire format. */
+/** The key check of the OpenAI, Anthropic and Gemini routes. */
+const vendorKeyAuth = keyAuth(VENDOR_KEY_PLACES);
+
+/** Parses, checks and serves one completion request in the given wire format; `authenticate` says who may. */
 export async function handleCompletion(
   request: Request,
   limits: Limits,
-  format: StreamFormat,
+  format: StreamFormat<Wire>,
   parse: (body: Record<string, unknown>) => ParsedRequest,
+  authenticate: Authenticate = vendorKeyAuth,
 ): Promise<Response> {
   const arrived = performance.now();
   if (!limits.token && !limits.open) {
@@ -47,9 +59,12 @@ export async function handleCompletion(
       'this reference endpoint has no REFERENCE_TOKEN: set one (npx wrangler secret put REFERENCE_TOKEN -c workers/reference/wrangler.toml), or set REFERENCE_OPEN = "true" to serve anyone',
     );
   }
-  if (limits.token && !(await tokenMatches(limits.token, request))) return errorResponse(format, 401, 'missing or wrong API key');
+  let body: Promise<Uint8Array> | undefined;
+  const readOnce = () => (body ??= readBody(request, limits.maxBodyBytes));
   try {
-    const parsed = parse(await readJsonBody(request, limits.maxBodyBytes));
+    const refused = await authenticate(request, limits, readOnce);
+    if (refused) return errorResponse(format, refused.status, refused.message, refused.headers);
+    const parsed = parse(parseJsonObject(await readOnce()));
     const selected = selectFault(parsed.model, request.headers.get('x-ref-fault'));
     const { model } = selected;
     const profile = resolveProfile(model, request.headers.get('x-ref-params'));

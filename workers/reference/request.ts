@@ -1,11 +1,11 @@
-import type { StreamFormat } from './formats/format.ts';
+import type { StreamFormat, Wire } from './formats/format.ts';
 import { readReasoningControl } from './reasoning-controls.ts';
 import type { ReasoningControl } from './reasoning-tokens.ts';
 import { RequestError } from './request-error.ts';
 
 export { RequestError };
 
-/** What the endpoint needs from any of the four request shapes. */
+/** What the endpoint needs from any of its request shapes. */
 export interface ParsedRequest {
   model: string;
   promptText: string;
@@ -24,8 +24,8 @@ export function estimateTokens(text: string): number {
   return Math.max(1, Math.ceil(text.length / CHARS_PER_TOKEN));
 }
 
-/** Reads at most `limit` bytes of JSON; a larger body is a 413 whatever its content-length says. */
-export async function readJsonBody(request: Request, limit: number): Promise<Record<string, unknown>> {
+/** Reads at most `limit` bytes; a larger body is a 413 whatever its content-length says. */
+export async function readBody(request: Request, limit: number): Promise<Uint8Array> {
   const declared = Number(request.headers.get('content-length') ?? '0');
   if (declared > limit) throw new RequestError(413, `request body larger than ${limit} bytes`);
   if (!request.body) throw new RequestError(400, 'request body is required');
@@ -48,6 +48,11 @@ export async function readJsonBody(request: Request, limit: number): Promise<Rec
     bytes.set(p, offset);
     offset += p.byteLength;
   }
+  return bytes;
+}
+
+/** The body as a JSON object, or a 400. */
+export function parseJsonObject(bytes: Uint8Array): Record<string, unknown> {
   try {
     const body = JSON.parse(new TextDecoder().decode(bytes));
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw new Error('not an object');
@@ -137,7 +142,15 @@ export const parseRequest = {
   },
 };
 
-/** A 4xx/5xx in the format's own error shape. */
-export function errorResponse(format: StreamFormat, status: number, message: string, headers: Record<string, string> = {}): Response {
-  return new Response(format.httpError(status, message), { status, headers: { 'content-type': 'application/json', ...headers } });
+/** A 4xx/5xx in the format's own error shape, with the format's error headers (`headers` override them). */
+export function errorResponse(
+  format: Pick<StreamFormat<Wire>, 'httpError' | 'httpErrorHeaders'>,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): Response {
+  return new Response(format.httpError(status, message), {
+    status,
+    headers: { 'content-type': 'application/json', ...format.httpErrorHeaders?.(status), ...headers },
+  });
 }
