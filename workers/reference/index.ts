@@ -1,8 +1,9 @@
 /**
- * The reference LLM endpoint: OpenAI Chat Completions, OpenAI Responses, Anthropic Messages and
- * Gemini streaming, with a latency model whose truth is known and every failure mode on demand.
- * Models: profiles.ts (MODELS); faults: faults.ts (FAULTS); reasoning controls honoured from the
- * body: reasoning-controls.ts, reasoning-tokens.ts; Server-Timing claims: timing-claims.ts.
+ * The reference LLM endpoint: OpenAI Chat Completions, OpenAI Responses, Anthropic Messages,
+ * Gemini and Amazon Bedrock ConverseStream (a binary AWS event stream; Bearer or SigV4:
+ * routes/bedrock.ts) streaming, with a latency model whose truth is known and every failure mode
+ * on demand. Models: profiles.ts (MODELS); faults: faults.ts (FAULTS); reasoning controls honoured
+ * from the body: reasoning-controls.ts, reasoning-tokens.ts; Server-Timing claims: timing-claims.ts.
  */
 import { Hono } from 'hono';
 import { handleCompletion, limitsFrom } from './handle-completion.ts';
@@ -14,6 +15,7 @@ import { geminiFormat } from './formats/gemini.ts';
 import { MODELS } from './profiles.ts';
 import { FAULTS } from './faults.ts';
 import { EFFORT_SHARE } from './reasoning-tokens.ts';
+import { bedrockRoutes, EXCEPTION_HEADER } from './routes/bedrock.ts';
 
 const app = new Hono<{ Bindings: Env }>();
 
@@ -24,16 +26,17 @@ const describe = () => ({
     'POST /v1/responses',
     'POST /v1/messages',
     'POST /v1beta/models/{model}:streamGenerateContent?alt=sse',
+    'POST /model/{modelId}/converse-stream',
     'GET /v1/models',
   ],
   models: MODELS,
   faults: FAULTS,
-  overrides: 'x-ref-params: name=value, … (profile fields); x-ref-fault: <fault> or model suffix ~<fault>',
+  overrides: `x-ref-params: name=value, … (profile fields); x-ref-fault: <fault> or model suffix ~<fault>; ${EXCEPTION_HEADER}: the Bedrock exception of error-event`,
   scheduled_faults:
     'x-ref-scheduled-fault (or SCHEDULED_FAULTS): region=apac|enam; every=60; at=20; for=15; slow_ms=1500; fault=http-503 — keyed to x-ref-region and x-ref-tick',
   reasoning: {
     controls:
-      'Chat reasoning_effort; Responses reasoning.effort; Anthropic thinking {type, budget_tokens}; Gemini generationConfig.thinkingConfig.thinkingBudget',
+      'Chat reasoning_effort; Responses reasoning.effort; Anthropic thinking {type, budget_tokens}; Gemini generationConfig.thinkingConfig.thinkingBudget; Bedrock additionalModelRequestFields.thinking {type, budget_tokens}',
     effort_share: EFFORT_SHARE,
   },
 });
@@ -67,6 +70,8 @@ app.post('/v1beta/models/:target', async (c) => {
     parseRequest.gemini(body, model, method === 'streamGenerateContent'),
   );
 });
+
+app.route('/', bedrockRoutes);
 
 app.notFound((c) => c.json({ error: { message: `no route for ${c.req.method} ${new URL(c.req.url).pathname}`, type: 'not_found' } }, 404));
 app.onError((_err, c) => c.json({ error: { message: 'internal error', type: 'server_error' } }, 500));

@@ -48,6 +48,16 @@ export const readReasoningControl = {
     return { budgetTokens: budget };
   },
 
+  /**
+   * Bedrock Converse: `additionalModelRequestFields` goes to the model as it is, so Claude's
+   * `thinking: { type, budget_tokens }` there, with Anthropic's rules against inferenceConfig.maxTokens.
+   */
+  bedrock(additionalModelRequestFields: unknown, maxTokens: number): ReasoningControl {
+    if (absent(additionalModelRequestFields)) return null;
+    if (!isObject(additionalModelRequestFields)) throw new RequestError(400, 'additionalModelRequestFields must be an object');
+    return readReasoningControl.anthropic(additionalModelRequestFields, maxTokens);
+  },
+
   /** `generationConfig.thinkingConfig.thinkingBudget`: -1 dynamic, 0 off, otherwise a cap. */
   gemini(generationConfig: Record<string, unknown>): ReasoningControl {
     const config = generationConfig.thinkingConfig;

@@ -128,6 +128,24 @@ export const parseRequest = {
       reasoning: readReasoningControl.anthropic(body, maxTokens),
     };
   },
+  /**
+   * Bedrock Converse(Stream): the model is in the path; `messages[].content[].text`, `system[].text`,
+   * `inferenceConfig.maxTokens`, and a thinking budget in `additionalModelRequestFields`.
+   */
+  bedrockConverse(body: Record<string, unknown>, modelId: string): ParsedRequest {
+    const config = body.inferenceConfig ?? {};
+    if (typeof config !== 'object' || config === null || Array.isArray(config))
+      throw new RequestError(400, 'inferenceConfig must be an object');
+    const maxTokens = optionalInt(config as Record<string, unknown>, 'maxTokens');
+    return {
+      model: modelId,
+      promptText: textOf(body.system ?? '') + textOf(requireMessages(body)),
+      maxTokens,
+      stream: true,
+      includeUsage: true,
+      reasoning: readReasoningControl.bedrock(body.additionalModelRequestFields, maxTokens ?? DEFAULT_MAX_TOKENS),
+    };
+  },
   gemini(body: Record<string, unknown>, model: string, stream: boolean): ParsedRequest {
     if (!Array.isArray(body.contents) || body.contents.length === 0) throw new RequestError(400, 'contents must be a non-empty array');
     const config = (body.generationConfig ?? {}) as Record<string, unknown>;
