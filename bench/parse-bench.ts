@@ -9,7 +9,7 @@
 import { createParser } from 'eventsource-parser';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
-import { encodeEventStreamMessage } from '../shared/probe/aws-eventstream.ts';
+import { encodeEventStreamMessage } from '../shared/probe/aws-eventstream-encoder.ts';
 import { StreamMeter } from '../shared/probe/stream-meter.ts';
 import { fillFigures } from '../shared/probe/figures.ts';
 import { protocolFor } from '../shared/probe/protocols/index.ts';

@@ -15,6 +15,7 @@
  * copied, once, into a buffer of its announced length (or, before its 12-byte prelude is in, a buffer of
  * 12), and each byte is checked by a CRC once. Bounded: a message announcing more than the caps stops
  * the decoder before anything is allocated for it. Any fault stops it too: nothing after it is read.
+ * (Writing messages: aws-eventstream-encoder.ts.)
  */
 import { MAX_EVENT_CHARS } from '../constants.ts';
 import { crc32 } from './crc32.ts';
@@ -48,9 +49,9 @@ export interface ByteFramer {
 }
 
 /** Prelude (two lengths and their CRC) and the message CRC: the smallest message has no header and no payload. */
-const PRELUDE_BYTES = 12;
-const CRC_BYTES = 4;
-const MIN_MESSAGE_BYTES = PRELUDE_BYTES + CRC_BYTES;
+export const PRELUDE_BYTES = 12;
+export const CRC_BYTES = 4;
+export const MIN_MESSAGE_BYTES = PRELUDE_BYTES + CRC_BYTES;
 /** AWS's own limit on one message's headers. */
 export const MAX_EVENT_STREAM_HEADERS_BYTES = 128 * 1024;
 /** One event's data, as for the text framings: MAX_EVENT_CHARS, here in bytes. */
@@ -279,42 +280,4 @@ export function dispatchMessage(
     return kind === null ? 'event-stream message without a :message-type' : `unknown event-stream :message-type "${kind.slice(0, 40)}"`;
   }
   return null;
-}
-
-const encoder = new TextEncoder();
-
-/**
- * One message with string headers (what AWS's services send: `:message-type`, `:event-type`, `:content-type`),
- * for built-in streams such as the probe's warm-up. Names up to 255 bytes, values up to 32,767.
- */
-export function encodeEventStreamMessage(headers: Record<string, string>, payload: Uint8Array): Uint8Array {
-  const parts: Uint8Array[] = [];
-  let headersLength = 0;
-  for (const [name, value] of Object.entries(headers)) {
-    const n = encoder.encode(name);
-    const v = encoder.encode(value);
-    if (n.length > 255 || v.length > 32_767) throw new RangeError(`event-stream header "${name}" is too long`);
-    parts.push(n, v);
-    headersLength += 1 + n.length + 3 + v.length;
-  }
-  const total = MIN_MESSAGE_BYTES + headersLength + payload.length;
-  const out = new Uint8Array(total);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, total);
-  view.setUint32(4, headersLength);
-  view.setUint32(8, crc32(out, 0, 8));
-  let p = PRELUDE_BYTES;
-  for (let i = 0; i < parts.length; i += 2) {
-    const [n, v] = [parts[i], parts[i + 1]];
-    out[p++] = n.length;
-    out.set(n, p);
-    p += n.length;
-    out[p++] = 7;
-    view.setUint16(p, v.length);
-    out.set(v, p + 2);
-    p += 2 + v.length;
-  }
-  out.set(payload, p);
-  view.setUint32(total - CRC_BYTES, crc32(out, 0, total - CRC_BYTES));
-  return out;
 }

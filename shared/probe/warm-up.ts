@@ -8,7 +8,7 @@ import { fillFigures } from './figures.ts';
 import { readHeaderTimings } from './header-timings.ts';
 import { emptySample } from '../sample-fields.ts';
 import { StreamMeter } from './stream-meter.ts';
-import { encodeEventStreamMessage } from './aws-eventstream.ts';
+import { encodeEventStreamMessage } from './aws-eventstream-encoder.ts';
 import { Watchdog } from './watchdog.ts';
 import type { Protocol } from './protocols/protocol.ts';
 import type { ApiId, Clock, Timeouts } from '../types.ts';

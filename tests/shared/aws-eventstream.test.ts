@@ -11,12 +11,12 @@ import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import {
   createEventStreamDecoder,
   dispatchMessage,
-  encodeEventStreamMessage,
   MAX_EVENT_STREAM_MESSAGE_BYTES,
   MAX_EVENT_STREAM_PAYLOAD_BYTES,
   type EventStreamHeader,
   type EventStreamHeaders,
 } from '../../shared/probe/aws-eventstream.ts';
+import { encodeEventStreamMessage } from '../../shared/probe/aws-eventstream-encoder.ts';
 import { crc32 } from '../../shared/probe/crc32.ts';
 import { awsError, awsEvent, awsException, codec, concat, cut } from '../helpers/bedrock-stream.ts';
 
