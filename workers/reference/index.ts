@@ -1,9 +1,11 @@
 /**
  * The reference LLM endpoint: OpenAI Chat Completions, OpenAI Responses, Anthropic Messages,
- * Gemini and Amazon Bedrock ConverseStream (a binary AWS event stream; Bearer or SigV4:
- * routes/bedrock.ts) streaming, with a latency model whose truth is known and every failure mode
- * on demand. Models: profiles.ts (MODELS); faults: faults.ts (FAULTS); reasoning controls honoured
- * from the body: reasoning-controls.ts, reasoning-tokens.ts; Server-Timing claims: timing-claims.ts.
+ * Gemini, Amazon Bedrock ConverseStream (a binary AWS event stream; Bearer or SigV4:
+ * routes/bedrock.ts) and Azure OpenAI (both URL forms, with content filter chunks:
+ * routes/azure-openai.ts) streaming, with a latency model whose truth is known and every failure
+ * mode on demand. Models: profiles.ts (MODELS); faults: faults.ts (FAULTS); reasoning controls
+ * honoured from the body: reasoning-controls.ts, reasoning-tokens.ts; Server-Timing claims:
+ * timing-claims.ts.
  */
 import { Hono } from 'hono';
 import { handleCompletion, limitsFrom } from './handle-completion.ts';
@@ -16,6 +18,7 @@ import { MODELS } from './profiles.ts';
 import { FAULTS } from './faults.ts';
 import { EFFORT_SHARE } from './reasoning-tokens.ts';
 import { bedrockRoutes, EXCEPTION_HEADER } from './routes/bedrock.ts';
+import { azureRoutes } from './routes/azure-openai.ts';
 
 const app = new Hono<{ Bindings: Env }>();
 
@@ -27,6 +30,8 @@ const describe = () => ({
     'POST /v1/messages',
     'POST /v1beta/models/{model}:streamGenerateContent?alt=sse',
     'POST /model/{modelId}/converse-stream',
+    'POST /openai/deployments/{deployment}/chat/completions?api-version=2024-10-21',
+    'POST /openai/v1/chat/completions',
     'GET /v1/models',
   ],
   models: MODELS,
@@ -36,7 +41,7 @@ const describe = () => ({
     'x-ref-scheduled-fault (or SCHEDULED_FAULTS): region=apac|enam; every=60; at=20; for=15; slow_ms=1500; fault=http-503 — keyed to x-ref-region and x-ref-tick',
   reasoning: {
     controls:
-      'Chat reasoning_effort; Responses reasoning.effort; Anthropic thinking {type, budget_tokens}; Gemini generationConfig.thinkingConfig.thinkingBudget; Bedrock additionalModelRequestFields.thinking {type, budget_tokens}',
+      'Chat (and Azure) reasoning_effort; Responses reasoning.effort; Anthropic thinking {type, budget_tokens}; Gemini generationConfig.thinkingConfig.thinkingBudget; Bedrock additionalModelRequestFields.thinking {type, budget_tokens}',
     effort_share: EFFORT_SHARE,
   },
 });
@@ -72,6 +77,7 @@ app.post('/v1beta/models/:target', async (c) => {
 });
 
 app.route('/', bedrockRoutes);
+app.route('/', azureRoutes);
 
 app.notFound((c) => c.json({ error: { message: `no route for ${c.req.method} ${new URL(c.req.url).pathname}`, type: 'not_found' } }, 404));
 app.onError((_err, c) => c.json({ error: { message: 'internal error', type: 'server_error' } }, 500));
