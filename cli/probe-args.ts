@@ -8,6 +8,7 @@ import {
   type PromptVariant,
   type Timeouts,
 } from '../shared/types.ts';
+import { parseServiceAccount, type ResolvedAuth } from '../shared/probe/auth.ts';
 import { DEFAULT_MAX_TOKENS, DEFAULT_PROMPT_TOKENS, DEFAULT_TIMEOUTS, MAX_PROBES_PER_RUN, MAX_TIMEOUT_MS } from '../shared/constants.ts';
 
 export const USAGE = `usage: npm run probe -- <url> --api <api> --model <model> [options]
@@ -20,6 +21,11 @@ export const USAGE = `usage: npm run probe -- <url> --api <api> --model <model> 
   --prompt-tokens <P>       approximate prompt size in tokens (default ${DEFAULT_PROMPT_TOKENS})
   --header 'k: v'           extra request header (repeatable)
   --api-key-env <NAME>      read the API key from this environment variable
+  --api-key-header <name>   send that key in this header instead (Azure OpenAI: api-key)
+  --aws-sigv4               sign with SigV4 (bedrock-converse): AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and
+                            AWS_SESSION_TOKEN (optional) from the environment; the region from the host or --aws-region
+  --aws-region <region>     the region to sign for, when the host does not name it
+  --service-account-env <NAME>  a Google service-account key file's JSON in this environment variable (Vertex AI)
   --server-timing <names>   comma-separated Server-Timing metrics that may count, a+b for parts that add up
                             (default: the largest single metric; nested metrics are never summed)
   --body '<json>'           JSON object merged into the request body, e.g. '{"reasoning_effort":"low"}'
@@ -65,6 +71,10 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
         'prompt-tokens': { type: 'string' },
         header: { type: 'string', multiple: true },
         'api-key-env': { type: 'string' },
+        'api-key-header': { type: 'string' },
+        'aws-sigv4': { type: 'boolean' },
+        'aws-region': { type: 'string' },
+        'service-account-env': { type: 'string' },
         'server-timing': { type: 'string' },
         body: { type: 'string' },
         'max-tokens-param': { type: 'string' },
@@ -117,6 +127,8 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     apiKey = env[v['api-key-env']];
     if (!apiKey) throw new UsageError(`environment variable ${v['api-key-env']} (from --api-key-env) is not set`);
   }
+  const auth = authFrom(v, apiKey, env);
+  if (auth?.type === 'header') apiKey = undefined;
   const serverTimingMetrics = v['server-timing']
     ?.split(',')
     .map((s) => s.trim())
@@ -145,6 +157,7 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
       url,
       model: v.model,
       apiKey,
+      auth,
       headers,
       serverTimingMetrics,
       extraBody,
@@ -161,4 +174,44 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     rtt: !v['no-rtt'],
     json: v.json ?? false,
   };
+}
+
+/** --api-key-header, --aws-sigv4 or --service-account-env: one way to authorise, its secrets from the environment. */
+function authFrom(
+  v: { 'api-key-header'?: string; 'aws-sigv4'?: boolean; 'aws-region'?: string; 'service-account-env'?: string; api?: string },
+  apiKey: string | undefined,
+  env: Record<string, string | undefined>,
+): ResolvedAuth | undefined {
+  const ways = [v['api-key-header'] !== undefined, v['aws-sigv4'] === true, v['service-account-env'] !== undefined].filter(Boolean);
+  if (ways.length > 1) throw new UsageError('give one of --api-key-header, --aws-sigv4 and --service-account-env');
+  if (v['api-key-header'] !== undefined) {
+    if (!/^[A-Za-z0-9][A-Za-z0-9-]{0,63}$/.test(v['api-key-header']))
+      throw new UsageError(`--api-key-header must be a header name, got "${v['api-key-header']}"`);
+    if (!apiKey) throw new UsageError('--api-key-header needs the key: give --api-key-env NAME');
+    return { type: 'header', name: v['api-key-header'].toLowerCase(), value: apiKey };
+  }
+  if (v['aws-sigv4']) {
+    if (v.api !== 'bedrock-converse') throw new UsageError('--aws-sigv4 signs for Bedrock: it needs --api bedrock-converse');
+    if (apiKey) throw new UsageError('--aws-sigv4 or a Bedrock API key (--api-key-env), not both');
+    const accessKeyId = env.AWS_ACCESS_KEY_ID;
+    const secretAccessKey = env.AWS_SECRET_ACCESS_KEY;
+    if (!accessKeyId || !secretAccessKey)
+      throw new UsageError('--aws-sigv4 needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment');
+    const region = v['aws-region'];
+    if (region !== undefined && !/^[a-z]{2}(?:-[a-z]+)+-\d$/.test(region))
+      throw new UsageError(`--aws-region must be an AWS region like us-east-1, got "${region}"`);
+    return { type: 'aws-sigv4', region: region ?? null, accessKeyId, secretAccessKey, sessionToken: env.AWS_SESSION_TOKEN || undefined };
+  }
+  if (v['aws-region'] !== undefined) throw new UsageError('--aws-region goes with --aws-sigv4');
+  const name = v['service-account-env'];
+  if (name !== undefined) {
+    const json = env[name];
+    if (!json) throw new UsageError(`environment variable ${name} (from --service-account-env) is not set`);
+    try {
+      return { type: 'google-service-account', key: parseServiceAccount(json), mode: 'token-exchange' };
+    } catch (e) {
+      throw new UsageError(`${name}: ${(e as Error).message}`);
+    }
+  }
+  return undefined;
 }

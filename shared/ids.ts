@@ -10,6 +10,7 @@ export const API_IDS = [
   'cohere-chat-v1',
   'tgi-generate',
   'bedrock-converse',
+  'workers-ai',
 ] as const;
 export type ApiId = (typeof API_IDS)[number];
 

@@ -60,6 +60,10 @@ export const WARM_UP_STREAMS: Record<ApiId, string | Uint8Array<ArrayBuffer>> = 
       candidates: [{ content: { parts: [{ text: 'b' }], role: 'model' }, finishReason: 'STOP' }],
       usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 2 },
     }),
+  'workers-ai':
+    sse({ response: 'a', p: 'abcd' }) +
+    sse({ response: '', usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }) +
+    'data: [DONE]\n\n',
   ollama:
     line({ model: 'w', message: { role: 'assistant', content: 'a' }, done: false }) +
     line({

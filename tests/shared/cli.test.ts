@@ -52,6 +52,14 @@ describe('CLI arguments', () => {
       ['http://127.0.0.1:9', '--api', 'gemini', '--model', 'm', '--max-tokens-param', 'max_completion_tokens'],
       '--max-tokens-param applies to --api openai-chat only',
     ],
+    [['http://127.0.0.1:9', '--api', 'openai-chat', '--model', 'm', '--api-key-header', 'api-key'], '--api-key-header needs the key'],
+    [['http://127.0.0.1:9', '--api', 'openai-chat', '--model', 'm', '--aws-sigv4'], 'it needs --api bedrock-converse'],
+    [
+      ['http://127.0.0.1:9', '--api', 'bedrock-converse', '--model', 'm', '--aws-sigv4'],
+      'needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY',
+    ],
+    [['http://127.0.0.1:9', '--api', 'gemini', '--model', 'm', '--aws-region', 'us-east-1'], '--aws-region goes with --aws-sigv4'],
+    [['http://127.0.0.1:9', '--api', 'gemini', '--model', 'm', '--service-account-env', 'SURELY_UNSET_SA_123'], 'SURELY_UNSET_SA_123'],
   ];
   for (const [args, message] of cases) {
     it(`rejects ${JSON.stringify(args)} with exit 2`, async () => {

@@ -190,3 +190,57 @@ describe('Vertex AI', () => {
     expect((direct.init.headers as Record<string, string>)['x-api-key']).toBe('k');
   });
 });
+
+describe('Cloudflare Workers AI', () => {
+  const url = 'https://api.cloudflare.com/client/v4/accounts/0123abcd/ai/run/{model}';
+  const model = '@cf/meta/llama-3.1-8b-instruct';
+  const stream = sse([
+    { response: 'Hel', p: 'abcdefgh' },
+    { response: 'lo\u00e9 "q"', p: 'ab' },
+    { response: '!' },
+    { response: '', usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 } },
+    '[DONE]',
+  ]);
+
+  it('runs the model at its own path (not percent-encoded), streams `response` tokens, reads usage; fast path and full parse agree', async () => {
+    const request = protocolFor('workers-ai').buildRequest({
+      target: { id: 'w', api: 'workers-ai', url, model, apiKey: 'cf-token' },
+      prompt: 'Hi',
+      maxTokens: 8,
+    });
+    expect(request.url).toBe('https://api.cloudflare.com/client/v4/accounts/0123abcd/ai/run/@cf/meta/llama-3.1-8b-instruct');
+    expect(JSON.parse(request.init.body as string)).toEqual({ messages: [{ role: 'user', content: 'Hi' }], max_tokens: 8, stream: true });
+    expect((request.init.headers as Record<string, string>).authorization).toBe('Bearer cf-token');
+    const samples = [];
+    for (const fastPath of [true, false]) {
+      const w = wire(stream);
+      const { sample, text } = await runProbe({
+        target: { id: 'w', api: 'workers-ai', url, model },
+        prompt,
+        fetch: w.fetch,
+        now: w.now,
+        fastPath,
+        collectText: true,
+      });
+      expect(text!.answer).toBe('Hello\u00e9 "q"!');
+      samples.push(sample);
+    }
+    for (const s of samples)
+      expect(s).toMatchObject({ error: null, chunks: 3, output_tokens: 3, input_tokens: 12, tokens_exact: true, ttft_ms: 60 });
+    expect(samples[0].timeline).toEqual(samples[1].timeline);
+  });
+
+  it('refuses a model name that would reach outside its path, and reports an error event as stream_error', async () => {
+    expect(() =>
+      protocolFor('workers-ai').buildRequest({
+        target: { id: 'w', api: 'workers-ai', url, model: '../../zones?x=1' },
+        prompt: 'Hi',
+        maxTokens: 8,
+      }),
+    ).toThrow(/not a Workers AI model name/);
+    const w = wire(sse([{ response: 'a' }, { errors: [{ message: 'AiError: capacity temporarily exceeded', code: 3040 }] }]));
+    const { sample } = await runProbe({ target: { id: 'w', api: 'workers-ai', url, model }, prompt, fetch: w.fetch, now: w.now });
+    expect(sample.error).toBe('stream_error');
+    expect(sample.error_detail).toContain('capacity temporarily exceeded');
+  });
+});

@@ -8,6 +8,7 @@ import { ollama } from './ollama.ts';
 import { cohereChat, cohereChatV1 } from './cohere.ts';
 import { tgiGenerate } from './tgi.ts';
 import { bedrockConverse } from './bedrock-converse.ts';
+import { workersAi } from './workers-ai.ts';
 
 const PROTOCOLS: Record<ApiId, Protocol> = {
   'openai-chat': openaiChat,
@@ -19,6 +20,7 @@ const PROTOCOLS: Record<ApiId, Protocol> = {
   'cohere-chat-v1': cohereChatV1,
   'tgi-generate': tgiGenerate,
   'bedrock-converse': bedrockConverse,
+  'workers-ai': workersAi,
 };
 
 export function protocolFor(api: ApiId): Protocol {
