@@ -34,6 +34,8 @@ export const SITE_SAMPLE_FIELDS = [
   'prompt_tokens',
   'input_tokens',
   'colo',
+  'served_by',
+  'served_by_source',
   'colo_outside_region',
   'simulated',
   'backfill',
