@@ -66,6 +66,23 @@ export const config: ObservatoryConfig = {
       reasoning: true,
       extraBody: { reasoning_effort: 'minimal' },
     }),
+    // AWS Bedrock's ConverseStream: AWS's binary event stream, signed with SigV4. Locally it signs with the reference
+    // endpoint's public test credentials (wrangler.toml [vars]), which the endpoint verifies; deployed, where those are
+    // not set, a reference target falls back to the endpoint's key as a Bedrock API key.
+    reference('bedrock', 'Reference · Bedrock ConverseStream', 'bedrock-converse', '/model/{model}/converse-stream', {
+      model: 'ref-fast-small',
+      auth: {
+        type: 'aws-sigv4',
+        region: 'us-east-1',
+        accessKeyIdSecret: 'REFERENCE_AWS_ACCESS_KEY_ID',
+        secretAccessKeySecret: 'REFERENCE_AWS_SECRET_ACCESS_KEY',
+      },
+    }),
+    // Azure OpenAI's deployment URL: the key in api-key, content-filter chunks in the stream, x-ms-region in the headers.
+    reference('azure', 'Reference · Azure OpenAI', 'openai-chat', '/openai/deployments/{model}/chat/completions?api-version=2024-10-21', {
+      model: 'ref-fast-small',
+      auth: { type: 'header', name: 'api-key', secret: 'REFERENCE_KEY' },
+    }),
   ],
   // Workload presets (shared/config/presets.ts: code, chat, summary, long-context) or your own { id, label,
   // promptTokens, maxTokens }. Each is reported on its own (never pooled); the site shows the first by default,

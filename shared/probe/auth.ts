@@ -100,10 +100,12 @@ function withHeaders(request: BuiltRequest, extra: Record<string, string>): Buil
 async function signSigV4(request: BuiltRequest, auth: Extract<ResolvedAuth, { type: 'aws-sigv4' }>): Promise<BuiltRequest> {
   const region = auth.region ?? regionOfHost(request.url)?.value;
   if (!region) throw new AuthError(`no AWS region: give auth.region, or an endpoint like bedrock-runtime.<region>.amazonaws.com`);
+  // Accept-Encoding stays unsigned (SigV4 allows unsigned headers): proxies and Cloudflare's edge rewrite it on the way.
+  const { 'accept-encoding': acceptEncoding, ...signable } = request.init.headers as Record<string, string>;
   const signer = new AwsV4Signer({
     url: request.url,
     method: request.init.method ?? 'POST',
-    headers: request.init.headers as Record<string, string>,
+    headers: signable,
     body: request.init.body as string,
     accessKeyId: auth.accessKeyId,
     secretAccessKey: auth.secretAccessKey,
@@ -112,7 +114,9 @@ async function signSigV4(request: BuiltRequest, auth: Extract<ResolvedAuth, { ty
     region,
   });
   const signed = await signer.sign();
-  return { url: signed.url.toString(), init: { ...request.init, headers: Object.fromEntries(signed.headers) } };
+  const headers = Object.fromEntries(signed.headers);
+  if (acceptEncoding !== undefined) headers['accept-encoding'] = acceptEncoding;
+  return { url: signed.url.toString(), init: { ...request.init, headers } };
 }
 
 /**

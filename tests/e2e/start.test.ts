@@ -91,6 +91,18 @@ describe('npm start', () => {
     for (const row of rows) expect(Number(/data-value="(\d+)"/.exec(row)![1])).toBeGreaterThanOrEqual(3);
   });
 
+  it("measures the clouds' shapes in workerd: Bedrock's SigV4-signed event stream, Azure's deployment URL and where it answered", async () => {
+    const url = `http://127.0.0.1:${ports.api}/api/v1/percentiles?metric=ttft_ms&by=target,served_by&target=reference-bedrock,reference-azure&window=24h`;
+    const { groups } = (await (await fetch(url)).json()) as { groups: Array<{ target: string; served_by: string | null; n: number }> };
+    const of = (target: string) => groups.filter((g) => g.target === target);
+    // Bedrock on the reference: signed with the endpoint's test credentials, which it verifies; its host names no region.
+    expect(of('reference-bedrock').map((g) => g.served_by)).toEqual([null]);
+    expect(of('reference-bedrock')[0].n).toBeGreaterThanOrEqual(3 * config.regions.length);
+    // Azure: the key in api-key, content-filter chunks in the stream, the region in x-ms-region.
+    expect(of('reference-azure').map((g) => g.served_by)).toEqual(['Sweden Central']);
+    expect(of('reference-azure')[0].n).toBeGreaterThanOrEqual(3 * config.regions.length);
+  });
+
   it('backfills days back for the long-window views, and serves each view', async () => {
     expect(output).toMatch(/1 spread over 2 days for the long-window views/);
     expect(output).toMatch(/• backfill: \d+ samples \(/);

@@ -13,6 +13,7 @@ import { windowViews } from '../../site/src/data/collect.ts';
 import { rollUp, type Rollup } from '../../shared/rollup/rollup.ts';
 import { HISTOGRAM_RELATIVE_ERROR } from '../../shared/stats/exp-histogram.ts';
 import { ofVariant, variantText } from '../../site/src/data/overview.ts';
+import { answeredFrom } from '../../site/src/data/served.ts';
 
 const T0 = Date.UTC(2026, 0, 10);
 function sample(over: Partial<SiteSample>): SiteSample {
@@ -26,6 +27,8 @@ function sample(over: Partial<SiteSample>): SiteSample {
     prompt_tokens: 200,
     input_tokens: null,
     colo: null,
+    served_by: null,
+    served_by_source: null,
     colo_outside_region: false,
     simulated: false,
     backfill: false,
@@ -411,5 +414,26 @@ describe('one visual language', () => {
     expect(logTicks(1, 2000, 7)).toEqual([1, 10, 100, 1000]);
     expect(logTicks(60, 700, 7)).toEqual([100, 200, 500]);
     expect(logTicks(60, 65_000, 6)).toEqual([100, 1000, 10_000]);
+  });
+});
+
+describe('answered from', () => {
+  it('lists each place a region x target was served from, most samples first, each with its own TTFT median', () => {
+    const samples = [
+      ...many(3, { served_by: 'Sweden Central', served_by_source: 'x-ms-region', ttft_ms: 100 }),
+      ...many(5, { served_by: 'East US', served_by_source: 'x-ms-region', ttft_ms: 300 }),
+      sample({ served_by: 'East US', served_by_source: 'x-ms-region', ttft_ms: null, error: 'timeout_first_token' }),
+      // Another region, target or variant does not count.
+      sample({ region: 'apac', served_by: 'Japan East', served_by_source: 'x-ms-region' }),
+      sample({ target: 'b', served_by: 'Japan East', served_by_source: 'x-ms-region' }),
+      sample({ prompt_variant: 'q', served_by: 'Japan East', served_by_source: 'x-ms-region' }),
+      sample({ served_by: null, served_by_source: null, ttft_ms: 50 }),
+    ];
+    expect(answeredFrom(samples, 'weur', 'a', 'p')).toEqual([
+      { place: 'East US', source: 'x-ms-region', samples: 6, ttft_p50: 300 },
+      { place: 'Sweden Central', source: 'x-ms-region', samples: 3, ttft_p50: 100 },
+      { place: null, source: null, samples: 1, ttft_p50: 50 },
+    ]);
+    expect(answeredFrom(samples, 'enam', 'a', 'p')).toEqual([]);
   });
 });

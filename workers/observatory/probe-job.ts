@@ -46,10 +46,17 @@ function secretValue(env: ProbeEnvironment, name: string, target: string): strin
   return value;
 }
 
-/** A target's `auth` with its secrets read (config/types.ts AuthConfig). */
+/**
+ * A target's `auth` with its secrets read (config/types.ts AuthConfig). A reference target whose auth
+ * secrets are not set (the local test credentials, where deployed) uses the endpoint's own key instead.
+ */
 function resolveAuth(t: TargetConfig, env: ProbeEnvironment): ResolvedAuth | undefined {
   const a = t.auth;
   if (!a) return undefined;
+  if (t.reference) {
+    const names = a.type === 'aws-sigv4' ? [a.accessKeyIdSecret, a.secretAccessKeySecret] : [a.secret];
+    if (names.some((n) => typeof env.secrets[n] !== 'string' || env.secrets[n] === '')) return undefined;
+  }
   switch (a.type) {
     case 'header':
       return { type: 'header', name: a.name, value: secretValue(env, a.secret, t.id) };
@@ -77,10 +84,11 @@ function resolveAuth(t: TargetConfig, env: ProbeEnvironment): ResolvedAuth | und
 
 /** The probe's target, with {REFERENCE_URL} filled in and the key read from the Worker's secrets. */
 export function resolveTarget(t: TargetConfig, env: ProbeEnvironment): ProbeTarget {
+  const auth = resolveAuth(t, env);
   let apiKey: string | undefined;
   if (t.apiKeySecret) {
     apiKey = secretValue(env, t.apiKeySecret, t.id);
-  } else if (t.reference && typeof env.secrets.REFERENCE_KEY === 'string' && env.secrets.REFERENCE_KEY !== '') {
+  } else if (!auth && t.reference && typeof env.secrets.REFERENCE_KEY === 'string' && env.secrets.REFERENCE_KEY !== '') {
     // The deployed reference endpoint's token (npm run deploy sets both), for reference targets that name no secret.
     apiKey = env.secrets.REFERENCE_KEY;
   }
@@ -94,7 +102,7 @@ export function resolveTarget(t: TargetConfig, env: ProbeEnvironment): ProbeTarg
     extraBody: t.extraBody,
     maxTokensParam: t.maxTokensParam,
     serverTimingMetrics: t.serverTimingMetrics,
-    auth: resolveAuth(t, env),
+    auth,
   };
 }
 
