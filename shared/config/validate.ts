@@ -192,7 +192,7 @@ function authProblems(t: TargetConfig, where: string): string[] {
       secretName('sessionTokenSecret', true);
       if (a.region !== undefined && (typeof a.region !== 'string' || !AWS_REGION.test(a.region)))
         p.push(`${where}: auth.region must be an AWS region, like us-east-1`);
-      if ((t.api as string) !== 'bedrock-converse') p.push(`${where}: auth type aws-sigv4 signs for Bedrock: it needs api bedrock-converse`);
+      if (t.api !== 'bedrock-converse') p.push(`${where}: auth type aws-sigv4 signs for Bedrock: it needs api bedrock-converse`);
       if (t.apiKeySecret !== undefined) p.push(`${where}: SigV4 or a Bedrock API key (apiKeySecret), not both`);
       break;
     case 'google-service-account':
