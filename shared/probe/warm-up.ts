@@ -4,6 +4,7 @@
  * function compiles it, the first use of a RegExp compiles it, and a first read through the runtime's
  * streams sets them up. Between t0 and the first token a probe then runs only warm code.
  */
+import { concatBytes as concat } from '../bytes.ts';
 import { fillFigures } from './figures.ts';
 import { readHeaderTimings } from './header-timings.ts';
 import { emptySample } from '../sample-fields.ts';
@@ -22,15 +23,6 @@ const awsEvent = (type: string, data: unknown): Uint8Array =>
     { ':event-type': type, ':content-type': 'application/json', ':message-type': 'event' },
     utf8.encode(JSON.stringify(data)),
   );
-function concat(parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
 
 /**
  * One short stream per wire format: an opening event, a common token event (the fast path), a full-parse event, the end.

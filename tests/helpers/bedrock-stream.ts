@@ -2,6 +2,7 @@
  * Bedrock ConverseStream wire bytes made by AWS's own codec (@smithy/eventstream-codec), the oracle the probe's
  * decoder is held to, and a fetch that streams given bytes read by read on a fake clock.
  */
+import { concatBytes } from '../../shared/bytes.ts';
 import { EventStreamCodec, type MessageHeaders } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import type { FakeClock } from './scripted-fetch.ts';
@@ -32,15 +33,7 @@ export function awsError(code: string, message: string): Uint8Array {
   return codec.encode({ headers, body: new Uint8Array(0) });
 }
 
-export function concat(parts: readonly Uint8Array[]): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
+export const concat = concatBytes;
 
 /** `bytes` cut into reads of the given sizes (the last read takes the rest). */
 export function cut(bytes: Uint8Array, sizes: readonly number[]): Uint8Array[] {
