@@ -1,0 +1,75 @@
+/**
+ * Two simulated targets probed from one region, tick by tick: what both share (a time-of-day drift, the
+ * hour's load, the tick's network path), heavy-tailed noise of their own (a log-normal body with Student-t
+ * tails: now and then a tick several times slower), and B slower than A by a known factor. What the
+ * paired method is checked against (tests/shared/paired.test.ts) and measured by (bench/paired.ts).
+ */
+import { pairBlock, type PairBlock } from '../../shared/stats/paired.ts';
+import { HOUR_MS, MINUTE_MS } from '../../shared/time.ts';
+
+export const TICK_MS = 5 * MINUTE_MS;
+export const TICKS_PER_HOUR = HOUR_MS / TICK_MS;
+
+/** mulberry32: a small seeded generator, so every run sees the same draws. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function normal(r: () => number): number {
+  const u = Math.max(r(), 1e-12);
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * r());
+}
+
+/** Student-t with `nu` degrees of freedom (heavy tails for small nu). */
+function studentT(r: () => number, nu: number): number {
+  let chi = 0;
+  for (let i = 0; i < nu; i++) chi += normal(r) ** 2;
+  return normal(r) / Math.sqrt(chi / nu);
+}
+
+export interface SimTick {
+  tick: number;
+  a: number;
+  b: number;
+}
+
+/** `ticks` paired TTFAs (ms): B = A's level × `ratio`, both on the same drift, each with its own heavy-tailed noise. */
+export function simulate(seed: number, ticks: number, ratio: number, start = Date.UTC(2026, 10, 2)): SimTick[] {
+  const r = rng(seed);
+  const out: SimTick[] = [];
+  let hourLoad = 1;
+  for (let k = 0; k < ticks; k++) {
+    const tick = start + k * TICK_MS;
+    const hourOfDay = new Date(tick).getUTCHours();
+    // Busy hours: +40 % at the daily peak; each hour's own load (log-sd 0.2) and each tick's path (log-sd 0.15): shared.
+    const drift = 1 + 0.4 * Math.max(0, Math.sin(((hourOfDay - 8) / 24) * 2 * Math.PI));
+    if (k % TICKS_PER_HOUR === 0) hourLoad = Math.exp(0.2 * normal(r));
+    const shared = 800 * drift * hourLoad * Math.exp(0.15 * normal(r));
+    // Each target's own: log-sd 0.1 in the body, t with 3 degrees of freedom in the tails.
+    const own = () => Math.exp(0.1 * studentT(r, 3));
+    out.push({ tick, a: shared * own(), b: shared * ratio * own() });
+  }
+  return out;
+}
+
+/** The hourly blocks of a simulated series, as the rollup writes them. */
+export function blocksOf(series: readonly SimTick[]): PairBlock[] {
+  const hours = new Map<number, SimTick[]>();
+  for (const t of series) {
+    const h = Math.floor(t.tick / HOUR_MS) * HOUR_MS;
+    hours.set(h, [...(hours.get(h) ?? []), t]);
+  }
+  const blocks: PairBlock[] = [];
+  for (const [hour, ticks] of hours) {
+    const block = pairBlock(hour, [{ a: new Map(ticks.map((t) => [t.tick, t.a])), b: new Map(ticks.map((t) => [t.tick, t.b])) }]);
+    if (block) blocks.push(block);
+  }
+  return blocks;
+}
