@@ -103,6 +103,8 @@ export const STORED_ONLY_FIELDS = [
   { name: 'backfill', type: 'bool', nullable: false, kind: 'context' },
   // Run by its region because the scheduler's tick never came (a cron that did not fire, a dispatcher that died).
   { name: 'late', type: 'bool', nullable: false, kind: 'context' },
+  // Its place (0-based) in the region's shuffled order of the tick; null on rows from before the shuffle, and on bursts.
+  { name: 'tick_position', type: 'int', nullable: true, kind: 'context' },
 ] as const satisfies readonly FieldDef[];
 
 /** Every stored column but the row id: the tick first (its key and time), then the sample, then how it was taken. */

@@ -79,6 +79,7 @@ function fullSample(tick: number): StoredSample {
     simulated: true,
     backfill: false,
     late: false,
+    tick_position: 3,
   };
 }
 

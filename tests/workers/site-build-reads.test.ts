@@ -53,6 +53,7 @@ function sample(tick: number, region: string, target: string): StoredSample {
     simulated: true,
     backfill: false,
     late: false,
+    tick_position: null,
   };
 }
 

@@ -10,6 +10,7 @@ import { expectConsoleErrors } from './console-errors.ts';
 import { config } from './test-config.ts';
 import { METHOD_VERSION } from '../../shared/constants.ts';
 import { fireCron } from './fire-cron.ts';
+import { tickJobs } from '../../workers/observatory/config.ts';
 
 const REGIONS = config.regions.map((r) => r.code);
 const TICK = 1_767_225_600_000; // 2026-01-01T00:00:00Z, on the 5-minute grid
@@ -45,6 +46,20 @@ describe('a scheduled tick', () => {
         warm: 1,
       });
     for (const r of ok) expect(r.ttft_ms as number).toBeGreaterThan(0);
+    // Each region probed its share in the tick's shuffled order, and each sample carries its place in it.
+    for (const region of REGIONS) {
+      const jobs = tickJobs(region, TICK);
+      const mine = rows.filter((r) => r.region === region);
+      for (const r of mine) expect(r.tick_position, `${region} ${r.target}`).toBe(jobs.find((j) => j.target === r.target)!.position);
+      expect(new Set(mine.map((r) => r.tick_position)).size).toBe(mine.length);
+    }
+    expect(
+      REGIONS.map((region) =>
+        tickJobs(region, TICK)
+          .map((j) => j.position)
+          .join(','),
+      ).some((o, _, all) => o !== all[0]),
+    ).toBe(true);
   });
 
   it('a failing target is a sample with its error, and the others still run', async () => {

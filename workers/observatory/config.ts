@@ -1,4 +1,5 @@
 /** The validated configuration, and the parts of it each tick and probe need. */
+import { tickPositions } from '../../shared/config/tick-order.ts';
 import { config as userConfig } from '../../observatory.config.ts';
 import { validateConfig } from '../../shared/config/validate.ts';
 import { capacity, type Capacity } from '../../shared/config/capacity.ts';
@@ -30,6 +31,8 @@ export interface Job {
   backfill: boolean;
   /** Run by its region because the tick never came (region-prober.ts, the heartbeat), not by the scheduler. */
   late?: boolean;
+  /** Its place in the region's shuffled order of the tick (shared/config/tick-order.ts), stored as tick_position. */
+  position?: number;
 }
 
 /** The (target, variant) pairs a region probes, in a stable order (shared/config/work-list.ts). */
@@ -37,19 +40,21 @@ export function workList(region: string): Array<{ target: TargetConfig; variant:
   return workListOf(getConfig(), region);
 }
 
-/** A region's share of a tick: its work list, thinned to the tick's slice when the work is spread over ticks. */
+/** A region's share of a tick: its work list, thinned to the tick's slice when the work is spread over ticks, in a shuffled order. */
 export function tickJobs(region: string, tickId: number, flags: { backfill?: boolean; late?: boolean } = {}): Job[] {
   const { spread, tickMinutes } = getCapacity();
   const slice = tickSlice(tickId, tickMinutes, spread);
-  return workList(region)
-    .filter((_, i) => i % spread === slice)
-    .map(({ target, variant }) => ({
-      tickId,
-      target: target.id,
-      variant: variant.id,
-      backfill: flags.backfill === true,
-      ...(flags.late ? { late: true } : {}),
-    }));
+  const share = workList(region).filter((_, i) => i % spread === slice);
+  // Probed in an order shuffled per tick and region, each job's place recorded.
+  const positions = tickPositions(share.length, tickId, region);
+  return share.map(({ target, variant }, i) => ({
+    tickId,
+    target: target.id,
+    variant: variant.id,
+    backfill: flags.backfill === true,
+    ...(flags.late ? { late: true } : {}),
+    position: positions[i],
+  }));
 }
 
 export function findRegion(code: string): RegionConfig | undefined {

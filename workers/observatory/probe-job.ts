@@ -144,6 +144,7 @@ function stamped(sample: Sample, job: Job, region: RegionConfig, env: Pick<Probe
     simulated: env.simulated,
     backfill: job.backfill,
     late: job.late === true,
+    tick_position: job.position ?? null,
   };
 }
 

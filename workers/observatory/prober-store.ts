@@ -74,6 +74,8 @@ export class ProberStore implements EvaluationQueue {
     const jobColumns = columnsOf(sql, 'jobs');
     if (!jobColumns.includes('attempts')) sql.exec('ALTER TABLE jobs ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0');
     if (!jobColumns.includes('late')) sql.exec('ALTER TABLE jobs ADD COLUMN late INTEGER NOT NULL DEFAULT 0');
+    // Objects created before ticks were shuffled: their queued jobs have no place (null), and run in key order.
+    if (!jobColumns.includes('position')) sql.exec('ALTER TABLE jobs ADD COLUMN position INTEGER');
     sql.exec(`CREATE TABLE IF NOT EXISTS outbox (tick_id INTEGER NOT NULL, target TEXT NOT NULL, variant TEXT NOT NULL,
         sample TEXT NOT NULL, PRIMARY KEY (tick_id, target, variant)) WITHOUT ROWID`);
     sql.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID');
@@ -137,12 +139,13 @@ export class ProberStore implements EvaluationQueue {
   queueJob(job: Job): boolean {
     return (
       this.sql.exec(
-        'INSERT INTO jobs (tick_id, target, variant, backfill, late) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+        'INSERT INTO jobs (tick_id, target, variant, backfill, late, position) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
         job.tickId,
         job.target,
         job.variant,
         job.backfill ? 1 : 0,
         job.late ? 1 : 0,
+        job.position ?? null,
       ).rowsWritten > 0
     );
   }
@@ -151,7 +154,7 @@ export class ProberStore implements EvaluationQueue {
   nextJob(busyTargets: string[]): QueuedJob | null {
     const row = this.sql
       .exec<Row>(
-        `SELECT tick_id, target, variant, backfill, late, attempts FROM jobs${busyTargets.length ? ` WHERE target NOT IN (${busyTargets.map(() => '?').join(', ')})` : ''} ORDER BY tick_id, target, variant LIMIT 1`,
+        `SELECT tick_id, target, variant, backfill, late, attempts, position FROM jobs${busyTargets.length ? ` WHERE target NOT IN (${busyTargets.map(() => '?').join(', ')})` : ''} ORDER BY tick_id, position, target, variant LIMIT 1`,
         ...busyTargets,
       )
       .toArray()[0];
@@ -163,6 +166,7 @@ export class ProberStore implements EvaluationQueue {
       backfill: row.backfill === 1,
       late: row.late === 1,
       attempts: Number(row.attempts),
+      ...(row.position === null ? {} : { position: Number(row.position) }),
     };
   }
 
