@@ -4,6 +4,8 @@
  * (the percentile list, the status rules, findings and incidents), so a change there changes both sides.
  */
 import type { LevelReport } from './bursts/level-report.ts';
+import type { PairedFigure } from './rollup/paired-hours.ts';
+import type { PairedResult } from './stats/paired.ts';
 import type { PERCENTILE_NAMES } from './stats/percentile.ts';
 import type { Finding } from './status/evaluate.ts';
 import type { Incident, IncidentEvent, IncidentRegion } from './status/incidents.ts';
@@ -125,4 +127,21 @@ export interface BurstsDoc {
   runs: string[];
   method: string;
   reports: Array<{ region: string; target: string; prompt_variant: string; levels: LevelReport[] }>;
+}
+
+/** One paired comparison of GET /api/v1/compare: A against B in a region and variant (shared/stats/paired.ts). */
+export interface ComparisonDoc extends PairedResult {
+  region: string;
+  prompt_variant: string;
+  a: string;
+  b: string;
+}
+
+/** GET /api/v1/compare. */
+export interface CompareDoc {
+  window: ApiWindow;
+  figure: PairedFigure;
+  margin_pct: number;
+  method: string;
+  comparisons: ComparisonDoc[];
 }

@@ -21,6 +21,9 @@ export const D1_ROWS_WRITTEN_PER_SAMPLE = 4;
 export const DO_ROWS_WRITTEN_PER_PROBE = 2;
 /** Rolling up a region's hour writes, per target × variant, its hourly row and its running total (each key is its table: no index). */
 export const ROLLUP_ROWS_WRITTEN_PER_PAIR = 2;
+/** The paired comparisons' row (shared/rollup/paired-hours.ts) per region × variant with two or more targets and hour, and its retention delete. */
+export const PAIRED_ROWS_WRITTEN_PER_REGION_VARIANT_HOUR = 1;
+export const PAIRED_ROWS_DELETED_PER_REGION_VARIANT_HOUR = 1;
 /** Retention deletes each hourly rollup row once. */
 const ROLLUP_ROWS_DELETED_PER_PAIR = 1;
 /** Rolling up a region's hour reads every sample of that hour once (all regions': the key leads with tick_id). */
@@ -120,6 +123,17 @@ export function burstCosts(config: ObservatoryConfig) {
   };
 }
 
+/** Region × prompt variant groups with at least two targets: each writes a paired-comparison row an hour. */
+export function pairedRegionVariants(config: ObservatoryConfig): number {
+  let groups = 0;
+  for (const r of config.regions) {
+    const targets = new Map<string, number>();
+    for (const { variant } of workListOf(config, r.code)) targets.set(variant.id, (targets.get(variant.id) ?? 0) + 1);
+    for (const n of targets.values()) if (n >= 2) groups++;
+  }
+  return groups;
+}
+
 export interface Capacity {
   tickMinutes: number;
   ticksPerDay: number;
@@ -172,10 +186,12 @@ export function capacity(config: ObservatoryConfig): Capacity {
   const regionTicksPerDay = config.regions.length * ticksPerDay;
   // One rollup row per hour for each region × target × variant probed; each region's rollup reads the hour's samples of all regions.
   const rollupRowsPerDay = perTick * HOURS_PER_DAY;
+  const pairedGroups = pairedRegionVariants(config);
   const d1RowsWrittenPerDay =
     probesPerDay * D1_ROWS_WRITTEN_PER_SAMPLE +
     rollupRowsPerDay * (ROLLUP_ROWS_WRITTEN_PER_PAIR + ROLLUP_ROWS_DELETED_PER_PAIR) +
     perTick * DAILY_ROWS_WRITTEN_PER_PAIR +
+    pairedGroups * HOURS_PER_DAY * (PAIRED_ROWS_WRITTEN_PER_REGION_VARIANT_HOUR + PAIRED_ROWS_DELETED_PER_REGION_VARIANT_HOUR) +
     burstCosts(config).d1RowsWrittenPerDay;
   const readers = { ...DEFAULT_READERS, ...config.readers };
   // The rollups in pages (24 hours, then 90 days): each page but a read's last reads one row past its end.

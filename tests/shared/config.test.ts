@@ -254,8 +254,9 @@ describe('capacity', () => {
     // 3 regions × 5 targets × 1 variant × 288 ticks
     expect(c.probesPerDay).toBe(3 * 5 * 288);
     // 4 rows per sample; per hourly rollup (3 × 5 a hour) its row and its running total, then the row's retention
-    // delete; per day a daily row per pair and its delete.
-    expect(c.d1RowsWrittenPerDay).toBe(3 * 5 * 288 * 4 + 3 * 5 * 24 * 3 + 3 * 5 * 2);
+    // delete; per day a daily row per pair and its delete; per region (one variant, five targets) and hour the paired
+    // comparisons' row and its delete.
+    expect(c.d1RowsWrittenPerDay).toBe(3 * 5 * 288 * 4 + 3 * 5 * 24 * 3 + 3 * 5 * 2 + 3 * 24 * 2);
     // Each region's hourly rollup reads the hour's samples of all 3 regions, and per pair its previous row and total;
     // each region's day reads the day's hourly rows of all regions, and 3 per pair replacing its row; the retention mark hourly.
     expect(c.d1RowsRead.rollups).toBe(3 * 3 * 5 * 288 + 3 * 5 * 24 * 2 + 3 * 3 * 5 * 24 + 3 * 5 * 3 + 3 * 24);

@@ -44,6 +44,7 @@ import {
   ROLLUP_ROWS_READ_PER_PAIR,
   ROLLUP_ROWS_READ_PER_SAMPLE_IN_HOUR,
   ROLLUP_ROWS_WRITTEN_PER_PAIR,
+  PAIRED_ROWS_WRITTEN_PER_REGION_VARIANT_HOUR,
 } from '../../shared/config/capacity.ts';
 import { ROLLUP_PAGE_ROWS, PERCENTILE_ROW_UNITS, percentileRowUnits } from '../../shared/config/read-limits.ts';
 import { meterD1 } from '../../workers/observatory/db/meter.ts';
@@ -396,7 +397,8 @@ describe('what a rollup costs (the capacity model counts these)', () => {
     await rollUpHour(meter.db, 'weur', hour);
     // The unique key leads with tick_id: the hour's rows of every region are scanned, the region filtered after.
     expect(meter.rowsRead).toBe(inHour * ROLLUP_ROWS_READ_PER_SAMPLE_IN_HOUR + pairs * ROLLUP_ROWS_READ_PER_PAIR);
-    expect(meter.rowsWritten).toBe(pairs * ROLLUP_ROWS_WRITTEN_PER_PAIR);
+    // … and the paired comparisons' row of its one variant (two targets succeeded in it).
+    expect(meter.rowsWritten).toBe(pairs * ROLLUP_ROWS_WRITTEN_PER_PAIR + PAIRED_ROWS_WRITTEN_PER_REGION_VARIANT_HOUR);
     // Writing the region's day reads the day's hourly rows of every region, and writes a daily row per pair.
     meter.reset();
     await rollUpDay(meter.db, 'weur', dayOf(hour));

@@ -123,6 +123,7 @@ describe('the sample schema', () => {
       successes: 'INTEGER',
       errors: 'TEXT',
       split: 'BLOB',
+      blocks: 'TEXT',
     };
     for (const m of ROLLUP_METRICS) types[m] = 'BLOB';
     for (const [table, shape] of Object.entries(ROLLUP_TABLE_SHAPES)) {

@@ -4,13 +4,17 @@
  * the same rows, so a retried tick or a second rollup never counts twice.
  */
 import { DAY_MS, applyToTotals, mergeByGroup, rollUp } from '../../shared/rollup/rollup.ts';
+import { pairedHours } from '../../shared/rollup/paired-hours.ts';
+import { upsertPairedHourStatements } from './db/paired.ts';
 import { rollupsIn, rollupsOfRegionHour, rollupTotals, samplesOfHour, upsertDailyRollups, upsertRollups } from './db/rollups.ts';
 
 export async function rollUpHour(db: D1Database, region: string, hour: number): Promise<void> {
-  const fresh = rollUp(await samplesOfHour(db, region, hour));
+  const samples = await samplesOfHour(db, region, hour);
+  const fresh = rollUp(samples);
   const previous = await rollupsOfRegionHour(db, region, hour);
   const totals = applyToTotals(await rollupTotals(db, { regions: [region] }), previous, fresh);
-  await upsertRollups(db, fresh, totals);
+  // The paired comparisons' blocks of the hour, from the same samples, in the same transaction.
+  await upsertRollups(db, fresh, totals, upsertPairedHourStatements(db, pairedHours(samples)));
 }
 
 /** Writes one region's daily rows of one day, merged from the day's hourly rows (the same rows, the same bytes). */

@@ -6,20 +6,7 @@
  */
 import type { PercentileGroup } from './types.ts';
 
-export interface Scenario {
-  id: string;
-  label: string;
-  minTokens: number;
-  maxTokens: number;
-}
-
-/** The scenarios of the field, by output length. */
-export const SCENARIOS: Scenario[] = [
-  { id: 'code', label: 'Code completion', minTokens: 5, maxTokens: 30 },
-  { id: 'chat', label: 'Chat reply', minTokens: 20, maxTokens: 80 },
-  { id: 'summary', label: 'Summary', minTokens: 300, maxTokens: 1_000 },
-  { id: 'batch', label: 'Batch generation', minTokens: 500, maxTokens: 2_000 },
-];
+export { SCENARIOS, type Scenario } from '../../../shared/config/scenarios.ts';
 
 export interface Expected {
   target: string;

@@ -9,6 +9,7 @@ import { ROWS_READ_HEADER, ROWS_WRITTEN_HEADER } from '../../../shared/constants
 import { meterD1 } from '../db/meter.ts';
 import { burstRoutes } from './bursts.ts';
 import { catalogRoutes } from './catalog.ts';
+import { compareRoutes } from './compare.ts';
 import { ApiError } from './errors.ts';
 import { healthRoutes } from './health.ts';
 import { metricsRoutes } from './metrics.ts';
@@ -44,6 +45,7 @@ app.route('/', percentileRoutes);
 app.route('/', rollupRoutes);
 app.route('/', tickRoutes);
 app.route('/', burstRoutes);
+app.route('/', compareRoutes);
 app.route('/', statusRoutes);
 app.route('/', metricsRoutes);
 

@@ -1,5 +1,6 @@
 /** Every SQL statement for the hourly rollups, each a named function with bound parameters. */
 import { inList, ONLY_LIST_VALUES } from './in-list.ts';
+import { deletePairedHoursBefore, PAIRED_TABLE_SHAPE } from './paired.ts';
 import {
   DAY_MS,
   HOUR_MS,
@@ -62,6 +63,7 @@ export const ROLLUP_TABLE_SHAPES = {
   hourly_rollups: { columns: ROLLUP_COLUMNS, key: KEY },
   daily_rollups: { columns: DAILY_COLUMNS, key: DAILY_KEY },
   rollup_totals: { columns: TOTAL_COLUMNS, key: TOTAL_KEY },
+  paired_hours: PAIRED_TABLE_SHAPE,
 } as const;
 
 /** A rollup table: hourly rows, or daily rows merged from them. */
@@ -84,13 +86,19 @@ export async function samplesOfHour(db: D1Database, region: string, hour: number
  * Writes rollups, replacing any earlier rows of the same keys (writing the same rollup twice changes
  * nothing), and the running totals they change, in one transaction: the two never disagree.
  */
-export async function upsertRollups(db: D1Database, rollups: Rollup[], totals: Rollup[] = []): Promise<void> {
-  if (rollups.length === 0 && totals.length === 0) return;
+export async function upsertRollups(
+  db: D1Database,
+  rollups: Rollup[],
+  totals: Rollup[] = [],
+  alongside: D1PreparedStatement[] = [],
+): Promise<void> {
+  if (rollups.length === 0 && totals.length === 0 && alongside.length === 0) return;
   const rollup = db.prepare(UPSERT);
   const total = db.prepare(UPSERT_TOTAL);
   await db.batch([
     ...rollups.map((r) => rollup.bind(r.hour, r.region, r.target, r.prompt_variant, r.method_version, ...bodyValues(r))),
     ...totals.map((t) => total.bind(t.region, t.target, t.prompt_variant, t.method_version, ...bodyValues(t))),
+    ...alongside,
   ]);
 }
 
@@ -253,11 +261,12 @@ export async function daysWithHourlyRollups(db: D1Database, region: string): Pro
 
 /** Retention: deletes hourly rollups of hours before `beforeHour`, and daily ones of days wholly before it. Returns rows deleted. */
 export async function deleteRollupsBefore(db: D1Database, beforeHour: number): Promise<number> {
-  const [hourly, daily] = await db.batch([
+  const [hourly, daily, paired] = await db.batch([
     db.prepare('DELETE FROM hourly_rollups WHERE hour < ?').bind(beforeHour),
     db.prepare('DELETE FROM daily_rollups WHERE day + ? <= ?').bind(DAY_MS, beforeHour),
+    deletePairedHoursBefore(db, beforeHour),
   ]);
-  return (hourly.meta.changes ?? 0) + (daily.meta.changes ?? 0);
+  return (hourly.meta.changes ?? 0) + (daily.meta.changes ?? 0) + (paired.meta.changes ?? 0);
 }
 
 /** Where retention last cut samples: every hour starting at or after it still has all its samples. */

@@ -1,0 +1,88 @@
+/**
+ * The hourly blocks of the paired comparisons (MEASUREMENT.md, "Comparing two targets"), written with the
+ * hourly rollup from the same samples: per region, prompt variant and hour, one row holding every pair of
+ * targets' block (its paired ticks, A's wins, and the median d per figure). A comparison over any window then
+ * reads one row per hour, whatever the number of targets (shared/stats/paired.ts merges them).
+ */
+import { pairBlock, type PairBlock } from '../stats/paired.ts';
+import { SCENARIOS, scenarioTokens } from '../config/scenarios.ts';
+import { hourOf, type RollupSample } from './rollup.ts';
+
+/** What a pair is compared on: time to the first answer token, and the expected total of each scenario. */
+export const PAIRED_FIGURES = ['ttfa_ms', ...SCENARIOS.map((s) => `total_${s.id}`)] as const;
+export type PairedFigure = (typeof PAIRED_FIGURES)[number];
+
+export interface PairedHour {
+  hour: number;
+  region: string;
+  prompt_variant: string;
+  method_version: number;
+  /** "a|b" (a < b) → the pair's block this hour. */
+  blocks: Map<string, PairBlock>;
+}
+
+export const pairKey = (a: string, b: string): string => `${a}|${b}`;
+
+/** Each figure of a successful sample: its TTFA, and TTFA + (tokens − 1) × TPOT per scenario (null without a TPOT). */
+function figuresOf(s: RollupSample): number[] | null {
+  if (s.error !== null || s.ttfa_ms === null) return null;
+  const tpot = s.tpot_ms;
+  return [s.ttfa_ms, ...SCENARIOS.map((sc) => (tpot === null ? Number.NaN : s.ttfa_ms! + (scenarioTokens(sc) - 1) * tpot))];
+}
+
+/** The hour's rows (one per region × variant × method version), every pair of targets that both succeeded at a tick. */
+export function pairedHours(samples: Iterable<RollupSample>): PairedHour[] {
+  // hour|region|variant|method → target → figure → tick → value
+  const groups = new Map<string, { key: Omit<PairedHour, 'blocks'>; targets: Map<string, Array<Map<number, number>>> }>();
+  for (const s of samples) {
+    const f = figuresOf(s);
+    if (!f) continue;
+    const hour = hourOf(s.tick_id);
+    const id = `${hour}|${s.region}|${s.prompt_variant}|${s.method_version}`;
+    let g = groups.get(id);
+    if (!g)
+      groups.set(
+        id,
+        (g = { key: { hour, region: s.region, prompt_variant: s.prompt_variant, method_version: s.method_version }, targets: new Map() }),
+      );
+    let per = g.targets.get(s.target);
+    if (!per) g.targets.set(s.target, (per = PAIRED_FIGURES.map(() => new Map<number, number>())));
+    f.forEach((v, i) => {
+      if (Number.isFinite(v)) per![i].set(s.tick_id, v);
+    });
+  }
+  const out: PairedHour[] = [];
+  for (const { key, targets } of groups.values()) {
+    const ids = [...targets.keys()].sort();
+    const blocks = new Map<string, PairBlock>();
+    for (let i = 0; i < ids.length; i++)
+      for (let j = i + 1; j < ids.length; j++) {
+        const a = targets.get(ids[i])!;
+        const b = targets.get(ids[j])!;
+        const block = pairBlock(
+          key.hour,
+          a.map((m, k) => ({ a: m, b: b[k] })),
+        );
+        if (block) blocks.set(pairKey(ids[i], ids[j]), block);
+      }
+    if (blocks.size > 0) out.push({ ...key, blocks });
+  }
+  return out.sort((x, y) => x.hour - y.hour || x.region.localeCompare(y.region) || x.prompt_variant.localeCompare(y.prompt_variant));
+}
+
+/** Decimal places a stored d keeps (1e-6 in ln: far below any difference a comparison can resolve). */
+const D_DIGITS = 6;
+
+/** The row's blocks as stored: `{"a|b": [n, wins, d per figure (null: none)]}`. */
+export function encodeBlocks(blocks: ReadonlyMap<string, PairBlock>): string {
+  const out: Record<string, Array<number | null>> = {};
+  for (const [key, b] of blocks) out[key] = [b.n, b.wins, ...b.d.map((d) => (d === null ? null : Number(d.toFixed(D_DIGITS))))];
+  return JSON.stringify(out);
+}
+
+export function decodeBlocks(hour: number, text: string): Map<string, PairBlock> {
+  const raw = JSON.parse(text) as Record<string, Array<number | null>>;
+  const out = new Map<string, PairBlock>();
+  for (const [key, [n, wins, ...d]] of Object.entries(raw)) out.set(key, { hour, n: n ?? 0, wins: wins ?? 0, d });
+  return out;
+}

@@ -1,0 +1,148 @@
+/**
+ * GET /api/v1/compare: paired comparisons of every two targets in a region and prompt variant (MEASUREMENT.md,
+ * "Comparing two targets"), from the hourly blocks the rollups write (one D1 row per region × variant × hour,
+ * whatever the number of targets), with Holm's correction across every comparison in the answer.
+ */
+import { Hono } from 'hono';
+import type { ComparisonDoc, CompareDoc } from '../../../shared/api-types.ts';
+import { METHOD_VERSION } from '../../../shared/constants.ts';
+import { ANON_LIMITS } from '../../../shared/config/read-limits.ts';
+import { PAIRED_FIGURES, pairKey, type PairedFigure } from '../../../shared/rollup/paired-hours.ts';
+import { comparePaired, DEFAULT_MARGIN, holmLevels, type PairBlock } from '../../../shared/stats/paired.ts';
+import { HOUR_MS } from '../../../shared/time.ts';
+import { getConfig, workList } from '../config.ts';
+import { pairedHoursIn, pairedHoursPage } from '../db/paired.ts';
+import { badRequest } from './errors.ts';
+import { ANON_HOURLY_MS, WINDOW_PARAMS } from './filters.ts';
+import { requireTokenFor, type ReaderEnv } from './public-reads.ts';
+import { onlyKnown, parseChoice, parseInt, parseList, parseWindow } from './query.ts';
+
+export const compareRoutes = new Hono<ReaderEnv>();
+
+/** Comparisons one answer may hold: each costs a signed-rank interval over up to a week of blocks (about 1 ms on its own). */
+const MAX_COMPARISONS = 64;
+
+compareRoutes.get('/api/v1/compare', async (c) => {
+  const q = new URL(c.req.url).searchParams;
+  onlyKnown(q, [...WINDOW_PARAMS, 'region', 'variant', 'target', 'figure', 'margin']);
+  if (!q.has('window') && !q.has('from')) q.set('window', '7d');
+  const config = getConfig();
+  const w = parseWindow(q, Date.now());
+  const fromHour = Math.ceil(w.from / HOUR_MS) * HOUR_MS;
+  const toHour = Math.floor(w.to / HOUR_MS) * HOUR_MS;
+  if (toHour - fromHour > ANON_HOURLY_MS) requireTokenFor(c, `comparisons over more than ${ANON_LIMITS.hourlyWindowDays} days`);
+  const regions =
+    parseList(
+      q,
+      'region',
+      config.regions.map((r) => r.code),
+    ) ?? config.regions.map((r) => r.code);
+  const variants = parseList(
+    q,
+    'variant',
+    config.promptVariants.map((v) => v.id),
+  ) ?? [config.promptVariants[0].id];
+  const targets = parseList(
+    q,
+    'target',
+    config.targets.map((t) => t.id),
+  );
+  const figure = parseChoice(q, 'figure', PAIRED_FIGURES, 'ttfa_ms') as PairedFigure;
+  const margin = q.has('margin') ? Number(q.get('margin')) / 100 : DEFAULT_MARGIN;
+  if (!Number.isFinite(margin) || margin < 0 || margin > 0.5) throw badRequest('margin must be a percentage from 0 to 50, like 5');
+  const index = PAIRED_FIGURES.indexOf(figure);
+
+  // Every pair of targets that both run the variant in the region, in id order (A < B).
+  const wanted: Array<{ region: string; variant: string; a: string; b: string }> = [];
+  for (const region of regions)
+    for (const variant of variants) {
+      const ids = [
+        ...new Set(
+          workList(region)
+            .filter((x) => x.variant.id === variant && (!targets || targets.includes(x.target.id)))
+            .map((x) => x.target.id),
+        ),
+      ].sort();
+      for (let i = 0; i < ids.length; i++) for (let j = i + 1; j < ids.length; j++) wanted.push({ region, variant, a: ids[i], b: ids[j] });
+    }
+  if (wanted.length > MAX_COMPARISONS)
+    throw badRequest(
+      `this selection holds ${wanted.length} comparisons; one request answers at most ${MAX_COMPARISONS}: ask per region or variant`,
+    );
+
+  const rows =
+    wanted.length > 0 ? await pairedHoursIn(c.env.DB, { fromHour, toHour, methodVersion: METHOD_VERSION, regions, variants }) : [];
+  const blocks = new Map<string, PairBlock[]>();
+  for (const row of rows)
+    for (const [key, block] of row.blocks) {
+      const id = `${row.region}|${row.prompt_variant}|${key}`;
+      let list = blocks.get(id);
+      if (!list) blocks.set(id, (list = []));
+      list.push(block);
+    }
+  const blocksOf = (w: (typeof wanted)[number]) => blocks.get(`${w.region}|${w.variant}|${pairKey(w.a, w.b)}`) ?? [];
+  // Holm's levels from each comparison's own p-value, then each interval at its level.
+  const first = wanted.map((x) => comparePaired(blocksOf(x), index, margin));
+  const levels = holmLevels(first.map((r) => r.p_value));
+  const comparisons: ComparisonDoc[] = wanted.map((x, i) => ({
+    region: x.region,
+    prompt_variant: x.variant,
+    a: x.a,
+    b: x.b,
+    ...comparePaired(blocksOf(x), index, margin, levels[i]),
+  }));
+  const doc: CompareDoc = {
+    window: { from: new Date(fromHour).toISOString(), to: new Date(Math.max(fromHour, toHour)).toISOString() },
+    figure,
+    margin_pct: margin * 100,
+    method:
+      'paired by tick: d = ln(x_A / x_B) where both succeeded; each hour a block (its median d); Hodges-Lehmann shift with the Wilcoxon signed-rank interval over the blocks, Holm-corrected across the comparisons in this answer; difference_pct = 100(e^shift - 1), negative when A is faster',
+    comparisons,
+  };
+  return c.json(doc);
+});
+
+/** Rows of the blocks a page of /api/v1/paired-hours holds at most (about 1.3 KB each for 7 targets). */
+export const PAIRED_PAGE_ROWS = 500;
+
+/**
+ * GET /api/v1/paired-hours: the hourly blocks themselves, for a reader that compares on its own (the site build
+ * computes every figure of every pair from them, shared/stats/paired.ts): whole hours, `next_cursor` for the next page.
+ */
+compareRoutes.get('/api/v1/paired-hours', async (c) => {
+  const q = new URL(c.req.url).searchParams;
+  onlyKnown(q, [...WINDOW_PARAMS, 'region', 'variant', 'cursor']);
+  if (!q.has('window') && !q.has('from')) q.set('window', '7d');
+  const config = getConfig();
+  const w = parseWindow(q, Date.now());
+  const fromHour = Math.ceil(w.from / HOUR_MS) * HOUR_MS;
+  const toHour = Math.floor(w.to / HOUR_MS) * HOUR_MS;
+  if (toHour - fromHour > ANON_HOURLY_MS) requireTokenFor(c, `paired blocks over more than ${ANON_LIMITS.hourlyWindowDays} days`);
+  const start = q.has('cursor') ? parseInt(q, 'cursor', fromHour, Math.min(fromHour, toHour), Math.max(fromHour, toHour)) : fromHour;
+  const page = await pairedHoursPage(
+    c.env.DB,
+    {
+      fromHour: start,
+      toHour,
+      methodVersion: METHOD_VERSION,
+      regions: parseList(
+        q,
+        'region',
+        config.regions.map((r) => r.code),
+      ),
+      variants: parseList(
+        q,
+        'variant',
+        config.promptVariants.map((v) => v.id),
+      ),
+    },
+    PAIRED_PAGE_ROWS,
+  );
+  // The stored JSON goes out as it is: no decoding and encoding again.
+  const rows = page.rows.map(
+    (r) =>
+      `{"hour":${Number(r.hour)},"region":${JSON.stringify(r.region)},"prompt_variant":${JSON.stringify(r.prompt_variant)},"blocks":${r.blocks}}`,
+  );
+  const body = `{"window":${JSON.stringify({ from: new Date(fromHour).toISOString(), to: new Date(Math.max(fromHour, toHour)).toISOString() })},"figures":${JSON.stringify(PAIRED_FIGURES)},"blocks":"pair a|b → [paired ticks, ticks A was faster, median ln(x_A/x_B) per figure]","rows":[${rows.join(',')}],"next_cursor":${page.next ?? 'null'}}`;
+  return c.body(body, 200, { 'content-type': 'application/json; charset=utf-8' });
+});
