@@ -8,7 +8,15 @@ import { MINUTE_MS } from '../time.ts';
 import { workListOf } from './work-list.ts';
 import { PLAN_LIMITS } from './plan-limits.ts';
 import { probesPerAlarm, tickMinutesOf } from './schedule.ts';
-import { ANON_LIMITS, HOURLY_ROW_UNITS, PERCENTILE_ROW_UNITS, ROLLUP_PAGE_ROWS, SITE_BURST_RUNS } from './read-limits.ts';
+import {
+  ANON_LIMITS,
+  HOURLY_ROW_UNITS,
+  PAIRED_PAGE_ROWS,
+  PERCENTILE_ROW_UNITS,
+  ROLLUP_PAGE_ROWS,
+  SITE_BURST_RUNS,
+  SITE_PAIRED_DAYS,
+} from './read-limits.ts';
 import type { ObservatoryConfig } from './types.ts';
 import { lookbackMs, resolveStatusRules } from '../status/rules.ts';
 import { BASELINE_DAYS, TRAILING_HOURS } from '../status/baseline.ts';
@@ -61,6 +69,17 @@ export const SITE_BUILD_SAMPLE_PAGE = 1_000;
 export const SITE_BUILD_MAX_SAMPLES = 3_000;
 
 /** Pages of /api/v1/rollups (base64) for `periods` periods of `pairs` rows each: whole periods a page (db/rollups.ts rollupPage). */
+/**
+ * Rows a paged read of whole periods (`perPeriod` rows each) reads, in pages of at most `limit` rows: each page
+ * but the last reads one row past its end, and the next page reads again the period that row began.
+ */
+export function pagedRowsRead(periods: number, perPeriod: number, limit: number): number {
+  const perPage = Math.max(1, Math.floor(limit / Math.max(1, perPeriod)));
+  const pages = Math.ceil(periods / perPage);
+  if (pages <= 1) return periods * perPeriod;
+  return (pages - 1) * (limit + 1) + (periods - (pages - 1) * perPage) * perPeriod;
+}
+
 export function rollupPages(periods: number, pairs: number): number {
   return Math.ceil(periods / Math.max(1, Math.floor(ROLLUP_PAGE_ROWS.base64 / Math.max(1, pairs))));
 }
@@ -196,15 +215,23 @@ export function capacity(config: ObservatoryConfig): Capacity {
   const readers = { ...DEFAULT_READERS, ...config.readers };
   // The rollups in pages (24 hours, then 90 days): each page but a read's last reads one row past its end.
   const rollupPagesPerBuild = rollupPages(24, perTick) + rollupPages(90, perTick);
+  // The paired comparisons' blocks: a row per region × variant (with two or more targets) and hour of the last week, in pages.
+  const pairedHoursPerBuild = SITE_PAIRED_DAYS * HOURS_PER_DAY;
+  const pairedPagesPerBuild = Math.max(
+    1,
+    Math.ceil(pairedHoursPerBuild / Math.max(1, Math.floor(PAIRED_PAGE_ROWS / Math.max(1, pairedGroups)))),
+  );
   const siteBuildRowsRead =
     perTick * SITE_BUILD_ROLLUP_ROWS_PER_PAIR +
     (rollupPagesPerBuild - 2) +
+    pagedRowsRead(pairedHoursPerBuild, pairedGroups, PAIRED_PAGE_ROWS) +
     perTick * ((SITE_BUILD_RECENT_HOURS * 60) / tickMinutes) * SITE_BUILD_RAW_READS_PER_SAMPLE +
     SITE_BUILD_FIXED_READS +
     burstCosts(config).siteBuildRowsRead;
   const siteBuildRequests =
     SITE_BUILD_FIXED_REQUESTS +
     rollupPagesPerBuild +
+    pairedPagesPerBuild +
     Math.max(
       1,
       Math.ceil(Math.min(SITE_BUILD_MAX_SAMPLES, perTick * ((SITE_BUILD_RECENT_HOURS * 60) / tickMinutes)) / SITE_BUILD_SAMPLE_PAGE),

@@ -262,10 +262,12 @@ describe('capacity', () => {
     expect(c.d1RowsRead.rollups).toBe(3 * 3 * 5 * 288 + 3 * 5 * 24 * 2 + 3 * 3 * 5 * 24 + 3 * 5 * 3 + 3 * 24);
     // A site build: 24 hourly and 90 daily rows per pair, 3 hours of raw samples read twice, 7 more, and a row past the
     // end of each page of rollups but the last of each read: 8 whole periods a page, 3 + 12 pages (measured: 2,810).
-    expect(c.siteBuildRowsRead).toBe(2_797 + (3 - 1) + (12 - 1));
-    expect(c.d1RowsRead.siteBuilds).toBe(24 * 2_810);
-    // Its requests: 15 pages of rollups, a page of samples, health, regions, targets, status, bursts, incidents.
-    expect(c.siteBuildRequests).toBe(15 + 1 + 6);
+    // And the paired comparisons' blocks: a row per region and hour of the last 7 days (504), in pages of whole hours of at
+    // most 500 rows: the first reads 501 and keeps 166 hours, the second reads the last 2 (measured: 507).
+    expect(c.siteBuildRowsRead).toBe(2_797 + (3 - 1) + (12 - 1) + 507);
+    expect(c.d1RowsRead.siteBuilds).toBe(24 * (2_810 + 507));
+    // Its requests: 15 pages of rollups, 2 of paired blocks, a page of samples, health, regions, targets, status, bursts, incidents.
+    expect(c.siteBuildRequests).toBe(15 + 2 + 1 + 6);
     // Status rules: each region seeks its 6 lookback ticks (30 min) every tick, its 31 baseline hours every hour,
     // reading its 5 pairs and at most 2 more rows a seek.
     expect(c.d1RowsRead.status).toBe(288 * 6 * (3 * 5 + 3 * 2) + 24 * 31 * (3 * 5 + 3 * 2));

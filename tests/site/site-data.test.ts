@@ -437,3 +437,35 @@ describe('answered from', () => {
     expect(answeredFrom(samples, 'enam', 'a', 'p')).toEqual([]);
   });
 });
+
+describe('paired verdicts on the site', () => {
+  it('compares every pair from the blocks, Holm-corrected per figure, and reads a pair either way round', async () => {
+    const { pairedViews, headToHead, verdictWords } = await import('../../site/src/data/paired.ts');
+    // 12 hours: a|b with A 20 % faster every hour (a little noise), a|c with nothing between them.
+    const rows = Array.from({ length: 12 }, (_, h) => ({
+      hour: T0 + h * 3_600_000,
+      region: 'weur',
+      prompt_variant: 'p',
+      blocks: {
+        'a|b': [12, 12, Math.log(0.8) + 0.01 * Math.sin(h), null, null, null, null],
+        'a|c': [12, 6, 0.001 * Math.cos(h * 2), null, null, null, null],
+      },
+    }));
+    const view = pairedViews(rows, { from: '2026-01-10T00:00:00.000Z', to: '2026-01-10T12:00:00.000Z' })['p'];
+    expect(view.figures.ttfa_ms.map((c) => `${c.a}|${c.b}:${c.verdict}`)).toEqual(['a|b:a_faster', 'a|c:no_difference']);
+    // Two comparisons on the page: the smaller p-value's interval at 1 − 0.05/2.
+    expect(view.figures.ttfa_ms[0].confidence).toBeCloseTo(0.975, 9);
+    expect(view.figures.total_chat.every((c) => c.verdict === 'not_enough_data' && c.pairs === 0)).toBe(true);
+    const ab = headToHead(view, 'ttfa_ms', 'weur', 'a', 'b')!;
+    const ba = headToHead(view, 'ttfa_ms', 'weur', 'b', 'a')!;
+    expect(ab.difference_pct!).toBeCloseTo(-20, 0);
+    expect(ba.difference_pct!).toBeCloseTo(25, 0);
+    expect(ba.verdict).toBe('b_faster');
+    expect(ba.win_rate).toBe(0);
+    expect(ba.ci_low_pct!).toBeCloseTo(100 * (1 / (1 + ab.ci_high_pct! / 100) - 1), 9);
+    expect(verdictWords(ab, 'A', 'B')).toMatch(/^A faster than B by 20 % \[−2\d(\.\d)? %, −1\d(\.\d)? %\]$/);
+    expect(verdictWords(ba, 'B', 'A')).toBe('A faster than B by 20 %');
+    expect(verdictWords(headToHead(view, 'ttfa_ms', 'weur', 'a', 'c')!, 'A', 'C')).toMatch(/^no meaningful difference between A and C/);
+    expect(headToHead(view, 'ttfa_ms', 'apac', 'a', 'b')).toBeNull();
+  });
+});

@@ -11,6 +11,8 @@ import { collectSiteData } from '../../site/src/data/collect.ts';
 import { DAY_MS, HOUR_MS, dayOf, hourOf, mergeByGroup, rollUp } from '../../shared/rollup/rollup.ts';
 import { upsertDailyRollups, upsertRollups } from '../../workers/observatory/db/rollups.ts';
 import { insertSamples } from '../../workers/observatory/db/samples.ts';
+import { upsertPairedHourStatements } from '../../workers/observatory/db/paired.ts';
+import { pairedHours } from '../../shared/rollup/paired-hours.ts';
 import { emptySample } from '../../shared/sample-fields.ts';
 import { METHOD_VERSION } from '../../shared/constants.ts';
 import { config } from './test-config.ts';
@@ -82,6 +84,18 @@ async function seed(now: number): Promise<number> {
       );
     }
   }
+  // The paired comparisons' blocks of the last 8 days (the build reads 7): a row per region and hour, 10 pairs each.
+  const pairedOf = (hour: number) => {
+    const samples = [];
+    for (let t = hour; t < hour + HOUR_MS; t += TICK_MS)
+      for (const region of REGIONS) for (const target of TARGETS) samples.push(sample(t, region, target));
+    return pairedHours(samples);
+  };
+  for (let h = lastHour - 8 * DAY_MS; h < lastHour; h += 24 * HOUR_MS) {
+    const statements = [];
+    for (let k = h; k < h + 24 * HOUR_MS && k < lastHour; k += HOUR_MS) statements.push(...upsertPairedHourStatements(env.DB, pairedOf(k)));
+    await env.DB.batch(statements);
+  }
   // Raw samples of the last 3 hours (the slice the build reads) and of the 3 hours before (which it must not).
   for (let t = Math.floor((now - 6 * HOUR_MS) / TICK_MS) * TICK_MS; t <= now; t += TICK_MS) {
     await insertSamples(
@@ -122,6 +136,16 @@ describe('a site build', () => {
     expect(data.d1_rows_read.rollups_hourly).toBe(pagedReads(24 * 15, 15));
     expect(data.d1_rows_read.rollups_daily).toBe(pagedReads(90 * 15, 15));
     expect(data.d1_rows_read.rollups_daily).toBeLessThan(90 * 15 * 1.05);
+    // The paired blocks: a row per region and hour of the last 7 days, in pages of whole hours (one row past a full page's end).
+    const { PAIRED_PAGE_ROWS, SITE_PAIRED_DAYS } = await import('../../shared/config/read-limits.ts');
+    const { pagedRowsRead } = await import('../../shared/config/capacity.ts');
+    const pairedRows = REGIONS.length * SITE_PAIRED_DAYS * 24;
+    expect(data.d1_rows_read.paired_hours).toBe(pagedRowsRead(SITE_PAIRED_DAYS * 24, REGIONS.length, PAIRED_PAGE_ROWS));
+    expect(data.d1_rows_read.paired_hours).toBeLessThan(pairedRows * 1.01);
+    // … and the build's verdicts come from them: every pair of the 5 targets in every region, on every figure.
+    const paired = data.paired[VARIANT];
+    expect(paired.figures.ttfa_ms).toHaveLength(REGIONS.length * 10);
+    expect(paired.figures.ttfa_ms.every((c) => c.hours === SITE_PAIRED_DAYS * 24)).toBe(true);
     // On this database, the heaviest requests an anonymous reader may make stay within the stated bound.
     const { anonymousRowBound } = await import('../../shared/config/capacity.ts');
     const { config } = await import('./test-config.ts');

@@ -4,10 +4,11 @@
  * number of D1 rows whatever the window; raw samples only as a bounded recent slice, for timelines,
  * inter-token latency and the split's residual. Every request's D1 rows read are counted.
  */
+import { pairedViews, type PairedRow } from './paired.ts';
 import { forEachPage, pageUrl, type Paged } from '../../../shared/api-pages.ts';
 import { ROWS_READ_HEADER } from '../../../shared/constants.ts';
 import { SITE_BUILD_MAX_SAMPLES, SITE_BUILD_RECENT_HOURS, SITE_BUILD_SAMPLE_PAGE } from '../../../shared/config/capacity.ts';
-import { SITE_BURST_RUNS } from '../../../shared/config/read-limits.ts';
+import { SITE_BURST_RUNS, SITE_PAIRED_DAYS } from '../../../shared/config/read-limits.ts';
 import {
   DAY_MS,
   HOUR_MS,
@@ -41,6 +42,7 @@ import {
 
 /** The longest view, in days: how far back the daily rows are read. */
 export const LONGEST_WINDOW_DAYS = Math.max(...WINDOWS.map((w) => w.days));
+
 /** The raw slice: the newest samples of this many hours, at most MAX_SAMPLES of them, PAGE a request (what the cost model counts). */
 export const RECENT_HOURS = SITE_BUILD_RECENT_HOURS;
 const PAGE = SITE_BUILD_SAMPLE_PAGE;
@@ -239,6 +241,18 @@ export async function collectSiteData(
     `${base}/incidents?from=${today - LONGEST_WINDOW_DAYS * DAY_MS}&to=${now}&limit=200&points=true`,
   );
 
+  // The paired comparisons' hourly blocks of the last SITE_PAIRED_DAYS (one row a region, variant and hour), compared here.
+  const pairedFrom = lastHour - SITE_PAIRED_DAYS * DAY_MS;
+  requests.paired_hours = `${base}/paired-hours?from=${pairedFrom}&to=${lastHour}`;
+  const pairedRows: PairedRow[] = [];
+  await forEachPage(
+    (cursor) => get<{ rows: PairedRow[] } & Paged>('paired_hours', pageUrl(requests.paired_hours, cursor)),
+    (page) => {
+      pairedRows.push(...page.rows);
+    },
+  );
+  const paired = pairedViews(pairedRows, { from: iso(pairedFrom), to: iso(lastHour) });
+
   countSlice(regions, targets, samples);
   const ofVariant = (rows: Rollup[], id: string) => rows.filter((r) => r.prompt_variant === id);
   const variant_windows = Object.fromEntries(
@@ -270,6 +284,7 @@ export async function collectSiteData(
     status,
     incidents,
     bursts: { schedule: bursts.schedule, levels: bursts.levels, runs: bursts.runs, reports: bursts.reports },
+    paired,
     api_requests: requests,
     d1_rows_read: rowsRead,
     d1_rows_read_total: Object.values(rowsRead).reduce((n, x) => n + x, 0),

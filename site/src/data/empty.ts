@@ -60,6 +60,7 @@ export function emptySiteData(config: ObservatoryConfig, now = Date.now()): Site
     status: null,
     incidents: [],
     bursts: null,
+    paired: {},
     api_requests: {},
     d1_rows_read: {},
     d1_rows_read_total: 0,

@@ -11,6 +11,7 @@ import type {
   TargetInfo,
 } from '../../../shared/api-types.ts';
 import type { LevelReport } from '../../../shared/bursts/level-report.ts';
+import type { PairedView } from './paired.ts';
 
 export type { PairStatusName, PercentileGroup, RegionStatus, StatusDoc } from '../../../shared/api-types.ts';
 export type Window = ApiWindow;
@@ -155,6 +156,8 @@ export interface SiteData {
   incidents: SiteIncident[];
   /** The concurrency probes' newest runs (null when the API had none to give). */
   bursts: SiteBursts | null;
+  /** Paired verdicts per prompt variant over the last SITE_PAIRED_DAYS (paired.ts); empty before any hour is rolled up. */
+  paired: Record<string, PairedView>;
   /** The API requests behind each part, so a reader (or a test) can check the numbers. */
   api_requests: Record<string, string>;
   /** D1 rows each request read (the API's x-d1-rows-read header), and their sum: what one build costs. */

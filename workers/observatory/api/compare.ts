@@ -6,7 +6,7 @@
 import { Hono } from 'hono';
 import type { ComparisonDoc, CompareDoc } from '../../../shared/api-types.ts';
 import { METHOD_VERSION } from '../../../shared/constants.ts';
-import { ANON_LIMITS } from '../../../shared/config/read-limits.ts';
+import { ANON_LIMITS, PAIRED_PAGE_ROWS } from '../../../shared/config/read-limits.ts';
 import { PAIRED_FIGURES, pairKey, type PairedFigure } from '../../../shared/rollup/paired-hours.ts';
 import { comparePaired, DEFAULT_MARGIN, holmLevels, type PairBlock } from '../../../shared/stats/paired.ts';
 import { HOUR_MS } from '../../../shared/time.ts';
@@ -101,9 +101,6 @@ compareRoutes.get('/api/v1/compare', async (c) => {
   };
   return c.json(doc);
 });
-
-/** Rows of the blocks a page of /api/v1/paired-hours holds at most (about 1.3 KB each for 7 targets). */
-export const PAIRED_PAGE_ROWS = 500;
 
 /**
  * GET /api/v1/paired-hours: the hourly blocks themselves, for a reader that compares on its own (the site build

@@ -1,0 +1,101 @@
+/**
+ * The paired verdicts the site shows (MEASUREMENT.md, "Comparing two targets"), computed at build time from the
+ * hourly blocks (GET /api/v1/paired-hours) with the same code the API uses: per prompt variant and figure, every
+ * pair of targets in every region, Holm-corrected across what a page shows together (one figure of one variant).
+ */
+import type { ComparisonDoc } from '../../../shared/api-types.ts';
+import { decodeBlocks, PAIRED_FIGURES, type PairedFigure } from '../../../shared/rollup/paired-hours.ts';
+import { comparePaired, holmLevels, type PairBlock, type Verdict } from '../../../shared/stats/paired.ts';
+
+export interface PairedView {
+  /** The window the blocks cover (the site's default view). */
+  window: { from: string; to: string };
+  figures: Record<PairedFigure, ComparisonDoc[]>;
+}
+
+export interface PairedRow {
+  hour: number;
+  region: string;
+  prompt_variant: string;
+  blocks: Record<string, Array<number | null>>;
+}
+
+/** One view per variant, from the blocks' rows. */
+export function pairedViews(rows: readonly PairedRow[], window: { from: string; to: string }): Record<string, PairedView> {
+  // variant → region|a|b → blocks
+  const byVariant = new Map<string, Map<string, PairBlock[]>>();
+  for (const row of rows) {
+    let pairs = byVariant.get(row.prompt_variant);
+    if (!pairs) byVariant.set(row.prompt_variant, (pairs = new Map()));
+    for (const [key, block] of decodeBlocks(row.hour, JSON.stringify(row.blocks))) {
+      const id = `${row.region}|${key}`;
+      let list = pairs.get(id);
+      if (!list) pairs.set(id, (list = []));
+      list.push(block);
+    }
+  }
+  const out: Record<string, PairedView> = {};
+  for (const [variant, pairs] of byVariant) {
+    const entries = [...pairs.entries()].sort(([x], [y]) => x.localeCompare(y));
+    const figures = {} as Record<PairedFigure, ComparisonDoc[]>;
+    PAIRED_FIGURES.forEach((figure, index) => {
+      const first = entries.map(([, blocks]) => comparePaired(blocks, index));
+      const levels = holmLevels(first.map((r) => r.p_value));
+      figures[figure] = entries.map(([id, blocks], i) => {
+        const [region, a, b] = id.split('|');
+        return { region, prompt_variant: variant, a, b, ...comparePaired(blocks, index, undefined, levels[i]) };
+      });
+    });
+    out[variant] = { window, figures };
+  }
+  return out;
+}
+
+/** A comparison read the other way round: B against A. */
+function flipped(c: ComparisonDoc): ComparisonDoc {
+  const inverse = (pct: number | null) => (pct === null ? null : 100 * (1 / (1 + pct / 100) - 1));
+  const verdict: Verdict = c.verdict === 'a_faster' ? 'b_faster' : c.verdict === 'b_faster' ? 'a_faster' : c.verdict;
+  return {
+    ...c,
+    a: c.b,
+    b: c.a,
+    difference_pct: inverse(c.difference_pct),
+    ci_low_pct: inverse(c.ci_high_pct),
+    ci_high_pct: inverse(c.ci_low_pct),
+    win_rate: c.win_rate === null ? null : 1 - c.win_rate,
+    verdict,
+  };
+}
+
+/** `first` against `second` in a region, on a figure: the paired comparison oriented so that A is `first`; null when none. */
+export function headToHead(
+  view: PairedView | undefined,
+  figure: PairedFigure,
+  region: string,
+  first: string,
+  second: string,
+): ComparisonDoc | null {
+  const c = view?.figures[figure]?.find(
+    (x) => x.region === region && ((x.a === first && x.b === second) || (x.a === second && x.b === first)),
+  );
+  if (!c) return null;
+  return c.a === first ? c : flipped(c);
+}
+
+const pct = (v: number | null) => (v === null ? '–' : `${Math.abs(v) < 10 ? Math.abs(v).toFixed(1) : Math.round(Math.abs(v))} %`);
+const signedPct = (v: number | null) => (v === null ? '–' : `${v < 0 ? '−' : '+'}${pct(v)}`);
+
+/** The verdict in words, for `first` (A) against `second` (B). */
+export function verdictWords(c: ComparisonDoc, first: string, second: string): string {
+  const interval = `[${signedPct(c.ci_low_pct)}, ${signedPct(c.ci_high_pct)}]`;
+  switch (c.verdict) {
+    case 'a_faster':
+      return `${first} faster than ${second} by ${pct(c.difference_pct)} ${interval}`;
+    case 'b_faster':
+      return `${second} faster than ${first} by ${pct(c.difference_pct === null ? null : 100 * (1 / (1 + c.difference_pct / 100) - 1))}`;
+    case 'no_difference':
+      return `no meaningful difference between ${first} and ${second} ${interval}`;
+    default:
+      return `${first} and ${second} not settled yet${c.more_ticks !== null ? `: about ${c.more_ticks.toLocaleString('en-US')} more paired ticks` : ''}`;
+  }
+}
