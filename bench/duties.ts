@@ -7,6 +7,8 @@
  *
  *   npm run bench:duties            # or: node bench/duties.ts --json
  */
+import { holmLevels, pairedResult, pairedStats } from '../shared/stats/paired.ts';
+import { encodeBlocks, pairedHours } from '../shared/rollup/paired-hours.ts';
 import { rollUp, mergeByGroup, applyToTotals, type Rollup, type RollupSample } from '../shared/rollup/rollup.ts';
 import { storedFigurePercentileGroups, type StoredFigureRow } from '../shared/rollup/percentiles.ts';
 import { evaluate, type WindowSample } from '../shared/status/evaluate.ts';
@@ -19,7 +21,7 @@ import { bodyValues, fromRollupRow } from '../workers/observatory/db/rollup-row.
 import { prometheusText } from '../workers/observatory/api/prometheus.ts';
 import { webhookSignature } from '../workers/observatory/notify/webhook-signature.ts';
 import { ROLLUP_METRICS, rollupToBase64Json, rollupToJson } from '../shared/rollup/rollup.ts';
-import { PERCENTILE_ROW_UNITS, ROLLUP_PAGE_ROWS } from '../shared/config/read-limits.ts';
+import { COMPARISONS_PER_REQUEST, PERCENTILE_ROW_UNITS, ROLLUP_PAGE_ROWS } from '../shared/config/read-limits.ts';
 
 /** CPU one invocation gets, by where the duty runs. */
 const CPU_MS = {
@@ -141,6 +143,25 @@ const figureRows = (rows: Array<Record<string, unknown>>): StoredFigureRow[] =>
       }) as StoredFigureRow,
   );
 
+/** The most comparisons a free-plan request answers, from rows of the goal's 10 targets (45 pairs a row). */
+const COMPARE_BENCH_PAIRS = COMPARISONS_PER_REQUEST.free;
+
+/** A week of one region's stored paired rows, 10 targets (45 pairs each hour), as D1 holds them. */
+const pairedWeek = Array.from({ length: 7 * 24 }, (_, h) => {
+  const hour = HOUR0 - h * 3_600_000;
+  const samples = Array.from({ length: 12 }, (_, k) =>
+    Array.from({ length: 10 }, (_, t) => ({
+      ...samplesOfHour('weur', HOUR0)[0],
+      tick_id: hour + k * 300_000,
+      target: `target-${t + 1}`,
+      ttfa_ms: 300 + 20 * t + 40 * Math.sin(h + k),
+      tpot_ms: 10 + t,
+    })),
+  ).flat();
+  const [row] = pairedHours(samples);
+  return { hour, text: encodeBlocks(row.blocks) };
+});
+
 const DUTIES: Array<{ name: string; runsIn: RunsIn; run: () => unknown }> = [
   {
     // rollup-hour.ts: the hour's samples (this region's 10 targets × 12 ticks), the previous rows and totals decoded, new rows encoded.
@@ -217,6 +238,24 @@ const DUTIES: Array<{ name: string; runsIn: RunsIn; run: () => unknown }> = [
     name: '/metrics, every pair (6 × 10)',
     runsIn: 'read API (Worker, paid plan)',
     run: () => prometheusText(totalsRows().map(fromRollupRow)).length,
+  },
+  {
+    // api/compare.ts at its cap: 64 comparisons over 7 days of hourly blocks (at most 56 ranked each), Holm, each
+    // interval again at its level; the blocks decoded from a week of stored rows (10 targets: 45 pairs a row).
+    name: `GET /api/v1/compare: ${COMPARE_BENCH_PAIRS} comparisons over 7 days`,
+    runsIn: 'read API (Worker, free plan)',
+    run: () => {
+      // As the route does: each row's JSON parsed once, only the wanted pairs' blocks taken.
+      const parsed = pairedWeek.map((row) => ({ hour: row.hour, blocks: JSON.parse(row.text) as Record<string, Array<number | null>> }));
+      const pairs = Object.keys(parsed[0].blocks);
+      const wanted = Array.from({ length: COMPARE_BENCH_PAIRS }, (_, i) => pairs[i % pairs.length]);
+      const series = wanted.map((key) =>
+        parsed.map(({ hour, blocks }) => ({ hour, n: blocks[key][0]!, wins: blocks[key][1]!, d: blocks[key].slice(2) })),
+      );
+      const stats = series.map((b) => pairedStats(b, 0));
+      const levels = holmLevels(stats.map((st) => st.p_value));
+      return stats.map((st, i) => pairedResult(st, 0.05, levels[i])).length;
+    },
   },
   {
     name: 'a signed webhook delivery',

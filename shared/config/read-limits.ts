@@ -44,3 +44,10 @@ export const ANON_LIMITS = { rawWindowDays: 1, hourlyWindowDays: 31, maxWindowDa
 export const PAIRED_PAGE_ROWS = 500;
 /** Days of paired blocks the site build reads for its verdicts (the default view's 7: a week is what one comparison ranks). */
 export const SITE_PAIRED_DAYS = 7;
+/**
+ * Comparisons one GET /api/v1/compare answers, by plan: on the free plan what fits half of a Worker request's
+ * 10 ms of CPU with a week of blocks at the goal's 10 targets (bench/duties.ts: each row's JSON parsed, each
+ * comparison's Walsh averages sorted); ask per region and variant, or pass `target=`. The site build compares on
+ * its own from /api/v1/paired-hours.
+ */
+export const COMPARISONS_PER_REQUEST = { free: 12, paid: 1_024 } as const;

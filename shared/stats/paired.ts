@@ -23,19 +23,26 @@ const EXACT_MAX_BLOCKS = 80;
  */
 export const MAX_BLOCKS = 56;
 
-/** Consecutive blocks joined so that at most MAX_BLOCKS remain (the input in hour order). */
+/** The median of a few values (a copy sorted). */
+function smallMedian(values: number[]): number {
+  values.sort((a, b) => a - b);
+  const mid = values.length >> 1;
+  return values.length % 2 === 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
+}
+
+/** Consecutive blocks joined so that at most MAX_BLOCKS remain (the input in hour order, as D1 returns it, or sorted here). */
 function boundedBlocks(values: ReadonlyArray<{ hour: number; y: number }>): number[] {
   if (values.length <= MAX_BLOCKS) return values.map((v) => v.y);
-  const sorted = [...values].sort((a, b) => a.hour - b.hour);
+  let ordered = true;
+  for (let i = 1; i < values.length && ordered; i++) ordered = values[i - 1].hour <= values[i].hour;
+  const sorted = ordered ? values : [...values].sort((a, b) => a.hour - b.hour);
   const size = Math.ceil(sorted.length / MAX_BLOCKS);
   const out: number[] = [];
-  for (let i = 0; i < sorted.length; i += size)
-    out.push(
-      percentile(
-        sorted.slice(i, i + size).map((v) => v.y),
-        0.5,
-      )!,
-    );
+  for (let i = 0; i < sorted.length; i += size) {
+    const group: number[] = [];
+    for (let j = i; j < Math.min(i + size, sorted.length); j++) group.push(sorted[j].y);
+    out.push(smallMedian(group));
+  }
   return out;
 }
 
@@ -184,18 +191,18 @@ function computeIntervalRank(m: number, confidence: number): number | null {
 
 /** Two-sided p-value of the signed-rank test of no shift (zeros dropped, ties at mid-ranks, normal approximation with tie correction above EXACT_MAX_BLOCKS or with ties). */
 export function signedRankPValue(y: readonly number[]): number | null {
-  const nonzero = y.filter((v) => v !== 0);
-  const m = nonzero.length;
+  const abs = Float64Array.from(
+    y.filter((v) => v !== 0),
+    Math.abs,
+  ).sort();
+  const m = abs.length;
   if (m === 0) return 1;
-  const order = nonzero.map((v, i) => ({ a: Math.abs(v), pos: v > 0, i })).sort((p, q) => p.a - q.a);
-  const ranks = new Float64Array(m);
+  // Ties at mid-ranks: a value's rank is the middle of the run of equal absolute values it sits in.
   let ties = 0;
   let tieCorrection = 0;
   for (let i = 0; i < m; ) {
     let j = i;
-    while (j + 1 < m && order[j + 1].a === order[i].a) j++;
-    const mid = (i + j + 2) / 2;
-    for (let k = i; k <= j; k++) ranks[k] = mid;
+    while (j + 1 < m && abs[j + 1] === abs[i]) j++;
     const t = j - i + 1;
     if (t > 1) {
       ties++;
@@ -204,7 +211,7 @@ export function signedRankPValue(y: readonly number[]): number | null {
     i = j + 1;
   }
   let wPlus = 0;
-  for (let k = 0; k < m; k++) if (order[k].pos) wPlus += ranks[k];
+  for (const v of y) if (v > 0) wPlus += midRank(abs, v);
   const M = (m * (m + 1)) / 2;
   if (m <= EXACT_MAX_BLOCKS && ties === 0) {
     const counts = signedRankCounts(m);
@@ -220,6 +227,29 @@ export function signedRankPValue(y: readonly number[]): number | null {
   return Math.min(1, 2 * (1 - normalCdf(Math.max(0, z))));
 }
 
+/** The 1-based mid-rank of `v` among the sorted values (the middle of its run of equal values). */
+function midRank(sorted: Float64Array, v: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid] < v) lo = mid + 1;
+    else hi = mid;
+  }
+  let last = lo;
+  while (last + 1 < sorted.length && sorted[last + 1] === v) last++;
+  return (lo + last) / 2 + 1;
+}
+
+/** Every (y_i + y_j) / 2 with i ≤ j, sorted: the Walsh averages the signed-rank interval reads its bounds from. */
+function walshSorted(y: readonly number[]): Float64Array {
+  const m = y.length;
+  const walsh = new Float64Array((m * (m + 1)) / 2);
+  let w = 0;
+  for (let i = 0; i < m; i++) for (let j = i; j < m; j++) walsh[w++] = (y[i] + y[j]) / 2;
+  return walsh.sort();
+}
+
 /** The Hodges–Lehmann shift of the block medians and its signed-rank interval at `confidence`. */
 export function hodgesLehmann(
   y: readonly number[],
@@ -227,10 +257,7 @@ export function hodgesLehmann(
 ): { estimate: number; low: number | null; high: number | null } | null {
   const m = y.length;
   if (m === 0) return null;
-  const walsh = new Float64Array((m * (m + 1)) / 2);
-  let w = 0;
-  for (let i = 0; i < m; i++) for (let j = i; j < m; j++) walsh[w++] = (y[i] + y[j]) / 2;
-  walsh.sort();
+  const walsh = walshSorted(y);
   const M = walsh.length;
   const estimate = M % 2 === 1 ? walsh[(M - 1) / 2] : (walsh[M / 2 - 1] + walsh[M / 2]) / 2;
   const k = intervalRank(m, confidence);
@@ -257,39 +284,70 @@ export function verdictOf(lowPct: number | null, highPct: number | null, margin 
  * must narrow (its half-width to whichever of "fits the margin" or "excludes 0" is nearer), times ticks per block.
  */
 export function comparePaired(blocks: readonly PairBlock[], figure = 0, margin = DEFAULT_MARGIN, confidence = CONFIDENCE): PairedResult {
+  return pairedResult(pairedStats(blocks, figure), margin, confidence);
+}
+
+/** What a comparison needs of its blocks, whatever the confidence: worked out once, then read at each Holm level. */
+export interface PairedStats {
+  pairs: number;
+  wins: number;
+  hours: number;
+  /** The block values ranked (at most MAX_BLOCKS). */
+  blocks: number;
+  /** Their Walsh averages, sorted (empty without blocks). */
+  walsh: Float64Array;
+  p_value: number | null;
+}
+
+export function pairedStats(blocks: readonly PairBlock[], figure = 0): PairedStats {
   const used = blocks.filter((b) => b.d[figure] !== null);
-  const pairs = used.reduce((n, b) => n + b.n, 0);
-  const wins = used.reduce((n, b) => n + b.wins, 0);
+  let pairs = 0;
+  let wins = 0;
+  for (const b of used) {
+    pairs += b.n;
+    wins += b.wins;
+  }
   const y = boundedBlocks(used.map((b) => ({ hour: b.hour, y: b.d[figure]! })));
-  const hl = hodgesLehmann(y, confidence);
-  const low = hl?.low ?? null;
-  const high = hl?.high ?? null;
+  const m = y.length;
+  const walsh = walshSorted(y);
+  return { pairs, wins, hours: used.length, blocks: m, walsh, p_value: m > 0 ? signedRankPValue(y) : null };
+}
+
+/** The comparison's figures at `confidence` (shared/stats/paired.ts's verdict and estimate of more ticks needed). */
+export function pairedResult(st: PairedStats, margin = DEFAULT_MARGIN, confidence = CONFIDENCE): PairedResult {
+  const { pairs, wins, walsh } = st;
+  const m = st.blocks;
+  const M = walsh.length;
+  const estimate = M === 0 ? null : M % 2 === 1 ? walsh[(M - 1) / 2] : (walsh[M / 2 - 1] + walsh[M / 2]) / 2;
+  const k = m > 0 ? intervalRank(m, confidence) : null;
+  const low = k === null ? null : walsh[k - 1];
+  const high = k === null ? null : walsh[M - k];
   const lowPct = low === null ? null : pct(low);
   const highPct = high === null ? null : pct(high);
   const verdict = verdictOf(lowPct, highPct, margin);
   let more: number | null = null;
-  if (verdict === 'not_enough_data' && y.length > 0) {
-    const perBlock = pairs / y.length;
-    if (low === null || high === null) more = Math.ceil(perBlock * Math.max(1, minimumBlocks(confidence) - y.length));
+  if (verdict === 'not_enough_data' && m > 0) {
+    const perBlock = pairs / m;
+    if (low === null || high === null) more = Math.ceil(perBlock * Math.max(1, minimumBlocks(confidence) - m));
     else {
       const centre = (low + high) / 2;
       const half = (high - low) / 2;
       const edge = Math.log(1 + margin);
       const target = Math.max(edge - Math.abs(centre), Math.abs(centre));
-      const needed = Math.ceil(y.length * (half / Math.max(target, 1e-9)) ** 2);
-      more = Math.ceil(perBlock * Math.max(1, needed - y.length));
+      const needed = Math.ceil(m * (half / Math.max(target, 1e-9)) ** 2);
+      more = Math.ceil(perBlock * Math.max(1, needed - m));
     }
   }
   return {
     pairs,
-    hours: used.length,
-    blocks: y.length,
-    difference_pct: hl ? pct(hl.estimate) : null,
+    hours: st.hours,
+    blocks: m,
+    difference_pct: estimate === null ? null : pct(estimate),
     ci_low_pct: lowPct,
     ci_high_pct: highPct,
     confidence,
     win_rate: pairs > 0 ? wins / pairs : null,
-    p_value: y.length > 0 ? signedRankPValue(y) : null,
+    p_value: st.p_value,
     verdict,
     more_ticks: more,
   };

@@ -107,6 +107,8 @@ describe('GET /api/v1/compare', () => {
       ['margin=90', 'margin must be a percentage from 0 to 50'],
       ['region=mars', 'unknown region "mars"'],
       ['window=90d', 'token'],
+      // Every region: 3 × 6 pairs of the 4 targets, more than a free-plan request answers.
+      ['variant=' + VARIANT, 'one request answers at most 12 on the free plan'],
     ] as const) {
       const r = await SELF.fetch(`http://observatory/api/v1/compare?${query}`);
       expect(r.status, query).toBeGreaterThanOrEqual(400);

@@ -5,7 +5,7 @@
  */
 import type { ComparisonDoc } from '../../../shared/api-types.ts';
 import { decodeBlocks, PAIRED_FIGURES, type PairedFigure } from '../../../shared/rollup/paired-hours.ts';
-import { comparePaired, holmLevels, type PairBlock, type Verdict } from '../../../shared/stats/paired.ts';
+import { holmLevels, pairedResult, pairedStats, type PairBlock, type Verdict } from '../../../shared/stats/paired.ts';
 
 export interface PairedView {
   /** The window the blocks cover (the site's default view). */
@@ -39,11 +39,11 @@ export function pairedViews(rows: readonly PairedRow[], window: { from: string; 
     const entries = [...pairs.entries()].sort(([x], [y]) => x.localeCompare(y));
     const figures = {} as Record<PairedFigure, ComparisonDoc[]>;
     PAIRED_FIGURES.forEach((figure, index) => {
-      const first = entries.map(([, blocks]) => comparePaired(blocks, index));
-      const levels = holmLevels(first.map((r) => r.p_value));
-      figures[figure] = entries.map(([id, blocks], i) => {
+      const stats = entries.map(([, blocks]) => pairedStats(blocks, index));
+      const levels = holmLevels(stats.map((st) => st.p_value));
+      figures[figure] = entries.map(([id], i) => {
         const [region, a, b] = id.split('|');
-        return { region, prompt_variant: variant, a, b, ...comparePaired(blocks, index, undefined, levels[i]) };
+        return { region, prompt_variant: variant, a, b, ...pairedResult(stats[i], undefined, levels[i]) };
       });
     });
     out[variant] = { window, figures };

@@ -6,21 +6,18 @@
 import { Hono } from 'hono';
 import type { ComparisonDoc, CompareDoc } from '../../../shared/api-types.ts';
 import { METHOD_VERSION } from '../../../shared/constants.ts';
-import { ANON_LIMITS, PAIRED_PAGE_ROWS } from '../../../shared/config/read-limits.ts';
+import { ANON_LIMITS, COMPARISONS_PER_REQUEST, PAIRED_PAGE_ROWS } from '../../../shared/config/read-limits.ts';
 import { PAIRED_FIGURES, pairKey, type PairedFigure } from '../../../shared/rollup/paired-hours.ts';
-import { comparePaired, DEFAULT_MARGIN, holmLevels, type PairBlock } from '../../../shared/stats/paired.ts';
+import { DEFAULT_MARGIN, holmLevels, pairedResult, pairedStats, type PairBlock } from '../../../shared/stats/paired.ts';
 import { HOUR_MS } from '../../../shared/time.ts';
 import { getConfig, workList } from '../config.ts';
-import { pairedHoursIn, pairedHoursPage } from '../db/paired.ts';
-import { badRequest } from './errors.ts';
+import { pairedRowsIn, pairedHoursPage } from '../db/paired.ts';
+import { ApiError, badRequest } from './errors.ts';
 import { ANON_HOURLY_MS, WINDOW_PARAMS } from './filters.ts';
 import { requireTokenFor, type ReaderEnv } from './public-reads.ts';
 import { onlyKnown, parseChoice, parseInt, parseList, parseWindow } from './query.ts';
 
 export const compareRoutes = new Hono<ReaderEnv>();
-
-/** Comparisons one answer may hold: each costs a signed-rank interval over up to a week of blocks (about 1 ms on its own). */
-const MAX_COMPARISONS = 64;
 
 compareRoutes.get('/api/v1/compare', async (c) => {
   const q = new URL(c.req.url).searchParams;
@@ -65,31 +62,39 @@ compareRoutes.get('/api/v1/compare', async (c) => {
       ].sort();
       for (let i = 0; i < ids.length; i++) for (let j = i + 1; j < ids.length; j++) wanted.push({ region, variant, a: ids[i], b: ids[j] });
     }
-  if (wanted.length > MAX_COMPARISONS)
-    throw badRequest(
-      `this selection holds ${wanted.length} comparisons; one request answers at most ${MAX_COMPARISONS}: ask per region or variant`,
+  const cap = COMPARISONS_PER_REQUEST[config.plan];
+  if (wanted.length > cap)
+    throw new ApiError(
+      400,
+      'too_much_work',
+      `this selection holds ${wanted.length} comparisons; one request answers at most ${cap} on the ${config.plan} plan (what fits its CPU): ask per region and variant, or name the targets (target=a,b,…)`,
     );
 
   const rows =
-    wanted.length > 0 ? await pairedHoursIn(c.env.DB, { fromHour, toHour, methodVersion: METHOD_VERSION, regions, variants }) : [];
-  const blocks = new Map<string, PairBlock[]>();
-  for (const row of rows)
-    for (const [key, block] of row.blocks) {
-      const id = `${row.region}|${row.prompt_variant}|${key}`;
-      let list = blocks.get(id);
-      if (!list) blocks.set(id, (list = []));
-      list.push(block);
+    wanted.length > 0 ? await pairedRowsIn(c.env.DB, { fromHour, toHour, methodVersion: METHOD_VERSION, regions, variants }) : [];
+  // Only the wanted pairs' blocks are taken from each row's JSON.
+  const blocks = new Map<string, PairBlock[]>(wanted.map((x) => [`${x.region}|${x.variant}|${pairKey(x.a, x.b)}`, []]));
+  for (const row of rows) {
+    const parsed = JSON.parse(row.blocks) as Record<string, Array<number | null>>;
+    for (const x of wanted) {
+      if (x.region !== row.region || x.variant !== row.prompt_variant) continue;
+      const raw = parsed[pairKey(x.a, x.b)];
+      if (raw)
+        blocks
+          .get(`${x.region}|${x.variant}|${pairKey(x.a, x.b)}`)!
+          .push({ hour: row.hour, n: raw[0] ?? 0, wins: raw[1] ?? 0, d: raw.slice(2) });
     }
-  const blocksOf = (w: (typeof wanted)[number]) => blocks.get(`${w.region}|${w.variant}|${pairKey(w.a, w.b)}`) ?? [];
+  }
+  const blocksOf = (w: (typeof wanted)[number]) => blocks.get(`${w.region}|${w.variant}|${pairKey(w.a, w.b)}`)!;
   // Holm's levels from each comparison's own p-value, then each interval at its level.
-  const first = wanted.map((x) => comparePaired(blocksOf(x), index, margin));
-  const levels = holmLevels(first.map((r) => r.p_value));
+  const stats = wanted.map((x) => pairedStats(blocksOf(x), index));
+  const levels = holmLevels(stats.map((st) => st.p_value));
   const comparisons: ComparisonDoc[] = wanted.map((x, i) => ({
     region: x.region,
     prompt_variant: x.variant,
     a: x.a,
     b: x.b,
-    ...comparePaired(blocksOf(x), index, margin, levels[i]),
+    ...pairedResult(stats[i], margin, levels[i]),
   }));
   const doc: CompareDoc = {
     window: { from: new Date(fromHour).toISOString(), to: new Date(Math.max(fromHour, toHour)).toISOString() },

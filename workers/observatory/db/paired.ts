@@ -1,5 +1,5 @@
 /** The paired comparisons' hourly blocks in D1 (migrations/0011_paired_hours.sql). */
-import { decodeBlocks, encodeBlocks, type PairedHour } from '../../../shared/rollup/paired-hours.ts';
+import { encodeBlocks, type PairedHour } from '../../../shared/rollup/paired-hours.ts';
 import { inList } from './in-list.ts';
 
 /** The table's columns and key as the code writes them (tests/workers/schema.test.ts holds the migration to them). */
@@ -25,8 +25,11 @@ export interface PairedFilter {
   variants?: string[];
 }
 
-/** The rows of [fromHour, toHour) for the regions and variants asked, hour by hour. */
-export async function pairedHoursIn(db: D1Database, f: PairedFilter): Promise<PairedHour[]> {
+/** The rows of [fromHour, toHour) for the regions and variants asked, hour by hour, their blocks as stored (JSON). */
+export async function pairedRowsIn(
+  db: D1Database,
+  f: PairedFilter,
+): Promise<Array<{ hour: number; region: string; prompt_variant: string; blocks: string }>> {
   const clauses = ['hour >= ?', 'hour < ?', 'method_version = ?'];
   const params: Array<string | number> = [f.fromHour, f.toHour, f.methodVersion];
   for (const [column, values] of [
@@ -42,12 +45,7 @@ export async function pairedHoursIn(db: D1Database, f: PairedFilter): Promise<Pa
     .prepare(`SELECT hour, region, prompt_variant, method_version, blocks FROM paired_hours WHERE ${clauses.join(' AND ')} ORDER BY hour`)
     .bind(...params)
     .all<{ hour: number; region: string; prompt_variant: string; method_version: number; blocks: string }>();
-  return results.map((r) => ({
-    ...r,
-    hour: Number(r.hour),
-    method_version: Number(r.method_version),
-    blocks: decodeBlocks(Number(r.hour), r.blocks),
-  }));
+  return results.map((r) => ({ hour: Number(r.hour), region: r.region, prompt_variant: r.prompt_variant, blocks: r.blocks }));
 }
 
 /** Retention, with the hourly rollups: rows of hours before `beforeHour`. */
