@@ -41,6 +41,8 @@ function sample(over: Partial<SiteSample>): SiteSample {
     residual_ms: null,
     split_source: 'server-timing',
     split_note: null,
+    rtt_ms: null,
+    tick_position: null,
     tpot_ms: 10,
     decode_tps: 100,
     total_ms: 500,
@@ -467,5 +469,42 @@ describe('paired verdicts on the site', () => {
     expect(verdictWords(ba, 'B', 'A')).toBe('A faster than B by 20 %');
     expect(verdictWords(headToHead(view, 'ttfa_ms', 'weur', 'a', 'c')!, 'A', 'C')).toMatch(/^no meaningful difference between A and C/);
     expect(headToHead(view, 'ttfa_ms', 'apac', 'a', 'b')).toBeNull();
+  });
+});
+
+describe('checks of the method on the site', () => {
+  it('TTFT by place in the tick, each sample against its own target and region: flat when place does not matter, not when it does', async () => {
+    const { ttftByPosition } = await import('../../site/src/data/fidelity.ts');
+    const flat = [0, 1, 2].flatMap((p) => [
+      ...many(5, { target: 'a', tick_position: p, ttft_ms: 100 }),
+      ...many(5, { target: 'b', tick_position: 2 - p, ttft_ms: 400 }),
+    ]);
+    expect(ttftByPosition(flat, 'p').map((r) => [r.position, r.n, r.ratio_p50])).toEqual([
+      [0, 10, 1],
+      [1, 10, 1],
+      [2, 10, 1],
+    ]);
+    // The first place costs a cold connection: 50 % more, whichever target has it.
+    const cold = [0, 1, 2].flatMap((p) => many(5, { target: 'a', tick_position: p, ttft_ms: p === 0 ? 150 : 100 }));
+    expect(ttftByPosition(cold, 'p')[0].ratio_p50).toBeCloseTo(1.5, 9);
+    expect(ttftByPosition([...cold, sample({ error: 'http', tick_position: 5 })], 'p')).toHaveLength(3);
+  });
+
+  it("a vendor's claims per region: used, set aside, and how the network part they leave agrees with the round trip", async () => {
+    const { serverTimeFidelity } = await import('../../site/src/data/fidelity.ts');
+    const rows = [
+      ...many(6, { split_source: 'openai-processing-ms', network_ms: 42, rtt_ms: 40 }),
+      ...many(2, {
+        split_source: 'rtt',
+        split_note: 'openai-processing-ms 900 ms > headers_ms 300 ms, set aside',
+        network_ms: 40,
+        rtt_ms: 40,
+      }),
+      sample({ error: 'timeout_first_token' }),
+      sample({ target: 'b', split_source: 'rtt' }),
+    ];
+    expect(serverTimeFidelity(rows, 'a', 'p')).toEqual([
+      { region: 'weur', samples: 8, claim_used: 0.75, set_aside: 0.25, network_minus_rtt_p50: 2, source: 'openai-processing-ms' },
+    ]);
   });
 });

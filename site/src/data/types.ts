@@ -49,6 +49,8 @@ export const SITE_SAMPLE_FIELDS = [
   'residual_ms',
   'split_source',
   'split_note',
+  'rtt_ms',
+  'tick_position',
   'tpot_ms',
   'decode_tps',
   'total_ms',
