@@ -10,7 +10,7 @@ import { fmt, ms, precise, rate, signed } from '../../site/src/format.ts';
 import { errorsOverTime, itlGaps, prefillFits, splitBySeries, tokensPerChunk, ttftOverTime } from '../../site/src/data/series.ts';
 import type { PercentileGroup, SiteData, SiteSample, WindowView } from '../../site/src/data/types.ts';
 import { windowViews } from '../../site/src/data/collect.ts';
-import { rollUp, type Rollup } from '../../shared/rollup/rollup.ts';
+import { mergeByGroup, rollUp, type Rollup } from '../../shared/rollup/rollup.ts';
 import { HISTOGRAM_RELATIVE_ERROR } from '../../shared/stats/exp-histogram.ts';
 import { ofVariant, variantText } from '../../site/src/data/overview.ts';
 import { answeredFrom } from '../../site/src/data/served.ts';
@@ -506,5 +506,58 @@ describe('checks of the method on the site', () => {
     expect(serverTimeFidelity(rows, 'a', 'p')).toEqual([
       { region: 'weur', samples: 8, claim_used: 0.75, set_aside: 0.25, network_minus_rtt_p50: 2, source: 'openai-processing-ms' },
     ]);
+  });
+});
+
+describe('change detection', () => {
+  const TODAY = Date.UTC(2026, 5, 30);
+  const D = 86_400_000;
+  /** Daily rows: 288 samples a day for 35 days around `before` ms, then the last 7 days around `now` ms (±10 % spread). */
+  function days(before: number, now: number, region = 'weur'): Rollup[] {
+    const out: Rollup[] = [];
+    for (let d = 35; d >= 1; d--) {
+      const day = TODAY - d * D;
+      const level = d <= 7 ? now : before;
+      const samples = Array.from({ length: 288 }, (_, k) => ({
+        tick_id: day + k * 300_000,
+        region,
+        target: 'a',
+        prompt_variant: 'p',
+        method_version: 2,
+        error: null,
+        split_source: null,
+        ttft_ms: level,
+        ttfa_ms: level * (0.9 + (0.2 * ((k * 37) % 100)) / 100),
+        tpot_ms: 5,
+        itl_p99_ms: 9,
+        total_ms: level + 100,
+        decode_tps: 200,
+        network_ms: null,
+        server_ms: null,
+      }));
+      out.push(...mergeByGroup(rollUp(samples), day));
+    }
+    return out;
+  }
+
+  it('flags a target 20 % slower this week, says by how much, and stays quiet for 2 % or for no change', async () => {
+    const { ttfaChanges } = await import('../../site/src/data/changes.ts');
+    const flags = ttfaChanges([...days(500, 600), ...days(500, 510, 'enam'), ...days(400, 400, 'apac')], TODAY);
+    expect(flags.map((f) => [f.region, f.direction])).toEqual([['weur', 'slower']]);
+    expect(flags[0].change_pct).toBeCloseTo(20, 0);
+    expect(flags[0].now.low).toBeGreaterThan(flags[0].before.high);
+    expect(flags[0].window.split).toBe(new Date(TODAY - 7 * D).toISOString());
+    expect(ttfaChanges(days(600, 450), TODAY)[0].direction).toBe('faster');
+  });
+
+  it('puts each change in the Atom feed as an entry of its own', async () => {
+    const { ttfaChanges } = await import('../../site/src/data/changes.ts');
+    const { atomFeed } = await import('../../site/src/data/feed.ts');
+    const changes = ttfaChanges(days(500, 600), TODAY);
+    const site = { generated_at: new Date(TODAY).toISOString(), targets: [{ id: 'a', label: 'Target A' }], incidents: [], changes } as unknown as SiteData;
+    const xml = atomFeed(site, 'https://observatory.example/');
+    expect(xml).toContain('<id>urn:llm-observatory:change:a:weur:p:2026-06-23</id>');
+    expect(xml).toContain('<title>Changed: Target A 20 % slower to answer in weur (p)</title>');
+    expect(xml).toContain('<link rel="alternate" type="text/html" href="https://observatory.example/targets/a/"/>');
   });
 });

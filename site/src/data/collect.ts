@@ -4,6 +4,7 @@
  * number of D1 rows whatever the window; raw samples only as a bounded recent slice, for timelines,
  * inter-token latency and the split's residual. Every request's D1 rows read are counted.
  */
+import { ttfaChanges } from './changes.ts';
 import { pairedViews, type PairedRow } from './paired.ts';
 import { forEachPage, pageUrl, type Paged } from '../../../shared/api-pages.ts';
 import { ROWS_READ_HEADER } from '../../../shared/constants.ts';
@@ -285,6 +286,7 @@ export async function collectSiteData(
     incidents,
     bursts: { schedule: bursts.schedule, levels: bursts.levels, runs: bursts.runs, reports: bursts.reports },
     paired,
+    changes: ttfaChanges(daily, today),
     api_requests: requests,
     d1_rows_read: rowsRead,
     d1_rows_read_total: Object.values(rowsRead).reduce((n, x) => n + x, 0),

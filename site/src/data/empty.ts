@@ -61,6 +61,7 @@ export function emptySiteData(config: ObservatoryConfig, now = Date.now()): Site
     incidents: [],
     bursts: null,
     paired: {},
+    changes: [],
     api_requests: {},
     d1_rows_read: {},
     d1_rows_read_total: 0,

@@ -21,6 +21,22 @@ export function atomFeed(data: SiteData, siteUrl: string): string {
       '  </entry>',
     ].join('\n');
   });
+  // TTFA changes (this week against the four before): one entry per region × target × variant and week.
+  const changes = data.changes.map((c) => {
+    const label = data.targets.find((t) => t.id === c.target)?.label ?? c.target;
+    const title = `Changed: ${label} ${Math.abs(c.change_pct).toFixed(0)} % ${c.direction} to answer in ${c.region} (${c.prompt_variant})`;
+    const summary = `Median time to the first answer token ${c.now.p50.toFixed(0)} ms [${c.now.low.toFixed(0)}, ${c.now.high.toFixed(0)}] from ${c.window.split.slice(0, 10)}, against ${c.before.p50.toFixed(0)} ms [${c.before.low.toFixed(0)}, ${c.before.high.toFixed(0)}] in the four weeks before.`;
+    return [
+      '  <entry>',
+      `    <id>urn:llm-observatory:change:${escape(`${c.target}:${c.region}:${c.prompt_variant}:${c.window.split.slice(0, 10)}`)}</id>`,
+      `    <title>${escape(title)}</title>`,
+      `    <updated>${escape(c.window.to)}</updated>`,
+      `    <link rel="alternate" type="text/html" href="${escape(`${base}/targets/${c.target}/`)}"/>`,
+      `    <category term="change"/>`,
+      `    <summary type="text">${escape(summary)}</summary>`,
+      '  </entry>',
+    ].join('\n');
+  });
   return [
     '<?xml version="1.0" encoding="utf-8"?>',
     '<feed xmlns="http://www.w3.org/2005/Atom">',
@@ -31,6 +47,7 @@ export function atomFeed(data: SiteData, siteUrl: string): string {
     `  <link rel="self" type="application/atom+xml" href="${escape(`${base}/feed.xml`)}"/>`,
     `  <link rel="alternate" type="text/html" href="${escape(`${base}/incidents/`)}"/>`,
     ...entries,
+    ...changes,
     '</feed>',
     '',
   ].join('\n');

@@ -12,6 +12,7 @@ import type {
 } from '../../../shared/api-types.ts';
 import type { LevelReport } from '../../../shared/bursts/level-report.ts';
 import type { PairedView } from './paired.ts';
+import type { ChangeFlag } from './changes.ts';
 
 export type { PairStatusName, PercentileGroup, RegionStatus, StatusDoc } from '../../../shared/api-types.ts';
 export type Window = ApiWindow;
@@ -160,6 +161,8 @@ export interface SiteData {
   bursts: SiteBursts | null;
   /** Paired verdicts per prompt variant over the last SITE_PAIRED_DAYS (paired.ts); empty before any hour is rolled up. */
   paired: Record<string, PairedView>;
+  /** TTFA changes, this week against the four before (changes.ts), every variant; largest first. */
+  changes: ChangeFlag[];
   /** The API requests behind each part, so a reader (or a test) can check the numbers. */
   api_requests: Record<string, string>;
   /** D1 rows each request read (the API's x-d1-rows-read header), and their sum: what one build costs. */
