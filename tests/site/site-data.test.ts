@@ -554,7 +554,12 @@ describe('change detection', () => {
     const { ttfaChanges } = await import('../../site/src/data/changes.ts');
     const { atomFeed } = await import('../../site/src/data/feed.ts');
     const changes = ttfaChanges(days(500, 600), TODAY);
-    const site = { generated_at: new Date(TODAY).toISOString(), targets: [{ id: 'a', label: 'Target A' }], incidents: [], changes } as unknown as SiteData;
+    const site = {
+      generated_at: new Date(TODAY).toISOString(),
+      targets: [{ id: 'a', label: 'Target A' }],
+      incidents: [],
+      changes,
+    } as unknown as SiteData;
     const xml = atomFeed(site, 'https://observatory.example/');
     expect(xml).toContain('<id>urn:llm-observatory:change:a:weur:p:2026-06-23</id>');
     expect(xml).toContain('<title>Changed: Target A 20 % slower to answer in weur (p)</title>');
