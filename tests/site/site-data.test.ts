@@ -469,6 +469,9 @@ describe('paired verdicts on the site', () => {
     expect(verdictWords(ba, 'B', 'A')).toBe('A faster than B by 20 %');
     expect(verdictWords(headToHead(view, 'ttfa_ms', 'weur', 'a', 'c')!, 'A', 'C')).toMatch(/^no meaningful difference between A and C/);
     expect(headToHead(view, 'ttfa_ms', 'apac', 'a', 'b')).toBeNull();
+    const { versusWords } = await import('../../site/src/data/paired.ts');
+    expect(versusWords(ab, 'B')).toMatch(/^20 % faster than B \[−2\d(\.\d)? %, −1\d(\.\d)? %\]$/);
+    expect(versusWords(ba, 'A')).toBe('A faster in paired ticks, by 20 %');
   });
 });
 

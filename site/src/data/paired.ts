@@ -85,6 +85,21 @@ export function headToHead(
 const pct = (v: number | null) => (v === null ? '–' : `${Math.abs(v) < 10 ? Math.abs(v).toFixed(1) : Math.round(Math.abs(v))} %`);
 const signedPct = (v: number | null) => (v === null ? '–' : `${v < 0 ? '−' : '+'}${pct(v)}`);
 
+/** The verdict against the next, for a cell that already names `first`: "vs B: 12 % faster [−15 %, −9 %]". */
+export function versusWords(c: ComparisonDoc, second: string): string {
+  const interval = `[${signedPct(c.ci_low_pct)}, ${signedPct(c.ci_high_pct)}]`;
+  switch (c.verdict) {
+    case 'a_faster':
+      return `${pct(c.difference_pct)} faster than ${second} ${interval}`;
+    case 'b_faster':
+      return `${second} faster in paired ticks, by ${pct(c.difference_pct === null ? null : 100 * (1 / (1 + c.difference_pct / 100) - 1))}`;
+    case 'no_difference':
+      return `no meaningful difference from ${second} ${interval}`;
+    default:
+      return `ahead of ${second}, not settled${c.more_ticks !== null ? `: about ${c.more_ticks.toLocaleString('en-US')} more ticks` : ''}`;
+  }
+}
+
 /** The verdict in words, for `first` (A) against `second` (B). */
 export function verdictWords(c: ComparisonDoc, first: string, second: string): string {
   const interval = `[${signedPct(c.ci_low_pct)}, ${signedPct(c.ci_high_pct)}]`;
