@@ -3,7 +3,6 @@
 export { API_IDS, ERROR_CLASSES, type ApiId, type ErrorClass } from './ids.ts';
 export type { Sample, SampleField } from './sample-fields.ts';
 import type { ApiId } from './ids.ts';
-import type { ResolvedAuth } from './probe/auth.ts';
 
 /** Names of the output budget in an OpenAI-compatible chat request. */
 export const MAX_TOKENS_PARAMS = ['max_tokens', 'max_completion_tokens'] as const;
@@ -11,6 +10,20 @@ export type MaxTokensParam = (typeof MAX_TOKENS_PARAMS)[number];
 
 /** Where the TTFT split came from: a header timing name, a body timing name, or `rtt`. */
 export type SplitSource = string;
+
+/** The fields of a Google service-account key file the probe uses. */
+export interface ServiceAccountKey {
+  client_email: string;
+  private_key: string;
+  private_key_id?: string;
+  token_uri?: string;
+}
+
+/** A target's authorisation with its secrets resolved (never stored, never logged). */
+export type ResolvedAuth =
+  | { type: 'header'; name: string; value: string }
+  | { type: 'aws-sigv4'; region: string | null; accessKeyId: string; secretAccessKey: string; sessionToken?: string }
+  | { type: 'google-service-account'; key: ServiceAccountKey; mode: 'token-exchange' | 'self-signed' };
 
 /** What a probe needs to know about its target. */
 export interface ProbeTarget {

@@ -4,6 +4,7 @@
  * reproduce it. A fixed order would confound a target with its place (first on a cold connection, or
  * seconds after the rest).
  */
+import { mulberry32 } from '../stats/random.ts';
 
 /** FNV-1a over the text: a 32-bit seed. */
 function seedOf(text: string): number {
@@ -15,22 +16,10 @@ function seedOf(text: string): number {
   return h >>> 0;
 }
 
-/** mulberry32: uniform in [0, 1). */
-function generator(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** positions[i]: the place (0-based) of the i-th of `count` jobs in the tick's shuffled order (Fisher–Yates). */
 export function tickPositions(count: number, tickId: number, region: string): number[] {
   const order = Array.from({ length: count }, (_, i) => i);
-  const random = generator(seedOf(`${tickId}|${region}`));
+  const random = mulberry32(seedOf(`${tickId}|${region}`));
   for (let i = count - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
     [order[i], order[j]] = [order[j], order[i]];

@@ -11,21 +11,9 @@ import { AwsV4Signer } from 'aws4fetch';
 import { importPKCS8, SignJWT } from 'jose';
 import type { BuiltRequest } from './protocols/protocol.ts';
 import { regionOfHost } from './served-by.ts';
-import type { FetchLike } from '../types.ts';
+import type { FetchLike, ResolvedAuth, ServiceAccountKey } from '../types.ts';
 
-/** The fields of a Google service-account key file the probe uses. */
-export interface ServiceAccountKey {
-  client_email: string;
-  private_key: string;
-  private_key_id?: string;
-  token_uri?: string;
-}
-
-/** A target's authorisation with its secrets resolved (never stored, never logged). */
-export type ResolvedAuth =
-  | { type: 'header'; name: string; value: string }
-  | { type: 'aws-sigv4'; region: string | null; accessKeyId: string; secretAccessKey: string; sessionToken?: string }
-  | { type: 'google-service-account'; key: ServiceAccountKey; mode: 'token-exchange' | 'self-signed' };
+export type { ResolvedAuth, ServiceAccountKey } from '../types.ts';
 
 export const GOOGLE_TOKEN_URI = 'https://oauth2.googleapis.com/token';
 export const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';

@@ -6,21 +6,10 @@
  */
 import { pairBlock, type PairBlock } from '../../shared/stats/paired.ts';
 import { HOUR_MS, MINUTE_MS } from '../../shared/time.ts';
+import { mulberry32 } from '../../shared/stats/random.ts';
 
 export const TICK_MS = 5 * MINUTE_MS;
 export const TICKS_PER_HOUR = HOUR_MS / TICK_MS;
-
-/** mulberry32: a small seeded generator, so every run sees the same draws. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function normal(r: () => number): number {
   const u = Math.max(r(), 1e-12);
@@ -42,7 +31,7 @@ export interface SimTick {
 
 /** `ticks` paired TTFAs (ms): B = A's level × `ratio`, both on the same drift, each with its own heavy-tailed noise. */
 export function simulate(seed: number, ticks: number, ratio: number, start = Date.UTC(2026, 10, 2)): SimTick[] {
-  const r = rng(seed);
+  const r = mulberry32(seed);
   const out: SimTick[] = [];
   let hourLoad = 1;
   for (let k = 0; k < ticks; k++) {

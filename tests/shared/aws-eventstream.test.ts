@@ -18,19 +18,8 @@ import {
 } from '../../shared/probe/aws-eventstream.ts';
 import { encodeEventStreamMessage } from '../../shared/probe/aws-eventstream-encoder.ts';
 import { crc32 } from '../../shared/probe/crc32.ts';
+import { mulberry32 } from '../../shared/stats/random.ts';
 import { awsError, awsEvent, awsException, codec, concat, cut } from '../helpers/bedrock-stream.ts';
-
-/** A deterministic generator (mulberry32), so the random reads are the same on every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
 /** Equal bytes: shown as hex when short (a readable diff), compared natively when long. */
@@ -128,7 +117,7 @@ describe('CRC-32 (IEEE)', () => {
   it('has the standard check value and agrees with zlib, also continued from a prefix', () => {
     expect(crc32(fromUtf8('123456789'))).toBe(0xcbf43926);
     expect(crc32(new Uint8Array(0))).toBe(0);
-    const random = rng(1);
+    const random = mulberry32(1);
     for (let n = 0; n < 70; n++) {
       const bytes = new Uint8Array(n).map(() => Math.floor(random() * 256));
       expect(crc32(bytes)).toBe(zlibCrc32(bytes));
@@ -170,7 +159,7 @@ describe('decoding what AWS encodes', () => {
       [3, 300],
       [4, 65_536],
     ]) {
-      const random = rng(seed);
+      const random = mulberry32(seed);
       const sizes = Array.from({ length: STREAM.length }, () => 1 + Math.floor(random() * max));
       const { messages, faults } = decode(cut(STREAM, sizes));
       expect(faults).toEqual([]);

@@ -11,6 +11,22 @@ export const PAIRED_TABLE_SHAPE = {
 const UPSERT = `INSERT INTO paired_hours (hour, region, prompt_variant, method_version, blocks) VALUES (?, ?, ?, ?, ?)
   ON CONFLICT (hour, region, prompt_variant, method_version) DO UPDATE SET blocks = excluded.blocks`;
 
+/** The WHERE clauses of a filter over the blocks. */
+function whereOf(f: PairedFilter): { clauses: string[]; params: Array<string | number> } {
+  const clauses = ['hour >= ?', 'hour < ?', 'method_version = ?'];
+  const params: Array<string | number> = [f.fromHour, f.toHour, f.methodVersion];
+  for (const [column, values] of [
+    ['region', f.regions],
+    ['prompt_variant', f.variants],
+  ] as const) {
+    if (!values) continue;
+    const list = inList(column, values);
+    clauses.push(list.sql);
+    params.push(...list.params);
+  }
+  return { clauses, params };
+}
+
 /** The statements writing one region's hour of blocks (run in the rollup's batch). */
 export function upsertPairedHourStatements(db: D1Database, rows: readonly PairedHour[]): D1PreparedStatement[] {
   const upsert = db.prepare(UPSERT);
@@ -30,17 +46,7 @@ export async function pairedRowsIn(
   db: D1Database,
   f: PairedFilter,
 ): Promise<Array<{ hour: number; region: string; prompt_variant: string; blocks: string }>> {
-  const clauses = ['hour >= ?', 'hour < ?', 'method_version = ?'];
-  const params: Array<string | number> = [f.fromHour, f.toHour, f.methodVersion];
-  for (const [column, values] of [
-    ['region', f.regions],
-    ['prompt_variant', f.variants],
-  ] as const) {
-    if (!values) continue;
-    const list = inList(column, values);
-    clauses.push(list.sql);
-    params.push(...list.params);
-  }
+  const { clauses, params } = whereOf(f);
   const { results } = await db
     .prepare(`SELECT hour, region, prompt_variant, method_version, blocks FROM paired_hours WHERE ${clauses.join(' AND ')} ORDER BY hour`)
     .bind(...params)
@@ -62,17 +68,7 @@ export async function pairedHoursPage(
   f: PairedFilter,
   limit: number,
 ): Promise<{ rows: Array<{ hour: number; region: string; prompt_variant: string; blocks: string }>; next: number | null }> {
-  const clauses = ['hour >= ?', 'hour < ?', 'method_version = ?'];
-  const params: Array<string | number> = [f.fromHour, f.toHour, f.methodVersion];
-  for (const [column, values] of [
-    ['region', f.regions],
-    ['prompt_variant', f.variants],
-  ] as const) {
-    if (!values) continue;
-    const list = inList(column, values);
-    clauses.push(list.sql);
-    params.push(...list.params);
-  }
+  const { clauses, params } = whereOf(f);
   const { results } = await db
     .prepare(
       `SELECT hour, region, prompt_variant, blocks FROM paired_hours WHERE ${clauses.join(' AND ')} ORDER BY hour, region, prompt_variant LIMIT ?`,
