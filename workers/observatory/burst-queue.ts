@@ -9,8 +9,9 @@ import { insertBurstSamples, type StoredBurstSample } from './db/bursts.ts';
 import type { ProberStore } from './prober-store.ts';
 import type { RegionConfig } from '../../shared/config/types.ts';
 
-function noteWriteError(store: ProberStore, region: string, e: unknown, kept: number): void {
-  const message = `D1 write of concurrency samples failed, ${kept} level(s) kept for retry: ${e instanceof Error ? e.message : String(e)}`;
+/** D1 refused concurrency samples: `kept` says what waits in the burst outbox (a level's streams, or levels). */
+function noteWriteError(store: ProberStore, region: string, e: unknown, kept: string): void {
+  const message = `D1 write of concurrency samples failed, ${kept} kept for retry: ${e instanceof Error ? e.message : String(e)}`;
   store.noteDutyError('last_burst_error', message);
   console.error(`region ${region}: ${message}`);
 }
@@ -34,7 +35,7 @@ export async function runOwedBurst(
     try {
       await insertBurstSamples(env.DB, rows);
     } catch (e) {
-      noteWriteError(store, region.code, e, rows.length);
+      noteWriteError(store, region.code, e, `a level's ${rows.length} stream(s)`);
       if (rows.length > 0) store.keepBurstRows(rows);
     }
   };
@@ -67,7 +68,7 @@ export async function flushBurstOutbox(store: ProberStore, db: D1Database, regio
     try {
       await insertBurstSamples(db, kept.rows);
     } catch (e) {
-      noteWriteError(store, region, e, store.count('burst_outbox'));
+      noteWriteError(store, region, e, `${store.count('burst_outbox')} level(s)`);
       return false;
     }
     store.removeBurstRows(kept.n);
