@@ -12,10 +12,12 @@ import {
   ANON_LIMITS,
   HOURLY_ROW_UNITS,
   PAIRED_PAGE_ROWS,
+  PROFILE_PAGE_ROWS,
   PERCENTILE_ROW_UNITS,
   ROLLUP_PAGE_ROWS,
   SITE_BURST_RUNS,
   SITE_PAIRED_DAYS,
+  SITE_PROFILE_DAYS,
 } from './read-limits.ts';
 import type { ObservatoryConfig } from './types.ts';
 import { lookbackMs, resolveStatusRules } from '../status/rules.ts';
@@ -32,6 +34,9 @@ export const ROLLUP_ROWS_WRITTEN_PER_PAIR = 2;
 /** The paired comparisons' row (shared/rollup/paired-hours.ts) per region × variant with two or more targets and hour, and its retention delete. */
 export const PAIRED_ROWS_WRITTEN_PER_REGION_VARIANT_HOUR = 1;
 export const PAIRED_ROWS_DELETED_PER_REGION_VARIANT_HOUR = 1;
+/** The time profile's row per region × target × variant and day (shared/rollup/hour-profile.ts), and its retention delete. */
+export const PROFILE_ROWS_WRITTEN_PER_PAIR_DAY = 1;
+export const PROFILE_ROWS_DELETED_PER_PAIR_DAY = 1;
 /** Retention deletes each hourly rollup row once. */
 const ROLLUP_ROWS_DELETED_PER_PAIR = 1;
 /** Rolling up a region's hour reads every sample of that hour once (all regions': the key leads with tick_id). */
@@ -210,6 +215,7 @@ export function capacity(config: ObservatoryConfig): Capacity {
     probesPerDay * D1_ROWS_WRITTEN_PER_SAMPLE +
     rollupRowsPerDay * (ROLLUP_ROWS_WRITTEN_PER_PAIR + ROLLUP_ROWS_DELETED_PER_PAIR) +
     perTick * DAILY_ROWS_WRITTEN_PER_PAIR +
+    perTick * (PROFILE_ROWS_WRITTEN_PER_PAIR_DAY + PROFILE_ROWS_DELETED_PER_PAIR_DAY) +
     pairedGroups * HOURS_PER_DAY * (PAIRED_ROWS_WRITTEN_PER_REGION_VARIANT_HOUR + PAIRED_ROWS_DELETED_PER_REGION_VARIANT_HOUR) +
     burstCosts(config).d1RowsWrittenPerDay;
   const readers = { ...DEFAULT_READERS, ...config.readers };
@@ -221,8 +227,14 @@ export function capacity(config: ObservatoryConfig): Capacity {
     1,
     Math.ceil(pairedHoursPerBuild / Math.max(1, Math.floor(PAIRED_PAGE_ROWS / Math.max(1, pairedGroups)))),
   );
+  // The time profiles: a row per region × target × variant and day of the last four weeks, in pages of whole days.
+  const profilePagesPerBuild = Math.max(
+    1,
+    Math.ceil(SITE_PROFILE_DAYS / Math.max(1, Math.floor(PROFILE_PAGE_ROWS / Math.max(1, perTick)))),
+  );
   const siteBuildRowsRead =
     perTick * SITE_BUILD_ROLLUP_ROWS_PER_PAIR +
+    pagedRowsRead(SITE_PROFILE_DAYS, perTick, PROFILE_PAGE_ROWS) +
     (rollupPagesPerBuild - 2) +
     pagedRowsRead(pairedHoursPerBuild, pairedGroups, PAIRED_PAGE_ROWS) +
     perTick * ((SITE_BUILD_RECENT_HOURS * 60) / tickMinutes) * SITE_BUILD_RAW_READS_PER_SAMPLE +
@@ -232,6 +244,7 @@ export function capacity(config: ObservatoryConfig): Capacity {
     SITE_BUILD_FIXED_REQUESTS +
     rollupPagesPerBuild +
     pairedPagesPerBuild +
+    profilePagesPerBuild +
     Math.max(
       1,
       Math.ceil(Math.min(SITE_BUILD_MAX_SAMPLES, perTick * ((SITE_BUILD_RECENT_HOURS * 60) / tickMinutes)) / SITE_BUILD_SAMPLE_PAGE),

@@ -256,7 +256,8 @@ describe('capacity', () => {
     // 4 rows per sample; per hourly rollup (3 × 5 a hour) its row and its running total, then the row's retention
     // delete; per day a daily row per pair and its delete; per region (one variant, five targets) and hour the paired
     // comparisons' row and its delete.
-    expect(c.d1RowsWrittenPerDay).toBe(3 * 5 * 288 * 4 + 3 * 5 * 24 * 3 + 3 * 5 * 2 + 3 * 24 * 2);
+    // And a time profile row per pair and day, and its delete.
+    expect(c.d1RowsWrittenPerDay).toBe(3 * 5 * 288 * 4 + 3 * 5 * 24 * 3 + 3 * 5 * 2 + 3 * 24 * 2 + 3 * 5 * 2);
     // Each region's hourly rollup reads the hour's samples of all 3 regions, and per pair its previous row and total;
     // each region's day reads the day's hourly rows of all regions, and 3 per pair replacing its row; the retention mark hourly.
     expect(c.d1RowsRead.rollups).toBe(3 * 3 * 5 * 288 + 3 * 5 * 24 * 2 + 3 * 3 * 5 * 24 + 3 * 5 * 3 + 3 * 24);
@@ -264,10 +265,12 @@ describe('capacity', () => {
     // end of each page of rollups but the last of each read: 8 whole periods a page, 3 + 12 pages (measured: 2,810).
     // And the paired comparisons' blocks: a row per region and hour of the last 7 days (504), in pages of whole hours of at
     // most 500 rows: the first reads 501 and keeps 166 hours, the second reads the last 2 (measured: 507).
-    expect(c.siteBuildRowsRead).toBe(2_797 + (3 - 1) + (12 - 1) + 507);
-    expect(c.d1RowsRead.siteBuilds).toBe(24 * (2_810 + 507));
-    // Its requests: 15 pages of rollups, 2 of paired blocks, a page of samples, health, regions, targets, status, bursts, incidents.
-    expect(c.siteBuildRequests).toBe(15 + 2 + 1 + 6);
+    // The time profiles: a row per pair and day of the last 28, one page (420 rows).
+    expect(c.siteBuildRowsRead).toBe(2_797 + (3 - 1) + (12 - 1) + 507 + 420);
+    expect(c.d1RowsRead.siteBuilds).toBe(24 * (2_810 + 507 + 420));
+    // Its requests: 15 pages of rollups, 2 of paired blocks, 1 of profiles, a page of samples, health, regions, targets, status,
+    // bursts, incidents.
+    expect(c.siteBuildRequests).toBe(15 + 2 + 1 + 1 + 6);
     // Status rules: each region seeks its 6 lookback ticks (30 min) every tick, its 31 baseline hours every hour,
     // reading its 5 pairs and at most 2 more rows a seek.
     expect(c.d1RowsRead.status).toBe(288 * 6 * (3 * 5 + 3 * 2) + 24 * 31 * (3 * 5 + 3 * 2));

@@ -16,7 +16,9 @@ import {
   ttftEcdfChart,
   ttftOverTimeChart,
   ttftSplitChart,
+  timeProfileChart,
 } from '../../site/src/charts/charts.ts';
+import { profileCells } from '../../shared/rollup/hour-profile.ts';
 
 const T0 = Date.UTC(2026, 0, 10);
 const SNAP = (name: string) => `./__snapshots__/${name}.svg.html`;
@@ -161,5 +163,32 @@ describe('charts', () => {
     expect(ttft).toContain('simultaneous streams');
     await expect(ttft).toMatchFileSnapshot(SNAP('concurrency-ttft'));
     expect(concurrencyDecodeChart(points)).toContain('decode speed per stream');
+  });
+
+  it('time profile: a cell per weekday and hour with enough data, blank where there is too little', () => {
+    // Four Mondays and four Tuesdays (2026-01-05 is a Monday): slow at 14:00 UTC on Mondays; Tuesdays only one day at 03:00.
+    const day = (d: number) => Date.UTC(2026, 0, 5 + d);
+    const days = [0, 7, 14, 21].map((d) => ({
+      day: day(d),
+      hours: Array.from({ length: 24 }, (_, h) => [12, h === 14 ? 900 : 300] as [number, number | null]),
+    }));
+    days.push({
+      day: day(1),
+      hours: Array.from({ length: 24 }, (_, h) => [h === 3 ? 12 : 0, h === 3 ? 250 : null] as [number, number | null]),
+    });
+    const cells = profileCells(days);
+    expect(cells).toHaveLength(7 * 24);
+    expect(cells.find((c) => c.weekday === 0 && c.hour === 14)).toEqual({ weekday: 0, hour: 14, days: 4, probes: 48, ttft_p50: 900 });
+    expect(cells.find((c) => c.weekday === 0 && c.hour === 13)!.ttft_p50).toBe(300);
+    // One Tuesday is not enough for its cell.
+    expect(cells.find((c) => c.weekday === 1 && c.hour === 3)).toMatchObject({ days: 1, ttft_p50: null });
+    const svg = timeProfileChart(
+      cells.map((c) => ({ ...c, region: 'weur' })),
+      ['weur'],
+    );
+    // 24 Monday cells drawn (twice: the wide and the narrow drawing), nothing for the blank ones.
+    expect(svg.match(/<rect/g)!.length).toBeGreaterThanOrEqual(48);
+    expect(svg).toContain('Mon 14:00 UTC: 900 ms (48 probes)');
+    expect(svg).not.toContain('Tue 3:00');
   });
 });

@@ -154,6 +154,7 @@ const ROUTES: Record<string, string[]> = {
   '/api/v1/bursts': ['window', 'from', 'to', 'region', 'target', 'runs', 'streams', 'format'],
   '/api/v1/compare': ['window', 'from', 'to', 'region', 'variant', 'target', 'figure', 'margin'],
   '/api/v1/paired-hours': ['window', 'from', 'to', 'region', 'variant', 'cursor'],
+  '/api/v1/hour-profiles': ['window', 'from', 'to', 'region', 'target', 'variant', 'cursor'],
   '/api/v1/incidents': ['window', 'from', 'to', 'status', 'target', 'limit', 'points', 'format'],
   '/api/v1/status': ['format'],
   '/metrics': [],

@@ -45,6 +45,7 @@ import {
   ROLLUP_ROWS_READ_PER_SAMPLE_IN_HOUR,
   ROLLUP_ROWS_WRITTEN_PER_PAIR,
   PAIRED_ROWS_WRITTEN_PER_REGION_VARIANT_HOUR,
+  PROFILE_ROWS_WRITTEN_PER_PAIR_DAY,
 } from '../../shared/config/capacity.ts';
 import { ROLLUP_PAGE_ROWS, PERCENTILE_ROW_UNITS, percentileRowUnits } from '../../shared/config/read-limits.ts';
 import { meterD1 } from '../../workers/observatory/db/meter.ts';
@@ -404,7 +405,8 @@ describe('what a rollup costs (the capacity model counts these)', () => {
     await rollUpDay(meter.db, 'weur', dayOf(hour));
     const hourlyOfDay = (await rollupsIn(env.DB, { fromHour: dayOf(hour), toHour: dayOf(hour) + DAY_MS })).length;
     expect(meter.rowsRead).toBe(hourlyOfDay * DAILY_ROWS_READ_PER_HOURLY_ROW + pairs * DAILY_UPSERT_ROWS_READ_PER_PAIR);
-    expect(meter.rowsWritten).toBe(pairs * (DAILY_ROWS_WRITTEN_PER_PAIR - 1));
+    // … and its time profile row per pair.
+    expect(meter.rowsWritten).toBe(pairs * (DAILY_ROWS_WRITTEN_PER_PAIR - 1 + PROFILE_ROWS_WRITTEN_PER_PAIR_DAY));
     meter.reset();
     await samplesRetainedFrom(meter.db);
     expect(meter.rowsRead).toBeLessThanOrEqual(ROLLUP_MARK_READS_PER_REGION_HOUR);

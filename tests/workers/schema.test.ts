@@ -124,6 +124,7 @@ describe('the sample schema', () => {
       errors: 'TEXT',
       split: 'BLOB',
       blocks: 'TEXT',
+      hours: 'TEXT',
     };
     for (const m of ROLLUP_METRICS) types[m] = 'BLOB';
     for (const [table, shape] of Object.entries(ROLLUP_TABLE_SHAPES)) {

@@ -13,6 +13,8 @@ import { upsertDailyRollups, upsertRollups } from '../../workers/observatory/db/
 import { insertSamples } from '../../workers/observatory/db/samples.ts';
 import { upsertPairedHourStatements } from '../../workers/observatory/db/paired.ts';
 import { pairedHours } from '../../shared/rollup/paired-hours.ts';
+import { hourProfiles } from '../../shared/rollup/hour-profile.ts';
+import { upsertProfileStatements } from '../../workers/observatory/db/profiles.ts';
 import { emptySample } from '../../shared/sample-fields.ts';
 import { METHOD_VERSION } from '../../shared/constants.ts';
 import { config } from './test-config.ts';
@@ -78,10 +80,10 @@ async function seed(now: number): Promise<number> {
     hourly += rows.length;
     if (day < dayOf(now)) {
       const one = hourRows(day);
-      await upsertDailyRollups(
-        env.DB,
-        mergeByGroup(Array.from({ length: 24 }, (_, h) => one.map((r) => ({ ...r, hour: day + h * HOUR_MS }))).flat(), day),
-      );
+      const dayHours = Array.from({ length: 24 }, (_, h) => one.map((r) => ({ ...r, hour: day + h * HOUR_MS }))).flat();
+      // The daily rows, and (for the last 28 days) the day's time profiles, as rollUpDay writes them.
+      const profiles = day >= dayOf(now) - 28 * DAY_MS ? upsertProfileStatements(env.DB, hourProfiles(dayHours, day)) : [];
+      await upsertDailyRollups(env.DB, mergeByGroup(dayHours, day), profiles);
     }
   }
   // The paired comparisons' blocks of the last 8 days (the build reads 7): a row per region and hour, 10 pairs each.
@@ -146,6 +148,11 @@ describe('a site build', () => {
     const paired = data.paired[VARIANT];
     expect(paired.figures.ttfa_ms).toHaveLength(REGIONS.length * 10);
     expect(paired.figures.ttfa_ms.every((c) => c.hours === SITE_PAIRED_DAYS * 24)).toBe(true);
+    // The time profiles: a row per pair and day of the last 28 (420), in one page; every weekday's hour has 4 days.
+    expect(data.d1_rows_read.hour_profiles).toBe(28 * 15);
+    const cells = data.profiles[VARIANT]['weur|t1'];
+    expect(cells).toHaveLength(7 * 24);
+    expect(cells.every((c) => c.days === 4 && c.ttft_p50 !== null)).toBe(true);
     // On this database, the heaviest requests an anonymous reader may make stay within the stated bound.
     const { anonymousRowBound } = await import('../../shared/config/capacity.ts');
     const { config } = await import('./test-config.ts');

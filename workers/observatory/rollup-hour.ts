@@ -5,6 +5,8 @@
  */
 import { DAY_MS, applyToTotals, mergeByGroup, rollUp } from '../../shared/rollup/rollup.ts';
 import { pairedHours } from '../../shared/rollup/paired-hours.ts';
+import { hourProfiles } from '../../shared/rollup/hour-profile.ts';
+import { upsertProfileStatements } from './db/profiles.ts';
 import { upsertPairedHourStatements } from './db/paired.ts';
 import { rollupsIn, rollupsOfRegionHour, rollupTotals, samplesOfHour, upsertDailyRollups, upsertRollups } from './db/rollups.ts';
 
@@ -19,5 +21,7 @@ export async function rollUpHour(db: D1Database, region: string, hour: number): 
 
 /** Writes one region's daily rows of one day, merged from the day's hourly rows (the same rows, the same bytes). */
 export async function rollUpDay(db: D1Database, region: string, day: number): Promise<void> {
-  await upsertDailyRollups(db, mergeByGroup(await rollupsIn(db, { fromHour: day, toHour: day + DAY_MS, regions: [region] }), day));
+  const hourly = await rollupsIn(db, { fromHour: day, toHour: day + DAY_MS, regions: [region] });
+  // The day's time profile (its 24 hours of TTFT) from the same hourly rows, in the same transaction.
+  await upsertDailyRollups(db, mergeByGroup(hourly, day), upsertProfileStatements(db, hourProfiles(hourly, day)));
 }

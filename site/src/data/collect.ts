@@ -4,12 +4,13 @@
  * number of D1 rows whatever the window; raw samples only as a bounded recent slice, for timelines,
  * inter-token latency and the split's residual. Every request's D1 rows read are counted.
  */
+import { siteProfiles, type ProfileRow } from './profiles.ts';
 import { ttfaChanges } from './changes.ts';
 import { pairedViews, type PairedRow } from './paired.ts';
 import { forEachPage, pageUrl, type Paged } from '../../../shared/api-pages.ts';
 import { ROWS_READ_HEADER } from '../../../shared/constants.ts';
 import { SITE_BUILD_MAX_SAMPLES, SITE_BUILD_RECENT_HOURS, SITE_BUILD_SAMPLE_PAGE } from '../../../shared/config/capacity.ts';
-import { SITE_BURST_RUNS, SITE_PAIRED_DAYS } from '../../../shared/config/read-limits.ts';
+import { SITE_BURST_RUNS, SITE_PAIRED_DAYS, SITE_PROFILE_DAYS } from '../../../shared/config/read-limits.ts';
 import {
   DAY_MS,
   HOUR_MS,
@@ -253,6 +254,15 @@ export async function collectSiteData(
     },
   );
   const paired = pairedViews(pairedRows, { from: iso(pairedFrom), to: iso(lastHour) });
+  // Time profiles of the last four weeks' ended days: a row per region × target × variant and day.
+  requests.hour_profiles = `${base}/hour-profiles?from=${today - SITE_PROFILE_DAYS * DAY_MS}&to=${today}`;
+  const profileRows: ProfileRow[] = [];
+  await forEachPage(
+    (cursor) => get<{ rows: ProfileRow[] } & Paged>('hour_profiles', pageUrl(requests.hour_profiles, cursor)),
+    (page) => {
+      profileRows.push(...page.rows);
+    },
+  );
 
   countSlice(regions, targets, samples);
   const ofVariant = (rows: Rollup[], id: string) => rows.filter((r) => r.prompt_variant === id);
@@ -287,6 +297,7 @@ export async function collectSiteData(
     bursts: { schedule: bursts.schedule, levels: bursts.levels, runs: bursts.runs, reports: bursts.reports },
     paired,
     changes: ttfaChanges(daily, today),
+    profiles: siteProfiles(profileRows),
     api_requests: requests,
     d1_rows_read: rowsRead,
     d1_rows_read_total: Object.values(rowsRead).reduce((n, x) => n + x, 0),

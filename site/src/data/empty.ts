@@ -62,6 +62,7 @@ export function emptySiteData(config: ObservatoryConfig, now = Date.now()): Site
     bursts: null,
     paired: {},
     changes: [],
+    profiles: {},
     api_requests: {},
     d1_rows_read: {},
     d1_rows_read_total: 0,

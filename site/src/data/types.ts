@@ -13,6 +13,7 @@ import type {
 import type { LevelReport } from '../../../shared/bursts/level-report.ts';
 import type { PairedView } from './paired.ts';
 import type { ChangeFlag } from './changes.ts';
+import type { SiteProfiles } from './profiles.ts';
 
 export type { PairStatusName, PercentileGroup, RegionStatus, StatusDoc } from '../../../shared/api-types.ts';
 export type Window = ApiWindow;
@@ -163,6 +164,8 @@ export interface SiteData {
   paired: Record<string, PairedView>;
   /** TTFA changes, this week against the four before (changes.ts), every variant; largest first. */
   changes: ChangeFlag[];
+  /** Time profiles (profiles.ts): per variant, per "region|target", 7 × 24 cells of median TTFT over four weeks. */
+  profiles: SiteProfiles;
   /** The API requests behind each part, so a reader (or a test) can check the numbers. */
   api_requests: Record<string, string>;
   /** D1 rows each request read (the API's x-d1-rows-read header), and their sum: what one build costs. */

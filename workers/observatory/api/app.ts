@@ -10,6 +10,7 @@ import { meterD1 } from '../db/meter.ts';
 import { burstRoutes } from './bursts.ts';
 import { catalogRoutes } from './catalog.ts';
 import { compareRoutes } from './compare.ts';
+import { profileRoutes } from './profiles.ts';
 import { ApiError } from './errors.ts';
 import { healthRoutes } from './health.ts';
 import { metricsRoutes } from './metrics.ts';
@@ -46,6 +47,7 @@ app.route('/', rollupRoutes);
 app.route('/', tickRoutes);
 app.route('/', burstRoutes);
 app.route('/', compareRoutes);
+app.route('/', profileRoutes);
 app.route('/', statusRoutes);
 app.route('/', metricsRoutes);
 

@@ -1,6 +1,7 @@
 /** Every SQL statement for the hourly rollups, each a named function with bound parameters. */
 import { inList, ONLY_LIST_VALUES } from './in-list.ts';
 import { deletePairedHoursBefore, PAIRED_TABLE_SHAPE } from './paired.ts';
+import { deleteProfilesBefore, PROFILE_TABLE_SHAPE } from './profiles.ts';
 import {
   DAY_MS,
   HOUR_MS,
@@ -64,6 +65,7 @@ export const ROLLUP_TABLE_SHAPES = {
   daily_rollups: { columns: DAILY_COLUMNS, key: DAILY_KEY },
   rollup_totals: { columns: TOTAL_COLUMNS, key: TOTAL_KEY },
   paired_hours: PAIRED_TABLE_SHAPE,
+  hour_profiles: PROFILE_TABLE_SHAPE,
 } as const;
 
 /** A rollup table: hourly rows, or daily rows merged from them. */
@@ -103,10 +105,13 @@ export async function upsertRollups(
 }
 
 /** Writes one region's rows of one ended day (merged from its hourly rows), replacing earlier ones. */
-export async function upsertDailyRollups(db: D1Database, rows: Rollup[]): Promise<void> {
-  if (rows.length === 0) return;
+export async function upsertDailyRollups(db: D1Database, rows: Rollup[], alongside: D1PreparedStatement[] = []): Promise<void> {
+  if (rows.length === 0 && alongside.length === 0) return;
   const daily = db.prepare(UPSERT_DAILY);
-  await db.batch(rows.map((r) => daily.bind(r.hour, r.region, r.target, r.prompt_variant, r.method_version, ...bodyValues(r))));
+  await db.batch([
+    ...rows.map((r) => daily.bind(r.hour, r.region, r.target, r.prompt_variant, r.method_version, ...bodyValues(r))),
+    ...alongside,
+  ]);
 }
 
 export interface RollupFilter {
@@ -261,12 +266,13 @@ export async function daysWithHourlyRollups(db: D1Database, region: string): Pro
 
 /** Retention: deletes hourly rollups of hours before `beforeHour`, and daily ones of days wholly before it. Returns rows deleted. */
 export async function deleteRollupsBefore(db: D1Database, beforeHour: number): Promise<number> {
-  const [hourly, daily, paired] = await db.batch([
+  const results = await db.batch([
     db.prepare('DELETE FROM hourly_rollups WHERE hour < ?').bind(beforeHour),
     db.prepare('DELETE FROM daily_rollups WHERE day + ? <= ?').bind(DAY_MS, beforeHour),
     deletePairedHoursBefore(db, beforeHour),
+    deleteProfilesBefore(db, beforeHour),
   ]);
-  return (hourly.meta.changes ?? 0) + (daily.meta.changes ?? 0) + (paired.meta.changes ?? 0);
+  return results.reduce((n, r) => n + (r.meta.changes ?? 0), 0);
 }
 
 /** Where retention last cut samples: every hour starting at or after it still has all its samples. */
