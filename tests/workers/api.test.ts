@@ -208,8 +208,13 @@ describe('POST /api/v1/ticks (admin)', () => {
     expect(report.tick_id).toBeLessThanOrEqual(Date.now());
     expect(report.regions.map((x) => x.queued).sort()).toEqual([3, 3, 4]);
     const again = await (await post({}, 'test-admin-token')).json<{ tick_id: number; regions: Array<{ queued: number }> }>();
-    // Unless the clock crossed onto the next tick between the two POSTs, the second is the same tick.
-    if (again.tick_id === report.tick_id) expect(again.regions.map((x) => x.queued)).toEqual([0, 0, 0]);
+    // Unless the clock crossed onto the next tick between the two POSTs, the second is the same tick: nothing is queued
+    // again, but for ref-no-key in weur once it has run (its secret is missing, so it stores no sample, and a retry
+    // queues it again to be skipped again, as late-ticks.test.ts says; the tick's shuffled order may run it first).
+    if (again.tick_id === report.tick_id) {
+      const weur = again.regions.findIndex((x) => (x as { region?: string }).region === 'weur');
+      again.regions.forEach((x, i) => expect(x.queued).toBe(i === weur ? Math.min(x.queued, 1) : 0));
+    }
     await drain(config.regions.map((r) => r.code));
   });
 
