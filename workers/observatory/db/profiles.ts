@@ -1,7 +1,7 @@
 /** Time profiles in D1 (migrations/0012_hour_profiles.sql): a row per region × target × variant × day. */
 import type { HourProfile } from '../../../shared/rollup/hour-profile.ts';
 import { DAY_MS } from '../../../shared/time.ts';
-import { inList } from './in-list.ts';
+import { periodWhere, wholePeriodPage } from './periods.ts';
 
 /** The table's columns and key as the code writes them (tests/workers/schema.test.ts holds the migration to them). */
 export const PROFILE_TABLE_SHAPE = {
@@ -32,32 +32,33 @@ export interface ProfileFilter {
   variants?: string[];
 }
 
-/** A page of rows as stored (their hours' JSON untouched), whole days from `fromDay` on, at most `limit` rows. */
-export async function profilePage(
-  db: D1Database,
-  f: ProfileFilter,
-  limit: number,
-): Promise<{ rows: Array<{ day: number; region: string; target: string; prompt_variant: string; hours: string }>; next: number | null }> {
-  const clauses = ['day >= ?', 'day < ?', 'method_version = ?'];
-  const params: Array<string | number> = [f.fromDay, f.toDay, f.methodVersion];
-  for (const [column, values] of [
-    ['region', f.regions],
-    ['target', f.targets],
-    ['prompt_variant', f.variants],
-  ] as const) {
-    if (!values) continue;
-    const list = inList(column, values);
-    clauses.push(list.sql);
-    params.push(...list.params);
-  }
+/** A stored row: its day and group, and its 24 hours as the JSON text D1 holds. */
+export interface StoredProfileRow {
+  day: number;
+  region: string;
+  target: string;
+  prompt_variant: string;
+  hours: string;
+}
+
+async function profileRowsIn(db: D1Database, f: ProfileFilter, limit?: number): Promise<StoredProfileRow[]> {
+  const where = periodWhere('day', { ...f, from: f.fromDay, to: f.toDay });
   const { results } = await db
     .prepare(
-      `SELECT day, region, target, prompt_variant, hours FROM hour_profiles WHERE ${clauses.join(' AND ')} ORDER BY day, region, target, prompt_variant LIMIT ?`,
+      `SELECT day, region, target, prompt_variant, hours FROM hour_profiles WHERE ${where.sql} ORDER BY day, region, target, prompt_variant${limit !== undefined ? ' LIMIT ?' : ''}`,
     )
-    .bind(...params, limit + 1)
-    .all<{ day: number; region: string; target: string; prompt_variant: string; hours: string }>();
-  if (results.length <= limit) return { rows: results, next: null };
-  const last = Number(results[limit].day);
-  const whole = results.filter((r) => Number(r.day) < last);
-  return whole.length > 0 ? { rows: whole, next: last } : { rows: results, next: null };
+    .bind(...where.params, ...(limit !== undefined ? [limit] : []))
+    .all<StoredProfileRow>();
+  return results.map((r) => ({ ...r, day: Number(r.day) }));
+}
+
+/** A page of rows as stored (their hours' JSON untouched), whole days from `fromDay` on, at most about `limit` rows. */
+export function profilePage(db: D1Database, f: ProfileFilter, limit: number): Promise<{ rows: StoredProfileRow[]; next: number | null }> {
+  return wholePeriodPage(
+    (from, to, most) => profileRowsIn(db, { ...f, fromDay: from, toDay: to }, most),
+    (r) => r.day,
+    f.fromDay,
+    f.toDay,
+    limit,
+  );
 }

@@ -1,5 +1,6 @@
 /** Every SQL statement for the hourly rollups, each a named function with bound parameters. */
 import { inList, ONLY_LIST_VALUES } from './in-list.ts';
+import { periodWhere, wholePeriodPage } from './periods.ts';
 import { deletePairedHoursBefore, PAIRED_TABLE_SHAPE } from './paired.ts';
 import { deleteProfilesBefore, PROFILE_TABLE_SHAPE } from './profiles.ts';
 import {
@@ -129,23 +130,7 @@ export interface RollupFilter {
 
 /** The WHERE clause of a filter on one table's periods in [f.fromHour, f.toHour), and its parameters. */
 function whereOf(t: (typeof TABLES)[Resolution], f: RollupFilter): { sql: string; params: Array<string | number> } {
-  const clauses = [`${t.period} >= ?`, `${t.period} < ?`];
-  const params: Array<string | number> = [f.fromHour, f.toHour];
-  if (f.methodVersion !== undefined) {
-    clauses.push('method_version = ?');
-    params.push(f.methodVersion);
-  }
-  for (const [column, values] of [
-    ['region', f.regions],
-    ['target', f.targets],
-    ['prompt_variant', f.variants],
-  ] as const) {
-    if (!values || values.length === 0) continue;
-    const l = inList(column, values);
-    clauses.push(l.sql);
-    params.push(...l.params);
-  }
-  return { sql: clauses.join(' AND '), params };
+  return periodWhere(t.period, { ...f, from: f.fromHour, to: f.toHour });
 }
 
 /** The rollups of whole hours (or days) starting in [fromHour, toHour), filtered like samples. */
@@ -172,16 +157,14 @@ export async function rollupPage(
   limit: number,
   rowsPerPeriod = 1,
 ): Promise<{ rows: Rollup[]; next: number | null }> {
-  // As many whole periods as fit (by the rows a period should hold), and one row more to see where the next begins:
-  // no row is read twice when the guess holds.
-  limit = rowsPerPeriod <= limit ? Math.floor(limit / rowsPerPeriod) * rowsPerPeriod : limit;
-  const rows = await rollupsIn(db, f, limit + 1);
-  if (rows.length <= limit) return { rows, next: null };
-  const beyond = rows[limit].hour;
-  const whole = rows.filter((r) => r.hour < beyond);
-  if (whole.length > 0) return { rows: whole, next: beyond };
-  const period = await rollupsIn(db, { ...f, toHour: beyond + 1 });
-  return { rows: period, next: beyond + 1 < f.toHour ? beyond + 1 : null };
+  return wholePeriodPage(
+    (from, to, most) => rollupsIn(db, { ...f, fromHour: from, toHour: to }, most),
+    (r) => r.hour,
+    f.fromHour,
+    f.toHour,
+    limit,
+    rowsPerPeriod,
+  );
 }
 
 /**
