@@ -13,9 +13,9 @@ import { HOUR_MS } from '../../../shared/time.ts';
 import { getConfig, workList } from '../config.ts';
 import { pairedRowsIn, pairedHoursPage } from '../db/paired.ts';
 import { ApiError, badRequest } from './errors.ts';
-import { ANON_HOURLY_MS, WINDOW_PARAMS } from './filters.ts';
+import { ANON_HOURLY_MS, periodWindow, storedJsonPage, WINDOW_PARAMS } from './filters.ts';
 import { requireTokenFor, type ReaderEnv } from './public-reads.ts';
-import { onlyKnown, parseChoice, parseInt, parseList, parseWindow } from './query.ts';
+import { onlyKnown, parseChoice, parseList, parseWindow } from './query.ts';
 
 export const compareRoutes = new Hono<ReaderEnv>();
 
@@ -114,18 +114,14 @@ compareRoutes.get('/api/v1/compare', async (c) => {
 compareRoutes.get('/api/v1/paired-hours', async (c) => {
   const q = new URL(c.req.url).searchParams;
   onlyKnown(q, [...WINDOW_PARAMS, 'region', 'variant', 'cursor']);
-  if (!q.has('window') && !q.has('from')) q.set('window', '7d');
   const config = getConfig();
-  const w = parseWindow(q, Date.now());
-  const fromHour = Math.ceil(w.from / HOUR_MS) * HOUR_MS;
-  const toHour = Math.floor(w.to / HOUR_MS) * HOUR_MS;
-  if (toHour - fromHour > ANON_HOURLY_MS) requireTokenFor(c, `paired blocks over more than ${ANON_LIMITS.hourlyWindowDays} days`);
-  const start = q.has('cursor') ? parseInt(q, 'cursor', fromHour, Math.min(fromHour, toHour), Math.max(fromHour, toHour)) : fromHour;
+  const { from, to, start } = periodWindow(q, HOUR_MS, '7d');
+  if (to - from > ANON_HOURLY_MS) requireTokenFor(c, `paired blocks over more than ${ANON_LIMITS.hourlyWindowDays} days`);
   const page = await pairedHoursPage(
     c.env.DB,
     {
       fromHour: start,
-      toHour,
+      toHour: to,
       methodVersion: METHOD_VERSION,
       regions: parseList(
         q,
@@ -140,11 +136,10 @@ compareRoutes.get('/api/v1/paired-hours', async (c) => {
     },
     PAIRED_PAGE_ROWS,
   );
-  // The stored JSON goes out as it is: no decoding and encoding again.
-  const rows = page.rows.map(
-    (r) =>
-      `{"hour":${Number(r.hour)},"region":${JSON.stringify(r.region)},"prompt_variant":${JSON.stringify(r.prompt_variant)},"blocks":${r.blocks}}`,
-  );
-  const body = `{"window":${JSON.stringify({ from: new Date(fromHour).toISOString(), to: new Date(Math.max(fromHour, toHour)).toISOString() })},"figures":${JSON.stringify(PAIRED_FIGURES)},"blocks":"pair a|b → [paired ticks, ticks A was faster, median ln(x_A/x_B) per figure]","rows":[${rows.join(',')}],"next_cursor":${page.next ?? 'null'}}`;
-  return c.body(body, 200, { 'content-type': 'application/json; charset=utf-8' });
+  const head = {
+    window: { from: new Date(from).toISOString(), to: new Date(Math.max(from, to)).toISOString() },
+    figures: PAIRED_FIGURES,
+    blocks: 'pair a|b → [paired ticks, ticks A was faster, median ln(x_A/x_B) per figure]',
+  };
+  return storedJsonPage(head, page.rows, 'blocks', page.next);
 });

@@ -92,3 +92,40 @@ export function selectedPairs(f: SampleFilter): number {
       0,
     );
 }
+
+/**
+ * A paged read's whole periods (of `unitMs`) inside the window asked (`window`, or `from`/`to`, else
+ * `defaultWindow`), and where this page starts: `cursor`, a period start inside them (the last page's next_cursor).
+ */
+export function periodWindow(
+  q: URLSearchParams,
+  unitMs: number,
+  defaultWindow?: string,
+  now = Date.now(),
+): { from: number; to: number; start: number } {
+  if (defaultWindow && !q.has('window') && !q.has('from')) q.set('window', defaultWindow);
+  const w = parseWindow(q, now);
+  const from = Math.ceil(w.from / unitMs) * unitMs;
+  const to = Math.floor(w.to / unitMs) * unitMs;
+  const start = q.has('cursor') ? parseInt(q, 'cursor', from, Math.min(from, to), Math.max(from, to)) : from;
+  return { from, to, start };
+}
+
+/**
+ * A page of rows whose `column` holds JSON as D1 stores it, as a JSON answer: `head` first, then the rows (that
+ * column written out as it is, not parsed and encoded again) and `next_cursor`.
+ */
+export function storedJsonPage<R extends object>(
+  head: object,
+  rows: readonly R[],
+  column: keyof R & string,
+  next: number | null,
+): Response {
+  const row = (r: R) => {
+    const { [column]: text, ...rest } = r as Record<string, unknown>;
+    const fields = JSON.stringify(rest);
+    return `${fields.slice(0, -1)}${fields.length > 2 ? ',' : ''}${JSON.stringify(column)}:${text}}`;
+  };
+  const body = `${JSON.stringify(head).slice(0, -1)},"rows":[${rows.map(row).join(',')}],"next_cursor":${next ?? 'null'}}`;
+  return new Response(body, { headers: { 'content-type': 'application/json; charset=utf-8' } });
+}

@@ -9,28 +9,24 @@ import { ANON_LIMITS, PROFILE_PAGE_ROWS } from '../../../shared/config/read-limi
 import { DAY_MS } from '../../../shared/time.ts';
 import { getConfig } from '../config.ts';
 import { profilePage } from '../db/profiles.ts';
-import { WINDOW_PARAMS } from './filters.ts';
+import { periodWindow, storedJsonPage, WINDOW_PARAMS } from './filters.ts';
 import { requireTokenFor, type ReaderEnv } from './public-reads.ts';
-import { onlyKnown, parseInt, parseList, parseWindow } from './query.ts';
+import { onlyKnown, parseList } from './query.ts';
 
 export const profileRoutes = new Hono<ReaderEnv>();
 
 profileRoutes.get('/api/v1/hour-profiles', async (c) => {
   const q = new URL(c.req.url).searchParams;
   onlyKnown(q, [...WINDOW_PARAMS, 'region', 'target', 'variant', 'cursor']);
-  if (!q.has('window') && !q.has('from')) q.set('window', '28d');
   const config = getConfig();
-  const w = parseWindow(q, Date.now());
-  const fromDay = Math.ceil(w.from / DAY_MS) * DAY_MS;
-  const toDay = Math.floor(w.to / DAY_MS) * DAY_MS;
-  if (toDay - fromDay > ANON_LIMITS.hourlyWindowDays * DAY_MS)
+  const { from, to, start } = periodWindow(q, DAY_MS, '28d');
+  if (to - from > ANON_LIMITS.hourlyWindowDays * DAY_MS)
     requireTokenFor(c, `time profiles over more than ${ANON_LIMITS.hourlyWindowDays} days`);
-  const start = q.has('cursor') ? parseInt(q, 'cursor', fromDay, Math.min(fromDay, toDay), Math.max(fromDay, toDay)) : fromDay;
   const page = await profilePage(
     c.env.DB,
     {
       fromDay: start,
-      toDay,
+      toDay: to,
       methodVersion: METHOD_VERSION,
       regions: parseList(
         q,
@@ -50,12 +46,9 @@ profileRoutes.get('/api/v1/hour-profiles', async (c) => {
     },
     PROFILE_PAGE_ROWS,
   );
-  // The stored JSON goes out as it is.
-  const rows = page.rows.map(
-    (r) =>
-      `{"day":${Number(r.day)},"region":${JSON.stringify(r.region)},"target":${JSON.stringify(r.target)},"prompt_variant":${JSON.stringify(r.prompt_variant)},"hours":${r.hours}}`,
-  );
-  const window = JSON.stringify({ from: new Date(fromDay).toISOString(), to: new Date(Math.max(fromDay, toDay)).toISOString() });
-  const body = `{"window":${window},"hours":"UTC hour 0-23 → [successful probes, TTFT p50 ms or null]","rows":[${rows.join(',')}],"next_cursor":${page.next ?? 'null'}}`;
-  return c.body(body, 200, { 'content-type': 'application/json; charset=utf-8' });
+  const head = {
+    window: { from: new Date(from).toISOString(), to: new Date(Math.max(from, to)).toISOString() },
+    hours: 'UTC hour 0-23 → [successful probes, TTFT p50 ms or null]',
+  };
+  return storedJsonPage(head, page.rows, 'hours', page.next);
 });

@@ -5,7 +5,7 @@ import { HOUR_MS, rollupToBase64Json, rollupToJson } from '../../../shared/rollu
 import { HISTOGRAM_RELATIVE_ERROR, HISTOGRAM_SCALE } from '../../../shared/stats/exp-histogram.ts';
 import { DAY_MS } from '../../../shared/time.ts';
 import { rollupPage } from '../db/rollups.ts';
-import { ANON_HOURLY_MS, filterFrom, selectedPairs, WINDOW_PARAMS } from './filters.ts';
+import { ANON_HOURLY_MS, filterFrom, periodWindow, selectedPairs, WINDOW_PARAMS } from './filters.ts';
 import { requireTokenFor, type ReaderEnv } from './public-reads.ts';
 import { onlyKnown, parseChoice, parseInt } from './query.ts';
 
@@ -23,15 +23,12 @@ rollupRoutes.get('/api/v1/rollups', async (c) => {
   onlyKnown(q, [...WINDOW_PARAMS, 'region', 'target', 'variant', 'method_version', 'resolution', 'histograms', 'limit', 'cursor']);
   const form = parseChoice(q, 'histograms', ['json', 'base64'] as const, 'json');
   const limit = parseInt(q, 'limit', ROLLUP_PAGE_ROWS[form], 1, ROLLUP_PAGE_ROWS[form]);
-  const filter = filterFrom(q, Date.now());
+  const now = Date.now();
+  const filter = filterFrom(q, now);
   const resolution = parseChoice(q, 'resolution', ['hour', 'day'] as const, 'hour');
-  const unit = resolution === 'day' ? DAY_MS : HOUR_MS;
-  const from = Math.ceil(filter.fromTick / unit) * unit;
-  const to = Math.floor(filter.toTick / unit) * unit;
+  const { from, to, start } = periodWindow(q, resolution === 'day' ? DAY_MS : HOUR_MS, undefined, now);
   if (resolution === 'hour' && to - from > ANON_HOURLY_MS)
     requireTokenFor(c, `hourly rollups over more than ${ANON_LIMITS.hourlyWindowDays} days (resolution=day reads a row a day)`);
-  // The cursor is where the page starts: a period start inside the window (next_cursor of the page before).
-  const start = q.has('cursor') ? parseInt(q, 'cursor', from, Math.min(from, to), Math.max(from, to)) : from;
   const page =
     start < to
       ? await rollupPage(
