@@ -8,7 +8,7 @@
  *   npm run bench:duties            # or: node bench/duties.ts --json
  */
 import { holmLevels, pairedResult, pairedStats } from '../shared/stats/paired.ts';
-import { encodeBlocks, pairedHours } from '../shared/rollup/paired-hours.ts';
+import { blockOf, encodeBlocks, pairedHours, type StoredBlocks } from '../shared/rollup/paired-hours.ts';
 import { rollUp, mergeByGroup, applyToTotals, type Rollup, type RollupSample } from '../shared/rollup/rollup.ts';
 import { storedFigurePercentileGroups, type StoredFigureRow } from '../shared/rollup/percentiles.ts';
 import { evaluate, type WindowSample } from '../shared/status/evaluate.ts';
@@ -246,12 +246,10 @@ const DUTIES: Array<{ name: string; runsIn: RunsIn; run: () => unknown }> = [
     runsIn: 'read API (Worker, free plan)',
     run: () => {
       // As the route does: each row's JSON parsed once, only the wanted pairs' blocks taken.
-      const parsed = pairedWeek.map((row) => ({ hour: row.hour, blocks: JSON.parse(row.text) as Record<string, Array<number | null>> }));
+      const parsed = pairedWeek.map((row) => ({ hour: row.hour, blocks: JSON.parse(row.text) as StoredBlocks }));
       const pairs = Object.keys(parsed[0].blocks);
       const wanted = Array.from({ length: COMPARE_BENCH_PAIRS }, (_, i) => pairs[i % pairs.length]);
-      const series = wanted.map((key) =>
-        parsed.map(({ hour, blocks }) => ({ hour, n: blocks[key][0]!, wins: blocks[key][1]!, d: blocks[key].slice(2) })),
-      );
+      const series = wanted.map((key) => parsed.map(({ hour, blocks }) => blockOf(hour, blocks[key])));
       const stats = series.map((b) => pairedStats(b, 0));
       const levels = holmLevels(stats.map((st) => st.p_value));
       return stats.map((st, i) => pairedResult(st, 0.05, levels[i])).length;

@@ -80,9 +80,18 @@ export function encodeBlocks(blocks: ReadonlyMap<string, PairBlock>): string {
   return JSON.stringify(out);
 }
 
-export function decodeBlocks(hour: number, text: string): Map<string, PairBlock> {
-  const raw = JSON.parse(text) as Record<string, Array<number | null>>;
+/** A row's blocks as stored and parsed: pair "a|b" → [n, wins, d per figure]. */
+export type StoredBlocks = Record<string, Array<number | null>>;
+
+/** One pair's block of an hour, from its stored array. */
+export function blockOf(hour: number, stored: Array<number | null>): PairBlock {
+  return { hour, n: stored[0] ?? 0, wins: stored[1] ?? 0, d: stored.slice(2) };
+}
+
+/** Every pair's block of a row, from its stored JSON (text, or parsed already). */
+export function decodeBlocks(hour: number, stored: string | StoredBlocks): Map<string, PairBlock> {
+  const raw: StoredBlocks = typeof stored === 'string' ? JSON.parse(stored) : stored;
   const out = new Map<string, PairBlock>();
-  for (const [key, [n, wins, ...d]] of Object.entries(raw)) out.set(key, { hour, n: n ?? 0, wins: wins ?? 0, d });
+  for (const [key, values] of Object.entries(raw)) out.set(key, blockOf(hour, values));
   return out;
 }

@@ -4,7 +4,7 @@
  * pair of targets in every region, Holm-corrected across what a page shows together (one figure of one variant).
  */
 import type { ComparisonDoc } from '../../../shared/api-types.ts';
-import { decodeBlocks, PAIRED_FIGURES, type PairedFigure } from '../../../shared/rollup/paired-hours.ts';
+import { decodeBlocks, PAIRED_FIGURES, type PairedFigure, type StoredBlocks } from '../../../shared/rollup/paired-hours.ts';
 import { holmLevels, pairedResult, pairedStats, type PairBlock, type Verdict } from '../../../shared/stats/paired.ts';
 
 export interface PairedView {
@@ -17,7 +17,7 @@ export interface PairedRow {
   hour: number;
   region: string;
   prompt_variant: string;
-  blocks: Record<string, Array<number | null>>;
+  blocks: StoredBlocks;
 }
 
 /** One view per variant, from the blocks' rows. */
@@ -27,7 +27,7 @@ export function pairedViews(rows: readonly PairedRow[], window: { from: string; 
   for (const row of rows) {
     let pairs = byVariant.get(row.prompt_variant);
     if (!pairs) byVariant.set(row.prompt_variant, (pairs = new Map()));
-    for (const [key, block] of decodeBlocks(row.hour, JSON.stringify(row.blocks))) {
+    for (const [key, block] of decodeBlocks(row.hour, row.blocks)) {
       const id = `${row.region}|${key}`;
       let list = pairs.get(id);
       if (!list) pairs.set(id, (list = []));
@@ -52,8 +52,10 @@ export function pairedViews(rows: readonly PairedRow[], window: { from: string; 
 }
 
 /** A comparison read the other way round: B against A. */
+/** B's difference from A, in percent, given A's from B. */
+const inverse = (pct: number | null) => (pct === null ? null : 100 * (1 / (1 + pct / 100) - 1));
+
 function flipped(c: ComparisonDoc): ComparisonDoc {
-  const inverse = (pct: number | null) => (pct === null ? null : 100 * (1 / (1 + pct / 100) - 1));
   const verdict: Verdict = c.verdict === 'a_faster' ? 'b_faster' : c.verdict === 'b_faster' ? 'a_faster' : c.verdict;
   return {
     ...c,
@@ -92,7 +94,7 @@ export function versusWords(c: ComparisonDoc, second: string): string {
     case 'a_faster':
       return `${pct(c.difference_pct)} faster than ${second} ${interval}`;
     case 'b_faster':
-      return `${second} faster in paired ticks, by ${pct(c.difference_pct === null ? null : 100 * (1 / (1 + c.difference_pct / 100) - 1))}`;
+      return `${second} faster in paired ticks, by ${pct(inverse(c.difference_pct))}`;
     case 'no_difference':
       return `no meaningful difference from ${second} ${interval}`;
     default:
@@ -107,7 +109,7 @@ export function verdictWords(c: ComparisonDoc, first: string, second: string): s
     case 'a_faster':
       return `${first} faster than ${second} by ${pct(c.difference_pct)} ${interval}`;
     case 'b_faster':
-      return `${second} faster than ${first} by ${pct(c.difference_pct === null ? null : 100 * (1 / (1 + c.difference_pct / 100) - 1))}`;
+      return `${second} faster than ${first} by ${pct(inverse(c.difference_pct))}`;
     case 'no_difference':
       return `no meaningful difference between ${first} and ${second} ${interval}`;
     default:

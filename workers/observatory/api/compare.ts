@@ -7,7 +7,7 @@ import { Hono } from 'hono';
 import type { ComparisonDoc, CompareDoc } from '../../../shared/api-types.ts';
 import { METHOD_VERSION } from '../../../shared/constants.ts';
 import { ANON_LIMITS, COMPARISONS_PER_REQUEST, PAIRED_PAGE_ROWS } from '../../../shared/config/read-limits.ts';
-import { PAIRED_FIGURES, pairKey, type PairedFigure } from '../../../shared/rollup/paired-hours.ts';
+import { blockOf, PAIRED_FIGURES, pairKey, type PairedFigure, type StoredBlocks } from '../../../shared/rollup/paired-hours.ts';
 import { DEFAULT_MARGIN, holmLevels, pairedResult, pairedStats, type PairBlock } from '../../../shared/stats/paired.ts';
 import { HOUR_MS } from '../../../shared/time.ts';
 import { getConfig, workList } from '../config.ts';
@@ -73,21 +73,17 @@ compareRoutes.get('/api/v1/compare', async (c) => {
   const rows =
     wanted.length > 0 ? await pairedRowsIn(c.env.DB, { fromHour, toHour, methodVersion: METHOD_VERSION, regions, variants }) : [];
   // Only the wanted pairs' blocks are taken from each row's JSON.
-  const blocks = new Map<string, PairBlock[]>(wanted.map((x) => [`${x.region}|${x.variant}|${pairKey(x.a, x.b)}`, []]));
+  const series = wanted.map((x) => ({ ...x, pair: pairKey(x.a, x.b), blocks: [] as PairBlock[] }));
   for (const row of rows) {
-    const parsed = JSON.parse(row.blocks) as Record<string, Array<number | null>>;
-    for (const x of wanted) {
+    const parsed = JSON.parse(row.blocks) as StoredBlocks;
+    for (const x of series) {
       if (x.region !== row.region || x.variant !== row.prompt_variant) continue;
-      const raw = parsed[pairKey(x.a, x.b)];
-      if (raw)
-        blocks
-          .get(`${x.region}|${x.variant}|${pairKey(x.a, x.b)}`)!
-          .push({ hour: row.hour, n: raw[0] ?? 0, wins: raw[1] ?? 0, d: raw.slice(2) });
+      const raw = parsed[x.pair];
+      if (raw) x.blocks.push(blockOf(row.hour, raw));
     }
   }
-  const blocksOf = (w: (typeof wanted)[number]) => blocks.get(`${w.region}|${w.variant}|${pairKey(w.a, w.b)}`)!;
   // Holm's levels from each comparison's own p-value, then each interval at its level.
-  const stats = wanted.map((x) => pairedStats(blocksOf(x), index));
+  const stats = series.map((x) => pairedStats(x.blocks, index));
   const levels = holmLevels(stats.map((st) => st.p_value));
   const comparisons: ComparisonDoc[] = wanted.map((x, i) => ({
     region: x.region,
