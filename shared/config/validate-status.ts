@@ -51,7 +51,25 @@ function urlProblems(where: string, c: { url?: string; urlSecret?: string }): st
   return [];
 }
 
-function channelProblems(c: ChannelConfig): string[] {
+/** What a channel may be routed to: the configuration's target ids and region codes. */
+export interface RoutingScope {
+  targets: string[];
+  regions: string[];
+}
+
+function routingProblems(where: string, field: 'targets' | 'regions', v: unknown, known: string[]): string[] {
+  if (v === undefined) return [];
+  if (!Array.isArray(v) || v.length === 0 || v.some((x) => typeof x !== 'string'))
+    return [`${where}: ${field} must be a non-empty list of ${field === 'targets' ? 'target ids' : 'region codes'} (or left out for all)`];
+  const unknown = v.filter((x) => !known.includes(x));
+  return unknown.length === 0
+    ? []
+    : [
+        `${where}: ${field} ${unknown.map((x) => `"${x}"`).join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not configured; known: ${known.join(', ')}`,
+      ];
+}
+
+function channelProblems(c: ChannelConfig, scope: RoutingScope): string[] {
   const where = `notifications channel "${c.name}"`;
   const p: string[] = [];
   if (!/^[a-z0-9][a-z0-9._-]{0,62}$/.test(c.name ?? '')) p.push(`${where}: name must be lower-case letters, digits, ".", "_" or "-"`);
@@ -59,6 +77,7 @@ function channelProblems(c: ChannelConfig): string[] {
     return [...p, `${where}: type "${(c as { type: string }).type}" is not one of ${CHANNEL_TYPES.join(', ')}`];
   for (const e of c.events ?? [])
     if (!(NOTIFY_EVENTS as readonly string[]).includes(e)) p.push(`${where}: event "${e}" is not one of ${NOTIFY_EVENTS.join(', ')}`);
+  p.push(...routingProblems(where, 'targets', c.targets, scope.targets), ...routingProblems(where, 'regions', c.regions, scope.regions));
   const secret = (field: string, v: string | undefined, required: boolean) => {
     if (v === undefined) {
       if (required) p.push(`${where}: ${field} is required (the name of a Worker secret)`);
@@ -73,7 +92,17 @@ function channelProblems(c: ChannelConfig): string[] {
       break;
     case 'slack':
     case 'discord':
+    case 'teams':
+    case 'google-chat':
       p.push(...urlProblems(where, c));
+      break;
+    case 'pagerduty':
+      secret('routingKeySecret', c.routingKeySecret, true);
+      if (c.url !== undefined) p.push(...urlProblems(where, { url: c.url }));
+      if (c.events?.includes('reminder'))
+        p.push(
+          `${where}: PagerDuty re-alerts by itself while an alert is open; it takes no "reminder" (events: opened, escalated, resolved)`,
+        );
       break;
     case 'ntfy':
       p.push(...urlProblems(where, c));
@@ -95,11 +124,13 @@ function channelProblems(c: ChannelConfig): string[] {
   return p;
 }
 
-export function notificationProblems(n: NotificationsConfig | undefined): string[] {
+export function notificationProblems(n: NotificationsConfig | undefined, scope: RoutingScope): string[] {
   if (n === undefined) return [];
   const p: string[] = [];
   if (!Array.isArray(n.channels)) return ['notifications.channels must be a list of channels'];
-  for (const c of n.channels) p.push(...channelProblems(c));
+  for (const c of n.channels) p.push(...channelProblems(c, scope));
+  if (n.siteUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(n.siteUrl))
+    p.push(`notifications.siteUrl must be the report site's http(s) URL, like https://status.example.com, got "${n.siteUrl}"`);
   const names = n.channels.map((c) => c.name);
   for (const d of names.filter((v, i) => names.indexOf(v) !== i)) p.push(`notifications channel "${d}" is listed twice`);
   if (n.reminderMinutes !== undefined && !inRange(n.reminderMinutes, 0, 10_080))

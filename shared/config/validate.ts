@@ -127,7 +127,11 @@ export function validateConfig(config: ObservatoryConfig): ObservatoryConfig {
     p.push('readers.metricsScrapeSeconds must be a whole number of seconds from 0 (no scrapes) to 86400');
   if (readers.apiRequestsPerDay !== undefined && !isInt(readers.apiRequestsPerDay, 0, 10_000_000))
     p.push('readers.apiRequestsPerDay must be a whole number from 0 to 10000000');
-  p.push(...statusProblems(config.status), ...notificationProblems(config.notifications), ...burstProblems(config, variantIds));
+  p.push(
+    ...statusProblems(config.status),
+    ...notificationProblems(config.notifications, { targets: targetIds, regions: regionCodes }),
+    ...burstProblems(config, variantIds),
+  );
 
   if (p.length === 0) {
     const c = capacity(config);

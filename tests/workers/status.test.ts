@@ -179,10 +179,16 @@ describe('status and incidents', () => {
       expect(m.delivery_id).toBe(r.headers['x-observatory-delivery']);
     }
     expect(hooks[1].m.event.summary).toMatch(/apac down: the last 3 probes failed/);
-    expect(byPath('/slack/').map((r) => JSON.parse(r.body).text.split('\n')[0])).toEqual([
-      expect.stringMatching(/^🔴 Incident opened: Reference chat — degraded \(apac\)/),
-      expect.stringMatching(/^🟠 Incident escalated: Reference chat — down \(apac\)/),
-      expect.stringMatching(/^✅ Incident resolved: Reference chat — operational \(apac\)/),
+    // Each names the target, the prompt variant, the region and the rule.
+    const slack = byPath('/slack/').map((r) => JSON.parse(r.body).text.split('\n'));
+    expect(slack.map((lines) => lines[0])).toEqual([
+      '🔴 Incident opened: Reference chat, tiny prompt — degraded in apac',
+      '🟠 Incident escalated: Reference chat, tiny prompt — down in apac',
+      '✅ Incident resolved: Reference chat, tiny prompt — operational again in apac',
+    ]);
+    expect(slack[1].slice(1, 3)).toEqual([
+      'Reference chat · prompt variant Tiny',
+      expect.stringMatching(/^apac down: the last 3 probes failed/),
     ]);
     expect(byPath('/discord/').map((r) => JSON.parse(r.body).content.split('\n')[0].slice(0, 20))).toEqual([
       expect.stringContaining('opened'),

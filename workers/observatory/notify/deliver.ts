@@ -4,25 +4,28 @@
  * never stored with the queue. Throws DeliveryError with what went wrong; the keeper retries.
  */
 import { bytesToBase64 } from '../../../shared/base64.ts';
-import { channelSecrets, type ChannelConfig } from '../../../shared/status/channels.ts';
-import type { NotificationMessage } from '../../../shared/status/messages.ts';
+import { channelSecrets, type ChannelConfig, type NotifyEvent } from '../../../shared/status/channels.ts';
+import { FACT_TITLES, type MessageFacts, type NotificationMessage } from '../../../shared/status/messages.ts';
 import { webhookSignature, WebhookKeyError } from './webhook-signature.ts';
 import { readErrorBody } from '../../../shared/probe/error-detail.ts';
 
 /**
  * What kind of failure a delivery met: all that is published (with the HTTP status). The message,
  * which can hold a receiver's reply or a URL that is itself the credential, goes only to the log,
- * redacted.
+ * redacted. `rejected`: the receiver refused the message itself (PagerDuty's 400), so it is not retried.
  */
-export type DeliveryFailure = 'not_configured' | 'no_response' | 'http' | 'not_confirmed' | 'redirect' | 'send_email';
+export type DeliveryFailure = 'not_configured' | 'no_response' | 'http' | 'not_confirmed' | 'redirect' | 'send_email' | 'rejected';
 
 export class DeliveryError extends Error {
   readonly status: number | null;
   readonly kind: DeliveryFailure;
+  /** Sending the same message again cannot succeed: the outbox gives it up at once. */
+  readonly permanent: boolean;
   constructor(kind: DeliveryFailure, message: string, status: number | null = null) {
     super(message);
     this.kind = kind;
     this.status = status;
+    this.permanent = kind === 'rejected';
   }
 }
 
@@ -30,6 +33,17 @@ export const DELIVERY_HEADER = 'x-observatory-delivery';
 const TIMEOUT_MS = 10_000;
 const TELEGRAM_API = 'https://api.telegram.org';
 const DISCORD_MAX = 2_000;
+const GOOGLE_CHAT_MAX = 4_096;
+const PAGERDUTY_EVENTS = 'https://events.pagerduty.com/v2/enqueue';
+const PAGERDUTY_SUMMARY_MAX = 1_024;
+const PAGERDUTY_DEDUP_MAX = 255;
+/** PagerDuty re-alerts by itself while an alert is open: a reminder has no event (and our incidents no acknowledgement). */
+const PAGERDUTY_ACTION: Record<NotifyEvent, 'trigger' | 'resolve' | null> = {
+  opened: 'trigger',
+  escalated: 'trigger',
+  resolved: 'resolve',
+  reminder: null,
+};
 
 type Secrets = Record<string, unknown>;
 
@@ -53,7 +67,62 @@ function urlOf(c: { url?: string; urlSecret?: string }, env: Secrets): string {
   return c.urlSecret ? secret(env, c.urlSecret) : expand(c.url!, env);
 }
 
-function request(c: ChannelConfig, m: NotificationMessage, env: Secrets, now: number): Request {
+/**
+ * A PagerDuty Events API v2 event: dedup_key is the incident's id, so "opened" and "escalated" trigger
+ * one alert (the second with its new severity) and "resolved" resolves it.
+ */
+function pagerDutyEvent(m: NotificationMessage, routingKey: string, action: 'trigger' | 'resolve'): unknown {
+  const dedup_key = m.incident.id.slice(0, PAGERDUTY_DEDUP_MAX);
+  if (action === 'resolve') return { routing_key: routingKey, event_action: action, dedup_key };
+  const f = m.facts;
+  const rules = [...new Set(m.event.regions.flatMap((r) => r.fired.map((x) => x.rule)))];
+  return {
+    routing_key: routingKey,
+    event_action: action,
+    dedup_key,
+    payload: {
+      summary: `${f.target}, ${m.incident.prompt_variant} prompt — ${f.level} in ${f.regions}: ${f.rule}`.slice(0, PAGERDUTY_SUMMARY_MAX),
+      source: m.incident.target,
+      severity: m.event.severity === 'down' ? 'critical' : 'warning',
+      timestamp: m.event.at,
+      component: m.incident.prompt_variant,
+      group: m.event.regions.map((r) => r.region).join(',') || m.incident.regions.join(','),
+      class: (rules.length > 0 ? rules : m.incident.rules).join(','),
+      custom_details: { ...f, incident: m.incident.id },
+    },
+    ...(m.link ? { links: [{ href: m.link, text: 'The incident on the status page' }], client_url: m.link } : {}),
+    client: 'LLM latency observatory',
+  };
+}
+
+/** A Teams Workflows message: one Adaptive Card with the title, the facts and a link to the incident. */
+function teamsCard(m: NotificationMessage): unknown {
+  return {
+    type: 'message',
+    attachments: [
+      {
+        contentType: 'application/vnd.microsoft.card.adaptive',
+        contentUrl: null,
+        content: {
+          $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
+          type: 'AdaptiveCard',
+          version: '1.4',
+          body: [
+            { type: 'TextBlock', text: m.title, weight: 'Bolder', size: 'Medium', wrap: true },
+            {
+              type: 'FactSet',
+              facts: Object.entries(m.facts).map(([k, value]) => ({ title: FACT_TITLES[k as keyof MessageFacts], value })),
+            },
+            { type: 'TextBlock', text: `Incident ${m.incident.id}`, isSubtle: true, size: 'Small', wrap: true },
+          ],
+          ...(m.link ? { actions: [{ type: 'Action.OpenUrl', title: 'Open the incident', url: m.link }] } : {}),
+        },
+      },
+    ],
+  };
+}
+
+function request(c: ChannelConfig, m: NotificationMessage, env: Secrets, now: number): Request | null {
   const json = (url: string, body: unknown, headers: Record<string, string> = {}) =>
     new Request(url, {
       method: 'POST',
@@ -102,6 +171,22 @@ function request(c: ChannelConfig, m: NotificationMessage, env: Secrets, now: nu
       if (c.tokenSecret) headers.authorization = `Bearer ${secret(env, c.tokenSecret)}`;
       return new Request(urlOf(c, env), { method: 'POST', headers, body: m.text.split('\n').slice(1).join('\n') });
     }
+    case 'pagerduty': {
+      const action = PAGERDUTY_ACTION[m.sent_for];
+      return action === null
+        ? null
+        : json(expand(c.url ?? PAGERDUTY_EVENTS, env), pagerDutyEvent(m, secret(env, c.routingKeySecret), action));
+    }
+    case 'teams':
+      return json(urlOf(c, env), teamsCard(m));
+    case 'google-chat': {
+      // The webhook URL carries its key and token; the thread is named in the body (Google Chat's threadKey).
+      const url = urlOf(c, env);
+      return json(`${url}${url.includes('?') ? '&' : '?'}messageReplyOption=REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD`, {
+        text: m.text.slice(0, GOOGLE_CHAT_MAX),
+        thread: { threadKey: m.incident.id },
+      });
+    }
     case 'email':
       throw new DeliveryError('not_configured', 'email is sent through its binding, not HTTP');
   }
@@ -138,14 +223,17 @@ interface EmailBinding {
   send(message: unknown): Promise<void>;
 }
 
-/** Sends; returns the HTTP status (or 0 for email). Throws DeliveryError unless the receiver accepted it. */
+/**
+ * Sends; returns the HTTP status (0 for email; null when the channel has no such message: a reminder
+ * to PagerDuty, sent nothing and counted as delivered). Throws DeliveryError unless the receiver accepted it.
+ */
 export async function deliver(
   c: ChannelConfig,
   m: NotificationMessage,
   env: Secrets,
   now: number,
   fetcher: typeof fetch = fetch,
-): Promise<number> {
+): Promise<number | null> {
   if (c.type === 'email') {
     const binding = env[c.binding] as EmailBinding | undefined;
     if (!binding || typeof binding.send !== 'function')
@@ -159,6 +247,7 @@ export async function deliver(
     return 0;
   }
   const req = request(c, m, env, now);
+  if (req === null) return null;
   let response: Response;
   try {
     // A receiver that redirects is not followed: the request carries a signature or a token, and the
@@ -171,6 +260,8 @@ export async function deliver(
   const text = await readErrorBody(response);
   if (response.status >= 300 && response.status < 400)
     throw new DeliveryError('redirect', `HTTP ${response.status} redirect, not followed`, response.status);
+  if (c.type === 'pagerduty' && response.status === 400)
+    throw new DeliveryError('rejected', `PagerDuty refused the event (HTTP 400), not retried${text ? `: ${text.slice(0, 200)}` : ''}`, 400);
   if (!response.ok) throw new DeliveryError('http', `HTTP ${response.status}${text ? `: ${text.slice(0, 120)}` : ''}`, response.status);
   if (c.type === 'telegram' && !/"ok"\s*:\s*true/.test(text))
     throw new DeliveryError('not_confirmed', `Telegram did not confirm: ${text.slice(0, 120)}`, response.status);

@@ -9,8 +9,8 @@ import { HOUR_MS } from '../../../shared/time.ts';
 import { redact } from '../../../shared/probe/error-detail.ts';
 import type { Incident, IncidentEvent } from '../../../shared/status/incidents.ts';
 import { buildMessage, type NotificationMessage } from '../../../shared/status/messages.ts';
-import { NOTIFY_EVENTS, type ChannelConfig, type NotifyEvent } from '../../../shared/status/channels.ts';
-import { getConfig, targetLabel } from '../config.ts';
+import { routesTo, type NotificationsConfig, type NotifyEvent } from '../../../shared/status/channels.ts';
+import { findVariant, getConfig, targetLabel } from '../config.ts';
 import { secretValues } from '../secret-values.ts';
 import { deliver, DeliveryError, inactiveReason } from './deliver.ts';
 
@@ -48,16 +48,21 @@ export interface OutboxSummary {
   recent_attempts: DeliveryAttempt[];
 }
 
-const wants = (c: ChannelConfig, kind: NotifyEvent) => (c.events ?? NOTIFY_EVENTS).includes(kind);
-
 export class NotificationOutbox {
   private readonly storage: DurableObjectStorage;
   /** The Worker's bindings: channel secrets are read from them, and redacted from every log line. */
   private readonly secrets: Record<string, unknown>;
+  /** The configuration's notifications (a test gives its own channels). */
+  private readonly config: () => NotificationsConfig | undefined;
 
-  constructor(storage: DurableObjectStorage, env: Env) {
+  constructor(storage: DurableObjectStorage, env: Env, config: () => NotificationsConfig | undefined = () => getConfig().notifications) {
     this.storage = storage;
     this.secrets = env as unknown as Record<string, unknown>;
+    this.config = config;
+  }
+
+  private channels() {
+    return this.config()?.channels ?? [];
   }
 
   /** Creates the outbox's tables; run once, in the keeper's constructor. */
@@ -71,12 +76,20 @@ export class NotificationOutbox {
     );
   }
 
-  /** One message per channel that wants this kind; the id makes a second queueing of the same event a no-op. */
+  /**
+   * One message per channel routed this kind of message of this incident (events, targets, regions);
+   * the id makes a second queueing of the same event a no-op.
+   */
   queue(incident: Incident, event: IncidentEvent, kind: NotifyEvent, now: number, suffix = `e${event.seq}`): void {
-    for (const channel of getConfig().notifications?.channels ?? []) {
-      if (!wants(channel, kind) || inactiveReason(channel, this.secrets) !== null) continue;
+    const names = {
+      targetLabel: targetLabel(incident.target),
+      variantLabel: findVariant(incident.variant)?.label ?? incident.variant,
+      siteUrl: this.config()?.siteUrl,
+    };
+    for (const channel of this.channels()) {
+      if (!routesTo(channel, kind, incident) || inactiveReason(channel, this.secrets) !== null) continue;
       const id = `${incident.id}/${suffix}/${channel.name}`;
-      const message = buildMessage(kind, incident, event, targetLabel(incident.target), id);
+      const message = buildMessage(kind, incident, event, names, id);
       this.storage.sql.exec(
         `INSERT INTO deliveries (id, incident_id, channel, message, state, attempts, next_at, created_at) VALUES (?, ?, ?, ?, 'pending', 0, ?, ?) ON CONFLICT DO NOTHING`,
         id,
@@ -96,7 +109,7 @@ export class NotificationOutbox {
    */
   async deliverDue(now: number): Promise<void> {
     const sql = this.storage.sql;
-    const channels = new Map((getConfig().notifications?.channels ?? []).map((c) => [c.name, c]));
+    const channels = new Map(this.channels().map((c) => [c.name, c]));
     const due = sql
       .exec<Row>(
         `SELECT d.n, d.id, d.channel, d.message, d.attempts FROM deliveries d WHERE d.state = 'pending' AND d.next_at <= ?
@@ -112,6 +125,8 @@ export class NotificationOutbox {
       // the credential) goes only to the log, redacted.
       let error: string | null = null;
       let message = '';
+      // A receiver that refused the message itself (PagerDuty's 400): the same bytes again would be refused too.
+      let permanent = false;
       if (!channel) {
         error = 'not_configured';
         message = `channel ${d.channel} is no longer configured`;
@@ -121,7 +136,10 @@ export class NotificationOutbox {
         } catch (e) {
           error = e instanceof DeliveryError ? e.kind : 'internal';
           message = e instanceof Error ? e.message : String(e);
-          if (e instanceof DeliveryError) status = e.status;
+          if (e instanceof DeliveryError) {
+            status = e.status;
+            permanent = e.permanent;
+          }
         }
       }
       const at = Date.now();
@@ -142,7 +160,7 @@ export class NotificationOutbox {
             at,
             d.id,
           );
-        else if (attempts >= MAX_ATTEMPTS)
+        else if (permanent || attempts >= MAX_ATTEMPTS)
           sql.exec(
             "UPDATE deliveries SET state = 'failed', attempts = ?, done_at = ?, last_error = ? WHERE id = ?",
             attempts,
@@ -161,7 +179,7 @@ export class NotificationOutbox {
       });
       if (error !== null)
         console.error(
-          `status keeper: delivery ${d.id} to ${d.channel} failed (attempt ${attempts}${attempts >= MAX_ATTEMPTS ? ', given up' : ', will retry'}): ${error}${status !== null ? ` ${status}` : ''}: ${redact(message, secretValues(this.secrets)).slice(0, 300)}`,
+          `status keeper: delivery ${d.id} to ${d.channel} failed (attempt ${attempts}${permanent ? ', refused, not retried' : attempts >= MAX_ATTEMPTS ? ', given up' : ', will retry'}): ${error}${status !== null ? ` ${status}` : ''}: ${redact(message, secretValues(this.secrets)).slice(0, 300)}`,
         );
     }
   }
@@ -189,7 +207,7 @@ export class NotificationOutbox {
     const count = (state: string) => Number(sql.exec('SELECT COUNT(*) AS n FROM deliveries WHERE state = ?', state).one().n);
     const next = sql.exec<Row>("SELECT MIN(next_at) AS t FROM deliveries WHERE state = 'pending'").one().t;
     return {
-      channels: (getConfig().notifications?.channels ?? []).map((ch) => {
+      channels: this.channels().map((ch) => {
         const inactive = inactiveReason(ch, this.secrets);
         return { name: ch.name, type: ch.type, active: inactive === null, ...(inactive ? { inactive_because: inactive } : {}) };
       }),
