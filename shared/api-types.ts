@@ -5,6 +5,7 @@
  */
 import type { LevelReport } from './bursts/level-report.ts';
 import type { PairedFigure } from './rollup/paired-hours.ts';
+import type { CacheDiscount } from './rollup/cache-hours.ts';
 import type { PairedResult } from './stats/paired.ts';
 import type { PERCENTILE_NAMES } from './stats/percentile.ts';
 import type { Finding } from './status/evaluate.ts';
@@ -36,6 +37,8 @@ export interface TargetInfo {
   model: string;
   endpoint_host: string;
   reference: boolean;
+  /** It runs the prompt-cache variants (GET /api/v1/prompt-cache). */
+  prompt_cache: boolean;
   regions: string[];
   samples: number;
   last_sample_at: string | null;
@@ -47,6 +50,9 @@ export interface PromptVariantInfo {
   label: string;
   prompt_tokens: number;
   max_tokens: number;
+  /** A prompt-cache variant (its probes send the prompt twice), and, on its second pass's entry, which one it is the second pass of. */
+  prompt_cache?: true;
+  warm_pass_of?: string;
 }
 
 export type PercentileName = (typeof PERCENTILE_NAMES)[number];
@@ -144,4 +150,24 @@ export interface CompareDoc {
   margin_pct: number;
   method: string;
   comparisons: ComparisonDoc[];
+}
+
+/** One target's prompt cache in a region (MEASUREMENT.md, "Prompt cache"): its discount on TTFT and on server time, and what the provider reported. */
+export interface PromptCacheDoc {
+  region: string;
+  target: string;
+  /** The prompt-cache variant (its first pass's id; the second passes are `<id>-warm`). */
+  prompt_variant: string;
+  ttft: CacheDiscount;
+  server: CacheDiscount;
+  /** Second passes whose provider reported cached tokens, those that reported more than none, and the mean it reported. */
+  cached_tokens: { reported: number; hits: number; hit_rate: number | null; mean: number | null };
+}
+
+/** GET /api/v1/prompt-cache. */
+export interface PromptCachesDoc {
+  window: ApiWindow;
+  margin_pct: number;
+  method: string;
+  caches: PromptCacheDoc[];
 }

@@ -36,6 +36,12 @@ export const ERROR_DETAIL_MAX_CHARS = 200;
 /** The nonce line placed before each prompt so no cache can answer it. */
 export const NONCE_HEX_CHARS = 16;
 
+/**
+ * A prompt-cache variant's shortest promptTokens: its prefix (all but the last ~45 tokens) must pass the
+ * providers' smallest cacheable prefix (OpenAI's and Anthropic's 1,024 tokens) with room to spare.
+ */
+export const MIN_CACHED_PROMPT_TOKENS = 1_200;
+
 /** A line, or one event's data, longer than this (UTF-16 units: at least 1 MiB of bytes) is a `protocol` error. */
 export const MAX_EVENT_CHARS = 1024 * 1024;
 

@@ -66,7 +66,11 @@ export const SAMPLE_FIELDS = [
   { name: 'prompt_tokens', type: 'int', nullable: false, kind: 'context' },
   // Input tokens the provider reported, when it did.
   { name: 'input_tokens', type: 'int', nullable: true, kind: 'claim', metric: true },
+  // Input tokens the provider reported reading from its prompt cache (MEASUREMENT.md, "Prompt cache"), when it did.
+  { name: 'cached_tokens', type: 'int', nullable: true, kind: 'claim', metric: true },
   { name: 'max_tokens', type: 'int', nullable: false, kind: 'context' },
+  // A prompt-cache probe's pass (MEASUREMENT.md, "Prompt cache"): 1 with a fresh prefix, 2 reusing it; null for any other probe.
+  { name: 'cache_pass', type: 'int', nullable: true, kind: 'context' },
   { name: 'tpot_ms', type: 'real', nullable: true, kind: 'figure', metric: true },
   { name: 'decode_tps', type: 'real', nullable: true, kind: 'figure', metric: true },
   { name: 'itl_p50_ms', type: 'real', nullable: true, kind: 'figure', metric: true },

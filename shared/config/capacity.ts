@@ -5,9 +5,9 @@
  * (Workers, D1, Durable Objects; paid-plan monthly inclusions divided by 30).
  */
 import { MINUTE_MS } from '../time.ts';
-import { workListOf } from './work-list.ts';
+import { requestsPerJob, storedListOf, targetVariantPairs, workListOf } from './work-list.ts';
 import { PLAN_LIMITS } from './plan-limits.ts';
-import { probesPerAlarm, tickMinutesOf } from './schedule.ts';
+import { maxSubrequestsPerJob, probesPerAlarm, tickMinutesOf } from './schedule.ts';
 import {
   ANON_LIMITS,
   HOURLY_ROW_UNITS,
@@ -152,7 +152,7 @@ export function pairedRegionVariants(config: ObservatoryConfig): number {
   let groups = 0;
   for (const r of config.regions) {
     const targets = new Map<string, number>();
-    for (const { variant } of workListOf(config, r.code)) targets.set(variant.id, (targets.get(variant.id) ?? 0) + 1);
+    for (const { variant } of storedListOf(config, r.code)) targets.set(variant.id, (targets.get(variant.id) ?? 0) + 1);
     for (const n of targets.values()) if (n >= 2) groups++;
   }
   return groups;
@@ -198,7 +198,8 @@ export function capacity(config: ObservatoryConfig): Capacity {
     probesPerRegionTick[region.code] = 0;
     let busiestTarget = 0;
     const perTarget = new Map<string, number>();
-    for (const { target } of workListOf(config, region.code)) perTarget.set(target.id, (perTarget.get(target.id) ?? 0) + 1);
+    for (const { target, variant } of workListOf(config, region.code))
+      perTarget.set(target.id, (perTarget.get(target.id) ?? 0) + requestsPerJob(variant));
     for (const probes of perTarget.values()) {
       probesPerRegionTick[region.code] += probes;
       busiestTarget = Math.max(busiestTarget, probes);
@@ -277,10 +278,7 @@ export function capacity(config: ObservatoryConfig): Capacity {
   };
   const workerRequestsPerDay = workerRequests.crons + workerRequests.siteBuilds + workerRequests.metrics + workerRequests.api;
   const d1RowsReadPerDay = d1RowsRead.rollups + d1RowsRead.status + d1RowsRead.siteBuilds + d1RowsRead.metrics + d1RowsRead.api;
-  const targetVariants = config.targets.reduce(
-    (n, t) => n + (t.promptVariants ? t.promptVariants.length : config.promptVariants.length),
-    0,
-  );
+  const targetVariants = targetVariantPairs(config).length;
   const doRowsWrittenPerDay =
     burstCosts(config).doRowsWrittenPerDay +
     probesPerDay * DO_ROWS_WRITTEN_PER_PROBE +
@@ -327,7 +325,7 @@ export function capacity(config: ObservatoryConfig): Capacity {
     doRowsWrittenPerDay,
     doRequestsPerDay,
     doGbSecondsPerDay,
-    subrequestsPerProbeInvocation: probesPerAlarm(config) * (1 + config.rttProbes) + 2,
+    subrequestsPerProbeInvocation: probesPerAlarm(config) * maxSubrequestsPerJob(config) + 2,
     bursts,
     spread,
     bindingLimit: spread > 1 ? ratios[0][0] : null,

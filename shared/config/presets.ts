@@ -15,6 +15,17 @@ export const PROMPT_PRESETS = {
   summary: { id: 'summary', label: 'Summary: 10,000 tokens in, 500 out', promptTokens: 10_000, maxTokens: 500 },
   /** Retrieval or a long conversation: prefill dominates. */
   'long-context': { id: 'long-context', label: 'Long context: 32,000 tokens in, 64 out', promptTokens: 32_000, maxTokens: 64 },
+  /**
+   * What a provider's prompt cache is worth: 4,096 tokens (over every provider's smallest cacheable prefix, Gemini
+   * 2.5 Pro's included) sent twice a tick, the second pass reusing the prefix. Opt-in per target (`promptCache: true`).
+   */
+  'prompt-cache': {
+    id: 'prompt-cache',
+    label: 'Prompt cache: 4,096-token prefix sent twice, 16 out',
+    promptTokens: 4_096,
+    maxTokens: 16,
+    promptCache: true,
+  },
 } as const satisfies Record<string, PromptVariantConfig>;
 
 export type PresetId = keyof typeof PROMPT_PRESETS;

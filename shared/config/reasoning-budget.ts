@@ -4,6 +4,7 @@
  * of its reasoning it often ends with no answer at all (MEASUREMENT.md `no_answer`).
  */
 import type { ObservatoryConfig, TargetConfig } from './types.ts';
+import { jobVariantsOf } from './work-list.ts';
 
 /** Below this many output tokens, an unbounded reasoning model often thinks through its whole budget. */
 export const REASONING_MIN_MAX_TOKENS = 1_024;
@@ -41,8 +42,7 @@ export function reasoningBudgetWarnings(config: ObservatoryConfig): BudgetWarnin
   const warnings: BudgetWarning[] = [];
   for (const t of config.targets) {
     if (!isReasoningTarget(t)) continue;
-    for (const v of config.promptVariants) {
-      if (t.promptVariants && !t.promptVariants.includes(v.id)) continue;
+    for (const v of jobVariantsOf(config, t)) {
       if (v.maxTokens >= REASONING_MIN_MAX_TOKENS || boundsReasoning(t.extraBody, v.maxTokens)) continue;
       warnings.push({
         target: t.id,

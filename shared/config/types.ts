@@ -64,6 +64,8 @@ export interface TargetConfig {
   price?: { inputPerMTokens: number; outputPerMTokens: number };
   /** Opt in to the scheduled concurrency probes (`bursts`): several simultaneous streams, level by level. */
   bursts?: boolean;
+  /** Opt in to the prompt-cache variants (`promptCache: true` on a variant): each probe is two requests with a long shared prefix. */
+  promptCache?: boolean;
   /**
    * The model reasons before it answers (streamed or hidden). Default: guessed from the model name.
    * `npm run capacity` warns when such a target's budget makes `no_answer` likely.
@@ -73,6 +75,14 @@ export interface TargetConfig {
 
 export interface PromptVariantConfig extends PromptVariant {
   label: string;
+  /**
+   * A prompt-cache probe (MEASUREMENT.md, "Prompt cache"): each probe sends this prompt twice in one tick,
+   * the first with a fresh nonce, the second seconds later reusing its exact prefix. Run only by targets
+   * with `promptCache: true` (it costs tokens). Its second passes are stored as the variant `<id>-warm`.
+   */
+  promptCache?: boolean;
+  /** Set by the configuration check, never by hand: this variant is the second pass of the prompt-cache variant named. */
+  warmPassOf?: string;
 }
 
 export interface ObservatoryConfig {

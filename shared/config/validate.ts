@@ -6,6 +6,8 @@ import { tickMinutesOf } from './schedule.ts';
 import { LOCATION_HINTS, type ObservatoryConfig, type TargetConfig } from './types.ts';
 import { notificationProblems, statusProblems } from './validate-status.ts';
 import { burstCadence, DEFAULT_BURST_LEVELS, MAX_BURST_LEVEL } from './bursts.ts';
+import { warmPassId, withWarmPasses } from './work-list.ts';
+import { MIN_CACHED_PROMPT_TOKENS } from '../constants.ts';
 
 export class ConfigError extends Error {
   readonly problems: string[];
@@ -52,6 +54,7 @@ export function validateConfig(config: ObservatoryConfig): ObservatoryConfig {
     if (!isInt(v.maxTokens, 1, 32_768)) p.push(`prompt variant "${v.id}": maxTokens must be a whole number from 1 to 32768`);
   }
   for (const d of duplicates(variantIds)) p.push(`prompt variant "${d}" is listed twice`);
+  p.push(...promptCacheProblems(config, variantIds));
 
   const targetIds = (config.targets ?? []).map((t) => t.id);
   if (targetIds.length === 0) p.push('targets: at least one target is needed');
@@ -133,8 +136,10 @@ export function validateConfig(config: ObservatoryConfig): ObservatoryConfig {
     ...burstProblems(config, variantIds),
   );
 
+  // Each prompt-cache variant's second pass, a variant of its own from here on (work-list.ts).
+  const checked: ObservatoryConfig = p.length === 0 ? { ...config, promptVariants: withWarmPasses(config.promptVariants) } : config;
   if (p.length === 0) {
-    const c = capacity(config);
+    const c = capacity(checked);
     const limit = PLAN_LIMITS[config.plan].subrequestsPerInvocation;
     if (c.subrequestsPerProbeInvocation > limit)
       p.push(
@@ -142,7 +147,7 @@ export function validateConfig(config: ObservatoryConfig): ObservatoryConfig {
       );
   }
   if (p.length > 0) throw new ConfigError(p);
-  return config;
+  return checked;
 }
 
 /** The concurrency bursts: a schedule of their own, hourly or daily, off the ticks' minutes; levels ascending, each within what a region can start at once. */
@@ -207,6 +212,41 @@ function authProblems(t: TargetConfig, where: string): string[] {
       break;
     default:
       p.push(`${where}: auth.type must be header, aws-sigv4 or google-service-account`);
+  }
+  return p;
+}
+
+/** Prompt-cache variants are long enough to be cached, and run only by the targets that opt in (MEASUREMENT.md, "Prompt cache"). */
+function promptCacheProblems(config: ObservatoryConfig, variantIds: string[]): string[] {
+  const p: string[] = [];
+  const cacheIds: string[] = [];
+  for (const v of config.promptVariants ?? []) {
+    const where = `prompt variant "${v.id}"`;
+    // A checked configuration, checked again, has its second passes already: each names its own prompt-cache variant.
+    const own = (config.promptVariants ?? []).find((x) => x.id === v.warmPassOf);
+    if (v.warmPassOf !== undefined && !(own?.promptCache && warmPassId(own.id) === v.id))
+      p.push(`${where}: warmPassOf is set by the configuration check, not by hand`);
+    if (v.promptCache === undefined) continue;
+    if (typeof v.promptCache !== 'boolean') p.push(`${where}: promptCache must be true or false`);
+    if (!v.promptCache) continue;
+    cacheIds.push(v.id);
+    if (config.promptVariants.some((x) => x.id === warmPassId(v.id) && x.warmPassOf !== v.id))
+      p.push(`${where}: its second passes are stored as "${warmPassId(v.id)}", which another prompt variant already is`);
+    if (isInt(v.promptTokens, 1, 200_000) && v.promptTokens < MIN_CACHED_PROMPT_TOKENS)
+      p.push(
+        `${where}: a prompt-cache variant needs promptTokens of at least ${MIN_CACHED_PROMPT_TOKENS} (providers cache no shorter prefix)`,
+      );
+  }
+  if (config.bursts?.variant !== undefined && cacheIds.includes(config.bursts.variant))
+    p.push(`bursts.variant "${config.bursts.variant}" is a prompt-cache variant; concurrency probes take an ordinary one`);
+  for (const t of config.targets ?? []) {
+    const where = `target "${t.id}"`;
+    if (t.promptCache !== undefined && typeof t.promptCache !== 'boolean') p.push(`${where}: promptCache must be true or false`);
+    if (t.promptCache === true && cacheIds.length === 0)
+      p.push(`${where}: promptCache is on but no prompt variant has promptCache: true (add preset('prompt-cache'))`);
+    for (const v of t.promptVariants ?? [])
+      if (cacheIds.includes(v) && t.promptCache !== true)
+        p.push(`${where}: lists the prompt-cache variant "${v}"; opt in with promptCache: true instead (it costs tokens)`);
   }
   return p;
 }

@@ -5,6 +5,7 @@
  */
 import { capacity } from './capacity.ts';
 import { burstRunsPerDay, burstStreamsPerRun } from './bursts.ts';
+import { jobVariantsOf, requestsPerJob } from './work-list.ts';
 import type { ObservatoryConfig } from './types.ts';
 
 export interface TargetTokens {
@@ -26,11 +27,12 @@ export function vendorTokens(config: ObservatoryConfig): { targets: TargetTokens
   const burstVariant = variants.get(config.bursts?.variant ?? config.promptVariants[0]?.id) ?? config.promptVariants[0];
   const targets = config.targets.map((t): TargetTokens => {
     const regions = t.regions?.length ?? config.regions.length;
-    const own = (t.promptVariants ?? config.promptVariants.map((v) => v.id)).map((id) => variants.get(id)!).filter(Boolean);
+    // A prompt-cache job sends its prompt twice (the second pass billed at the vendor's cached rate, counted here at the full one).
+    const own = jobVariantsOf(config, t);
     const perTick = {
-      probes: regions * own.length,
-      input: regions * own.reduce((n, v) => n + v.promptTokens, 0),
-      output: regions * own.reduce((n, v) => n + v.maxTokens, 0),
+      probes: regions * own.reduce((n, v) => n + requestsPerJob(v), 0),
+      input: regions * own.reduce((n, v) => n + requestsPerJob(v) * v.promptTokens, 0),
+      output: regions * own.reduce((n, v) => n + requestsPerJob(v) * v.maxTokens, 0),
     };
     const bursts = t.bursts && config.bursts ? regions * burstRunsPerDay(config.bursts) * burstStreamsPerRun(config.bursts) : 0;
     const input = perTick.input * ticksPerDay + bursts * burstVariant.promptTokens;

@@ -4,6 +4,51 @@
  */
 import type { ObservatoryConfig, PromptVariantConfig, TargetConfig } from './types.ts';
 
+/** The id under which a prompt-cache variant's second passes are stored (MEASUREMENT.md, "Prompt cache"). */
+const WARM_SUFFIX = '-warm';
+export const warmPassId = (variantId: string): string => `${variantId}${WARM_SUFFIX}`;
+
+/** The prompt-cache variant whose second passes are stored under `id` (the inverse of warmPassId). */
+export const firstPassId = (id: string): string => (id.endsWith(WARM_SUFFIX) ? id.slice(0, -WARM_SUFFIX.length) : id);
+
+/**
+ * Each prompt-cache variant followed by its second pass, a variant of its own (`warmPassOf`), so that every
+ * reader of the configuration (percentiles, status, the site) sees the two passes as two workloads.
+ */
+export function withWarmPasses(variants: readonly PromptVariantConfig[]): PromptVariantConfig[] {
+  // Idempotent: a list that has its second passes already is returned as it is.
+  if (variants.some((v) => v.warmPassOf)) return [...variants];
+  return variants.flatMap((v) =>
+    v.promptCache
+      ? [
+          v,
+          {
+            id: warmPassId(v.id),
+            label: `${v.label}: second pass, prefix reused`,
+            promptTokens: v.promptTokens,
+            maxTokens: v.maxTokens,
+            warmPassOf: v.id,
+          },
+        ]
+      : [v],
+  );
+}
+
+/**
+ * The variants a target's jobs run: its own list (or every variant); a prompt-cache variant only when the
+ * target opts in (`promptCache: true`), whatever its list says; never a second pass (its first pass's job sends it).
+ */
+export function jobVariantsOf(config: Pick<ObservatoryConfig, 'promptVariants'>, target: TargetConfig): PromptVariantConfig[] {
+  return config.promptVariants.filter((v) => {
+    if (v.warmPassOf) return false;
+    if (v.promptCache) return target.promptCache === true;
+    return !target.promptVariants || target.promptVariants.includes(v.id);
+  });
+}
+
+/** Requests (and samples) one job of the variant makes: two for a prompt-cache variant, one otherwise. */
+export const requestsPerJob = (variant: Pick<PromptVariantConfig, 'promptCache'>): number => (variant.promptCache ? 2 : 1);
+
 /** The (target, variant) pairs a region probes each tick, in a stable order: a target's `regions` and `promptVariants` honoured. */
 export function workListOf(
   config: Pick<ObservatoryConfig, 'targets' | 'promptVariants'>,
@@ -12,18 +57,29 @@ export function workListOf(
   const work: Array<{ target: TargetConfig; variant: PromptVariantConfig }> = [];
   for (const target of config.targets) {
     if (target.regions && !target.regions.includes(region)) continue;
-    for (const variant of config.promptVariants) {
-      if (target.promptVariants && !target.promptVariants.includes(variant.id)) continue;
-      work.push({ target, variant });
-    }
+    for (const variant of jobVariantsOf(config, target)) work.push({ target, variant });
   }
   return work;
 }
 
-/** Every (target, variant) pair some region probes, once each, in configuration order. */
+/** The (target, variant) pairs a region stores samples of each tick: its work list, each prompt-cache job's second pass after it. */
+export function storedListOf(
+  config: Pick<ObservatoryConfig, 'targets' | 'promptVariants'>,
+  region: string,
+): Array<{ target: TargetConfig; variant: PromptVariantConfig }> {
+  const variants = withWarmPasses(config.promptVariants);
+  return workListOf(config, region).flatMap((w) => {
+    const warm = w.variant.promptCache ? variants.find((v) => v.warmPassOf === w.variant.id) : undefined;
+    return warm ? [w, { target: w.target, variant: warm }] : [w];
+  });
+}
+
+/** Every (target, variant) pair some region stores samples of (second passes included), once each, in configuration order. */
 export function targetVariantPairs(config: ObservatoryConfig): Array<{ target: string; variant: string }> {
-  const probed = new Set(config.regions.flatMap((r) => workListOf(config, r.code).map((w) => `${w.target.id}|${w.variant.id}`)));
+  const probed = new Set(config.regions.flatMap((r) => storedListOf(config, r.code).map((w) => `${w.target.id}|${w.variant.id}`)));
   return config.targets.flatMap((t) =>
-    config.promptVariants.filter((v) => probed.has(`${t.id}|${v.id}`)).map((v) => ({ target: t.id, variant: v.id })),
+    withWarmPasses(config.promptVariants)
+      .filter((v) => probed.has(`${t.id}|${v.id}`))
+      .map((v) => ({ target: t.id, variant: v.id })),
   );
 }

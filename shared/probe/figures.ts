@@ -65,6 +65,7 @@ function fillStreamFigures(sample: Sample, meter: StreamMeter, t0: number, faile
   sample.total_ms = failed ? null : since(t0, meter.endAt);
   sample.finish_reason = s.finishReason;
   sample.input_tokens = s.inputTokens;
+  sample.cached_tokens = s.cachedTokens;
   sample.tokens_exact = s.outputTokens !== null;
   sample.output_tokens = s.outputTokens ?? s.tokenEvents;
   sample.reasoning_tokens = s.reasoningTokens;

@@ -2,7 +2,7 @@ import { DEFAULT_TIMEOUTS, MAX_STREAM_BYTES, METHOD_VERSION, MIN_SECRET_LENGTH }
 import { fillFigures } from './figures.ts';
 import { readHeaderTimings, upstreamColo, type HeaderTimings } from './header-timings.ts';
 import { httpErrorDetail, readErrorBody, safeDetail } from './error-detail.ts';
-import { buildPrompt, randomNonce } from './prompt.ts';
+import { buildCachePrompt, buildPrompt, randomNonce } from './prompt.ts';
 import { protocolFor } from './protocols/index.ts';
 import { servedBy } from './served-by.ts';
 import { AccessTokenCache, authorize, authSecrets, AuthError, type AuthContext } from './auth.ts';
@@ -34,6 +34,11 @@ export interface ProbeOptions {
   /** Why the round trip set any of its own server claims aside (measureRtt's note). */
   rttNote?: string | null;
   nonce?: string;
+  /**
+   * A prompt-cache probe's pass (MEASUREMENT.md, "Prompt cache"): both passes of a tick take the same `nonce`,
+   * so the second reuses the first's prefix exactly; only their short tails differ.
+   */
+  cachePass?: 1 | 2;
   /** Largest body read before the stream is cut off as a protocol error. */
   maxStreamBytes?: number;
   /** false: read every event with the full JSON parse (tests check both paths agree). */
@@ -106,11 +111,14 @@ async function probeOnce(o: ProbeOptions): Promise<ProbeResult> {
   let request: BuiltRequest;
   try {
     // Signing, or a service account's token (fetched when the cached one is missing or about to expire): before t0, untimed.
+    const nonce = o.nonce ?? randomNonce();
+    const cached = o.cachePass === undefined ? null : buildCachePrompt(o.prompt.promptTokens, nonce, o.cachePass);
     request = await authorize(
       protocol.buildRequest({
         target: o.target,
-        prompt: buildPrompt(o.prompt.promptTokens, o.nonce ?? randomNonce()),
+        prompt: cached ? cached.text : buildPrompt(o.prompt.promptTokens, nonce),
         maxTokens: o.prompt.maxTokens,
+        ...(cached ? { cacheBreak: cached.cacheBreak } : {}),
       }),
       o.target.auth,
       o.authContext ?? defaultAuthContext,

@@ -29,3 +29,21 @@ export function buildPrompt(promptTokens: number, nonce: string): string {
   const words = (SENTENCE + ' ').repeat(whole) + rest;
   return `Request ${nonce}.\n${words.trimEnd()}\n${INSTRUCTION}`;
 }
+
+/** A prompt-cache probe's prompt: the text, and where its cacheable prefix ends (a character offset into it). */
+export interface CachePrompt {
+  text: string;
+  cacheBreak: number;
+}
+
+/**
+ * The prompt of a prompt-cache probe's pass (MEASUREMENT.md, "Prompt cache"): the prefix (the nonce line and
+ * the filler, all but the last few tokens of `promptTokens`) is the same in both passes of a tick, its nonce
+ * fresh each tick so the first pass finds nothing cached; only the short tail names the pass, so the second
+ * pass is answered from a prompt cache at most, never from a response cache.
+ */
+export function buildCachePrompt(promptTokens: number, nonce: string, pass: 1 | 2): CachePrompt {
+  const whole = buildPrompt(promptTokens, nonce);
+  const cacheBreak = whole.length - INSTRUCTION.length;
+  return { text: `${whole}\nThis is pass ${pass}.`, cacheBreak };
+}

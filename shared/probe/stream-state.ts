@@ -45,6 +45,8 @@ export interface StreamState {
   /** Some reasoning text arrived in the stream. */
   reasoningStreamed: boolean;
   inputTokens: number | null;
+  /** Input tokens the provider says it read from its prompt cache, when it says. */
+  cachedTokens: number | null;
   /** The protocol's explicit end marker was seen ([DONE], message_stop, response.completed, done:true). */
   endMarker: boolean;
   finishReason: string | null;
@@ -85,6 +87,7 @@ export function createStreamState(collectText = false): StreamState {
     reasoningTokens: null,
     reasoningStreamed: false,
     inputTokens: null,
+    cachedTokens: null,
     endMarker: false,
     finishReason: null,
     streamError: null,

@@ -234,7 +234,12 @@ describe('capacity', () => {
 
   it('counts every target × variant a target runs', () => {
     const pairs = targetVariantPairs(config);
-    expect(pairs.length).toBe(config.targets.reduce((n, t) => n + (t.promptVariants ?? config.promptVariants).length, 0));
+    // A target's own variants (or all ordinary ones), and both passes of each prompt-cache variant when it opts in.
+    const ordinary = config.promptVariants.filter((v) => !v.promptCache).map((v) => v.id);
+    const cachePasses = config.promptVariants.filter((v) => v.promptCache).length * 2;
+    expect(pairs.length).toBe(
+      config.targets.reduce((n, t) => n + (t.promptVariants ?? ordinary).length + (t.promptCache ? cachePasses : 0), 0),
+    );
     expect(probesPerTick(config)).toBe(config.regions.length * pairs.length);
     expect(probesPerTick(oneVariant)).toBe(config.regions.length * oneVariant.targets.length);
   });
@@ -423,7 +428,7 @@ describe('reasoning budget warnings (npm run capacity)', () => {
 
 describe('workload presets and vendor tokens', () => {
   it('ships presets from code completion to long context, each a valid variant', () => {
-    expect(Object.keys(PROMPT_PRESETS)).toEqual(['code', 'chat', 'summary', 'long-context']);
+    expect(Object.keys(PROMPT_PRESETS)).toEqual(['code', 'chat', 'summary', 'long-context', 'prompt-cache']);
     expect(preset('long-context').promptTokens).toBeGreaterThan(preset('summary').promptTokens);
     expect(preset('chat', { id: 'chat-long', maxTokens: 200 })).toMatchObject({ id: 'chat-long', promptTokens: 200, maxTokens: 200 });
     expect(() => validateConfig({ ...config, promptVariants: Object.values(PROMPT_PRESETS).map((p) => ({ ...p })) })).not.toThrow();

@@ -4,7 +4,7 @@ import { config as userConfig } from '../../observatory.config.ts';
 import { validateConfig } from '../../shared/config/validate.ts';
 import { capacity, type Capacity } from '../../shared/config/capacity.ts';
 import { tickSlice } from '../../shared/config/schedule.ts';
-import { workListOf } from '../../shared/config/work-list.ts';
+import { storedListOf, workListOf } from '../../shared/config/work-list.ts';
 import type { ObservatoryConfig, PromptVariantConfig, RegionConfig, TargetConfig } from '../../shared/config/types.ts';
 
 let validated: ObservatoryConfig | null = null;
@@ -40,6 +40,11 @@ export function workList(region: string): Array<{ target: TargetConfig; variant:
   return workListOf(getConfig(), region);
 }
 
+/** The (target, variant) pairs a region stores samples of: its work list and the prompt-cache jobs' second passes (work-list.ts). */
+export function storedList(region: string): Array<{ target: TargetConfig; variant: PromptVariantConfig }> {
+  return storedListOf(getConfig(), region);
+}
+
 /** A region's share of a tick: its work list, thinned to the tick's slice when the work is spread over ticks, in a shuffled order. */
 export function tickJobs(region: string, tickId: number, flags: { backfill?: boolean; late?: boolean } = {}): Job[] {
   const { spread, tickMinutes } = getCapacity();
@@ -68,6 +73,11 @@ export function findTarget(id: string): TargetConfig | undefined {
 /** A target's label, or its id when the configuration no longer has it. */
 export function targetLabel(id: string): string {
   return findTarget(id)?.label ?? id;
+}
+
+/** A prompt-cache variant's second pass (validate.ts adds one to each). */
+export function warmPassOf(id: string): PromptVariantConfig | undefined {
+  return getConfig().promptVariants.find((v) => v.warmPassOf === id);
 }
 
 export function findVariant(id: string): PromptVariantConfig | undefined {

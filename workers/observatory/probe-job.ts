@@ -5,6 +5,7 @@ import { safeDetail } from '../../shared/probe/error-detail.ts';
 import { METHOD_VERSION } from '../../shared/constants.ts';
 import type { ErrorClass, Sample } from '../../shared/types.ts';
 import { measureRtt } from '../../shared/probe/rtt.ts';
+import { randomNonce } from '../../shared/probe/prompt.ts';
 import { coloOutsideRegion } from '../../shared/config/colos.ts';
 import type { ProbeTarget } from '../../shared/types.ts';
 import type { RegionConfig, TargetConfig, PromptVariantConfig, ObservatoryConfig } from '../../shared/config/types.ts';
@@ -132,6 +133,46 @@ export async function runJob(
     redact: secretValues(env.secrets),
   });
   return stamped(sample, job, region, env);
+}
+
+/**
+ * A prompt-cache job (MEASUREMENT.md, "Prompt cache"): the connection warmed by at least one round trip, then
+ * the first pass with a fresh nonce and, as soon as it ends, the second reusing its prefix; the round trip
+ * measured before the first serves both splits (the same path, seconds apart). Two samples: the first pass
+ * under the variant's id, the second under its second pass's (`warm`).
+ */
+export async function runCacheJob(
+  job: Job,
+  region: RegionConfig,
+  target: TargetConfig,
+  variant: PromptVariantConfig,
+  warm: PromptVariantConfig,
+  config: ObservatoryConfig,
+  env: ProbeEnvironment,
+): Promise<[StoredSample, StoredSample]> {
+  const probeTarget = resolveTarget(target, env);
+  if (target.reference) probeTarget.headers = { ...probeTarget.headers, 'x-ref-region': region.code, 'x-ref-tick': String(job.tickId) };
+  const rtt = await measureRtt({ target: probeTarget, count: Math.max(1, config.rttProbes), timeoutMs: config.timeouts.headersMs });
+  const nonce = randomNonce();
+  const pass = async (p: PromptVariantConfig, n: 1 | 2): Promise<StoredSample> => {
+    const { sample } = await runProbe({
+      target: probeTarget,
+      prompt: { id: p.id, promptTokens: p.promptTokens, maxTokens: p.maxTokens },
+      timeouts: config.timeouts,
+      warm: rtt.rttMs !== null,
+      rttMs: rtt.rttMs,
+      rttNote: rtt.note,
+      nonce,
+      cachePass: n,
+      beforeT0: clockAdvance,
+      authContext: env.authContext,
+      redact: secretValues(env.secrets),
+    });
+    sample.cache_pass = n;
+    return stamped(sample, job, region, env);
+  };
+  const first = await pass(variant, 1);
+  return [first, await pass(warm, 2)];
 }
 
 function stamped(sample: Sample, job: Job, region: RegionConfig, env: Pick<ProbeEnvironment, 'colo' | 'simulated'>): StoredSample {

@@ -180,19 +180,20 @@ export class ProberStore implements EvaluationQueue {
   }
 
   /**
-   * A job done, in one transaction: its sample into the outbox when D1 did not take it (`unwritten`), the job
-   * gone, and its tick queued for evaluation once it was the tick's last job here.
+   * A job done, in one transaction: its samples into the outbox when D1 did not take them (`unwritten`; each
+   * keyed by its own variant, so a prompt-cache job's two passes are two rows), the job gone, and its tick
+   * queued for evaluation once it was the tick's last job here.
    */
-  finishJob(job: JobKey, unwritten: StoredSample | null): void {
+  finishJob(job: JobKey, unwritten: readonly StoredSample[]): void {
     this.storage.transactionSync(() => {
       const sql = this.sql;
-      if (unwritten)
+      for (const sample of unwritten)
         sql.exec(
           'INSERT OR IGNORE INTO outbox (tick_id, target, variant, sample) VALUES (?, ?, ?, ?)',
           job.tickId,
           job.target,
-          job.variant,
-          JSON.stringify(unwritten),
+          sample.prompt_variant,
+          JSON.stringify(sample),
         );
       sql.exec('DELETE FROM jobs WHERE tick_id = ? AND target = ? AND variant = ?', job.tickId, job.target, job.variant);
       if (sql.exec('SELECT 1 FROM jobs WHERE tick_id = ? LIMIT 1', job.tickId).toArray().length === 0)

@@ -6,15 +6,15 @@
  * Storage writes are a cost too: a probe normally costs two (its job queued, then removed).
  */
 import { DurableObject } from 'cloudflare:workers';
-import { findRegion, findTarget, findVariant, getCapacity, getConfig, tickJobs, workList, type Job } from './config.ts';
+import { findRegion, findTarget, findVariant, getCapacity, getConfig, tickJobs, warmPassOf, workList, type Job } from './config.ts';
 import { afterDelivery, cadenceOf, heartbeatDue, heartbeatVerdict, type Delivery, type TickState } from './tick-heartbeat.ts';
 import { PLAN_LIMITS } from '../../shared/config/plan-limits.ts';
-import { probesPerAlarm, subrequestsAfterProbes } from '../../shared/config/schedule.ts';
+import { maxSubrequestsPerJob, probesPerAlarm, subrequestsAfterProbes, subrequestsPerJob } from '../../shared/config/schedule.ts';
 import { SubrequestBudget } from './subrequest-budget.ts';
 import { burstTargetsStored } from './db/bursts.ts';
 import { flushBurstOutbox, runOwedBurst } from './burst-queue.ts';
 import { COLO_REFRESH_MS, fetchColo } from './colo.ts';
-import { failedJobSample, MissingSecretError, runJob } from './probe-job.ts';
+import { failedJobSample, MissingSecretError, runCacheJob, runJob } from './probe-job.ts';
 import { insertSamples, storedKeys } from './db/samples.ts';
 import { hourOf } from '../../shared/rollup/rollup.ts';
 import { pushPendingToOtlp, rollUpDirtyHours } from './rollup-duty.ts';
@@ -22,7 +22,7 @@ import { BaselineCache, evaluatePendingTicks } from './status-evaluation.ts';
 import type { StoredSample } from './db/sample-row.ts';
 import { AccessTokenCache, type AuthContext } from '../../shared/probe/auth.ts';
 import { jobKey, ProberStore, type DutyErrorKey, type QueuedJob } from './prober-store.ts';
-import type { RegionConfig } from '../../shared/config/types.ts';
+import type { PromptVariantConfig, RegionConfig, TargetConfig } from '../../shared/config/types.ts';
 
 export type { Delivery, TickState } from './tick-heartbeat.ts';
 
@@ -283,17 +283,21 @@ export class RegionProber extends DurableObject<Env> {
     let started = 0;
     if (this.store.count('jobs') <= this.running.size) return 0;
     const colo = await this.colo();
-    const perProbe = 1 + getConfig().rttProbes;
+    const config = getConfig();
+    // The most a job takes, set aside before claiming one; what the claimed job will not use goes back.
+    const perProbe = maxSubrequestsPerJob(config);
     let failed = false;
     const lane = async (): Promise<void> => {
       while (started < budget && !failed) {
-        // A probe's stream and round trips, while enough is left for what the alarm does after the probes.
-        if (this.store.count('jobs') <= this.running.size || !subrequests.take(perProbe, subrequestsAfterProbes(getConfig()))) return;
+        // A job's streams and round trips, while enough is left for what the alarm does after the probes.
+        if (this.store.count('jobs') <= this.running.size || !subrequests.take(perProbe, subrequestsAfterProbes(config))) return;
         const job = this.claimNext(counted);
         if (!job) {
           subrequests.refund(perProbe);
           return;
         }
+        const variant = findVariant(job.variant);
+        subrequests.refund(perProbe - (variant ? subrequestsPerJob(config, variant) : 1 + config.rttProbes));
         started++;
         try {
           await this.runOne(job, region, colo);
@@ -324,24 +328,40 @@ export class RegionProber extends DurableObject<Env> {
     return job;
   }
 
-  /** A job whose alarms kept stopping before it finished: one failed sample instead of another run. */
-  private givenUp(job: Job, region: RegionConfig, colo: string | null): StoredSample | null {
+  /** A job whose alarms kept stopping before it finished: one failed sample (each pass's, for a prompt-cache job) instead of another run. */
+  private givenUp(job: Job, region: RegionConfig, colo: string | null): StoredSample[] | null {
     const target = findTarget(job.target);
     const variant = findVariant(job.variant);
     console.error(
       `region ${region.code}: probe of ${job.target} (tick ${job.tickId}) stopped ${MAX_PROBE_ATTEMPTS} times before finishing; given up as a failed sample`,
     );
     return target && variant
-      ? failedJobSample(
+      ? this.failedSamples(
           job,
           region,
           target,
           variant,
-          { colo, simulated: this.env.SIMULATED_REGIONS === '1' },
-          'internal',
+          colo,
           `the probe was stopped ${MAX_PROBE_ATTEMPTS} times before it finished (the runtime ended it, or it failed); given up`,
         )
       : null;
+  }
+
+  /** The `internal` failure of a job that never got to measure: a sample for each request it owed. */
+  private failedSamples(
+    job: Job,
+    region: RegionConfig,
+    target: TargetConfig,
+    variant: PromptVariantConfig,
+    colo: string | null,
+    detail: string,
+  ): StoredSample[] {
+    const warm = variant.promptCache ? warmPassOf(variant.id) : undefined;
+    return [variant, ...(warm ? [warm] : [])].map((v, i) => {
+      const sample = failedJobSample(job, region, target, v, { colo, simulated: this.env.SIMULATED_REGIONS === '1' }, 'internal', detail);
+      if (warm) sample.cache_pass = i + 1;
+      return sample;
+    });
   }
 
   /** A claimed job, measured and stored; it counts as running until its row is gone (so no lane takes it again). */
@@ -354,37 +374,40 @@ export class RegionProber extends DurableObject<Env> {
     }
   }
 
-  /** A job's sample to D1 (or the outbox, when D1 fails), and the job gone, in one transaction. */
-  private async save(job: Job, sample: StoredSample | null): Promise<void> {
+  /** A job's samples to D1 (or the outbox, when D1 fails), and the job gone, in one transaction. */
+  private async save(job: Job, samples: StoredSample[] | null): Promise<void> {
     let written = false;
-    if (sample) {
+    if (samples) {
       try {
-        await insertSamples(this.env.DB, [sample]);
+        await insertSamples(this.env.DB, samples);
         written = true;
-        this.markDirty([sample.tick_id]);
+        this.markDirty([job.tickId]);
       } catch (e) {
-        this.noteFlushError(e, 1);
+        this.noteFlushError(e, samples.length);
       }
     }
-    this.store.finishJob(job, sample && !written ? sample : null);
+    this.store.finishJob(job, samples && !written ? samples : []);
   }
 
-  /** One probe; null when there is nothing to store (target gone from the config, its secret missing). */
-  private async measure(job: Job, region: RegionConfig, colo: string | null): Promise<StoredSample | null> {
+  /** One job's samples (a prompt-cache job's two passes); null when there is nothing to store (target gone from the config, its secret missing). */
+  private async measure(job: Job, region: RegionConfig, colo: string | null): Promise<StoredSample[] | null> {
     const target = findTarget(job.target);
     const variant = findVariant(job.variant);
     if (!target || !variant) {
       console.error(`region ${region.code}: job for unknown target/variant ${job.target}/${job.variant} dropped (config changed)`);
       return null;
     }
+    const env = {
+      referenceUrl: this.referenceUrl(region.code),
+      secrets: this.env as unknown as Record<string, unknown>,
+      colo,
+      simulated: this.env.SIMULATED_REGIONS === '1',
+      authContext: this.authContext,
+    };
     try {
-      return await runJob(job, region, target, variant, getConfig(), {
-        referenceUrl: this.referenceUrl(region.code),
-        secrets: this.env as unknown as Record<string, unknown>,
-        colo,
-        simulated: this.env.SIMULATED_REGIONS === '1',
-        authContext: this.authContext,
-      });
+      const warm = variant.promptCache ? warmPassOf(variant.id) : undefined;
+      if (warm) return await runCacheJob(job, region, target, variant, warm, getConfig(), env);
+      return [await runJob(job, region, target, variant, getConfig(), env)];
     } catch (e) {
       if (e instanceof MissingSecretError) {
         this.noteMissingSecret(e.secret);
@@ -394,15 +417,7 @@ export class RegionProber extends DurableObject<Env> {
       // The probe's own code failed around the measurement (the core itself never throws): one failed sample.
       console.error(`region ${region.code}: probe of ${job.target} failed unexpectedly; stored as an internal error`, e);
       const what = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
-      return failedJobSample(
-        job,
-        region,
-        target,
-        variant,
-        { colo, simulated: this.env.SIMULATED_REGIONS === '1' },
-        'internal',
-        `probe failed: ${what}`,
-      );
+      return this.failedSamples(job, region, target, variant, colo, `probe failed: ${what}`);
     }
   }
 

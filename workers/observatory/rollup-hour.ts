@@ -8,6 +8,8 @@ import { pairedHours } from '../../shared/rollup/paired-hours.ts';
 import { hourProfiles } from '../../shared/rollup/hour-profile.ts';
 import { upsertProfileStatements } from './db/profiles.ts';
 import { upsertPairedHourStatements } from './db/paired.ts';
+import { upsertCacheHourStatements } from './db/cache.ts';
+import { cacheHours } from '../../shared/rollup/cache-hours.ts';
 import { rollupsIn, rollupsOfRegionHour, rollupTotals, samplesOfHour, upsertDailyRollups, upsertRollups } from './db/rollups.ts';
 
 export async function rollUpHour(db: D1Database, region: string, hour: number): Promise<void> {
@@ -15,8 +17,11 @@ export async function rollUpHour(db: D1Database, region: string, hour: number): 
   const fresh = rollUp(samples);
   const previous = await rollupsOfRegionHour(db, region, hour);
   const totals = applyToTotals(await rollupTotals(db, { regions: [region] }), previous, fresh);
-  // The paired comparisons' blocks of the hour, from the same samples, in the same transaction.
-  await upsertRollups(db, fresh, totals, upsertPairedHourStatements(db, pairedHours(samples)));
+  // The paired comparisons' and the prompt-cache probes' blocks of the hour, from the same samples, in the same transaction.
+  await upsertRollups(db, fresh, totals, [
+    ...upsertPairedHourStatements(db, pairedHours(samples)),
+    ...upsertCacheHourStatements(db, cacheHours(samples)),
+  ]);
 }
 
 /** Writes one region's daily rows of one day, merged from the day's hourly rows (the same rows, the same bytes). */

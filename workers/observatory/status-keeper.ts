@@ -9,7 +9,7 @@
  */
 import { MINUTE_MS } from '../../shared/time.ts';
 import { DurableObject } from 'cloudflare:workers';
-import { getCapacity, getConfig, targetLabel, workList } from './config.ts';
+import { getCapacity, getConfig, targetLabel, storedList } from './config.ts';
 import { resolveStatusRules } from '../../shared/status/rules.ts';
 import { nextPairState, pairAt, targetStatus, type PairState, type TargetStatus } from '../../shared/status/pair-state.ts';
 import { stepIncident, type Incident } from '../../shared/status/incidents.ts';
@@ -38,7 +38,7 @@ export interface KeeperStatus {
 const regionsOf = (target: string, variant: string) =>
   getConfig()
     .regions.map((r) => r.code)
-    .filter((code) => workList(code).some((w) => w.target.id === target && w.variant.id === variant));
+    .filter((code) => storedList(code).some((w) => w.target.id === target && w.variant.id === variant));
 
 export class StatusKeeper extends DurableObject<Env> {
   private readonly outbox: NotificationOutbox;

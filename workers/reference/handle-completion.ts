@@ -12,6 +12,7 @@ import {
   type ParsedRequest,
 } from './request.ts';
 import { serveCompletion } from './stream-engine.ts';
+import { usePrefixCache } from './prefix-cache.ts';
 import type { StreamFormat, Wire } from './formats/format.ts';
 
 export interface Limits {
@@ -80,6 +81,7 @@ export async function handleCompletion(
         format,
         model,
         promptTokens: estimateTokens(parsed.promptText),
+        cache: usePrefixCache(`${model}|${request.headers.get('x-ref-region') ?? ''}`, parsed.cacheable, Date.now()),
         maxTokens: Math.min(parsed.maxTokens ?? DEFAULT_MAX_TOKENS, limits.maxTokensCap),
         stream: parsed.stream,
         includeUsage: parsed.includeUsage,

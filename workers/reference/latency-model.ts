@@ -12,7 +12,7 @@ export interface Schedule {
  * The request's timeline, for a request arriving while its replica serves `inFlight` requests (itself
  * included):
  *   queue        = queue_base_ms + queue_per_concurrent_ms × (inFlight − 1)
- *   prefill      = prefill_base_ms + prefill_ms_per_token × prompt tokens
+ *   prefill      = prefill_base_ms + prefill_ms_per_token × (prompt tokens − cached + cached_prefill_factor × cached)
  *   decode step  = decode_ms_per_token × (1 + decode_per_concurrent × (inFlight − 1))
  *                  × (1 + kv_growth_per_1k × position / 1000) × (1 ± decode_jitter)
  * So L requests arriving together see 1 … L in flight: their median queue grows by
@@ -25,11 +25,13 @@ export function planSchedule(
   outputTokens: number,
   inFlight: number,
   random: () => number = Math.random,
+  cachedTokens = 0,
 ): Schedule {
   const others = Math.max(0, inFlight - 1);
   const queueMs = p.queue_base_ms + p.queue_per_concurrent_ms * others;
   const batchSlowdown = 1 + p.decode_per_concurrent * others;
-  const prefillMs = p.prefill_base_ms + p.prefill_ms_per_token * promptTokens;
+  const cached = Math.min(cachedTokens, promptTokens);
+  const prefillMs = p.prefill_base_ms + p.prefill_ms_per_token * (promptTokens - cached + p.cached_prefill_factor * cached);
   const chunks: Schedule['chunks'] = [];
   let t = queueMs + prefillMs;
   let pending = 0;

@@ -17,6 +17,8 @@ export interface Profile {
   max_concurrent: number;
   prefill_base_ms: number;
   prefill_ms_per_token: number;
+  /** A prompt token read from the prompt cache costs this share of a fresh one's prefill (prefix-cache.ts). */
+  cached_prefill_factor: number;
   decode_ms_per_token: number;
   /** Relative jitter of each decode step (0.1 = ±10 %). */
   decode_jitter: number;
@@ -60,6 +62,7 @@ const BASE: Profile = {
   max_concurrent: 0,
   prefill_base_ms: 20,
   prefill_ms_per_token: 0.1,
+  cached_prefill_factor: 0.1,
   decode_ms_per_token: 10,
   decode_jitter: 0.15,
   kv_growth_per_1k: 0.05,
@@ -153,6 +156,7 @@ const LIMITS: Record<keyof Profile, [number, number]> = {
   max_concurrent: [0, 10_000],
   prefill_base_ms: [0, 30_000],
   prefill_ms_per_token: [0, 100],
+  cached_prefill_factor: [0, 1],
   decode_ms_per_token: [0, 5_000],
   decode_jitter: [0, 1],
   kv_growth_per_1k: [0, 10],

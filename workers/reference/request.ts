@@ -14,6 +14,8 @@ export interface ParsedRequest {
   includeUsage: boolean;
   /** The request's reasoning effort or thinking budget, if it set one. */
   reasoning: ReasoningControl;
+  /** The text its prompt cache may hold (prefix-cache.ts): all of it, or up to the breakpoint the format marks ('' for none). */
+  cacheable: string;
 }
 
 /** Rough tokenizer: about four characters a token, the usual rule of thumb for English text. */
@@ -73,6 +75,35 @@ function textOf(value: unknown): string {
   return '';
 }
 
+/**
+ * The text of the content blocks up to the last marked breakpoint, in order (system first): Anthropic's
+ * blocks with `cache_control` (the block itself cached), Bedrock's `cachePoint` blocks (what precedes them).
+ */
+function textBeforeBreakpoint(parts: unknown[], marks: (block: Record<string, unknown>) => 'after' | 'before' | null): string {
+  const blocks: Array<Record<string, unknown>> = [];
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === 'object') {
+      const o = v as Record<string, unknown>;
+      if (Array.isArray(o.content)) walk(o.content);
+      else blocks.push(o);
+    }
+  };
+  parts.forEach(walk);
+  let end = -1;
+  blocks.forEach((b, i) => {
+    const mark = marks(b);
+    if (mark === 'after') end = i + 1;
+    else if (mark === 'before') end = i;
+  });
+  return end < 0
+    ? ''
+    : blocks
+        .slice(0, end)
+        .map((b) => (typeof b.text === 'string' ? b.text : ''))
+        .join('');
+}
+
 function optionalInt(body: Record<string, unknown>, ...names: string[]): number | null {
   for (const name of names) {
     const v = body[name];
@@ -103,6 +134,7 @@ export const parseRequest = {
       stream: body.stream === true,
       includeUsage: options?.include_usage === true,
       reasoning: readReasoningControl.openaiChat(body),
+      cacheable: textOf(body.messages),
     };
   },
   openaiResponses(body: Record<string, unknown>): ParsedRequest {
@@ -114,6 +146,7 @@ export const parseRequest = {
       stream: body.stream === true,
       includeUsage: true,
       reasoning: readReasoningControl.openaiResponses(body),
+      cacheable: textOf(body.input),
     };
   },
   anthropic(body: Record<string, unknown>): ParsedRequest {
@@ -126,6 +159,7 @@ export const parseRequest = {
       stream: body.stream === true,
       includeUsage: true,
       reasoning: readReasoningControl.anthropic(body, maxTokens),
+      cacheable: textBeforeBreakpoint([body.system ?? [], body.messages], (b) => (b.cache_control ? 'after' : null)),
     };
   },
   /**
@@ -144,6 +178,7 @@ export const parseRequest = {
       stream: true,
       includeUsage: true,
       reasoning: readReasoningControl.bedrock(body.additionalModelRequestFields, maxTokens ?? DEFAULT_MAX_TOKENS),
+      cacheable: textBeforeBreakpoint([body.system ?? [], body.messages], (b) => (b.cachePoint ? 'before' : null)),
     };
   },
   gemini(body: Record<string, unknown>, model: string, stream: boolean): ParsedRequest {
@@ -156,6 +191,7 @@ export const parseRequest = {
       stream,
       includeUsage: true,
       reasoning: readReasoningControl.gemini(config),
+      cacheable: textOf(body.contents),
     };
   },
 };

@@ -13,6 +13,7 @@ import {
   type Wire,
 } from './formats/format.ts';
 import { errorResponse } from './request.ts';
+import type { CacheUse } from './prefix-cache.ts';
 import { plannedReasoningTokens, type ReasoningControl } from './reasoning-tokens.ts';
 import { honestClaim, impossibleClaim, setTimingHeaders } from './timing-claims.ts';
 
@@ -20,6 +21,8 @@ export interface Completion {
   format: StreamFormat<Wire>;
   model: string;
   promptTokens: number;
+  /** What its prompt read from the prompt cache and wrote to it (prefix-cache.ts). */
+  cache: CacheUse;
   maxTokens: number;
   stream: boolean;
   includeUsage: boolean;
@@ -89,16 +92,17 @@ export async function serveCompletion(c: Completion, arrived: number): Promise<R
   }
   const n = enter(c.replica);
   const reasoning = plannedReasoningTokens(c.profile, c.reasoning, c.maxTokens, c.fault);
-  const schedule = planSchedule(c.profile, c.promptTokens, c.maxTokens, n);
+  const schedule = planSchedule(c.profile, c.promptTokens, c.maxTokens, n, Math.random, c.cache.read);
   const ctx: StreamContext = {
     id: crypto.randomUUID().replaceAll('-', ''),
     model: c.model,
     created: Math.floor(Date.now() / 1000),
     promptTokens: c.promptTokens,
+    cache: c.cache,
     includeUsage: c.includeUsage,
     state: {},
   };
-  const usage: Usage = { promptTokens: c.promptTokens, outputTokens: c.maxTokens, reasoningTokens: reasoning };
+  const usage: Usage = { promptTokens: c.promptTokens, outputTokens: c.maxTokens, reasoningTokens: reasoning, cache: c.cache };
 
   if (!c.stream || c.fault === 'wrong-content-type') {
     try {

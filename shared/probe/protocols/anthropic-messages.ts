@@ -18,9 +18,17 @@ export const anthropicMessages: Protocol = {
   endMarkerRequired: true,
   contentTypes: ['text/event-stream'],
   defaultPath: '/v1/messages',
-  buildRequest({ target, prompt, maxTokens }) {
+  buildRequest({ target, prompt, maxTokens, cacheBreak }) {
     const url = resolveEndpoint(target.url, this.defaultPath, target.model);
-    const messages = [{ role: 'user', content: prompt }];
+    // A prompt-cache pass: Anthropic caches only up to a block marked with cache_control.
+    const content =
+      cacheBreak === undefined
+        ? prompt
+        : [
+            { type: 'text', text: prompt.slice(0, cacheBreak), cache_control: { type: 'ephemeral' } },
+            { type: 'text', text: prompt.slice(cacheBreak) },
+          ];
+    const messages = [{ role: 'user', content }];
     // Claude on Vertex AI: the model is in the URL, the version in the body, and the token a service account's (auth.ts).
     if (isVertexRawPredict(url))
       return jsonRequest(url, {}, { anthropic_version: VERTEX_ANTHROPIC_VERSION, max_tokens: maxTokens, messages, stream: true }, target);
@@ -61,12 +69,16 @@ export const anthropicMessages: Protocol = {
       case 'message_start': {
         const usage = e.message?.usage;
         s.inputTokens = num(usage?.input_tokens);
+        s.cachedTokens = num(usage?.cache_read_input_tokens);
         break;
       }
       case 'message_delta': {
         if (e.delta?.stop_reason) s.finishReason = e.delta.stop_reason;
         const out = num(e.usage?.output_tokens);
         if (out !== null) s.outputTokens = out;
+        // Newer streams repeat the cumulative usage here, the cache counts with it.
+        const cached = num(e.usage?.cache_read_input_tokens);
+        if (cached !== null) s.cachedTokens = cached;
         break;
       }
       case 'message_stop':

@@ -37,12 +37,17 @@ export const bedrockConverse: Protocol = {
   endMarkerRequired: false,
   contentTypes: ['application/vnd.amazon.eventstream'],
   defaultPath: '/model/{model}/converse-stream',
-  buildRequest({ target, prompt, maxTokens }) {
+  buildRequest({ target, prompt, maxTokens, cacheBreak }) {
+    // A prompt-cache pass: the prefix, then a cache point (Bedrock caches only up to one), then the tail.
+    const content =
+      cacheBreak === undefined
+        ? [{ text: prompt }]
+        : [{ text: prompt.slice(0, cacheBreak) }, { cachePoint: { type: 'default' } }, { text: prompt.slice(cacheBreak) }];
     return jsonRequest(
       resolveEndpoint(target.url, this.defaultPath, target.model),
       bearer(target.apiKey),
       {
-        messages: [{ role: 'user', content: [{ text: prompt }] }],
+        messages: [{ role: 'user', content }],
         inferenceConfig: { maxTokens },
       },
       target,
@@ -90,6 +95,8 @@ function readMetadata(e: any, s: StreamState): void {
     const out = num(usage.outputTokens);
     if (out !== null) s.outputTokens = out;
     const input = num(usage.inputTokens);
+    // Bedrock leaves the cache counts out when nothing was read from a cache or written to one.
+    s.cachedTokens = num(usage.cacheReadInputTokens) ?? 0;
     if (input !== null) s.inputTokens = input;
   }
   // The whole invocation as Bedrock timed it, not a time to first token: kept raw, never used for the split.

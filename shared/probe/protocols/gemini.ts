@@ -75,7 +75,11 @@ function readUsage(usage: any, s: StreamState): void {
   if (out !== null || thoughts !== null) s.outputTokens = (out ?? 0) + (thoughts ?? 0);
   setReasoningTokens(s, thoughts);
   const input = num(usage.promptTokenCount);
-  if (input !== null) s.inputTokens = input;
+  if (input !== null) {
+    s.inputTokens = input;
+    // Gemini leaves cachedContentTokenCount out when nothing came from its cache: zero, as reported.
+    s.cachedTokens = num(usage.cachedContentTokenCount) ?? 0;
+  }
 }
 
 function readCandidate(candidate: any, s: StreamState): void {

@@ -83,6 +83,8 @@ function readUsage(usage: any, s: StreamState): void {
   if (out !== null) s.outputTokens = out;
   const input = num(usage.prompt_tokens);
   if (input !== null) s.inputTokens = input;
+  const cached = num(usage.prompt_tokens_details?.cached_tokens);
+  if (cached !== null) s.cachedTokens = cached;
   setReasoningTokens(s, usage.completion_tokens_details?.reasoning_tokens);
 }
 

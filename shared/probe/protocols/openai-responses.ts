@@ -115,6 +115,7 @@ function readFinal(response: any, s: StreamState): void {
   if (usage && typeof usage === 'object') {
     s.outputTokens = num(usage.output_tokens);
     s.inputTokens = num(usage.input_tokens);
+    s.cachedTokens = num(usage.input_tokens_details?.cached_tokens);
     setReasoningTokens(s, usage.output_tokens_details?.reasoning_tokens);
   }
 }

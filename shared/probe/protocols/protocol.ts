@@ -11,6 +11,12 @@ export interface RequestInput {
   target: ProbeTarget;
   prompt: string;
   maxTokens: number;
+  /**
+   * A prompt-cache probe's pass: the prompt's first `cacheBreak` characters are its cacheable prefix.
+   * Formats whose cache needs a marked breakpoint (Anthropic's `cache_control`, Bedrock's `cachePoint`) mark it there;
+   * the others cache any long prefix by themselves.
+   */
+  cacheBreak?: number;
 }
 
 /** One wire format: how to ask for a streamed completion, and how to read the stream. */

@@ -10,7 +10,8 @@ import { pairedViews, type PairedRow } from './paired.ts';
 import { forEachPage, pageUrl, type Paged } from '../../../shared/api-pages.ts';
 import { ROWS_READ_HEADER } from '../../../shared/constants.ts';
 import { SITE_BUILD_MAX_SAMPLES, SITE_BUILD_RECENT_HOURS, SITE_BUILD_SAMPLE_PAGE } from '../../../shared/config/capacity.ts';
-import { SITE_BURST_RUNS, SITE_PAIRED_DAYS, SITE_PROFILE_DAYS } from '../../../shared/config/read-limits.ts';
+import { COMPARISONS_PER_REQUEST, SITE_BURST_RUNS, SITE_PAIRED_DAYS, SITE_PROFILE_DAYS } from '../../../shared/config/read-limits.ts';
+import type { PromptCacheDoc, PromptCachesDoc } from '../../../shared/api-types.ts';
 import {
   DAY_MS,
   HOUR_MS,
@@ -264,6 +265,17 @@ export async function collectSiteData(
     },
   );
 
+  // What each opted-in target's prompt cache is worth, over the paired comparisons' days: per region, a few targets a request.
+  const promptCaches: PromptCacheDoc[] = [];
+  const cacheTargets = targets.filter((t) => t.prompt_cache).map((t) => t.id);
+  const perRequest = Math.max(1, Math.floor(COMPARISONS_PER_REQUEST.free / 2));
+  for (const region of regions)
+    for (let i = 0; i < cacheTargets.length; i += perRequest) {
+      const url = `${base}/prompt-cache?region=${region.code}&target=${cacheTargets.slice(i, i + perRequest).join(',')}&from=${pairedFrom}&to=${lastHour}`;
+      requests.prompt_cache ??= url;
+      promptCaches.push(...(await get<PromptCachesDoc>('prompt_cache', url)).caches);
+    }
+
   countSlice(regions, targets, samples);
   const ofVariant = (rows: Rollup[], id: string) => rows.filter((r) => r.prompt_variant === id);
   const variant_windows = Object.fromEntries(
@@ -298,6 +310,7 @@ export async function collectSiteData(
     paired,
     changes: ttfaChanges(daily, today),
     profiles: siteProfiles(profileRows),
+    prompt_caches: promptCaches,
     api_requests: requests,
     d1_rows_read: rowsRead,
     d1_rows_read_total: Object.values(rowsRead).reduce((n, x) => n + x, 0),

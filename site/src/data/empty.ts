@@ -3,6 +3,7 @@
  * sample. What `npm run deploy -- --dry-run` builds when no read API answers, so the build and the
  * static-assets Worker are checked without one.
  */
+import { withWarmPasses } from '../../../shared/config/work-list.ts';
 import type { ObservatoryConfig } from '../../../shared/config/types.ts';
 import { HISTOGRAM_RELATIVE_ERROR } from '../../../shared/stats/exp-histogram.ts';
 import { HOUR_MS } from '../../../shared/rollup/rollup.ts';
@@ -22,7 +23,15 @@ function hostOf(url: string): string {
 export function emptySiteData(config: ObservatoryConfig, now = Date.now()): SiteData {
   const windows = windowViews([], [], now);
   const main = windows.find((w) => w.id === DEFAULT_WINDOW)!;
-  const variants = config.promptVariants.map((v) => ({ id: v.id, label: v.label, prompt_tokens: v.promptTokens, max_tokens: v.maxTokens }));
+  // As GET /api/v1/health lists them: each prompt-cache variant's second pass after it.
+  const variants = withWarmPasses(config.promptVariants).map((v) => ({
+    id: v.id,
+    label: v.label,
+    prompt_tokens: v.promptTokens,
+    max_tokens: v.maxTokens,
+    ...(v.promptCache ? { prompt_cache: true as const } : {}),
+    ...(v.warmPassOf ? { warm_pass_of: v.warmPassOf } : {}),
+  }));
   return {
     generated_at: iso(now),
     source: 'no data: an empty state built from observatory.config.ts',
@@ -48,6 +57,7 @@ export function emptySiteData(config: ObservatoryConfig, now = Date.now()): Site
       model: t.model,
       endpoint_host: hostOf(t.url),
       reference: t.reference === true,
+      prompt_cache: t.promptCache === true,
       regions: t.regions ?? config.regions.map((r) => r.code),
       samples: 0,
       last_sample_at: null,
@@ -63,6 +73,7 @@ export function emptySiteData(config: ObservatoryConfig, now = Date.now()): Site
     paired: {},
     changes: [],
     profiles: {},
+    prompt_caches: [],
     api_requests: {},
     d1_rows_read: {},
     d1_rows_read_total: 0,

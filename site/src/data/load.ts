@@ -31,6 +31,8 @@ async function loadSource(): Promise<SiteData> {
         status: data.status ?? null,
         incidents: data.incidents ?? [],
         bursts: data.bursts ?? null,
+        // One made before the prompt-cache probe has none.
+        prompt_caches: data.prompt_caches ?? [],
         source: file,
       } as SiteData;
     } catch (e) {

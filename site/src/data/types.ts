@@ -5,6 +5,7 @@ import type {
   BurstsDoc,
   IncidentDoc,
   PercentileGroup,
+  PromptCacheDoc,
   PromptVariantInfo,
   RegionInfo,
   StatusDoc,
@@ -166,6 +167,8 @@ export interface SiteData {
   changes: ChangeFlag[];
   /** Time profiles (profiles.ts): per variant, per "region|target", 7 × 24 cells of median TTFT over four weeks. */
   profiles: SiteProfiles;
+  /** Each opted-in target's prompt cache per region (GET /api/v1/prompt-cache over the paired comparisons' days). */
+  prompt_caches: PromptCacheDoc[];
   /** The API requests behind each part, so a reader (or a test) can check the numbers. */
   api_requests: Record<string, string>;
   /** D1 rows each request read (the API's x-d1-rows-read header), and their sum: what one build costs. */

@@ -11,6 +11,7 @@ import { burstRoutes } from './bursts.ts';
 import { catalogRoutes } from './catalog.ts';
 import { compareRoutes } from './compare.ts';
 import { profileRoutes } from './profiles.ts';
+import { promptCacheRoutes } from './prompt-cache.ts';
 import { ApiError } from './errors.ts';
 import { healthRoutes } from './health.ts';
 import { metricsRoutes } from './metrics.ts';
@@ -48,6 +49,7 @@ app.route('/', tickRoutes);
 app.route('/', burstRoutes);
 app.route('/', compareRoutes);
 app.route('/', profileRoutes);
+app.route('/', promptCacheRoutes);
 app.route('/', statusRoutes);
 app.route('/', metricsRoutes);
 

@@ -55,6 +55,7 @@ catalogRoutes.get('/api/v1/targets', async (c) => {
       model: t.model,
       endpoint_host: host,
       reference: t.reference === true,
+      prompt_cache: t.promptCache === true,
       regions: t.regions ?? getConfig().regions.map((r) => r.code),
       samples: s?.samples ?? 0,
       last_sample_at: s ? new Date(s.last_started_at).toISOString() : null,

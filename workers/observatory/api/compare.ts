@@ -10,7 +10,7 @@ import { ANON_LIMITS, COMPARISONS_PER_REQUEST, PAIRED_PAGE_ROWS } from '../../..
 import { blockOf, PAIRED_FIGURES, pairKey, type PairedFigure, type StoredBlocks } from '../../../shared/rollup/paired-hours.ts';
 import { DEFAULT_MARGIN, holmLevels, pairedResult, pairedStats, type PairBlock } from '../../../shared/stats/paired.ts';
 import { HOUR_MS } from '../../../shared/time.ts';
-import { getConfig, workList } from '../config.ts';
+import { getConfig, storedList } from '../config.ts';
 import { pairedRowsIn, pairedHoursPage } from '../db/paired.ts';
 import { ApiError, badRequest } from './errors.ts';
 import { ANON_HOURLY_MS, periodWindow, storedJsonPage, WINDOW_PARAMS } from './filters.ts';
@@ -55,7 +55,7 @@ compareRoutes.get('/api/v1/compare', async (c) => {
     for (const variant of variants) {
       const ids = [
         ...new Set(
-          workList(region)
+          storedList(region)
             .filter((x) => x.variant.id === variant && (!targets || targets.includes(x.target.id)))
             .map((x) => x.target.id),
         ),

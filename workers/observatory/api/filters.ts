@@ -3,7 +3,7 @@ import type { Context } from 'hono';
 import { METHOD_VERSION } from '../../../shared/constants.ts';
 import { ANON_LIMITS } from '../../../shared/config/read-limits.ts';
 import { DAY_MS } from '../../../shared/time.ts';
-import { getConfig, workList } from '../config.ts';
+import { getConfig, storedList } from '../config.ts';
 import type { SampleFilter } from '../db/samples.ts';
 import { badRequest } from './errors.ts';
 import { requireTokenFor, type ReaderEnv } from './public-reads.ts';
@@ -86,7 +86,7 @@ export function selectedPairs(f: SampleFilter): number {
     .reduce(
       (n, r) =>
         n +
-        workList(r.code).filter(
+        storedList(r.code).filter(
           (w) => (!f.targets || f.targets.includes(w.target.id)) && (!f.variants || f.variants.includes(w.variant.id)),
         ).length,
       0,

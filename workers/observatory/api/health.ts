@@ -72,6 +72,8 @@ healthRoutes.get('/api/v1/health', async (c) => {
         label: v.label,
         prompt_tokens: v.promptTokens,
         max_tokens: v.maxTokens,
+        ...(v.promptCache ? { prompt_cache: true as const } : {}),
+        ...(v.warmPassOf ? { warm_pass_of: v.warmPassOf } : {}),
       })) satisfies PromptVariantInfo[],
       simulated: c.env.SIMULATED_REGIONS === '1',
       open_incidents: 'error' in keeper ? null : keeper.open_incidents.length,

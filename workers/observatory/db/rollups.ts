@@ -2,6 +2,7 @@
 import { inList, ONLY_LIST_VALUES } from './in-list.ts';
 import { periodWhere, wholePeriodPage } from './periods.ts';
 import { deletePairedHoursBefore, PAIRED_TABLE_SHAPE } from './paired.ts';
+import { CACHE_TABLE_SHAPE, deleteCacheHoursBefore } from './cache.ts';
 import { deleteProfilesBefore, PROFILE_TABLE_SHAPE } from './profiles.ts';
 import {
   DAY_MS,
@@ -14,6 +15,7 @@ import {
 } from '../../../shared/rollup/rollup.ts';
 import { blobBytes, bodyValues, fromRollupRow } from './rollup-row.ts';
 import type { StoredFigureRow } from '../../../shared/rollup/percentiles.ts';
+import type { CacheSample } from '../../../shared/rollup/cache-hours.ts';
 
 const SAMPLE_COLUMNS_READ = [
   'tick_id',
@@ -25,6 +27,9 @@ const SAMPLE_COLUMNS_READ = [
   'split_source',
   ...ROLLUP_METRICS,
   ...SPLIT_METRICS,
+  // The prompt-cache blocks' (shared/rollup/cache-hours.ts), read with the rest.
+  'cache_pass',
+  'cached_tokens',
 ];
 const ROLLUP_COLUMNS = [
   'hour',
@@ -66,6 +71,7 @@ export const ROLLUP_TABLE_SHAPES = {
   daily_rollups: { columns: DAILY_COLUMNS, key: DAILY_KEY },
   rollup_totals: { columns: TOTAL_COLUMNS, key: TOTAL_KEY },
   paired_hours: PAIRED_TABLE_SHAPE,
+  cache_hours: CACHE_TABLE_SHAPE,
   hour_profiles: PROFILE_TABLE_SHAPE,
 } as const;
 
@@ -77,11 +83,11 @@ const TABLES = {
 } as const;
 
 /** The samples of one region's hour, as a rollup reads them (a few columns of tens of rows). */
-export async function samplesOfHour(db: D1Database, region: string, hour: number): Promise<RollupSample[]> {
+export async function samplesOfHour(db: D1Database, region: string, hour: number): Promise<Array<RollupSample & CacheSample>> {
   const { results } = await db
     .prepare(`SELECT ${SAMPLE_COLUMNS_READ.join(', ')} FROM samples WHERE tick_id >= ? AND tick_id < ? AND region = ?`)
     .bind(hour, hour + HOUR_MS, region)
-    .all<RollupSample>();
+    .all<RollupSample & CacheSample>();
   return results;
 }
 
@@ -253,6 +259,7 @@ export async function deleteRollupsBefore(db: D1Database, beforeHour: number): P
     db.prepare('DELETE FROM hourly_rollups WHERE hour < ?').bind(beforeHour),
     db.prepare('DELETE FROM daily_rollups WHERE day + ? <= ?').bind(DAY_MS, beforeHour),
     deletePairedHoursBefore(db, beforeHour),
+    deleteCacheHoursBefore(db, beforeHour),
     deleteProfilesBefore(db, beforeHour),
   ]);
   return results.reduce((n, r) => n + (r.meta.changes ?? 0), 0);

@@ -1,4 +1,5 @@
 import { sse, type StreamContext, type StreamFormat } from './format.ts';
+import type { CacheUse } from '../prefix-cache.ts';
 
 /**
  * Anthropic Messages streaming: message_start … content blocks … message_delta, message_stop.
@@ -18,7 +19,7 @@ export const anthropicFormat: StreamFormat = {
           content: [],
           stop_reason: null,
           stop_sequence: null,
-          usage: { input_tokens: c.promptTokens, output_tokens: 1 },
+          usage: { ...anthropicInput(c.promptTokens, c.cache), output_tokens: 1 },
         },
       },
       'message_start',
@@ -65,9 +66,18 @@ export const anthropicFormat: StreamFormat = {
       content: text === '' ? [] : [{ type: 'text', text }],
       stop_reason: 'max_tokens',
       stop_sequence: null,
-      usage: { input_tokens: usage.promptTokens, output_tokens: usage.outputTokens },
+      usage: { ...anthropicInput(usage.promptTokens, usage.cache), output_tokens: usage.outputTokens },
     }),
 };
+
+/** Anthropic's input counts: input_tokens leaves out what was read from the cache and what was written to it. */
+function anthropicInput(promptTokens: number, cache: CacheUse) {
+  return {
+    input_tokens: Math.max(0, promptTokens - cache.read - cache.written),
+    cache_creation_input_tokens: cache.written,
+    cache_read_input_tokens: cache.read,
+  };
+}
 
 function startBlock(c: StreamContext, kind: string, block: object): string {
   const out = stopBlock(c);

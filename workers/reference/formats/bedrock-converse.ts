@@ -93,10 +93,13 @@ export function bedrockConverseFormat(exception: BedrockStreamException = 'model
 
 /** outputTokens counts everything generated, reasoning included, as Bedrock counts Claude's thinking. */
 function bedrockUsage(usage: Usage) {
+  const { read, written } = usage.cache;
   return {
-    inputTokens: usage.promptTokens,
+    // As Anthropic's: inputTokens leaves out the cache's tokens, which come in counts of their own once a cache point was used.
+    inputTokens: Math.max(0, usage.promptTokens - read - written),
     outputTokens: usage.outputTokens,
     totalTokens: usage.promptTokens + usage.outputTokens,
+    ...(read > 0 || written > 0 ? { cacheReadInputTokens: read, cacheWriteInputTokens: written } : {}),
   };
 }
 

@@ -1,8 +1,13 @@
 /** One wire format the reference endpoint speaks, written from each vendor's documentation. */
+import type { CacheUse } from '../prefix-cache.ts';
+
 export interface Usage {
+  /** Every prompt token, cached or not. */
   promptTokens: number;
   outputTokens: number;
   reasoningTokens: number;
+  /** Prompt tokens read from the prompt cache and written to it (prefix-cache.ts). */
+  cache: CacheUse;
 }
 
 /** vLLM-style per-request metrics (ms), sent when the profile asks for vendor timings. */
@@ -17,6 +22,7 @@ export interface StreamContext {
   model: string;
   created: number;
   promptTokens: number;
+  cache: CacheUse;
   includeUsage: boolean;
   /** Format-private progress (open blocks, sequence numbers). */
   state: Record<string, number | string | boolean>;

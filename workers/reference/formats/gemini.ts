@@ -46,6 +46,8 @@ const answerTokensOf = (usage: Usage) => usage.outputTokens - usage.reasoningTok
 function usageMetadata(c: StreamContext, usage: Usage) {
   return {
     promptTokenCount: c.promptTokens,
+    // Counted inside promptTokenCount, and left out when nothing came from the cache (as Gemini does).
+    ...(usage.cache.read > 0 ? { cachedContentTokenCount: usage.cache.read } : {}),
     ...(answerTokensOf(usage) ? { candidatesTokenCount: answerTokensOf(usage) } : {}),
     ...(usage.reasoningTokens ? { thoughtsTokenCount: usage.reasoningTokens } : {}),
     totalTokenCount: c.promptTokens + usage.outputTokens,

@@ -73,6 +73,8 @@ function chatUsage(usage: Usage) {
     prompt_tokens: usage.promptTokens,
     completion_tokens: usage.outputTokens,
     total_tokens: usage.promptTokens + usage.outputTokens,
+    // OpenAI counts cached tokens inside prompt_tokens, and reports them (0 too) in the details.
+    prompt_tokens_details: { cached_tokens: usage.cache.read },
     completion_tokens_details: { reasoning_tokens: usage.reasoningTokens },
   };
 }

@@ -164,7 +164,7 @@ function response(c: StreamContext, status: 'in_progress' | 'incomplete', usage:
     tool_choice: 'auto',
     usage: usage && {
       input_tokens: usage.promptTokens,
-      input_tokens_details: { cached_tokens: 0 },
+      input_tokens_details: { cached_tokens: usage.cache.read },
       output_tokens: usage.outputTokens,
       output_tokens_details: { reasoning_tokens: usage.reasoningTokens },
       total_tokens: usage.promptTokens + usage.outputTokens,
