@@ -49,7 +49,12 @@ export const config: ObservatoryConfig = {
       promptVariants: ['chat', 'code', 'long-context'],
       bursts: true,
     }),
-    reference('slow-large', 'Reference · slow large model', 'anthropic-messages', '/v1/messages', { promptVariants: ['chat', 'code'] }),
+    // Also runs the prompt-cache probe (its 4,096-token prefix sent twice a tick, marked with cache_control): the demo's
+    // cache discount. Real vendors bill both passes; npm run capacity counts them.
+    reference('slow-large', 'Reference · slow large model', 'anthropic-messages', '/v1/messages', {
+      promptVariants: ['chat', 'code'],
+      promptCache: true,
+    }),
     // Streams its reasoning (summaries) before the answer; a low effort keeps it inside the 64-token budget.
     reference('reasoning', 'Reference · reasoning model', 'openai-responses', '/v1/responses', {
       reasoning: true,
@@ -87,7 +92,8 @@ export const config: ObservatoryConfig = {
   // Workload presets (shared/config/presets.ts: code, chat, summary, long-context) or your own { id, label,
   // promptTokens, maxTokens }. Each is reported on its own (never pooled); the site shows the first by default,
   // the others a click away. A target runs every variant unless it lists its own (promptVariants on the target).
-  promptVariants: [preset('chat'), preset('code'), preset('long-context')],
+  // preset('prompt-cache') runs only on targets with promptCache: true; its second passes are stored as 'prompt-cache-warm'.
+  promptVariants: [preset('chat'), preset('code'), preset('long-context'), preset('prompt-cache')],
   // Concurrency probes, hourly at minute 2 (between ticks; also in wrangler.toml's crons): each region starts
   // 1, 4, 8 and 16 simultaneous streams of the first variant to each target with bursts: true. Real vendors
   // bill every stream: npm run capacity counts them.

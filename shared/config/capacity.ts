@@ -11,6 +11,7 @@ import { maxSubrequestsPerJob, probesPerAlarm, tickMinutesOf } from './schedule.
 import {
   ANON_LIMITS,
   HOURLY_ROW_UNITS,
+  COMPARISONS_PER_REQUEST,
   PAIRED_PAGE_ROWS,
   PROFILE_PAGE_ROWS,
   PERCENTILE_ROW_UNITS,
@@ -24,6 +25,7 @@ import { lookbackMs, resolveStatusRules } from '../status/rules.ts';
 import { BASELINE_DAYS, TRAILING_HOURS } from '../status/baseline.ts';
 import { burstLevels, burstRunsPerDay, burstStreamsPerRun } from './bursts.ts';
 import { STREAMS_PER_RUNNER } from '../bursts/level-report.ts';
+import { vendorStatusCosts } from './vendor-status-costs.ts';
 
 /** D1 rows written per stored sample: the row and its unique-key index entry, then the same again when retention deletes it. */
 export const D1_ROWS_WRITTEN_PER_SAMPLE = 4;
@@ -34,6 +36,9 @@ export const ROLLUP_ROWS_WRITTEN_PER_PAIR = 2;
 /** The paired comparisons' row (shared/rollup/paired-hours.ts) per region × variant with two or more targets and hour, and its retention delete. */
 export const PAIRED_ROWS_WRITTEN_PER_REGION_VARIANT_HOUR = 1;
 export const PAIRED_ROWS_DELETED_PER_REGION_VARIANT_HOUR = 1;
+/** The prompt-cache blocks' row (shared/rollup/cache-hours.ts) per region × opted-in target × prompt-cache variant and hour, and its retention delete. */
+export const CACHE_ROWS_WRITTEN_PER_REGION_TARGET_HOUR = 1;
+export const CACHE_ROWS_DELETED_PER_REGION_TARGET_HOUR = 1;
 /** The time profile's row per region × target × variant and day (shared/rollup/hour-profile.ts), and its retention delete. */
 export const PROFILE_ROWS_WRITTEN_PER_PAIR_DAY = 1;
 export const PROFILE_ROWS_DELETED_PER_PAIR_DAY = 1;
@@ -147,6 +152,11 @@ export function burstCosts(config: ObservatoryConfig) {
   };
 }
 
+/** Region × opted-in target × prompt-cache variant: each writes a prompt-cache block an hour. */
+export function cacheRegionTargets(config: ObservatoryConfig): number {
+  return config.regions.reduce((n, r) => n + workListOf(config, r.code).filter((w) => w.variant.promptCache).length, 0);
+}
+
 /** Region × prompt variant groups with at least two targets: each writes a paired-comparison row an hour. */
 export function pairedRegionVariants(config: ObservatoryConfig): number {
   let groups = 0;
@@ -186,6 +196,19 @@ export interface Capacity {
   bindingLimit: string | null;
 }
 
+/** A site build asks for the prompt caches region by region, a few targets a request (site/src/data/collect.ts). */
+export function cacheRequestsPerBuild(config: ObservatoryConfig): number {
+  const perRequest = Math.max(1, Math.floor(COMPARISONS_PER_REQUEST.free / 2));
+  return config.regions.reduce((n, r) => {
+    const targets = new Set(
+      workListOf(config, r.code)
+        .filter((w) => w.variant.promptCache)
+        .map((w) => w.target.id),
+    ).size;
+    return n + Math.ceil(targets / perRequest);
+  }, 0);
+}
+
 export function capacity(config: ObservatoryConfig): Capacity {
   const tickMinutes = tickMinutesOf(config.schedule) ?? 5;
   const ticksPerDay = MINUTES_PER_DAY / tickMinutes;
@@ -212,13 +235,16 @@ export function capacity(config: ObservatoryConfig): Capacity {
   // One rollup row per hour for each region × target × variant probed; each region's rollup reads the hour's samples of all regions.
   const rollupRowsPerDay = perTick * HOURS_PER_DAY;
   const pairedGroups = pairedRegionVariants(config);
+  const cacheGroups = cacheRegionTargets(config);
   const d1RowsWrittenPerDay =
     probesPerDay * D1_ROWS_WRITTEN_PER_SAMPLE +
     rollupRowsPerDay * (ROLLUP_ROWS_WRITTEN_PER_PAIR + ROLLUP_ROWS_DELETED_PER_PAIR) +
     perTick * DAILY_ROWS_WRITTEN_PER_PAIR +
     perTick * (PROFILE_ROWS_WRITTEN_PER_PAIR_DAY + PROFILE_ROWS_DELETED_PER_PAIR_DAY) +
     pairedGroups * HOURS_PER_DAY * (PAIRED_ROWS_WRITTEN_PER_REGION_VARIANT_HOUR + PAIRED_ROWS_DELETED_PER_REGION_VARIANT_HOUR) +
-    burstCosts(config).d1RowsWrittenPerDay;
+    cacheGroups * HOURS_PER_DAY * (CACHE_ROWS_WRITTEN_PER_REGION_TARGET_HOUR + CACHE_ROWS_DELETED_PER_REGION_TARGET_HOUR) +
+    burstCosts(config).d1RowsWrittenPerDay +
+    vendorStatusCosts(config).d1RowsWrittenPerDay;
   const readers = { ...DEFAULT_READERS, ...config.readers };
   // The rollups in pages (24 hours, then 90 days): each page but a read's last reads one row past its end.
   const rollupPagesPerBuild = rollupPages(24, perTick) + rollupPages(90, perTick);
@@ -238,14 +264,19 @@ export function capacity(config: ObservatoryConfig): Capacity {
     pagedRowsRead(SITE_PROFILE_DAYS, perTick, PROFILE_PAGE_ROWS) +
     (rollupPagesPerBuild - 2) +
     pagedRowsRead(pairedHoursPerBuild, pairedGroups, PAIRED_PAGE_ROWS) +
+    // The prompt caches of the same week: a row an hour each.
+    cacheGroups * pairedHoursPerBuild +
     perTick * ((SITE_BUILD_RECENT_HOURS * 60) / tickMinutes) * SITE_BUILD_RAW_READS_PER_SAMPLE +
     SITE_BUILD_FIXED_READS +
-    burstCosts(config).siteBuildRowsRead;
+    burstCosts(config).siteBuildRowsRead +
+    vendorStatusCosts(config).siteBuildRowsRead;
   const siteBuildRequests =
     SITE_BUILD_FIXED_REQUESTS +
     rollupPagesPerBuild +
     pairedPagesPerBuild +
     profilePagesPerBuild +
+    cacheRequestsPerBuild(config) +
+    vendorStatusCosts(config).siteBuildRequests +
     Math.max(
       1,
       Math.ceil(Math.min(SITE_BUILD_MAX_SAMPLES, perTick * ((SITE_BUILD_RECENT_HOURS * 60) / tickMinutes)) / SITE_BUILD_SAMPLE_PAGE),
@@ -262,7 +293,9 @@ export function capacity(config: ObservatoryConfig): Capacity {
       ticksPerDay *
         (lookbackMs(resolveStatusRules(config.status), tickMinutes, 1) / (tickMinutes * MINUTE_MS)) *
         (perTick + config.regions.length * STATUS_READS_PER_SEEK) +
-      HOURS_PER_DAY * STATUS_BASELINE_HOURS * (perTick + config.regions.length * STATUS_READS_PER_SEEK),
+      HOURS_PER_DAY * STATUS_BASELINE_HOURS * (perTick + config.regions.length * STATUS_READS_PER_SEEK) +
+      // The vendor status pages' polls (their state rows).
+      vendorStatusCosts(config).d1RowsReadPerDay,
     siteBuilds: readers.siteRebuildMinutes > 0 ? (MINUTES_PER_DAY / readers.siteRebuildMinutes) * siteBuildRowsRead : 0,
     metrics: readers.metricsScrapeSeconds > 0 ? (86_400 / readers.metricsScrapeSeconds) * perTick * METRICS_READS_PER_PAIR : 0,
     api: readers.apiRequestsPerDay * perTick * API_REQUEST_READS_PER_PAIR,

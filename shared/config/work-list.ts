@@ -11,6 +11,12 @@ export const warmPassId = (variantId: string): string => `${variantId}${WARM_SUF
 /** The prompt-cache variant whose second passes are stored under `id` (the inverse of warmPassId). */
 export const firstPassId = (id: string): string => (id.endsWith(WARM_SUFFIX) ? id.slice(0, -WARM_SUFFIX.length) : id);
 
+/** "Prompt cache, second pass: 4,096-token prefix …": its short name (before the colon) says which pass it is. */
+function warmLabel(label: string): string {
+  const colon = label.indexOf(':');
+  return colon < 0 ? `${label}, second pass` : `${label.slice(0, colon)}, second pass${label.slice(colon)}`;
+}
+
 /**
  * Each prompt-cache variant followed by its second pass, a variant of its own (`warmPassOf`), so that every
  * reader of the configuration (percentiles, status, the site) sees the two passes as two workloads.
@@ -24,7 +30,7 @@ export function withWarmPasses(variants: readonly PromptVariantConfig[]): Prompt
           v,
           {
             id: warmPassId(v.id),
-            label: `${v.label}: second pass, prefix reused`,
+            label: warmLabel(v.label),
             promptTokens: v.promptTokens,
             maxTokens: v.maxTokens,
             warmPassOf: v.id,

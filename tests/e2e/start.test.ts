@@ -3,6 +3,7 @@
  * time differing by simulated region while server time does not, Ctrl-C stopping everything; and
  * `npm run deploy -- --dry-run` passing every step that needs no account, against that local API.
  */
+import type { PromptCachesDoc } from '../../shared/api-types.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -101,6 +102,25 @@ describe('npm start', () => {
     // Azure: the key in api-key, content-filter chunks in the stream, the region in x-ms-region.
     expect(of('reference-azure').map((g) => g.served_by)).toEqual(['Sweden Central']);
     expect(of('reference-azure')[0].n).toBeGreaterThanOrEqual(3 * config.regions.length);
+  });
+
+  it("shows what the slow large model's prompt cache is worth: its second pass read from the endpoint's cache, and faster", async () => {
+    const url = `http://127.0.0.1:${ports.api}/api/v1/prompt-cache?window=7d`;
+    const { caches } = (await (await fetch(url)).json()) as PromptCachesDoc;
+    const opted = config.targets.filter((t) => t.promptCache).map((t) => t.id);
+    expect(opted.length, 'the demo runs the prompt-cache probe').toBeGreaterThan(0);
+    expect(caches.map((c) => c.target).sort()).toEqual(config.regions.flatMap(() => opted).sort());
+    for (const c of caches) {
+      // The reference prefills a cached token at a tenth of the cost: most of a 4,096-token prefill saved, on every pass.
+      expect(c.ttft.pairs, c.region).toBeGreaterThanOrEqual(3);
+      expect(c.ttft.discount_pct!, c.region).toBeGreaterThan(20);
+      expect(c.ttft.win_rate!, c.region).toBeGreaterThan(0.5);
+      expect(c.cached_tokens.hit_rate, c.region).toBe(1);
+      expect(c.cached_tokens.mean!, c.region).toBeGreaterThanOrEqual(1_024);
+    }
+    const page = await (await fetch(`${siteUrl}targets/${opted[0]}/`)).text();
+    expect(page).toContain('What its prompt cache is worth');
+    expect(page.match(/<table id="prompt-cache-table">[\s\S]*?<\/table>/)![0].match(/<tr>/g)).toHaveLength(1 + config.regions.length);
   });
 
   it('backfills days back for the long-window views, and serves each view', async () => {

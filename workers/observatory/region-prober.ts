@@ -10,6 +10,7 @@ import { findRegion, findTarget, findVariant, getCapacity, getConfig, tickJobs, 
 import { afterDelivery, cadenceOf, heartbeatDue, heartbeatVerdict, type Delivery, type TickState } from './tick-heartbeat.ts';
 import { PLAN_LIMITS } from '../../shared/config/plan-limits.ts';
 import { maxSubrequestsPerJob, probesPerAlarm, subrequestsAfterProbes, subrequestsPerJob } from '../../shared/config/schedule.ts';
+import { requestsPerJob } from '../../shared/config/work-list.ts';
 import { SubrequestBudget } from './subrequest-budget.ts';
 import { burstTargetsStored } from './db/bursts.ts';
 import { flushBurstOutbox, runOwedBurst } from './burst-queue.ts';
@@ -36,10 +37,17 @@ const FLUSH_BATCH = 50;
  */
 export const MAX_PROBE_ATTEMPTS = 3;
 
+/** Probes queued and skipped (a prompt-cache job is two: its two passes' samples). */
 export interface EnqueueResult {
   queued: number;
   skipped: number;
 }
+
+/** The samples a job stores: two for a prompt-cache job. */
+const probesOf = (job: Job): number => {
+  const variant = findVariant(job.variant);
+  return variant ? requestsPerJob(variant) : 1;
+};
 
 export interface ProberStatus {
   region: string | null;
@@ -129,10 +137,10 @@ export class RegionProber extends DurableObject<Env> {
     await this.wake(queued);
     // A tick with no work here (spread over ticks) still moves the heartbeat on.
     if (queued === 0) await this.armHeartbeat();
-    return { queued, skipped: jobs.length - queued };
+    return { queued, skipped: jobs.reduce((n, j) => n + probesOf(j), 0) - queued };
   }
 
-  /** Jobs into the queue (those D1 does not hold yet); how many were new. */
+  /** Jobs into the queue (those D1 does not hold yet); the probes (samples to come) of those that were new. */
   private async queue(region: string, jobs: Job[]): Promise<number> {
     let stored = new Set<string>();
     try {
@@ -143,7 +151,7 @@ export class RegionProber extends DurableObject<Env> {
     let queued = 0;
     for (const job of jobs) {
       if (stored.has(jobKey(job))) continue;
-      if (this.store.queueJob(job)) queued++;
+      if (this.store.queueJob(job)) queued += probesOf(job);
     }
     return queued;
   }
