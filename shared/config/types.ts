@@ -71,6 +71,11 @@ export interface TargetConfig {
    * `npm run capacity` warns when such a target's budget makes `no_answer` likely.
    */
   reasoning?: boolean;
+  /**
+   * The vendor's Atlassian Statuspage: its address (`https://status.example.com`) or `{VAR}`. Its incidents are
+   * polled and set beside the probes' own (docs/STATUS.md, "Vendor status pages"); targets may share one.
+   */
+  statusPage?: string;
 }
 
 export interface PromptVariantConfig extends PromptVariant {

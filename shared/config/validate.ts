@@ -5,6 +5,7 @@ import { PLAN_LIMITS } from './plan-limits.ts';
 import { tickMinutesOf } from './schedule.ts';
 import { LOCATION_HINTS, type ObservatoryConfig, type TargetConfig } from './types.ts';
 import { notificationProblems, statusProblems } from './validate-status.ts';
+import { statusPageProblems } from './validate-vendor-status.ts';
 import { burstCadence, DEFAULT_BURST_LEVELS, MAX_BURST_LEVEL } from './bursts.ts';
 import { warmPassId, withWarmPasses } from './work-list.ts';
 import { MIN_CACHED_PROMPT_TOKENS } from '../constants.ts';
@@ -134,6 +135,7 @@ export function validateConfig(config: ObservatoryConfig): ObservatoryConfig {
     ...statusProblems(config.status),
     ...notificationProblems(config.notifications, { targets: targetIds, regions: regionCodes }),
     ...burstProblems(config, variantIds),
+    ...statusPageProblems(config.targets ?? []),
   );
 
   // Each prompt-cache variant's second pass, a variant of its own from here on (work-list.ts).
