@@ -87,6 +87,8 @@ export default defineConfig({
                 LATE_TICKS: 'off',
                 // Notification channels of test-config.ts, all at the loopback receiver.
                 NOTIFY_URL: inject('notifyReceiverUrl'),
+                // The stand-in vendor Statuspages (tests/helpers/statuspage-server.ts), for tests/workers/vendor-status.test.ts.
+                STATUSPAGE_URL: inject('statuspageUrl'),
                 // Two Standard Webhooks keys, as while rotating: a receiver holding either verifies.
                 WEBHOOK_SECRET: 'whsec_dGVzdC13ZWJob29rLXNpZ25pbmcta2V5LW9uZQ== whsec_dGVzdC13ZWJob29rLXNpZ25pbmcta2V5LXR3bw==',
                 SLACK_URL: `${inject('notifyReceiverUrl')}/slack/T000/B000/XXXX`,

@@ -171,3 +171,96 @@ export interface PromptCachesDoc {
   method: string;
   caches: PromptCacheDoc[];
 }
+
+/** A vendor's incident from its Statuspage (GET /api/v1/vendor-incidents; shared/status/statuspage.ts), times as ISO. */
+export interface VendorIncidentDoc {
+  /** The page's configured address (the targets' `statusPage`). */
+  page: string;
+  id: string;
+  name: string;
+  impact: string;
+  status: string;
+  components: string[];
+  /** When the vendor posted it. */
+  created_at: string;
+  /** When the vendor says it began. */
+  started_at: string | null;
+  resolved_at: string | null;
+  updated_at: string;
+  /** Oldest first. */
+  updates: Array<{ status: string; at: string }>;
+  shortlink: string | null;
+  /** The targets naming its page. */
+  targets: string[];
+}
+
+/** A watched status page and its poll's state. */
+export interface VendorPageDoc {
+  page: string;
+  /** The address polled ({VAR} resolved), null before its first poll. */
+  url: string | null;
+  targets: string[];
+  /** Its first successful poll: vendor and probe incidents are compared from then on. */
+  watched_since: string | null;
+  /** The last poll that brought a change. */
+  changed_at: string | null;
+  /** The failure holding now (timeout, unreachable, http, too_large, malformed), or null. */
+  error: { kind: string; message: string; since: string } | null;
+}
+
+/** A probe incident as the comparison shows it (its whole timeline: GET /api/v1/incidents). */
+export interface VendorProbeIncidentDoc {
+  id: string;
+  target: string;
+  target_label: string;
+  prompt_variant: string;
+  status: 'open' | 'resolved';
+  severity: string;
+  scope: string;
+  regions: string[];
+  opened_at: string;
+  resolved_at: string | null;
+}
+
+/** One overlap of a vendor incident and a probe incident of a target naming the page. */
+export interface VendorMatchDoc {
+  page: string;
+  vendor_incident: string;
+  incident: string;
+  target: string;
+  prompt_variant: string;
+  /** The vendor's created_at minus the probe incident's opened_at (its tick): positive when the probes saw it first. */
+  lead_ms: number;
+  lead_minutes: number;
+  /** "14 min before the vendor posted it". */
+  words: string;
+}
+
+/** GET /api/v1/vendor-incidents. */
+export interface VendorIncidentsDoc {
+  window: ApiWindow;
+  /** How far apart two incidents may lie and still be one event. */
+  slack_minutes: number;
+  method: string;
+  pages: VendorPageDoc[];
+  /** Posted in the window (or unresolved), newest first. */
+  vendor_incidents: VendorIncidentDoc[];
+  /** The probe incidents compared: of targets naming a page, opened in the window widened by the slack (or open). */
+  probe_incidents: VendorProbeIncidentDoc[];
+  matches: VendorMatchDoc[];
+  /** Vendor incidents no probe incident overlapped (since their page was watched). */
+  unseen_by_probes: Array<{ page: string; id: string }>;
+  /** Probe incidents (ids) no vendor incident overlapped (since their target's page was watched). */
+  unposted_by_vendor: string[];
+}
+
+/** A maintenance window as GET /api/v1/maintenance lists it (shared/status/maintenance.ts); `*` for every target or region. */
+export interface MaintenanceDoc {
+  id: string;
+  target: string;
+  region: string;
+  start: string;
+  end: string;
+  note: string;
+  source: 'config' | 'api';
+}

@@ -3,6 +3,7 @@ import type { TestProject } from 'vitest/node';
 import { startWorker } from '../../scripts/worker-runtime.ts';
 import { startOtlpCollector } from './otlp-collector.ts';
 import { startNotifyReceiver } from './notify-receiver.ts';
+import { startStatuspageServer } from './statuspage-server.ts';
 import { SCHEDULED_FAULTS } from './outages.ts';
 
 export const TEST_REFERENCE_KEY = 'sk-test-SECRET-0123456789abcdef';
@@ -14,10 +15,13 @@ export default async function setup(project: TestProject) {
   });
   const collector = await startOtlpCollector();
   const receiver = await startNotifyReceiver();
+  const statuspages = await startStatuspageServer();
   project.provide('workersReferenceUrl', reference.url);
   project.provide('otlpCollectorUrl', collector.url);
   project.provide('notifyReceiverUrl', receiver.url);
+  project.provide('statuspageUrl', statuspages.url);
   return async () => {
+    await statuspages.close();
     await receiver.close();
     await collector.close();
     await reference.stop();
@@ -29,5 +33,6 @@ declare module 'vitest' {
     workersReferenceUrl: string;
     otlpCollectorUrl: string;
     notifyReceiverUrl: string;
+    statuspageUrl: string;
   }
 }

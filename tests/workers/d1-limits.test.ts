@@ -156,6 +156,7 @@ const ROUTES: Record<string, string[]> = {
   '/api/v1/paired-hours': ['window', 'from', 'to', 'region', 'variant', 'cursor'],
   '/api/v1/hour-profiles': ['window', 'from', 'to', 'region', 'target', 'variant', 'cursor'],
   '/api/v1/incidents': ['window', 'from', 'to', 'status', 'target', 'limit', 'points', 'format'],
+  '/api/v1/vendor-incidents': ['window', 'from', 'to', 'target', 'limit'],
   '/api/v1/status': ['format'],
   '/metrics': [],
 };

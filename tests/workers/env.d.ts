@@ -8,6 +8,7 @@ declare namespace Cloudflare {
     REFERENCE_KEY: string;
     OTLP_COLLECTOR: string;
     NOTIFY_URL: string;
+    STATUSPAGE_URL: string;
     WEBHOOK_SECRET: string;
   }
 }

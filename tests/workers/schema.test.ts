@@ -210,3 +210,31 @@ describe('the sample schema', () => {
     expect({ ...back, id: undefined }).toEqual({ ...fresh, id: undefined });
   });
 });
+
+describe('the vendor status tables', () => {
+  it('have exactly the columns, keys and nullability the code reads and writes (migrations/0015)', async () => {
+    const { VENDOR_TABLE_SHAPES } = await import('../../workers/observatory/db/vendor-incidents.ts');
+    const integers = ['created_at', 'started_at', 'resolved_at', 'updated_at', 'watched_since', 'changed_at', 'error_since'];
+    for (const [table, shape] of Object.entries(VENDOR_TABLE_SHAPES)) {
+      const actual = await columns(env.DB, table);
+      expect(
+        actual.map((c) => c.name),
+        table,
+      ).toEqual([...shape.columns]);
+      expect(
+        actual
+          .filter((c) => c.pk > 0)
+          .sort((a, b) => a.pk - b.pk)
+          .map((c) => c.name),
+        table,
+      ).toEqual([...shape.key]);
+      const nullable: readonly string[] = shape.nullable;
+      for (const c of actual)
+        expect({ column: `${table}.${c.name}`, type: c.type, notNull: c.notnull }).toEqual({
+          column: `${table}.${c.name}`,
+          type: integers.includes(c.name) ? 'INTEGER' : 'TEXT',
+          notNull: nullable.includes(c.name) ? 0 : 1,
+        });
+    }
+  });
+});

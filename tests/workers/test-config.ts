@@ -41,6 +41,8 @@ export const config: ObservatoryConfig = {
       headers: { 'x-ref-params': QUICK },
       reference: true,
       bursts: true,
+      // Both share a vendor status page (tests/workers/vendor-status.test.ts): unset here, so inactive in every other test.
+      statusPage: '{VENDOR_STATUS_URL}',
     },
     {
       id: 'ref-broken',
@@ -52,6 +54,7 @@ export const config: ObservatoryConfig = {
       apiKeySecret: 'REFERENCE_KEY',
       headers: { 'x-ref-fault': 'http-500' },
       reference: true,
+      statusPage: '{VENDOR_STATUS_URL}',
     },
     {
       id: 'ref-no-key',

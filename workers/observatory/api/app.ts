@@ -21,6 +21,7 @@ import { rollupRoutes } from './rollup-routes.ts';
 import { sampleRoutes } from './samples.ts';
 import { statusRoutes } from './status.ts';
 import { tickRoutes } from './ticks.ts';
+import { vendorIncidentRoutes } from './vendor-incidents.ts';
 
 const app = new Hono<ReaderEnv>();
 app.use(
@@ -51,6 +52,7 @@ app.route('/', compareRoutes);
 app.route('/', profileRoutes);
 app.route('/', promptCacheRoutes);
 app.route('/', statusRoutes);
+app.route('/', vendorIncidentRoutes);
 app.route('/', metricsRoutes);
 
 app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route for ${c.req.method} ${new URL(c.req.url).pathname}` } }, 404));

@@ -5,6 +5,7 @@ import { getCapacity, getConfig } from '../config.ts';
 import { latestTick } from '../db/samples.ts';
 import type { ReaderEnv } from './public-reads.ts';
 import type { ProberStatus } from '../region-prober.ts';
+import { vendorPagesHealth } from './vendor-incidents.ts';
 
 /** One region's duties as health reports them: what waits, and each duty's last failure (null: none since it last succeeded). */
 export function regionDuties(s: ProberStatus) {
@@ -80,6 +81,8 @@ healthRoutes.get('/api/v1/health', async (c) => {
       incidents_unwritten: 'error' in keeper ? null : keeper.incidents_unwritten,
       notifications: 'error' in keeper ? { error: keeper.error } : keeper.notifications,
       duties,
+      // Each vendor status page's poll: the failure holding now, if any (vendor-status.ts).
+      vendor_status: await vendorPagesHealth(c.env.DB),
     },
     db === 'ok' ? 200 : 503,
   );
