@@ -12,6 +12,8 @@ import { ROWS_READ_HEADER } from '../../../shared/constants.ts';
 import { SITE_BUILD_MAX_SAMPLES, SITE_BUILD_RECENT_HOURS, SITE_BUILD_SAMPLE_PAGE } from '../../../shared/config/capacity.ts';
 import { COMPARISONS_PER_REQUEST, SITE_BURST_RUNS, SITE_PAIRED_DAYS, SITE_PROFILE_DAYS } from '../../../shared/config/read-limits.ts';
 import type { PromptCacheDoc, PromptCachesDoc } from '../../../shared/api-types.ts';
+import type { VendorIncidentsDoc } from '../../../shared/api-types.ts';
+import { SITE_VENDOR_DAYS, SITE_VENDOR_INCIDENTS } from '../../../shared/config/vendor-status-costs.ts';
 import {
   DAY_MS,
   HOUR_MS,
@@ -244,6 +246,16 @@ export async function collectSiteData(
     `${base}/incidents?from=${today - LONGEST_WINDOW_DAYS * DAY_MS}&to=${now}&limit=200&points=true`,
   );
 
+  // The vendors' status pages beside the incidents: asked for only when a target names one (health lists them).
+  const vendorPages = (health as { vendor_status?: unknown }).vendor_status;
+  const vendor_incidents =
+    Array.isArray(vendorPages) && vendorPages.length > 0
+      ? await get<VendorIncidentsDoc>(
+          'vendor_incidents',
+          `${base}/vendor-incidents?from=${today - SITE_VENDOR_DAYS * DAY_MS}&to=${now}&limit=${SITE_VENDOR_INCIDENTS}`,
+        )
+      : undefined;
+
   // The paired comparisons' hourly blocks of the last SITE_PAIRED_DAYS (one row a region, variant and hour), compared here.
   const pairedFrom = lastHour - SITE_PAIRED_DAYS * DAY_MS;
   requests.paired_hours = `${base}/paired-hours?from=${pairedFrom}&to=${lastHour}`;
@@ -306,6 +318,7 @@ export async function collectSiteData(
     samples,
     status,
     incidents,
+    ...(vendor_incidents ? { vendor_incidents } : {}),
     bursts: { schedule: bursts.schedule, levels: bursts.levels, runs: bursts.runs, reports: bursts.reports },
     paired,
     changes: ttfaChanges(daily, today),

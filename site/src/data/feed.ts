@@ -1,5 +1,6 @@
 /** The incident feed's XML: Atom (RFC 4287), every text escaped. */
 import type { SiteData } from './types.ts';
+import { vendorEntries, vendorLine } from './vendor-feed.ts';
 
 const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
@@ -8,7 +9,7 @@ export function atomFeed(data: SiteData, siteUrl: string): string {
   const updated = data.incidents.reduce((t, i) => (i.updated_at > t ? i.updated_at : t), data.generated_at);
   const entries = data.incidents.map((i) => {
     const title = `${i.status === 'open' ? 'Open' : 'Resolved'}: ${i.target_label} ${i.severity} (${i.scope === 'target' ? 'all regions' : i.regions.join(', ')})`;
-    const lines = i.timeline.map((e) => `${e.at} ${e.kind} (${e.severity}): ${e.summary}`);
+    const lines = [...i.timeline.map((e) => `${e.at} ${e.kind} (${e.severity}): ${e.summary}`), ...vendorLine(data, i.id)];
     return [
       '  <entry>',
       `    <id>urn:llm-observatory:incident:${escape(i.id)}</id>`,
@@ -37,6 +38,20 @@ export function atomFeed(data: SiteData, siteUrl: string): string {
       '  </entry>',
     ].join('\n');
   });
+  // The vendors' own incidents (vendor-feed.ts), each with the probes' view of it.
+  const vendor = vendorEntries(data, base).map((e) =>
+    [
+      '  <entry>',
+      `    <id>${escape(e.id)}</id>`,
+      `    <title>${escape(e.title)}</title>`,
+      `    <updated>${escape(e.updated)}</updated>`,
+      `    <published>${escape(e.published)}</published>`,
+      `    <link rel="alternate" type="text/html" href="${escape(e.link)}"/>`,
+      `    <category term="${escape(e.category)}"/>`,
+      `    <summary type="text">${escape(e.summary)}</summary>`,
+      '  </entry>',
+    ].join('\n'),
+  );
   return [
     '<?xml version="1.0" encoding="utf-8"?>',
     '<feed xmlns="http://www.w3.org/2005/Atom">',
@@ -48,6 +63,7 @@ export function atomFeed(data: SiteData, siteUrl: string): string {
     `  <link rel="alternate" type="text/html" href="${escape(`${base}/incidents/`)}"/>`,
     ...entries,
     ...changes,
+    ...vendor,
     '</feed>',
     '',
   ].join('\n');

@@ -159,6 +159,8 @@ export interface SiteData {
   status: StatusDoc | null;
   /** Incidents opened in the longest view's window (or still open), newest first. */
   incidents: SiteIncident[];
+  /** The vendors' status pages beside the incidents (GET /api/v1/vendor-incidents); absent without a page, or from an older export. */
+  vendor_incidents?: import('../../../shared/api-types.ts').VendorIncidentsDoc;
   /** The concurrency probes' newest runs (null when the API had none to give). */
   bursts: SiteBursts | null;
   /** Paired verdicts per prompt variant over the last SITE_PAIRED_DAYS (paired.ts); empty before any hour is rolled up. */
