@@ -2,6 +2,8 @@
  * `npm run capacity`: validates observatory.config.ts and prints what it costs per day against the
  * free plan's limits and the paid plan's inclusions, which limit binds first, and the same for the
  * scale the project aims at on the free plan (6 regions × 10 targets every 5 minutes, hourly site builds).
+ * `--project 30x100 --every 1` (or `--project scale`) projects that many regions × targets on the paid
+ * plan instead: which limit breaks first and when, what it costs, and the configuration that keeps it running.
  */
 import { config } from '../observatory.config.ts';
 import { ConfigError, validateConfig } from '../shared/config/validate.ts';
@@ -10,6 +12,7 @@ import { PLAN_LIMITS } from '../shared/config/plan-limits.ts';
 import { reasoningBudgetWarnings } from '../shared/config/reasoning-budget.ts';
 import { vendorTokens } from '../shared/config/vendor-tokens.ts';
 import type { ObservatoryConfig } from '../shared/config/types.ts';
+import { printProjection } from './projection-report.ts';
 
 try {
   validateConfig(config);
@@ -81,31 +84,41 @@ function report(label: string, cfg: ObservatoryConfig, c: Capacity): void {
 }
 
 console.log(`observatory.config.ts is valid (${config.plan} plan)`);
-report('this configuration', config, capacity(config));
+const projectAt = process.argv.indexOf('--project');
+const everyAt = process.argv.indexOf('--every');
+if (projectAt >= 0) printProjection(config, process.argv[projectAt + 1] ?? '', everyAt >= 0 ? Number(process.argv[everyAt + 1]) : 1);
+else reportAll();
 
-const goal = freePlanGoal(config);
-report(
-  'the free-plan goal (6 regions × 10 targets, hourly site builds, a /metrics scrape a minute, 1,000 API requests a day)',
-  goal,
-  capacity(goal),
-);
+/** This configuration, the free-plan goal, and what probing costs at the vendors. */
+function reportAll(): void {
+  report('this configuration', config, capacity(config));
 
-// What probing costs at the vendors: tokens per day, and money where a target gives its list price.
-const tokens = vendorTokens(config);
-console.log("\nvendor tokens per day (input; output at most: each probe asks for its variant's maxTokens)");
-console.log(
-  `  ${'target'.padEnd(32)}${'probes'.padStart(9)}${'of which bursts'.padStart(17)}${'input tokens'.padStart(15)}${'output tokens'.padStart(15)}${'US$ a day'.padStart(11)}${'a month'.padStart(10)}`,
-);
-for (const t of tokens.targets) {
-  const money = (x: number | null) => (x === null ? '–' : x.toFixed(2));
-  console.log(
-    `  ${t.target.padEnd(32)}${n(t.probesPerDay).padStart(9)}${n(t.burstStreamsPerDay).padStart(17)}${n(t.inputTokensPerDay).padStart(15)}${n(t.outputTokensPerDay).padStart(15)}${money(t.dollarsPerDay).padStart(11)}${money(t.dollarsPerDay === null ? null : t.dollarsPerDay * 30).padStart(10)}`,
+  const goal = freePlanGoal(config);
+  report(
+    'the free-plan goal (6 regions × 10 targets, hourly site builds, a /metrics scrape a minute, 1,000 API requests a day)',
+    goal,
+    capacity(goal),
   );
+
+  // What probing costs at the vendors: tokens per day, and money where a target gives its list price.
+  const tokens = vendorTokens(config);
+  console.log("\nvendor tokens per day (input; output at most: each probe asks for its variant's maxTokens)");
+  console.log(
+    `  ${'target'.padEnd(32)}${'probes'.padStart(9)}${'of which bursts'.padStart(17)}${'input tokens'.padStart(15)}${'output tokens'.padStart(15)}${'US$ a day'.padStart(11)}${'a month'.padStart(10)}`,
+  );
+  for (const t of tokens.targets) {
+    const money = (x: number | null) => (x === null ? '–' : x.toFixed(2));
+    console.log(
+      `  ${t.target.padEnd(32)}${n(t.probesPerDay).padStart(9)}${n(t.burstStreamsPerDay).padStart(17)}${n(t.inputTokensPerDay).padStart(15)}${n(t.outputTokensPerDay).padStart(15)}${money(t.dollarsPerDay).padStart(11)}${money(t.dollarsPerDay === null ? null : t.dollarsPerDay * 30).padStart(10)}`,
+    );
+  }
+  const sum = (f: (t: (typeof tokens.targets)[number]) => number) => tokens.targets.reduce((a, t) => a + f(t), 0);
+  console.log(
+    `  ${'all targets'.padEnd(32)}${n(sum((t) => t.probesPerDay)).padStart(9)}${n(sum((t) => t.burstStreamsPerDay)).padStart(17)}${n(sum((t) => t.inputTokensPerDay)).padStart(15)}${n(sum((t) => t.outputTokensPerDay)).padStart(15)}${tokens.dollarsPerDay.toFixed(2).padStart(11)}${(tokens.dollarsPerDay * 30).toFixed(2).padStart(10)}`,
+  );
+  if (tokens.unpriced.length > 0)
+    console.log(
+      `  no price for ${tokens.unpriced.join(', ')}: set price: { inputPerMTokens, outputPerMTokens } on a target to see its cost`,
+    );
+  for (const w of reasoningBudgetWarnings(config)) console.warn(`warning: ${w.message}`);
 }
-const sum = (f: (t: (typeof tokens.targets)[number]) => number) => tokens.targets.reduce((a, t) => a + f(t), 0);
-console.log(
-  `  ${'all targets'.padEnd(32)}${n(sum((t) => t.probesPerDay)).padStart(9)}${n(sum((t) => t.burstStreamsPerDay)).padStart(17)}${n(sum((t) => t.inputTokensPerDay)).padStart(15)}${n(sum((t) => t.outputTokensPerDay)).padStart(15)}${tokens.dollarsPerDay.toFixed(2).padStart(11)}${(tokens.dollarsPerDay * 30).toFixed(2).padStart(10)}`,
-);
-if (tokens.unpriced.length > 0)
-  console.log(`  no price for ${tokens.unpriced.join(', ')}: set price: { inputPerMTokens, outputPerMTokens } on a target to see its cost`);
-for (const w of reasoningBudgetWarnings(config)) console.warn(`warning: ${w.message}`);

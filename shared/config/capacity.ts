@@ -12,6 +12,7 @@ import {
   ANON_LIMITS,
   HOURLY_ROW_UNITS,
   COMPARISONS_PER_REQUEST,
+  HISTORY_PAGE_ROWS,
   PAIRED_PAGE_ROWS,
   PROFILE_PAGE_ROWS,
   PERCENTILE_ROW_UNITS,
@@ -109,8 +110,15 @@ export const STATUS_BASELINE_HOURS = BASELINE_DAYS + TRAILING_HOURS;
 export const DO_ROWS_WRITTEN_PER_REGION_TICK_STATUS = 3;
 /** Per region and tick: the newest tick noted for the heartbeat, and its alarm set for the next one (tick-heartbeat.ts). */
 export const DO_ROWS_WRITTEN_PER_REGION_TICK_HEARTBEAT = 2;
-/** Per evaluated pair: its state in the status keeper; per target × variant and tick: where its incident stepped. */
-export const KEEPER_ROWS_WRITTEN_PER_PAIR = 1;
+/** Per evaluated pair: its state in the status keeper, and its tick in the status history's hour row; per target × variant and tick: where its incident stepped. */
+export const KEEPER_ROWS_WRITTEN_PER_PAIR = 2;
+/** The status history (workers/observatory/db/status-history.ts) per region × target × variant and hour: its hour row and its day's, then their retention deletes. */
+export const HISTORY_ROWS_WRITTEN_PER_PAIR_HOUR = 2;
+export const HISTORY_ROWS_DELETED_PER_PAIR_HOUR = 2;
+/** Writing a day's row sums the day's hours so far (12.5 on average), and again for its note. */
+export const HISTORY_ROWS_READ_PER_PAIR_HOUR = 26;
+/** A site build reads the last 24 hours and 90 days of it, and the maintenance windows. */
+export const SITE_BUILD_HISTORY_ROWS_PER_PAIR = 24 + 90;
 export const KEEPER_ROWS_WRITTEN_PER_TARGET_TICK = 1;
 export const DEFAULT_READERS = { siteRebuildMinutes: 60, metricsScrapeSeconds: 60, apiRequestsPerDay: 1_000 } as const;
 const HOURS_PER_DAY = 24;
@@ -243,6 +251,7 @@ export function capacity(config: ObservatoryConfig): Capacity {
     perTick * (PROFILE_ROWS_WRITTEN_PER_PAIR_DAY + PROFILE_ROWS_DELETED_PER_PAIR_DAY) +
     pairedGroups * HOURS_PER_DAY * (PAIRED_ROWS_WRITTEN_PER_REGION_VARIANT_HOUR + PAIRED_ROWS_DELETED_PER_REGION_VARIANT_HOUR) +
     cacheGroups * HOURS_PER_DAY * (CACHE_ROWS_WRITTEN_PER_REGION_TARGET_HOUR + CACHE_ROWS_DELETED_PER_REGION_TARGET_HOUR) +
+    perTick * HOURS_PER_DAY * (HISTORY_ROWS_WRITTEN_PER_PAIR_HOUR + HISTORY_ROWS_DELETED_PER_PAIR_HOUR) +
     burstCosts(config).d1RowsWrittenPerDay +
     vendorStatusCosts(config).d1RowsWrittenPerDay;
   const readers = { ...DEFAULT_READERS, ...config.readers };
@@ -266,6 +275,8 @@ export function capacity(config: ObservatoryConfig): Capacity {
     pagedRowsRead(pairedHoursPerBuild, pairedGroups, PAIRED_PAGE_ROWS) +
     // The prompt caches of the same week: a row an hour each.
     cacheGroups * pairedHoursPerBuild +
+    // The status history: a row per region × target × variant and hour of the last day, and day of the last 90.
+    perTick * SITE_BUILD_HISTORY_ROWS_PER_PAIR +
     perTick * ((SITE_BUILD_RECENT_HOURS * 60) / tickMinutes) * SITE_BUILD_RAW_READS_PER_SAMPLE +
     SITE_BUILD_FIXED_READS +
     burstCosts(config).siteBuildRowsRead +
@@ -276,6 +287,10 @@ export function capacity(config: ObservatoryConfig): Capacity {
     pairedPagesPerBuild +
     profilePagesPerBuild +
     cacheRequestsPerBuild(config) +
+    // The status history's hours and days (in pages of HISTORY_PAGE_ROWS), and the maintenance windows.
+    Math.ceil((perTick * 24) / HISTORY_PAGE_ROWS) +
+    Math.ceil((perTick * 90) / HISTORY_PAGE_ROWS) +
+    1 +
     vendorStatusCosts(config).siteBuildRequests +
     Math.max(
       1,
@@ -295,7 +310,9 @@ export function capacity(config: ObservatoryConfig): Capacity {
         (perTick + config.regions.length * STATUS_READS_PER_SEEK) +
       HOURS_PER_DAY * STATUS_BASELINE_HOURS * (perTick + config.regions.length * STATUS_READS_PER_SEEK) +
       // The vendor status pages' polls (their state rows).
-      vendorStatusCosts(config).d1RowsReadPerDay,
+      vendorStatusCosts(config).d1RowsReadPerDay +
+      // The status history's day rows, summed from their hours as each hour is written.
+      perTick * HOURS_PER_DAY * HISTORY_ROWS_READ_PER_PAIR_HOUR,
     siteBuilds: readers.siteRebuildMinutes > 0 ? (MINUTES_PER_DAY / readers.siteRebuildMinutes) * siteBuildRowsRead : 0,
     metrics: readers.metricsScrapeSeconds > 0 ? (86_400 / readers.metricsScrapeSeconds) * perTick * METRICS_READS_PER_PAIR : 0,
     api: readers.apiRequestsPerDay * perTick * API_REQUEST_READS_PER_PAIR,

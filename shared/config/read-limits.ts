@@ -52,6 +52,9 @@ export const SITE_PAIRED_DAYS = 7;
  */
 export const COMPARISONS_PER_REQUEST = { free: 12, paid: 1_024 } as const;
 
+/** Rows a page of /api/v1/status-history holds at most (one region × target × variant × period each, about 150 bytes). */
+export const HISTORY_PAGE_ROWS = 1_000;
+
 /** Rows a page of /api/v1/hour-profiles holds at most (one region × target × variant × day each, about 400 bytes). */
 export const PROFILE_PAGE_ROWS = 500;
 /** Days of time profiles the site build reads: four weeks, so every weekday's hour has up to four days. */

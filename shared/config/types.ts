@@ -2,6 +2,7 @@
 import type { OtlpConfig } from '../rollup/otlp.ts';
 import type { StatusRulesConfig } from '../status/rules.ts';
 import type { NotificationsConfig } from '../status/channels.ts';
+import type { MaintenanceConfig } from '../status/maintenance.ts';
 import type { ApiId, MaxTokensParam, PromptVariant, Timeouts } from '../types.ts';
 
 /** Cloudflare Durable Object location hints. */
@@ -117,6 +118,11 @@ export interface ObservatoryConfig {
   status?: StatusRulesConfig;
   /** Where incident messages go: channels by name, secrets as Worker secrets. */
   notifications?: NotificationsConfig;
+  /**
+   * Planned maintenance (a vendor's announced window, a key rotation): a target or all, a region or all, a start,
+   * an end and a note. Evaluations go on and count as maintenance; nobody is paged. More through the admin API.
+   */
+  maintenance?: MaintenanceConfig[];
   /** Scheduled concurrency probes of the targets that opt in (`bursts: true`). */
   bursts?: BurstConfig;
 }

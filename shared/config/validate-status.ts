@@ -1,6 +1,7 @@
 /** Checks of the status rules and notification channels, in words a user can act on. */
 import { CHANNEL_TYPES, NOTIFY_EVENTS, type ChannelConfig, type NotificationsConfig } from '../status/channels.ts';
 import { DEFAULT_STATUS_RULES, type StatusRulesConfig } from '../status/rules.ts';
+import { windowProblems } from '../status/maintenance.ts';
 
 const SECRET = /^[A-Z][A-Z0-9_]{0,63}$/;
 const VAR_URL = /^\{[A-Z][A-Z0-9_]*\}/;
@@ -136,4 +137,15 @@ export function notificationProblems(n: NotificationsConfig | undefined, scope: 
   if (n.reminderMinutes !== undefined && !inRange(n.reminderMinutes, 0, 10_080))
     p.push('notifications.reminderMinutes must be a whole number of minutes from 0 (no reminders) to 10080');
   return p;
+}
+
+/** The configuration's maintenance windows (shared/status/maintenance.ts), each checked as the admin API checks one. */
+export function maintenanceProblems(list: unknown, scope: RoutingScope): string[] {
+  if (list === undefined) return [];
+  if (!Array.isArray(list)) return ['maintenance must be a list of windows: { target?, region?, start, end, note }'];
+  return list.flatMap((w, i) =>
+    w && typeof w === 'object'
+      ? windowProblems(w, scope, `maintenance[${i}]`)
+      : [`maintenance[${i}] must be { target?, region?, start, end, note }`],
+  );
 }

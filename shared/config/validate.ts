@@ -4,7 +4,7 @@ import { capacity } from './capacity.ts';
 import { PLAN_LIMITS } from './plan-limits.ts';
 import { tickMinutesOf } from './schedule.ts';
 import { LOCATION_HINTS, type ObservatoryConfig, type TargetConfig } from './types.ts';
-import { notificationProblems, statusProblems } from './validate-status.ts';
+import { maintenanceProblems, notificationProblems, statusProblems } from './validate-status.ts';
 import { statusPageProblems } from './validate-vendor-status.ts';
 import { burstCadence, DEFAULT_BURST_LEVELS, MAX_BURST_LEVEL } from './bursts.ts';
 import { warmPassId, withWarmPasses } from './work-list.ts';
@@ -134,6 +134,7 @@ export function validateConfig(config: ObservatoryConfig): ObservatoryConfig {
   p.push(
     ...statusProblems(config.status),
     ...notificationProblems(config.notifications, { targets: targetIds, regions: regionCodes }),
+    ...maintenanceProblems(config.maintenance, { targets: targetIds, regions: regionCodes }),
     ...burstProblems(config, variantIds),
     ...statusPageProblems(config.targets ?? []),
   );

@@ -5,6 +5,7 @@
 import { ciHighRank, ciLowRank } from '../stats/percentile-ci.ts';
 import { median, percentile } from '../stats/percentile.ts';
 import { MINUTE_MS, type StatusRules } from './rules.ts';
+import type { Level } from './levels.ts';
 
 /** What an evaluation reads of a sample. */
 export interface WindowSample {
@@ -31,7 +32,7 @@ export interface Baseline {
 }
 
 export type RuleName = 'down' | 'errors' | 'ttft' | 'itl' | 'decode';
-export type Level = 'operational' | 'degraded' | 'down';
+export type { Level };
 
 export interface RuleResult {
   rule: RuleName;

@@ -57,6 +57,8 @@ export interface Incident {
   resolved_at: number | null;
   timeline: IncidentEvent[];
   points: IncidentPoint[];
+  /** The maintenance windows it was annotated with (status-keeper.ts): each once. */
+  maintenance?: string[];
 }
 
 /** Points kept per incident (a long incident keeps its newest). */

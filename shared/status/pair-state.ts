@@ -5,10 +5,12 @@
  * open and close incidents. A finding without enough data never flips anything. Evaluations arrive
  * in tick order; an old or repeated one (a retried tick, a repeated alarm) changes nothing.
  */
-import type { Finding, Level } from './evaluate.ts';
+import type { Finding } from './evaluate.ts';
+import type { PairStatus } from './levels.ts';
 import type { StatusRules } from './rules.ts';
+import { wholeTarget } from './period-tally.ts';
 
-export type PairStatus = Level | 'no-data';
+export type { PairStatus };
 
 export interface PairState {
   region: string;
@@ -90,11 +92,8 @@ export function targetStatus(target: string, variant: string, regions: readonly 
     region,
     state: pairs.find((p) => p.region === region && p.target === target && p.variant === variant)?.state ?? ('no-data' as PairStatus),
   }));
+  const whole = wholeTarget(states.map((s) => s.state));
+  if (whole === 'degraded' || whole === 'down') return { target, variant, state: whole, regional: [], regions: states };
   const bad = states.filter((s) => s.state === 'degraded' || s.state === 'down');
-  const down = bad.filter((s) => s.state === 'down');
-  const half = regions.length / 2;
-  if (bad.length > 0 && bad.length >= half)
-    return { target, variant, state: down.length >= half ? 'down' : 'degraded', regional: [], regions: states };
-  const known = states.filter((s) => s.state !== 'no-data');
-  return { target, variant, state: known.length === 0 ? 'no-data' : 'operational', regional: bad, regions: states };
+  return { target, variant, state: whole === 'no-data' ? 'no-data' : 'operational', regional: bad, regions: states };
 }

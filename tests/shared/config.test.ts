@@ -261,8 +261,8 @@ describe('capacity', () => {
     // 4 rows per sample; per hourly rollup (3 × 5 a hour) its row and its running total, then the row's retention
     // delete; per day a daily row per pair and its delete; per region (one variant, five targets) and hour the paired
     // comparisons' row and its delete.
-    // And a time profile row per pair and day, and its delete.
-    expect(c.d1RowsWrittenPerDay).toBe(3 * 5 * 288 * 4 + 3 * 5 * 24 * 3 + 3 * 5 * 2 + 3 * 24 * 2 + 3 * 5 * 2);
+    // And a time profile row per pair and day, and its delete; per pair and hour the status history's hour and day rows, and their deletes.
+    expect(c.d1RowsWrittenPerDay).toBe(3 * 5 * 288 * 4 + 3 * 5 * 24 * 3 + 3 * 5 * 2 + 3 * 24 * 2 + 3 * 5 * 2 + 3 * 5 * 24 * 4);
     // Each region's hourly rollup reads the hour's samples of all 3 regions, and per pair its previous row and total;
     // each region's day reads the day's hourly rows of all regions, and 3 per pair replacing its row; the retention mark hourly.
     expect(c.d1RowsRead.rollups).toBe(3 * 3 * 5 * 288 + 3 * 5 * 24 * 2 + 3 * 3 * 5 * 24 + 3 * 5 * 3 + 3 * 24);
@@ -270,21 +270,23 @@ describe('capacity', () => {
     // end of each page of rollups but the last of each read: 8 whole periods a page, 3 + 12 pages (measured: 2,810).
     // And the paired comparisons' blocks: a row per region and hour of the last 7 days (504), in pages of whole hours of at
     // most 500 rows: the first reads 501 and keeps 166 hours, the second reads the last 2 (measured: 507).
-    // The time profiles: a row per pair and day of the last 28, one page (420 rows).
-    expect(c.siteBuildRowsRead).toBe(2_797 + (3 - 1) + (12 - 1) + 507 + 420);
-    expect(c.d1RowsRead.siteBuilds).toBe(24 * (2_810 + 507 + 420));
+    // The time profiles: a row per pair and day of the last 28, one page (420 rows). The status history: a row per pair
+    // and hour of the last 24, and day of the last 90 (1,710 rows).
+    expect(c.siteBuildRowsRead).toBe(2_797 + (3 - 1) + (12 - 1) + 507 + 420 + 15 * (24 + 90));
+    expect(c.d1RowsRead.siteBuilds).toBe(24 * (2_810 + 507 + 420 + 1_710));
     // Its requests: 15 pages of rollups, 2 of paired blocks, 1 of profiles, a page of samples, health, regions, targets, status,
-    // bursts, incidents.
-    expect(c.siteBuildRequests).toBe(15 + 2 + 1 + 1 + 6);
+    // bursts, incidents; a page of the history's hours, one of its days, and the maintenance windows.
+    expect(c.siteBuildRequests).toBe(15 + 2 + 1 + 1 + 6 + 1 + 2 + 1);
     // Status rules: each region seeks its 6 lookback ticks (30 min) every tick, its 31 baseline hours every hour,
     // reading its 5 pairs and at most 2 more rows a seek.
-    expect(c.d1RowsRead.status).toBe(288 * 6 * (3 * 5 + 3 * 2) + 24 * 31 * (3 * 5 + 3 * 2));
+    // And per pair and hour, writing the status history's day row reads the day's hours (26 on average, with its note).
+    expect(c.d1RowsRead.status).toBe(288 * 6 * (3 * 5 + 3 * 2) + 24 * 31 * (3 * 5 + 3 * 2) + 3 * 5 * 24 * 26);
     expect(c.d1RowsReadPerDay).toBe(
       c.d1RowsRead.rollups + c.d1RowsRead.status + c.d1RowsRead.siteBuilds + c.d1RowsRead.metrics + c.d1RowsRead.api,
     );
-    // Per probe its job (2) and its pair's state in the status keeper (1); per region hour and day the rollup marks;
-    // per region tick its evaluation mark (3) and the heartbeat (2); per target and tick where its incident stepped (1).
-    expect(c.doRowsWrittenPerDay).toBe(3 * 5 * 288 * 3 + 3 * (24 * 2 + 2) + 3 * 288 * (3 + 2) + 5 * 288);
+    // Per probe its job (2), its pair's state in the status keeper and its tick in the history (2); per region hour and day the
+    // rollup marks; per region tick its evaluation mark (3) and the heartbeat (2); per target and tick where its incident stepped (1).
+    expect(c.doRowsWrittenPerDay).toBe(3 * 5 * 288 * 4 + 3 * (24 * 2 + 2) + 3 * 288 * (3 + 2) + 5 * 288);
     // Per region and tick: its 5 probes in one alarm (3 at a time, 6 an alarm at most) that also rolls up and
     // evaluates, the scheduler's RPC and the report to the status keeper.
     expect(probesPerAlarm(oneVariant)).toBe(6);
@@ -305,8 +307,9 @@ describe('capacity', () => {
     expect(c.d1RowsReadPerDay).toBeLessThan(PLAN_LIMITS.free.d1RowsReadPerDay);
     expect(c.doRowsWrittenPerDay).toBeLessThan(PLAN_LIMITS.free.doRowsWrittenPerDay);
     expect(c.doGbSecondsPerDay).toBeLessThan(PLAN_LIMITS.free.doGbSecondsPerDay);
-    // Hourly builds of the old site (every raw sample of 7 days, ~17 rows read each) would have read 17 × 7 × 17,280 rows a build.
-    expect(c.d1RowsRead.siteBuilds).toBeLessThan((24 * 17 * 7 * 17_280) / 100);
+    // Hourly builds of the old site (every raw sample of 7 days, ~17 rows read each) would have read 17 × 7 × 17,280 rows a
+    // build; the rollups, the paired blocks and the status history read 90 times fewer.
+    expect(c.d1RowsRead.siteBuilds).toBeLessThan((24 * 17 * 7 * 17_280) / 90);
   });
 
   it('counts a tick as long as its busiest target probed one probe after another, whatever the lanes', () => {

@@ -3,6 +3,7 @@
  * D1 seeded by real probes, every page opens without console errors or broken links, the numbers on
  * the pages equal the API's, and screenshots are saved under test-results/site/.
  */
+import { periodStarts } from '../../site/src/data/status.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -141,6 +142,8 @@ const PAGES = () => {
     '/compare/',
     '/methodology/',
     '/data/',
+    '/uptime/',
+    ...data.uptime.map((m) => `/uptime/${m.month}/`),
     ...['24h', '30d', '90d'].flatMap((w) => [`/overview/${w}/`, `/status/${w}/`]),
     ...data.targets.map((t) => `/targets/${t.id}/`),
     ...data.regions.map((r) => `/regions/${r.code}/`),
@@ -483,23 +486,50 @@ describe('the built site in Chromium', () => {
 
   it('shows the regional incident: on the status grid, in the history with its chart, in a valid Atom feed and on the badges', async () => {
     const page = await open('/status/');
-    for (const { target, variant } of PAIRS) {
-      const t = { id: `${target} · ${variant}` };
-      const row = page.locator(`#status-grid tr[data-target="${target}"][data-variant="${variant}"]`);
-      expect(await row.locator(`td[data-region="${DEGRADED}"]`).getAttribute('data-status'), t.id).toBe('down');
-      expect(await row.locator(`td[data-region="${DEGRADED}"]`).textContent()).toContain('the last 3 probes failed');
-      // A regional problem, named, while the other regions are fine (a busy machine may slow one of them too: then
-      // the target is judged as a whole, with at least half of its regions bad).
-      const others = await Promise.all(
-        config.regions.slice(0, -1).map((r) => row.locator(`td[data-region="${r.code}"]`).getAttribute('data-status')),
+    // One row per target, its variants folded in: a pill, a dot per region, a bar of days, the evidence in a detail.
+    const targets = [...new Set(PAIRS.map((p) => p.target))];
+    expect(await page.locator('#status-rows > li').count()).toBe(config.targets.length);
+    for (const target of targets) {
+      const row = page.locator(`#status-rows > li[data-target="${target}"]`);
+      expect(await row.locator(`.dots [data-region="${DEGRADED}"]`).getAttribute('data-status'), target).toBe('down');
+      expect(await row.locator(`details.evidence td[data-region="${DEGRADED}"]`).first().textContent()).toContain(
+        'the last 3 probes failed',
       );
-      if (others.every((x) => x === 'operational'))
-        expect(await row.locator('[data-regional]').textContent(), t.id).toContain(`${DEGRADED} down`);
-      else expect(['degraded', 'down']).toContain(await row.locator('td').first().locator('[data-status]').getAttribute('data-status'));
+      // A regional problem shows in its dot while the other regions are fine and the target as a whole is operational (a
+      // busy machine may slow one of them too: then the target is judged as a whole, with at least half of its regions bad).
+      const others = await Promise.all(
+        config.regions.slice(0, -1).map((r) => row.locator(`.dots [data-region="${r.code}"]`).getAttribute('data-status')),
+      );
+      const pill = await row.locator('.pill').getAttribute('data-status');
+      if (others.every((x) => x === 'operational')) expect(pill, target).toBe('operational');
+      else expect(['degraded', 'down']).toContain(pill);
+      // A mark a day of the 7-day view, each named in words.
+      const marks = row.locator('ol.bar button.mark');
+      const week = data.windows.find((w) => w.id === '7d')!.window;
+      expect(await marks.count()).toBe(periodStarts(Date.parse(week.from), Date.parse(week.to), 86_400_000).length);
+      for (const label of await marks.evaluateAll((ms) => ms.map((m) => m.getAttribute('aria-label')!)))
+        expect(label).toMatch(/^\d{4}-\d{2}-\d{2}: (Operational|Degraded|Down|Maintenance|No data)/);
     }
-    expect(await page.locator('.legend').first().textContent()).toMatch(/Operational.*Degraded.*Down.*No data/s);
+    expect(await page.locator('.legend').first().textContent()).toMatch(/Operational.*Degraded.*Down.*Maintenance.*No data/s);
     expect(await page.locator('.incidents-open li').count()).toBe(PAIRS.length);
-    expect(await page.locator('#status-grid td[data-region]').first().getAttribute('data-status')).not.toBeNull();
+    // Without a mouse: a mark takes the focus from the keyboard and shows its details.
+    const mark = page.locator('#status-rows ol.bar button.mark').last();
+    await mark.focus();
+    expect(await mark.evaluate((m) => m === m.ownerDocument.activeElement)).toBe(true);
+    // The month's uptime report: a row per target overall and per region, its chart, and its CSV.
+    expect(data.uptime.length).toBeGreaterThan(0);
+    const month = data.uptime.at(-1)!.month;
+    const report = await open(`/uptime/${month}/`);
+    expect(await report.locator('#uptime-table tbody tr').count()).toBe(
+      config.targets.reduce((n, t) => n + 1 + (t.regions ?? config.regions).length, 0),
+    );
+    expect(await report.locator('figure.chart .plot-wide svg').count()).toBe(1);
+    const incidentRow = report.locator(`#uptime-table tr[data-target="${PAIRS[0].target}"][data-region="${DEGRADED}"] td:nth-child(9)`);
+    expect(Number(await incidentRow.textContent())).toBeGreaterThanOrEqual(1);
+    await report.close();
+    const csv = await (await fetch(`${site.url}/uptime/${month}.csv`)).text();
+    expect(csv.split('\n')[0]).toContain('uptime');
+    expect(await mark.evaluate((m) => m.ownerDocument.defaultView!.getComputedStyle(m, '::after').content)).toContain(': ');
     await page.close();
 
     const history = await open('/incidents/');
@@ -561,6 +591,7 @@ describe('the built site in Chromium', () => {
       percentiles: none,
       regions: data.regions.map((r) => ({ ...r, samples: 0, colos: [], last_sample_at: null })),
       windows: data.windows.map((w) => ({ ...w, percentiles: none, ttft_by_target: [], history: [], target_history: [] })),
+      status_history: { hours: [], days: [] },
     };
     empty.variant_windows = Object.fromEntries(data.variants.map((v) => [v.id, empty.windows]));
     const file = join(work, 'empty.json');

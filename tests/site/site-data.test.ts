@@ -1,6 +1,7 @@
 /** The site's derived figures: status rules, scenario rankings with ties, series. */
 import { describe, expect, it } from 'vitest';
-import { judge, targetStatus } from '../../site/src/data/status.ts';
+import { cellWords, statusCells, tallyOfRow, type HistoryRow } from '../../site/src/data/status.ts';
+import { uptimeMonth } from '../../shared/status/uptime.ts';
 import { crossover, expectedTotal, flipSentence, overlap, rank, tieBandAround, type Expected } from '../../site/src/data/compare.ts';
 import { scopedTo, variantPath } from '../../site/src/data/variants.ts';
 import { regionColors, targetColor, targetColors } from '../../site/src/data/identity.ts';
@@ -57,59 +58,113 @@ function sample(over: Partial<SiteSample>): SiteSample {
 }
 const many = (n: number, over: Partial<SiteSample>) => Array.from({ length: n }, (_, i) => sample({ id: i, ...over }));
 
-const tally = (probes: number, failures: number, ttft_p50: number | null) => ({ probes, failures, ttft_p50 });
+describe('status history (from the status keeper)', () => {
+  const row = (
+    day: string,
+    region: string,
+    counts: Partial<Record<'operational' | 'degraded' | 'down' | 'maintenance' | 'no_data', number>>,
+    note: string | null = null,
+    variant = 'chat',
+  ): HistoryRow => ({
+    day,
+    target: 't',
+    prompt_variant: variant,
+    region,
+    operational: 0,
+    degraded: 0,
+    down: 0,
+    maintenance: 0,
+    no_data: 0,
+    ...counts,
+    note,
+  });
+  const days = ['2026-11-01T00:00:00.000Z', '2026-11-02T00:00:00.000Z', '2026-11-03T00:00:00.000Z'];
+  const rows = [
+    // Day 1: apac down for a while (a regional problem: the target as a whole stays operational).
+    row(days[0], 'weur', { operational: 288 }),
+    row(days[0], 'enam', { operational: 288 }),
+    row(days[0], 'apac', { operational: 280, down: 8 }, 'the last 3 probes failed'),
+    // Day 2: two of three regions degraded: the target as a whole is degraded, with the worst reason.
+    row(days[1], 'weur', { operational: 270, degraded: 18 }, 'p99 TTFT 2.9 s against a baseline of 1.1 s'),
+    row(days[1], 'enam', { operational: 280, degraded: 8 }, 'error rate 45 % of 15 probes'),
+    row(days[1], 'apac', { operational: 288 }),
+    // Day 3: apac in maintenance all day, the others fine.
+    row(days[2], 'weur', { operational: 288 }),
+    row(days[2], 'enam', { operational: 288 }),
+    row(days[2], 'apac', { maintenance: 288 }, 'maintenance: key rotation'),
+    // Another variant of the same target, down on day 3: the target shows the worst of its variants.
+    row(days[2], 'weur', { down: 100, operational: 188 }, 'the last 3 probes failed', 'code'),
+    row(days[2], 'enam', { down: 100, operational: 188 }, 'the last 3 probes failed', 'code'),
+  ];
 
-describe('status', () => {
-  it('is operational with no failures and TTFT near its baseline', () => {
-    expect(judge(tally(10, 0, 110), 100).status).toBe('operational');
-  });
-  it('is degraded when TTFT exceeds 1.5× the baseline', () => {
-    const v = judge(tally(10, 0, 160), 100);
-    expect(v).toMatchObject({ status: 'degraded', ttft_p50: 160, baseline_p50: 100 });
-    expect(v.reason).toContain('1.6×');
-  });
-  it('is degraded above 10 % errors and down from 50 %', () => {
-    expect(judge(tally(10, 2, 100), null).status).toBe('degraded');
-    expect(judge(tally(10, 1, 100), null).status).toBe('operational');
-    expect(judge(tally(10, 5, 100), null).status).toBe('down');
-  });
-  it('says when there is no data, and judges speed only with a baseline', () => {
-    expect(judge(tally(5, 0, 900), null).status).toBe('operational');
-    expect(judge(tally(0, 0, null), 100).status).toBe('no-data');
-  });
-  it("judges now from the last hour of raw samples, and each period of a view from its rollups, against the view's baseline", () => {
-    const now = T0 + 2 * 86_400_000 + 30 * 60_000;
-    const samples = [...many(4, { tick_id: now - 10 * 60_000, ttft_ms: 400 }), ...many(4, { tick_id: now - 2 * 3_600_000, error: 'http' })];
-    const data = { samples, generated_at: new Date(now).toISOString(), variant: { id: 'p' } } as unknown as SiteData;
-    const point = (day: number, probes: number, failures: number, ttft_p50: number | null) => ({
-      start: new Date(T0 + day * 86_400_000).toISOString(),
-      region: '*',
-      target: 'a',
-      probes,
-      failures,
-      errors: {},
-      ttft_p50,
-      ttft_p95: null,
-    });
-    const view = {
-      id: '7d',
-      label: '7 d',
-      resolution: 'day',
-      window: { from: new Date(T0).toISOString(), to: new Date(T0 + 2 * 86_400_000).toISOString() },
-      ttft_by_target: [{ target: 'a', n: 40, p50: 100 }],
-      target_history: [point(0, 10, 0, 100), point(1, 10, 6, 120)],
-    } as unknown as WindowView;
-    const s = targetStatus(data, view, 'a');
-    // The failures two hours ago are not in the last hour: 4 successes at 400 ms, 4× the 7-day median.
-    expect(s.now).toMatchObject({ status: 'degraded', samples: 4, baseline_p50: 100 });
-    expect(s.periods.map((d) => [d.start.slice(0, 10), d.status])).toEqual([
-      ['2026-01-10', 'operational'],
-      ['2026-01-11', 'down'],
+  it("judges a target by the keeper's rule over its regions, each region by its worst tick", () => {
+    const cells = statusCells(rows, 't', ['chat'], ['weur', 'enam', 'apac'], [...days, '2026-11-04T00:00:00.000Z']);
+    expect(cells.map((c) => c.state)).toEqual(['operational', 'degraded', 'operational', 'no-data']);
+    expect(cells[0].regions).toEqual([
+      { region: 'weur', state: 'operational' },
+      { region: 'enam', state: 'operational' },
+      { region: 'apac', state: 'down' },
     ]);
-    // Too few successes for a baseline: speed is not judged.
-    expect(
-      targetStatus(data, { ...view, ttft_by_target: [{ target: 'a', n: 9, p50: 100 }] } as unknown as WindowView, 'a').now.status,
-    ).toBe('operational');
+    expect(cells[0].n).toBe(3 * 288);
+    expect(cells[1].note).toBe('p99 TTFT 2.9 s against a baseline of 1.1 s');
+    expect(cells[2].regions.find((r) => r.region === 'apac')!.state).toBe('maintenance');
+    expect(cellWords(cells[0], '2026-11-01')).toBe(
+      '2026-11-01: Operational (apac down), 864 region-ticks judged; the last 3 probes failed',
+    );
+    expect(cellWords(cells[3], '2026-11-04')).toBe('2026-11-04: No data, nothing judged');
+    // Folded: the worst of the target's variants.
+    expect(statusCells(rows, 't', ['chat', 'code'], ['weur', 'enam', 'apac'], days).map((c) => c.state)).toEqual([
+      'operational',
+      'degraded',
+      'down',
+    ]);
+  });
+
+  it("counts a month's uptime over the ticks due, maintenance left out, a tick never judged as unknown, never up", () => {
+    const report = uptimeMonth({
+      month: '2026-11',
+      now: Date.UTC(2026, 10, 4),
+      // 288 ticks a day; the target first judged on 1 November, so 3 days are due.
+      ticksPerDay: 288,
+      targets: [{ id: 't', regions: ['weur', 'enam', 'apac'], variants: ['chat'] }],
+      days: rows
+        .map((r) => ({
+          day: Date.parse(r.day!),
+          target: r.target,
+          prompt_variant: r.prompt_variant,
+          region: r.region,
+          counts: tallyOfRow(r).counts,
+        }))
+        .filter((r) => r.prompt_variant === 'chat'),
+      incidents: [
+        { id: 'i', target: 't', regions: ['apac'], opened_at: Date.UTC(2026, 9, 31, 23, 0), resolved_at: Date.UTC(2026, 10, 1, 0, 40) },
+      ],
+      ttft: () => ({ p50: 100, p95: 200 }),
+    })!;
+    const apac = report.rows.find((r) => r.region === 'apac')!;
+    // apac: 280 + 288 operational of 3 × 288 due, 288 in maintenance: 568 / 576.
+    expect(apac.due).toBe(3 * 288);
+    expect(apac.uptime).toBeCloseTo(568 / 576, 9);
+    expect(apac.share.maintenance).toBeCloseTo(1 / 3, 9);
+    // The incident's 40 minutes inside November (it opened an hour before).
+    expect([apac.incidents, apac.incident_minutes]).toEqual([1, 40]);
+    expect(report.rows.find((r) => r.region === 'weur')!.incidents).toBe(0);
+    expect(apac.worst_day).toEqual({ day: '2026-11-01', uptime: 280 / 288 });
+    const whole = report.rows.find((r) => r.region === '*')!;
+    expect(whole.due).toBe(3 * 3 * 288);
+    // A day never judged is unknown, and counts against uptime.
+    const later = uptimeMonth({
+      ...{ month: '2026-11', ttft: () => ({ p50: null, p95: null }) },
+      now: Date.UTC(2026, 10, 5),
+      ticksPerDay: 288,
+      targets: [{ id: 't', regions: ['weur'], variants: ['chat'] }],
+      days: [
+        { day: Date.UTC(2026, 10, 1), target: 't', prompt_variant: 'chat', region: 'weur', counts: { ...tallyOfRow(rows[0]).counts } },
+      ],
+      incidents: [],
+    })!;
+    expect(later.rows[0].share.unknown).toBeCloseTo(3 / 4, 9);
+    expect(later.rows[0].uptime).toBeCloseTo(1 / 4, 9);
   });
 });
 

@@ -18,6 +18,9 @@ import { RETRY_BASE_MS } from '../../workers/observatory/status-keeper.ts';
 import type { NotificationMessage } from '../../shared/status/messages.ts';
 import type { Incident } from '../../shared/status/incidents.ts';
 import { fireCron } from './fire-cron.ts';
+import { badgeSvg } from '../../site/src/data/badge.ts';
+import { statusCells, type HistoryRow } from '../../site/src/data/status.ts';
+import type { StatusDoc } from '../../shared/api-types.ts';
 
 const REGIONS = config.regions.map((r) => r.code);
 /** What the loopback receiver recorded of one request (tests/helpers/notify-receiver.ts). */
@@ -280,6 +283,242 @@ describe('status and incidents', () => {
       ['resolved', 'down', 'target'],
     ]);
     expect(incident.regions).toEqual(['apac', 'enam']);
+  });
+
+  it('a failure inside a maintenance window pages nobody and counts as maintenance; the same failure after it does page', async () => {
+    const admin = { authorization: `Bearer ${env.ADMIN_TOKEN}`, 'content-type': 'application/json' };
+    const post = (body: object) =>
+      worker.fetch(
+        new Request('http://observatory/api/v1/maintenance', { method: 'POST', headers: admin, body: JSON.stringify(body) }),
+        env,
+        createExecutionContext(),
+      );
+    // Refused: no token, an unknown region, an end before the start, a window in the past.
+    expect(
+      (
+        await worker.fetch(
+          new Request('http://observatory/api/v1/maintenance', { method: 'POST', body: '{}' }),
+          env,
+          createExecutionContext(),
+        )
+      ).status,
+    ).toBe(401);
+    const bad = await post({ region: 'mars', start: '2026-12-01T00:00:00Z', end: '2026-11-01T00:00:00Z', note: 'x' });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { message: string } }).error.message).toMatch(
+      /region "mars" is not configured.*end must come after start/,
+    );
+    expect((await post({ region: 'apac', start: '2026-03-05T09:50:00Z', end: '2026-03-05T10:40:00Z', note: 'past' })).status).toBe(400);
+
+    // The window, made through the keeper directly (the API refuses windows in the past, and the outage lies in March 2026).
+    const { maintained, unmaintained } = OUTAGES;
+    await keeper().addMaintenance({
+      id: 'm-test-apac',
+      target: '*',
+      region: 'apac',
+      starts_at: maintained.from - 10 * MINUTE,
+      ends_at: maintained.to + 20 * MINUTE,
+      note: 'vendor maintenance in Asia',
+      source: 'api',
+    });
+    const listed = await api<{ windows: Array<{ id: string; region: string; note: string }> }>(
+      `/api/v1/maintenance?from=${maintained.from - HOUR}`,
+    );
+    expect(listed.windows.map((w) => [w.id, w.region, w.note])).toContainEqual(['m-test-apac', 'apac', 'vendor maintenance in Asia']);
+    await control('reset');
+    for (let t = maintained.from - 30 * MINUTE; t <= maintained.to + 35 * MINUTE; t += 5 * MINUTE) await tick(t);
+    await settle();
+    // Evaluations went on, counted as maintenance; no incident, no message.
+    expect(await incidentsOf('ref-chat', maintained.from - HOUR, maintained.to + HOUR)).toEqual([]);
+    const during = (await received())
+      .filter((r) => r.path === '/hook')
+      .map((r) => JSON.parse(r.body) as NotificationMessage)
+      .filter(
+        (m) =>
+          m.incident.target === 'ref-chat' &&
+          m.incident.opened_at >= new Date(maintained.from - 30 * MINUTE).toISOString() &&
+          m.incident.opened_at <= new Date(maintained.to + 35 * MINUTE).toISOString(),
+      );
+    expect(during).toEqual([]);
+    await runDurableObjectAlarm(keeper());
+    const hours = await api<{
+      rows: Array<{
+        hour: string;
+        target: string;
+        region: string;
+        down: number;
+        maintenance: number;
+        operational: number;
+        note: string | null;
+      }>;
+    }>(`/api/v1/status-history?resolution=hour&from=${maintained.from}&to=${maintained.from + HOUR}&target=ref-chat&variant=tiny`);
+    const apac = hours.rows.find((r) => r.region === 'apac')!;
+    // 10:00 to 10:35 inside the window (8 ticks), 10:40 to 10:55 after it: judged again, and well.
+    expect(apac).toMatchObject({
+      hour: new Date(maintained.from).toISOString(),
+      down: 0,
+      maintenance: 8,
+      operational: 4,
+      note: 'maintenance: vendor maintenance in Asia',
+    });
+    expect(hours.rows.find((r) => r.region === 'weur')).toMatchObject({ operational: 12, maintenance: 0, down: 0 });
+
+    // The same failure a day later, with no window: an incident, and its messages.
+    for (let t = unmaintained.from - 15 * MINUTE; t <= unmaintained.to + 15 * MINUTE; t += 5 * MINUTE) await tick(t);
+    await settle();
+    const [incident] = await incidentsOf('ref-chat', unmaintained.from - HOUR, unmaintained.to + HOUR);
+    expect(incident.timeline.map((e) => e.kind)).toEqual(['opened', 'escalated', 'resolved']);
+    const hooks = (await received())
+      .filter((r) => r.path === '/hook' && r.answered === 200)
+      .map((r) => JSON.parse(r.body) as NotificationMessage);
+    expect(hooks.filter((m) => m.incident.id === incident.id).map((m) => m.type)).toEqual([
+      'incident.opened',
+      'incident.escalated',
+      'incident.resolved',
+    ]);
+  });
+
+  it('an incident open when a window begins is annotated once, not escalated, and held open until the window ends', async () => {
+    const { annotated } = OUTAGES;
+    await control('reset');
+    for (let t = annotated.from - 15 * MINUTE; t <= annotated.from + 5 * MINUTE; t += 5 * MINUTE) await tick(t);
+    await settle();
+    const [opened] = await incidentsOf('ref-chat', annotated.from - HOUR, annotated.to + HOUR);
+    expect(opened.timeline.map((e) => [e.kind, e.severity])).toEqual([['opened', 'degraded']]);
+    await keeper().addMaintenance({
+      id: 'm-test-open',
+      target: 'ref-chat',
+      region: 'apac',
+      starts_at: annotated.from + 10 * MINUTE,
+      ends_at: annotated.to + 25 * MINUTE,
+      note: 'key rotation',
+      source: 'api',
+    });
+    // apac would be down from 10:10 (its third failure in a row) and well again from 10:20: neither counts until 10:45.
+    for (let t = annotated.from + 10 * MINUTE; t <= annotated.to + 20 * MINUTE; t += 5 * MINUTE) await tick(t);
+    await settle();
+    const [held] = await incidentsOf('ref-chat', annotated.from - HOUR, annotated.to + HOUR);
+    expect(held.status).toBe('open');
+    expect(held.severity).toBe('degraded');
+    expect(held.timeline.map((e) => e.kind)).toEqual(['opened', 'updated']);
+    expect(held.timeline[1].summary).toMatch(/maintenance in apac until .* \(key rotation\); not escalated while it lasts/);
+    // After the window, apac is judged again: operational, so the incident resolves, and that is sent.
+    for (let t = annotated.to + 25 * MINUTE; t <= annotated.to + 40 * MINUTE; t += 5 * MINUTE) await tick(t);
+    await settle();
+    const [resolved] = await incidentsOf('ref-chat', annotated.from - HOUR, annotated.to + HOUR);
+    expect(resolved.timeline.map((e) => e.kind)).toEqual(['opened', 'updated', 'resolved']);
+    const types = (await received())
+      .filter((r) => r.path === '/hook' && r.answered === 200)
+      .map((r) => JSON.parse(r.body) as NotificationMessage)
+      .filter((m) => m.incident.id === resolved.id)
+      .map((m) => m.type);
+    expect(types).toEqual(['incident.opened', 'incident.resolved']);
+    expect(
+      (
+        await worker.fetch(
+          new Request('http://observatory/api/v1/maintenance/m-test-open', {
+            method: 'DELETE',
+            headers: { authorization: `Bearer ${env.ADMIN_TOKEN}` },
+          }),
+          env,
+          createExecutionContext(),
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await worker.fetch(
+          new Request('http://observatory/api/v1/maintenance/m-test-open', {
+            method: 'DELETE',
+            headers: { authorization: `Bearer ${env.ADMIN_TOKEN}` },
+          }),
+          env,
+          createExecutionContext(),
+        )
+      ).status,
+    ).toBe(404);
+  });
+
+  it('one judgement: the history strip, the badge, the status API and the incident list agree on a day with an incident', async () => {
+    const { agreed } = OUTAGES;
+    for (let t = agreed.from - 15 * MINUTE; t <= agreed.from + 10 * MINUTE; t += 5 * MINUTE) await tick(t);
+    await settle();
+    // Mid-incident: the API and the badge (which the site draws from the API's status) say down, the target as a whole.
+    const status = await api<StatusDoc>('/api/v1/status');
+    const whole = status.targets.find((t) => t.target === 'ref-chat' && t.prompt_variant === 'tiny')!;
+    expect(whole.status, JSON.stringify(whole.regions.map((r) => [r.region, r.status, r.last_evaluated]))).toBe('down');
+    expect(badgeSvg('Reference chat', whole.status, 120)).toContain('Reference chat: down');
+    for (let t = agreed.from + 15 * MINUTE; t <= agreed.to + 10 * MINUTE; t += 5 * MINUTE) await tick(t);
+    await settle();
+    await runDurableObjectAlarm(keeper());
+    const [incident, ...more] = await incidentsOf('ref-chat', agreed.from - HOUR, agreed.to + HOUR);
+    expect(more).toHaveLength(0);
+    expect(incident).toMatchObject({ scope: 'target', severity: 'down', regions: ['apac', 'enam'] });
+    // The strips as the site draws them, from the keeper's counted judgements: the day, and its hour, are down as a whole.
+    const day = Date.UTC(2026, 2, 8);
+    const days = await api<{ rows: HistoryRow[] }>(
+      `/api/v1/status-history?resolution=day&from=${day}&to=${day + 24 * HOUR}&target=ref-chat`,
+    );
+    const [cell] = statusCells(days.rows, 'ref-chat', ['tiny'], REGIONS, [new Date(day).toISOString()]);
+    expect(cell.state).toBe(incident.severity);
+    expect(
+      cell.regions
+        .filter((r) => r.state === 'down')
+        .map((r) => r.region)
+        .sort(),
+    ).toEqual(incident.regions);
+    expect(cell.regions.find((r) => r.region === 'weur')!.state).toBe('operational');
+    expect(cell.note).toMatch(/probes failed/);
+    const hours = await api<{ rows: HistoryRow[] }>(
+      `/api/v1/status-history?resolution=hour&from=${day}&to=${day + 24 * HOUR}&target=ref-chat`,
+    );
+    const byHour = statusCells(
+      hours.rows,
+      'ref-chat',
+      ['tiny'],
+      REGIONS,
+      [9, 10].map((h) => new Date(day + h * HOUR).toISOString()),
+    );
+    expect(byHour.map((c) => c.state)).toEqual(['operational', 'down']);
+    // Every tick ticked in the hour (10:00 to 10:30) counted once per region, however often the regions reported it.
+    expect(byHour[1].n).toBe(7 * REGIONS.length);
+  });
+
+  it("a month's uptime report: from the same counts, the incidents of the month, maintenance left out", async () => {
+    const march = await api<{
+      rows: Array<{
+        target: string;
+        region: string;
+        due: number;
+        uptime: number | null;
+        incidents: number;
+        incident_minutes: number;
+        share: Record<string, number>;
+        ttft_p50_ms: number | null;
+      }>;
+    }>('/api/v1/uptime?month=2026-03');
+    const apac = march.rows.find((r) => r.target === 'ref-chat' && r.region === 'apac')!;
+    const weur = march.rows.find((r) => r.target === 'ref-chat' && r.region === 'weur')!;
+    // Every March outage above touched apac (the maintained one opened none); weur was never affected.
+    const opened = (await incidentsOf('ref-chat', Date.UTC(2026, 2, 1), Date.UTC(2026, 3, 1))).filter((i) => i.regions.includes('apac'));
+    expect(apac.incidents).toBe(opened.length);
+    expect(apac.incident_minutes).toBeGreaterThan(0);
+    expect(weur.incidents).toBe(0);
+    // Most of March was never probed by these tests: unknown, never up.
+    expect(apac.share.unknown).toBeGreaterThan(0.5);
+    expect(apac.share.maintenance).toBeGreaterThan(0);
+    expect(apac.uptime!).toBeLessThan(weur.uptime!);
+    const shares = Object.values(apac.share).reduce((n, x) => n + x, 0);
+    expect(shares).toBeCloseTo(1, 9);
+    const csv = await worker.fetch(new Request('http://observatory/api/v1/uptime?month=2026-03&format=csv'), env, createExecutionContext());
+    expect(csv.headers.get('content-type')).toContain('text/csv');
+    expect((await csv.text()).split(/\r?\n/)[0]).toBe(
+      'month,target,region,ticks_due,uptime,operational,degraded,down,maintenance,unknown,incidents,incident_minutes,worst_day,worst_day_uptime,ttft_p50_ms,ttft_p95_ms',
+    );
+    for (const bad of ['month=2026-13', 'month=march', 'month=2099-01'])
+      expect((await worker.fetch(new Request(`http://observatory/api/v1/uptime?${bad}`), env, createExecutionContext())).status, bad).toBe(
+        400,
+      );
   });
 });
 

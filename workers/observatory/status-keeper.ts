@@ -15,6 +15,11 @@ import { nextPairState, pairAt, targetStatus, type PairState, type TargetStatus 
 import { stepIncident, type Incident } from '../../shared/status/incidents.ts';
 import { DEFAULT_REMINDER_MINUTES } from '../../shared/status/channels.ts';
 import { upsertIncidents } from './db/status.ts';
+import { deleteMaintenance, insertMaintenance } from './db/status-history.ts';
+import { KeeperHistory } from './status-history.ts';
+import { configWindows, coveringWindow, MAX_API_WINDOWS, type MaintenanceWindow } from '../../shared/status/maintenance.ts';
+import type { PeriodState } from '../../shared/status/levels.ts';
+import type { Finding } from '../../shared/status/evaluate.ts';
 import { NotificationOutbox, type OutboxSummary } from './notify/outbox.ts';
 
 export { MAX_ATTEMPTS, RETRY_BASE_MS, type DeliveryAttempt } from './notify/outbox.ts';
@@ -40,12 +45,22 @@ const regionsOf = (target: string, variant: string) =>
     .regions.map((r) => r.code)
     .filter((code) => storedList(code).some((w) => w.target.id === target && w.variant.id === variant));
 
+/** The evidence of a judged tick in words: the rules that fired, or the maintenance window's note. */
+function tickNote(finding: Finding, state: PeriodState, window: MaintenanceWindow | null): string | null {
+  if (window) return `maintenance: ${window.note}`;
+  if (state !== 'degraded' && state !== 'down') return null;
+  const fired = finding.rules.filter((r) => r.outcome === 'fired').map((r) => r.note);
+  return fired.length > 0 ? fired.join('; ') : 'recovering, waiting for its confirmation';
+}
+
 export class StatusKeeper extends DurableObject<Env> {
   private readonly outbox: NotificationOutbox;
+  private readonly history: KeeperHistory;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.outbox = new NotificationOutbox(ctx.storage, env);
+    this.history = new KeeperHistory(ctx.storage);
     ctx.blockConcurrencyWhile(async () => {
       const sql = ctx.storage.sql;
       sql.exec(
@@ -59,7 +74,10 @@ export class StatusKeeper extends DurableObject<Env> {
       sql.exec(
         'CREATE TABLE IF NOT EXISTS incidents (id TEXT PRIMARY KEY, target TEXT NOT NULL, variant TEXT NOT NULL, status TEXT NOT NULL, body TEXT NOT NULL, unwritten INTEGER NOT NULL, reminded_at INTEGER NOT NULL) WITHOUT ROWID',
       );
+      // Maintenance windows made through the admin API (those of the configuration are read from it).
+      sql.exec('CREATE TABLE IF NOT EXISTS maintenance (id TEXT PRIMARY KEY, body TEXT NOT NULL) WITHOUT ROWID');
       this.outbox.migrate();
+      this.history.migrate();
     });
   }
 
@@ -68,11 +86,17 @@ export class StatusKeeper extends DurableObject<Env> {
     const rules = resolveStatusRules(getConfig().status);
     const now = Date.now();
     let applied = 0;
+    const windows = this.maintenanceWindows();
     this.ctx.storage.transactionSync(() => {
       const touched = new Set<string>();
       for (const f of findings) {
         const key = { region, target: f.target, variant: f.variant };
         const next = nextPairState(this.pair(key), key, f.finding, rules);
+        // The tick in the history: as the state it put the pair in, or, judged after a newer tick (a backfill), as the
+        // rules found it; inside a maintenance window, as maintenance.
+        const window = coveringWindow(windows, f.target, region, f.finding.tick_id);
+        const state: PeriodState = window ? 'maintenance' : next ? next.state : (f.finding.level ?? 'no-data');
+        this.history.record(f.finding.tick_id, key, state, tickNote(f.finding, state, window), now);
         if (!next) continue;
         applied++;
         touched.add(`${f.target}\n${f.variant}`);
@@ -133,6 +157,7 @@ export class StatusKeeper extends DurableObject<Env> {
     const now = Date.now();
     this.queueReminders(now);
     await this.writeIncidents();
+    this.historyFailed = !(await this.history.writeEnded(this.env.DB, now));
     await this.outbox.deliverDue(now);
     this.outbox.prune();
     await this.wake(Date.now());
@@ -146,6 +171,8 @@ export class StatusKeeper extends DurableObject<Env> {
       times.push(now + (this.d1Failed ? D1_RETRY_MS : 0));
     const due = this.outbox.nextDue();
     if (due !== null) times.push(due);
+    const history = this.history.nextWriteAt(now);
+    if (history !== null) times.push(Math.max(history, this.historyFailed ? now + D1_RETRY_MS : 0));
     const reminderMs = this.reminderMs();
     if (reminderMs > 0) {
       const oldest = sql.exec<Row>("SELECT MIN(reminded_at) AS t FROM incidents WHERE status = 'open'").one().t;
@@ -158,6 +185,36 @@ export class StatusKeeper extends DurableObject<Env> {
   }
 
   private d1Failed = false;
+  private historyFailed = false;
+
+  /** Every maintenance window: the configuration's and the admin API's. */
+  maintenanceWindows(): MaintenanceWindow[] {
+    const made = this.ctx.storage.sql
+      .exec<Row>('SELECT body FROM maintenance ORDER BY id')
+      .toArray()
+      .map((r) => JSON.parse(String(r.body)) as MaintenanceWindow);
+    return [...configWindows(getConfig().maintenance), ...made];
+  }
+
+  /** A window from the admin API (checked there): in D1 first (the status page lists it), then here, where it mutes. */
+  async addMaintenance(w: MaintenanceWindow): Promise<MaintenanceWindow> {
+    const sql = this.ctx.storage.sql;
+    const now = Date.now();
+    // Windows long over leave room for new ones.
+    sql.exec("DELETE FROM maintenance WHERE json_extract(body, '$.ends_at') < ?", now - 90 * 24 * 60 * MINUTE_MS);
+    if (Number(sql.exec('SELECT COUNT(*) AS n FROM maintenance').one().n) >= MAX_API_WINDOWS)
+      throw new Error(`at most ${MAX_API_WINDOWS} maintenance windows are kept; delete some first`);
+    await insertMaintenance(this.env.DB, w, now);
+    sql.exec('INSERT INTO maintenance (id, body) VALUES (?, ?)', w.id, JSON.stringify(w));
+    return w;
+  }
+
+  /** True when the window was there. Gone here first (it mutes no more), then from D1. */
+  async removeMaintenance(id: string): Promise<boolean> {
+    const here = this.ctx.storage.sql.exec('DELETE FROM maintenance WHERE id = ?', id).rowsWritten > 0;
+    const there = await deleteMaintenance(this.env.DB, id);
+    return here || there;
+  }
 
   private async writeIncidents(): Promise<void> {
     const sql = this.ctx.storage.sql;
@@ -225,16 +282,32 @@ export class StatusKeeper extends DurableObject<Env> {
     const ticks = [...new Set(pairs.flatMap((p) => (p.history ?? []).map((h) => h.tick)))]
       .filter((t) => t > stepped && t <= ready)
       .sort((a, b) => a - b);
+    const windows = this.maintenanceWindows();
     for (const tick of ticks) {
       // A region not waited for (silent) counts as no data, not as its last state: it can neither hold an incident open nor tip the half.
       const view = live.map((p) => pairAt(p, tick)).filter((p): p is PairState => p !== null);
-      const step = stepIncident(
-        this.openIncident(target, variant),
-        targetStatus(target, variant, regions, view),
-        view,
-        tick,
-        targetLabel(target),
-      );
+      // A region inside a maintenance window is left out: it can neither open, escalate nor resolve an incident.
+      const covered = new Map(regions.map((r) => [r, coveringWindow(windows, target, r, tick)]));
+      const judged = regions.filter((r) => !covered.get(r));
+      const open = this.openIncident(target, variant);
+      let step =
+        judged.length > 0
+          ? stepIncident(
+              open,
+              targetStatus(
+                target,
+                variant,
+                judged,
+                view.filter((p) => judged.includes(p.region)),
+              ),
+              view.filter((p) => judged.includes(p.region)),
+              tick,
+              targetLabel(target),
+            )
+          : { incident: open, event: null };
+      // An open incident whose regions are in maintenance stays open (left out is not recovered), annotated once a window.
+      if (open && step.event?.kind === 'resolved' && open.regions.some((r) => covered.get(r))) step = { incident: open, event: null };
+      if (step.incident?.status === 'open') step = { ...step, incident: annotated(step.incident, covered, tick, targetLabel(target)) };
       if (!step.incident) continue;
       sql.exec(
         `INSERT INTO incidents (id, target, variant, status, body, unwritten, reminded_at) VALUES (?, ?, ?, ?, ?, 1, ?)
@@ -280,4 +353,41 @@ export class StatusKeeper extends DurableObject<Env> {
       .toArray()[0];
     return row ? (JSON.parse(String(row.body)) as Incident) : null;
   }
+}
+
+/**
+ * The incident with a note of each maintenance window that now covers one of its regions, once a window: it is
+ * not escalated while the window lasts, and the note sends no message (an `updated` event).
+ */
+function annotated(incident: Incident, covered: ReadonlyMap<string, MaintenanceWindow | null>, tick: number, label: string): Incident {
+  const seen = new Set(incident.maintenance ?? []);
+  const fresh = [
+    ...new Map([...covered.values()].filter((w): w is MaintenanceWindow => w !== null && !seen.has(w.id)).map((w) => [w.id, w])).values(),
+  ];
+  if (fresh.length === 0) return incident;
+  let out = { ...incident, maintenance: [...seen, ...fresh.map((w) => w.id)] };
+  for (const w of fresh) {
+    const where = [...covered.entries()]
+      .filter(([, c]) => c?.id === w.id)
+      .map(([r]) => r)
+      .join(', ');
+    const last = out.timeline.at(-1)!;
+    out = {
+      ...out,
+      updated_at: tick,
+      timeline: [
+        ...out.timeline,
+        {
+          seq: out.timeline.length,
+          at: tick,
+          kind: 'updated',
+          severity: out.severity,
+          scope: out.scope,
+          regions: last.regions,
+          summary: `${label}: maintenance in ${where} until ${new Date(w.ends_at).toISOString()} (${w.note}); not escalated while it lasts`,
+        },
+      ],
+    };
+  }
+  return out;
 }

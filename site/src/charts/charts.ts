@@ -484,3 +484,36 @@ export function timeProfileChart(cells: ProfileCellRow[], regions: string[]): st
     'Median TTFT by hour of day and day of week',
   );
 }
+
+/** One target's month: the share of its ticks due in each state, for the uptime page. */
+export interface UptimeBar {
+  target: string;
+  state: 'operational' | 'degraded' | 'down' | 'maintenance' | 'unknown';
+  share: number;
+}
+
+const UPTIME_COLORS = { operational: '#1a7f37', degraded: '#9a6700', down: '#cf222e', maintenance: '#3b6fb6', unknown: '#6e7781' } as const;
+
+/** Stacked bars: per target, what share of its ticks due was operational, degraded, down, in maintenance or unknown. */
+export function uptimeChart(bars: UptimeBar[], order: string[]): string {
+  return renderPlot(
+    () => ({
+      height: 40 + order.length * 34,
+      marginLeft: 170,
+      x: { label: 'share of the ticks due →', domain: [0, 1], percent: true },
+      y: { label: null, domain: order },
+      color: { domain: Object.keys(UPTIME_COLORS), range: Object.values(UPTIME_COLORS) },
+      marks: [
+        Plot.barX(bars, {
+          x: 'share',
+          y: 'target',
+          fill: 'state',
+          order: Object.keys(UPTIME_COLORS),
+          title: (d: UptimeBar) => `${d.target}: ${d.state} ${(d.share * 100).toFixed(2)} %`,
+        }),
+        Plot.ruleX([0]),
+      ],
+    }),
+    'Uptime: the share of each target’s ticks in each state',
+  );
+}

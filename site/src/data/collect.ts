@@ -11,7 +11,10 @@ import { forEachPage, pageUrl, type Paged } from '../../../shared/api-pages.ts';
 import { ROWS_READ_HEADER } from '../../../shared/constants.ts';
 import { SITE_BUILD_MAX_SAMPLES, SITE_BUILD_RECENT_HOURS, SITE_BUILD_SAMPLE_PAGE } from '../../../shared/config/capacity.ts';
 import { COMPARISONS_PER_REQUEST, SITE_BURST_RUNS, SITE_PAIRED_DAYS, SITE_PROFILE_DAYS } from '../../../shared/config/read-limits.ts';
-import type { PromptCacheDoc, PromptCachesDoc } from '../../../shared/api-types.ts';
+import type { MaintenanceDoc, PromptCacheDoc, PromptCachesDoc } from '../../../shared/api-types.ts';
+import { tallyOfRow, type HistoryRow } from './status.ts';
+import { monthOf, uptimeMonth, type UptimeMonth } from '../../../shared/status/uptime.ts';
+import { tickMinutesOf } from '../../../shared/config/schedule.ts';
 import type { VendorIncidentsDoc } from '../../../shared/api-types.ts';
 import { SITE_VENDOR_DAYS, SITE_VENDOR_INCIDENTS } from '../../../shared/config/vendor-status-costs.ts';
 import {
@@ -201,7 +204,10 @@ export async function collectSiteData(
     return r.body;
   };
 
-  const health = await get<{ simulated: boolean; schedule: string; prompt_variants: PromptVariant[] }>('health', requests.health);
+  const health = await get<{ simulated: boolean; schedule: string; spread?: number; prompt_variants: PromptVariant[] }>(
+    'health',
+    requests.health,
+  );
   const variant = health.prompt_variants[0];
   // Names and settings only (a one-minute window reads next to nothing): their counts come from the raw slice below.
   const { regions } = await get<{ regions: Region[] }>('regions', `${base}/regions?window=1m`);
@@ -288,6 +294,32 @@ export async function collectSiteData(
       promptCaches.push(...(await get<PromptCachesDoc>('prompt_cache', url)).caches);
     }
 
+  // The status keeper's judgement over time: hours of the last day, days of the longest view; and the maintenance windows.
+  const history = async (name: string, url: string): Promise<HistoryRow[]> => {
+    requests[name] = url;
+    const rows: HistoryRow[] = [];
+    await forEachPage(
+      (cursor) => get<{ rows: HistoryRow[] } & Paged>(name, pageUrl(url, cursor)),
+      (page) => {
+        rows.push(...page.rows);
+      },
+    );
+    return rows;
+  };
+  const statusHistory = {
+    hours: await history('status_hours', `${base}/status-history?resolution=hour&from=${lastHour - 24 * HOUR_MS}&to=${lastHour + HOUR_MS}`),
+    days: await history(
+      'status_days',
+      `${base}/status-history?resolution=day&from=${today - (LONGEST_WINDOW_DAYS - 1) * DAY_MS}&to=${today + DAY_MS}`,
+    ),
+  };
+  const { windows: maintenance } = await get<{ windows: MaintenanceDoc[] }>(
+    'maintenance',
+    `${base}/maintenance?from=${today - LONGEST_WINDOW_DAYS * DAY_MS}`,
+  );
+
+  const uptime = uptimeMonths(statusHistory.days, daily, incidents, targets, status, variant.id, health, now);
+
   countSlice(regions, targets, samples);
   const ofVariant = (rows: Rollup[], id: string) => rows.filter((r) => r.prompt_variant === id);
   const variant_windows = Object.fromEntries(
@@ -324,8 +356,66 @@ export async function collectSiteData(
     changes: ttfaChanges(daily, today),
     profiles: siteProfiles(profileRows),
     prompt_caches: promptCaches,
+    status_history: statusHistory,
+    uptime,
+    maintenance,
     api_requests: requests,
     d1_rows_read: rowsRead,
     d1_rows_read_total: Object.values(rowsRead).reduce((n, x) => n + x, 0),
   };
+}
+
+/**
+ * The uptime report of every month the status history's days reach into (shared/status/uptime.ts, the function the
+ * API's GET /api/v1/uptime calls), from what the build has read already: no read of its own.
+ */
+function uptimeMonths(
+  days: readonly HistoryRow[],
+  daily: readonly Rollup[],
+  incidents: readonly SiteIncident[],
+  targets: readonly Target[],
+  status: StatusDoc,
+  firstVariant: string,
+  health: { schedule: string; spread?: number },
+  now: number,
+): UptimeMonth[] {
+  const ticksPerDay = (24 * 60) / (tickMinutesOf(health.schedule) ?? 5) / (health.spread ?? 1);
+  const months = [...new Set(days.map((d) => d.day!.slice(0, 7)))].sort();
+  return months.map(
+    (month) =>
+      uptimeMonth({
+        month,
+        now,
+        ticksPerDay,
+        targets: targets.map((t) => ({
+          id: t.id,
+          regions: t.regions,
+          variants: [...new Set(status.targets.filter((x) => x.target === t.id).map((x) => x.prompt_variant))],
+        })),
+        days: days.map((d) => ({
+          day: Date.parse(d.day!),
+          target: d.target,
+          prompt_variant: d.prompt_variant,
+          region: d.region,
+          counts: tallyOfRow(d).counts,
+        })),
+        incidents: incidents.map((i) => ({
+          id: i.id,
+          target: i.target,
+          regions: i.regions,
+          opened_at: Date.parse(i.opened_at),
+          resolved_at: i.resolved_at === null ? null : Date.parse(i.resolved_at),
+        })),
+        ttft: (() => {
+          const rows = daily.filter((r) => r.prompt_variant === firstVariant && monthOf(r.hour) === month);
+          const byRegion = rollupPercentileGroups(rows, 'ttft_ms', ['target', 'region']);
+          const byTarget = rollupPercentileGroups(rows, 'ttft_ms', ['target']);
+          return (target: string, region: string) => {
+            const g =
+              region === '*' ? byTarget.find((x) => x.target === target) : byRegion.find((x) => x.target === target && x.region === region);
+            return { p50: (g?.p50 as number | null | undefined) ?? null, p95: (g?.p95 as number | null | undefined) ?? null };
+          };
+        })(),
+      })!,
+  );
 }

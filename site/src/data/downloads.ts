@@ -1,6 +1,7 @@
 /** The downloadable files behind the pages: the whole export as JSON, and CSV of each table. */
 import { toCsv } from '../../../shared/csv.ts';
-import { targetStatus } from './status.ts';
+import { tallyOfRow } from './status.ts';
+import { periodState } from '../../../shared/status/period-tally.ts';
 import { expectedTotal, rank, SCENARIOS } from './compare.ts';
 import { SITE_METRICS, type SiteData } from './types.ts';
 import { scopedTo } from './variants.ts';
@@ -45,19 +46,23 @@ export const DOWNLOADS: Download[] = [
   {
     file: 'status.csv',
     type: csv,
-    description: 'Status page: each target and prompt variant now, and per day of the last 90 days',
+    description:
+      "Status page: per UTC day of the last 90 days, region × target × prompt variant, the ticks the status keeper judged in each state, the day's state (its worst tick) and its reason",
     body: (d) =>
       toCsv(
-        perVariant(d, (scoped) => {
-          const view = scoped.windows.find((w) => w.id === '90d')!;
-          return scoped.targets.flatMap((t) => {
-            const s = targetStatus(scoped, view, t.id);
-            return [
-              { target: t.id, period: 'last hour', ...s.now },
-              ...s.periods.map(({ start, ...v }) => ({ target: t.id, period: start.slice(0, 10), ...v })),
-            ];
-          });
-        }),
+        d.status_history.days.map((r) => ({
+          day: r.day?.slice(0, 10) ?? '',
+          target: r.target,
+          prompt_variant: r.prompt_variant,
+          region: r.region,
+          state: periodState(tallyOfRow(r).counts),
+          operational: r.operational,
+          degraded: r.degraded,
+          down: r.down,
+          maintenance: r.maintenance,
+          no_data: r.no_data,
+          note: r.note,
+        })),
       ),
   },
   {

@@ -2,13 +2,25 @@
 import type { SiteData } from './types.ts';
 import { vendorEntries, vendorLine } from './vendor-feed.ts';
 
+/** Each status rule in a few words (shared/status/rules.ts). */
+const RULE_WORDS: Record<string, string> = {
+  down: 'consecutive failures',
+  errors: 'error rate',
+  ttft: 'TTFT p99 over its baseline',
+  itl: 'inter-token latency',
+  decode: 'decode speed drop',
+};
+
 const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 export function atomFeed(data: SiteData, siteUrl: string): string {
   const base = siteUrl.replace(/\/$/, '');
   const updated = data.incidents.reduce((t, i) => (i.updated_at > t ? i.updated_at : t), data.generated_at);
   const entries = data.incidents.map((i) => {
-    const title = `${i.status === 'open' ? 'Open' : 'Resolved'}: ${i.target_label} ${i.severity} (${i.scope === 'target' ? 'all regions' : i.regions.join(', ')})`;
+    // Names the target, the prompt variant, the regions and the rules that fired.
+    const variant = data.variants.find((v) => v.id === i.variant)?.label.split(':')[0] ?? i.variant;
+    const rules = i.rules.map((r) => RULE_WORDS[r] ?? r).join(', ');
+    const title = `${i.status === 'open' ? 'Open' : 'Resolved'}: ${i.target_label}, ${variant} prompt — ${i.severity} (${i.scope === 'target' ? 'all regions' : i.regions.join(', ')})${rules ? `: ${rules}` : ''}`;
     const lines = [...i.timeline.map((e) => `${e.at} ${e.kind} (${e.severity}): ${e.summary}`), ...vendorLine(data, i.id)];
     return [
       '  <entry>',

@@ -33,6 +33,10 @@ async function loadSource(): Promise<SiteData> {
         bursts: data.bursts ?? null,
         // One made before the prompt-cache probe has none.
         prompt_caches: data.prompt_caches ?? [],
+        // One made before the status history has none: its strips say "no data".
+        status_history: data.status_history ?? { hours: [], days: [] },
+        maintenance: data.maintenance ?? [],
+        uptime: data.uptime ?? [],
         source: file,
       } as SiteData;
     } catch (e) {

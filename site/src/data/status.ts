@@ -1,107 +1,114 @@
 /**
- * Target status, now and per period of a view, against the target's own baseline:
- * - down: at least half of the period's probes failed;
- * - degraded: over 10 % failed, or the period's median TTFT is more than 1.5 × the baseline's;
- * - operational otherwise; no data when the period has no probe.
- * "Now" is the last hour of raw samples; a view's periods are its rollups' hours (24 h) or days.
- * The baseline is the view's median TTFT for the target, its regions pooled (at least 10 successes).
+ * The status history as the site shows it, from the status keeper's counted judgements (GET /api/v1/status-history;
+ * shared/status/period-tally.ts) and nothing else: the same states the incidents follow. A region's period is its
+ * worst tick; the target's is the keeper's own rule over its regions (wholeTarget: degraded or down when at least
+ * half of the regions not in maintenance agree); a target with several prompt variants shows the worst of them.
  */
-import { percentile } from '../../../shared/stats/percentile.ts';
-import { HOUR_MS } from './series.ts';
-import type { SiteData, SiteSample, WindowView } from './types.ts';
+import {
+  emptyCounts,
+  mergeTallies,
+  periodState,
+  wholeTarget,
+  type PeriodCounts,
+  type PeriodTally,
+} from '../../../shared/status/period-tally.ts';
+import { PERIOD_STATES, STATE_LABELS, type PeriodState } from '../../../shared/status/levels.ts';
 
-export const STATUS_RULES = {
-  recentMs: HOUR_MS,
-  downErrorRate: 0.5,
-  degradedErrorRate: 0.1,
-  degradedSlowdown: 1.5,
-  minBaseline: 10,
-} as const;
+export { STATE_LABELS };
+export type Status = PeriodState;
 
-export type Status = 'operational' | 'degraded' | 'down' | 'no-data';
-
-/** What a period's verdict rests on. */
-export interface Tally {
-  probes: number;
-  failures: number;
-  ttft_p50: number | null;
+/** One row of GET /api/v1/status-history: a period (its ISO start under `hour` or `day`), its key and counts. */
+export interface HistoryRow {
+  hour?: string;
+  day?: string;
+  target: string;
+  prompt_variant: string;
+  region: string;
+  operational: number;
+  degraded: number;
+  down: number;
+  maintenance: number;
+  no_data: number;
+  note: string | null;
 }
 
-export interface StatusVerdict {
-  status: Status;
-  samples: number;
-  error_rate: number | null;
-  ttft_p50: number | null;
-  baseline_p50: number | null;
-  reason: string;
+const RANK: Record<PeriodState, number> = { 'no-data': 0, maintenance: 1, operational: 2, degraded: 3, down: 4 };
+const worse = (a: PeriodState, b: PeriodState) => (RANK[a] >= RANK[b] ? a : b);
+
+export const startOf = (r: HistoryRow): string => (r.hour ?? r.day)!;
+
+export function tallyOfRow(r: HistoryRow): PeriodTally {
+  const counts = emptyCounts();
+  for (const s of PERIOD_STATES) counts[s] = r[s === 'no-data' ? 'no_data' : s];
+  return { counts, note: r.note };
 }
 
-export function judge(t: Tally, baselineP50: number | null): StatusVerdict {
-  if (t.probes === 0)
+/** One period of a target: its state as a whole, each region's, the ticks judged, and the worst evidence in words. */
+export interface StatusCell {
+  start: string;
+  state: PeriodState;
+  regions: Array<{ region: string; state: PeriodState }>;
+  /** Region-ticks judged (a tick of 3 regions counts 3). */
+  n: number;
+  counts: PeriodCounts;
+  note: string | null;
+}
+
+/**
+ * The target's cells, one per period start (oldest first), over `variants` (the worst of them) and `regions`; a
+ * period without rows is no data.
+ */
+export function statusCells(
+  rows: readonly HistoryRow[],
+  target: string,
+  variants: readonly string[],
+  regions: readonly string[],
+  starts: readonly string[],
+): StatusCell[] {
+  const byKey = new Map<string, HistoryRow>();
+  for (const r of rows)
+    if (r.target === target && variants.includes(r.prompt_variant)) byKey.set(`${startOf(r)}|${r.prompt_variant}|${r.region}`, r);
+  return starts.map((start) => {
+    let state: PeriodState = 'no-data';
+    const regionStates = new Map<string, PeriodState>(regions.map((r) => [r, 'no-data']));
+    const tallies: PeriodTally[] = [];
+    for (const v of variants) {
+      const states = regions.map((region) => {
+        const row = byKey.get(`${start}|${v}|${region}`);
+        if (!row) return 'no-data' as PeriodState;
+        const t = tallyOfRow(row);
+        tallies.push(t);
+        const s = periodState(t.counts);
+        regionStates.set(region, worse(regionStates.get(region)!, s));
+        return s;
+      });
+      state = worse(state, wholeTarget(states));
+    }
+    const merged = mergeTallies(tallies);
+    const n = PERIOD_STATES.reduce((sum, s) => sum + merged.counts[s], 0);
     return {
-      status: 'no-data',
-      samples: 0,
-      error_rate: null,
-      ttft_p50: null,
-      baseline_p50: baselineP50,
-      reason: 'no sample in this period',
+      start,
+      state,
+      regions: regions.map((region) => ({ region, state: regionStates.get(region)! })),
+      n,
+      counts: merged.counts,
+      note: merged.note,
     };
-  const errorRate = t.failures / t.probes;
-  const verdict = (status: Status, reason: string): StatusVerdict => ({
-    status,
-    samples: t.probes,
-    error_rate: errorRate,
-    ttft_p50: t.ttft_p50,
-    baseline_p50: baselineP50,
-    reason,
   });
-  if (errorRate >= STATUS_RULES.downErrorRate) return verdict('down', `${t.failures} of ${t.probes} samples failed`);
-  if (errorRate > STATUS_RULES.degradedErrorRate) return verdict('degraded', `${t.failures} of ${t.probes} samples failed`);
-  if (t.ttft_p50 !== null && baselineP50 !== null && t.ttft_p50 > STATUS_RULES.degradedSlowdown * baselineP50) {
-    return verdict(
-      'degraded',
-      `median TTFT ${t.ttft_p50.toFixed(0)} ms is ${(t.ttft_p50 / baselineP50).toFixed(1)}× its baseline of ${baselineP50.toFixed(0)} ms`,
-    );
-  }
-  return verdict(
-    'operational',
-    baselineP50 === null
-      ? 'no failures above 10 %; too few samples for a TTFT baseline'
-      : 'no failures above 10 %; TTFT within 1.5× its baseline',
-  );
 }
 
-/** The last hour of a target's raw samples as a tally. */
-export function recentTally(samples: SiteSample[], nowMs: number): Tally {
-  const recent = samples.filter((s) => s.tick_id >= nowMs - STATUS_RULES.recentMs);
-  return {
-    probes: recent.length,
-    failures: recent.filter((s) => s.error !== null).length,
-    ttft_p50: percentile(
-      recent.filter((s) => s.error === null && s.ttft_ms !== null).map((s) => s.ttft_ms!),
-      0.5,
-    ),
-  };
+/** Period starts (ISO) from `from` to before `to`, a step apart. */
+export function periodStarts(from: number, to: number, step: number): string[] {
+  const out: string[] = [];
+  for (let t = Math.floor(from / step) * step; t < to; t += step) out.push(new Date(t).toISOString());
+  return out;
 }
 
-/** The target's status now, and one verdict per period of the view (oldest first, empty periods included). */
-export function targetStatus(data: SiteData, view: WindowView, target: string, variant = data.variant.id) {
-  const base = view.ttft_by_target.find((g) => g.target === target);
-  const baseline = base && base.n >= STATUS_RULES.minBaseline ? base.p50 : null;
-  const now = judge(
-    recentTally(
-      data.samples.filter((s) => s.target === target && s.prompt_variant === variant),
-      Date.parse(data.generated_at),
-    ),
-    baseline,
-  );
-  const step = view.resolution === 'hour' ? HOUR_MS : 24 * HOUR_MS;
-  const points = new Map(view.target_history.filter((p) => p.target === target).map((p) => [Date.parse(p.start), p]));
-  const periods: Array<{ start: string } & StatusVerdict> = [];
-  const first = Math.floor(Date.parse(view.window.from) / step) * step;
-  for (let start = first; start < Date.parse(view.window.to); start += step) {
-    const p = points.get(start);
-    periods.push({ start: new Date(start).toISOString(), ...judge(p ?? { probes: 0, failures: 0, ttft_p50: null }, baseline) });
-  }
-  return { now, periods };
+/** A cell in words, for its tooltip and its accessible name: "2026-11-30: Degraded in apac — 864 region-ticks; …". */
+export function cellWords(c: StatusCell, stamp: string): string {
+  const bad = c.regions.filter((r) => r.state !== 'operational' && r.state !== 'no-data');
+  const where =
+    bad.length > 0 && c.state !== 'no-data' ? ` (${bad.map((r) => `${r.region} ${STATE_LABELS[r.state].toLowerCase()}`).join(', ')})` : '';
+  const judged = c.n === 0 ? 'nothing judged' : `${c.n.toLocaleString('en-US')} region-ticks judged`;
+  return `${stamp}: ${STATE_LABELS[c.state]}${where}, ${judged}${c.note ? `; ${c.note}` : ''}`;
 }

@@ -5,6 +5,7 @@ import type {
   BurstsDoc,
   IncidentDoc,
   PercentileGroup,
+  MaintenanceDoc,
   PromptCacheDoc,
   PromptVariantInfo,
   RegionInfo,
@@ -12,6 +13,8 @@ import type {
   TargetInfo,
 } from '../../../shared/api-types.ts';
 import type { LevelReport } from '../../../shared/bursts/level-report.ts';
+import type { HistoryRow } from './status.ts';
+import type { UptimeMonth } from '../../../shared/status/uptime.ts';
 import type { PairedView } from './paired.ts';
 import type { ChangeFlag } from './changes.ts';
 import type { SiteProfiles } from './profiles.ts';
@@ -171,6 +174,12 @@ export interface SiteData {
   profiles: SiteProfiles;
   /** Each opted-in target's prompt cache per region (GET /api/v1/prompt-cache over the paired comparisons' days). */
   prompt_caches: PromptCacheDoc[];
+  /** The status keeper's counted judgements (GET /api/v1/status-history): hours of the last day, days of the last 90. */
+  status_history: { hours: HistoryRow[]; days: HistoryRow[] };
+  /** The uptime report of each month the status history reaches into (shared/status/uptime.ts). */
+  uptime: UptimeMonth[];
+  /** Maintenance windows that ended in the last 90 days or are still to come (GET /api/v1/maintenance). */
+  maintenance: MaintenanceDoc[];
   /** The API requests behind each part, so a reader (or a test) can check the numbers. */
   api_requests: Record<string, string>;
   /** D1 rows each request read (the API's x-d1-rows-read header), and their sum: what one build costs. */

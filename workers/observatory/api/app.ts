@@ -12,6 +12,8 @@ import { catalogRoutes } from './catalog.ts';
 import { compareRoutes } from './compare.ts';
 import { profileRoutes } from './profiles.ts';
 import { promptCacheRoutes } from './prompt-cache.ts';
+import { statusHistoryRoutes } from './status-history.ts';
+import { uptimeRoutes } from './uptime.ts';
 import { ApiError } from './errors.ts';
 import { healthRoutes } from './health.ts';
 import { metricsRoutes } from './metrics.ts';
@@ -52,6 +54,8 @@ app.route('/', compareRoutes);
 app.route('/', profileRoutes);
 app.route('/', promptCacheRoutes);
 app.route('/', statusRoutes);
+app.route('/', statusHistoryRoutes);
+app.route('/', uptimeRoutes);
 app.route('/', vendorIncidentRoutes);
 app.route('/', metricsRoutes);
 

@@ -3,6 +3,7 @@ import { inList, ONLY_LIST_VALUES } from './in-list.ts';
 import { periodWhere, wholePeriodPage } from './periods.ts';
 import { deletePairedHoursBefore, PAIRED_TABLE_SHAPE } from './paired.ts';
 import { CACHE_TABLE_SHAPE, deleteCacheHoursBefore } from './cache.ts';
+import { deleteHistoryBefore, deleteMaintenanceBefore, STATUS_HISTORY_SHAPES } from './status-history.ts';
 import { deleteProfilesBefore, PROFILE_TABLE_SHAPE } from './profiles.ts';
 import {
   DAY_MS,
@@ -72,6 +73,7 @@ export const ROLLUP_TABLE_SHAPES = {
   rollup_totals: { columns: TOTAL_COLUMNS, key: TOTAL_KEY },
   paired_hours: PAIRED_TABLE_SHAPE,
   cache_hours: CACHE_TABLE_SHAPE,
+  ...STATUS_HISTORY_SHAPES,
   hour_profiles: PROFILE_TABLE_SHAPE,
 } as const;
 
@@ -260,6 +262,8 @@ export async function deleteRollupsBefore(db: D1Database, beforeHour: number): P
     db.prepare('DELETE FROM daily_rollups WHERE day + ? <= ?').bind(DAY_MS, beforeHour),
     deletePairedHoursBefore(db, beforeHour),
     deleteCacheHoursBefore(db, beforeHour),
+    ...deleteHistoryBefore(db, beforeHour),
+    deleteMaintenanceBefore(db, beforeHour),
     deleteProfilesBefore(db, beforeHour),
   ]);
   return results.reduce((n, r) => n + (r.meta.changes ?? 0), 0);

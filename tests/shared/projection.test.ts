@@ -1,0 +1,72 @@
+/**
+ * The projection at scale (`npm run capacity -- --project 30x100 --every 1`): it counts with the cost
+ * model's measured per-sample constants (capacity.ts, held to D1's counters in tests/workers/rollups.test.ts)
+ * and the bytes a row measured in tests/workers/row-bytes.test.ts, and names the limit that breaks first.
+ */
+import { describe, expect, it } from 'vitest';
+import { config } from '../../observatory.config.ts';
+import { capacity, D1_ROWS_WRITTEN_PER_SAMPLE } from '../../shared/config/capacity.ts';
+import {
+  D1_BYTES_PER_DAILY_ROLLUP,
+  D1_BYTES_PER_HOURLY_ROLLUP,
+  D1_BYTES_PER_SAMPLE,
+  D1_MAX_DATABASE_BYTES,
+  KEEP_D1_SHARE,
+  KEEP_RAW_DAYS,
+  SIZED_SAMPLE_TOKENS,
+  keepRunning,
+  project,
+  scaledConfig,
+} from '../../shared/config/projection.ts';
+
+describe('the projection at scale', () => {
+  it('counts with the cost model per sample and the measured bytes a row', () => {
+    // 6 regions × 10 targets every 5 minutes: no spreading, so every figure is the cost model's.
+    const small = scaledConfig(config, 6, 10, 5);
+    const c = capacity(small);
+    const p = project(small);
+    expect(p.spread).toBe(1);
+    expect(p.samplesPerDay).toBe(6 * 10 * 288);
+    expect(p.perDay.d1RowsWritten).toBe(c.d1RowsWrittenPerDay);
+    expect(p.perDay.doRowsWritten).toBe(c.doRowsWrittenPerDay);
+    expect(p.perDay.doGbSeconds).toBe(c.doGbSecondsPerDay);
+    // A day of D1: its samples and the pairs' 24 hourly and one daily rollup rows, at the measured bytes.
+    expect(p.d1BytesOnDay(1)).toBe(6 * 10 * 288 * D1_BYTES_PER_SAMPLE + 60 * (24 * D1_BYTES_PER_HOURLY_ROLLUP + D1_BYTES_PER_DAILY_ROLLUP));
+    // The bytes were measured on the projection's own prompt variant (the chat preset's 64 tokens out).
+    expect(small.promptVariants[0].maxTokens).toBe(SIZED_SAMPLE_TOKENS);
+    // Spread over 3 ticks, probing's rows are a third; the rollups' rows are not spread.
+    const big = project(scaledConfig(config, 30, 100, 1));
+    const bc = capacity(scaledConfig(config, 30, 100, 1));
+    expect(big.spread).toBe(3);
+    expect(bc.d1RowsWrittenPerDay - big.perDay.d1RowsWritten).toBeCloseTo((bc.probesPerDay * D1_ROWS_WRITTEN_PER_SAMPLE * 2) / 3, 3);
+    expect(big.perDay.doRowsWritten).toBe(bc.doRowsWrittenPerDay / 3);
+  });
+
+  it('at 30 regions × 100 targets every minute, D1 storage breaks first, on its eighth day', () => {
+    const asked = scaledConfig(config, 30, 100, 1);
+    const p = project(asked);
+    expect(p.samplesAskedPerDay).toBe(30 * 100 * 1_440);
+    // 100 probes a region at 3 at once and 4 s each take 133 s, of the 48 s a 1-minute tick allows: spread over 3 ticks.
+    expect(p.spread).toBe(3);
+    expect(p.samplesPerDay).toBe(1_440_000);
+    // 1.44 M samples a day at D1_BYTES_PER_SAMPLE each, plus 72,000 hourly and 3,000 daily rollup rows a day, kept 14 and 400 days.
+    const perDay = 1_440_000 * D1_BYTES_PER_SAMPLE + 3_000 * (24 * D1_BYTES_PER_HOURLY_ROLLUP + D1_BYTES_PER_DAILY_ROLLUP);
+    const day = Math.floor(D1_MAX_DATABASE_BYTES / perDay) + 1;
+    expect(p.firstBreak?.name).toContain('D1 storage');
+    expect(p.firstBreak?.breaksOnDay).toBe(day);
+    // 1.44 M × 650 bytes (0.94 GB) and 3,000 × 25 × 5,000 bytes (0.38 GB): 1.31 GB a day, past 10 GB on day 8.
+    expect(day).toBe(8);
+    // D1's one writer is far from busy: about 17 sample INSERTs a second and the rollups' rows.
+    expect(p.d1WriteQueriesPerSecond).toBeLessThan(100);
+  });
+
+  it('keeps running with 2 days of raw samples in D1, archives in R2 and shorter rollups in D1', () => {
+    const keep = keepRunning(scaledConfig(config, 30, 100, 1));
+    expect(keep.retentionDays).toBe(KEEP_RAW_DAYS);
+    const p = project(keep, { archives: true });
+    expect(p.firstBreak).toBeNull();
+    expect(p.d1BytesSteady).toBeLessThanOrEqual(D1_MAX_DATABASE_BYTES * KEEP_D1_SHARE);
+    // 30 regions × 3 archive PUTs and one manifest a day.
+    expect(p.perDay.r2ClassA).toBe(91);
+  });
+});

@@ -1,0 +1,128 @@
+/**
+ * The status history and maintenance windows:
+ * - GET /api/v1/status-history: the keeper's counted judgements per hour or UTC day for each region × target ×
+ *   prompt variant (shared/status/period-tally.ts), in pages of whole periods;
+ * - GET /api/v1/maintenance: the windows, the configuration's and the admin API's, that end after `from`;
+ * - POST /api/v1/maintenance and DELETE /api/v1/maintenance/:id (admin): a window made or taken back.
+ */
+import { Hono } from 'hono';
+import { HISTORY_PAGE_ROWS, ANON_LIMITS } from '../../../shared/config/read-limits.ts';
+import {
+  configWindows,
+  MAX_API_WINDOWS,
+  toWindow,
+  windowProblems,
+  type MaintenanceConfig,
+  type MaintenanceWindow,
+} from '../../../shared/status/maintenance.ts';
+import { DAY_MS, HOUR_MS } from '../../../shared/time.ts';
+import { getConfig } from '../config.ts';
+import { historyPage, listMaintenance } from '../db/status-history.ts';
+import { requireAdmin } from './admin.ts';
+import { ApiError, badRequest } from './errors.ts';
+import { periodWindow, WINDOW_PARAMS } from './filters.ts';
+import { requireTokenFor, type ReaderEnv } from './public-reads.ts';
+import { onlyKnown, parseChoice, parseList, parseWindow } from './query.ts';
+
+export const statusHistoryRoutes = new Hono<ReaderEnv>();
+
+const iso = (t: number) => new Date(t).toISOString();
+
+statusHistoryRoutes.get('/api/v1/status-history', async (c) => {
+  const q = new URL(c.req.url).searchParams;
+  onlyKnown(q, [...WINDOW_PARAMS, 'resolution', 'region', 'target', 'variant', 'cursor']);
+  const config = getConfig();
+  const resolution = parseChoice(q, 'resolution', ['hour', 'day'] as const, 'day');
+  const unit = resolution === 'hour' ? HOUR_MS : DAY_MS;
+  const { from, to, start } = periodWindow(q, unit, resolution === 'hour' ? '24h' : '90d');
+  if (resolution === 'hour' && to - from > ANON_LIMITS.hourlyWindowDays * DAY_MS)
+    requireTokenFor(c, `hourly status history over more than ${ANON_LIMITS.hourlyWindowDays} days`);
+  const page = await historyPage(
+    c.env.DB,
+    {
+      resolution,
+      from: start,
+      to,
+      regions: parseList(
+        q,
+        'region',
+        config.regions.map((r) => r.code),
+      ),
+      targets: parseList(
+        q,
+        'target',
+        config.targets.map((t) => t.id),
+      ),
+      variants: parseList(
+        q,
+        'variant',
+        config.promptVariants.map((v) => v.id),
+      ),
+    },
+    HISTORY_PAGE_ROWS,
+  );
+  return c.json({
+    window: { from: iso(from), to: iso(Math.max(from, to)) },
+    resolution,
+    counts: 'ticks the status keeper judged in each state: operational, degraded, down, maintenance, no_data',
+    rows: page.rows.map(({ period, ...r }) => ({ [resolution]: iso(period), ...r })),
+    next_cursor: page.next === null ? null : String(page.next),
+  });
+});
+
+statusHistoryRoutes.get('/api/v1/maintenance', async (c) => {
+  const q = new URL(c.req.url).searchParams;
+  onlyKnown(q, ['window', 'from', 'to']);
+  if (!q.has('window') && !q.has('from')) q.set('window', '90d');
+  const w = parseWindow(q, Date.now());
+  const windows = [...configWindows(getConfig().maintenance), ...(await listMaintenance(c.env.DB, w.from, MAX_API_WINDOWS))]
+    .filter((x) => x.ends_at > w.from)
+    .sort((a, b) => a.starts_at - b.starts_at || a.id.localeCompare(b.id));
+  return c.json({ from: iso(w.from), windows: windows.map(windowDoc) });
+});
+
+statusHistoryRoutes.post('/api/v1/maintenance', async (c) => {
+  await requireAdmin(c.req.raw, (c.env as { ADMIN_TOKEN?: string }).ADMIN_TOKEN);
+  const text = await c.req.text();
+  if (text.length > 4_096) throw badRequest('body larger than 4096 bytes');
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw badRequest(
+      'body must be JSON, like {"target": "openai-gpt-4o-mini", "start": "2026-12-02T01:00:00Z", "end": "2026-12-02T02:00:00Z", "note": "key rotation"}',
+    );
+  }
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw badRequest('body must be a JSON object: { target?, region?, start, end, note }');
+  const extra = Object.keys(body).filter((k) => !['target', 'region', 'start', 'end', 'note'].includes(k));
+  if (extra.length > 0) throw badRequest(`unknown field(s) ${extra.join(', ')}; a window has target, region, start, end and note`);
+  const config = getConfig();
+  const problems = windowProblems(
+    body as Partial<MaintenanceConfig>,
+    { targets: config.targets.map((t) => t.id), regions: config.regions.map((r) => r.code) },
+    'window',
+  );
+  if (problems.length > 0) throw badRequest(problems.join('; '));
+  const window = toWindow(body as MaintenanceConfig, `m-${Date.now().toString(36)}-${crypto.randomUUID().slice(0, 8)}`, 'api');
+  if (window.ends_at <= Date.now()) throw badRequest('end lies in the past: a window mutes what is still to come');
+  try {
+    const made = await c.env.STATUS_KEEPER.getByName('global').addMaintenance(window);
+    return c.json({ window: windowDoc(made) }, 201);
+  } catch (e) {
+    throw new ApiError(503, 'not_stored', `the window was not stored: ${e instanceof Error ? e.message : e}`);
+  }
+});
+
+statusHistoryRoutes.delete('/api/v1/maintenance/:id', async (c) => {
+  await requireAdmin(c.req.raw, (c.env as { ADMIN_TOKEN?: string }).ADMIN_TOKEN);
+  const id = c.req.param('id');
+  if (id.startsWith('config-')) throw badRequest('a window of the configuration is taken back by editing observatory.config.ts');
+  const gone = await c.env.STATUS_KEEPER.getByName('global').removeMaintenance(id);
+  if (!gone) throw new ApiError(404, 'not_found', `no maintenance window "${id}"`);
+  return c.json({ deleted: id });
+});
+
+function windowDoc(w: MaintenanceWindow) {
+  return { id: w.id, target: w.target, region: w.region, start: iso(w.starts_at), end: iso(w.ends_at), note: w.note, source: w.source };
+}
