@@ -1,0 +1,97 @@
+/**
+ * The Parquet columns of the raw-samples archive, derived from the one sample definition
+ * (shared/sample-fields.ts): every stored field, in order, with its Parquet type, whether it may be
+ * null, its kind and its unit. docs/ARCHIVE.md documents them; a new field changes the archive by itself.
+ */
+import { STORED_FIELDS, type FieldDef, type FieldKind, type FieldType } from '../sample-fields.ts';
+
+/** Raised when a column's type or meaning changes (a new column alone does not change it). */
+export const ARCHIVE_SCHEMA_VERSION = 1;
+
+export type ParquetType = 'INT64' | 'DOUBLE' | 'STRING' | 'BOOLEAN' | 'JSON';
+
+/** `timeline` keeps its stored form: offsets from t0 in 0.1 ms steps, each the difference from the one before. */
+const PARQUET_TYPES: Record<FieldType, ParquetType> = {
+  int: 'INT64',
+  real: 'DOUBLE',
+  text: 'STRING',
+  bool: 'BOOLEAN',
+  json: 'JSON',
+  timeline: 'STRING',
+};
+
+/** Units by name: the definitions name every duration `_ms`, every count `_tokens` (MEASUREMENT.md). */
+const NAMED_UNITS: Record<string, string> = {
+  tick_id: 'epoch ms',
+  started_at: 'epoch ms',
+  decode_tps: 'tokens/s',
+  timeline: '0.1 ms deltas',
+  server_timings: 'ms',
+};
+
+export function unitOf(name: string): string | null {
+  if (name in NAMED_UNITS) return NAMED_UNITS[name];
+  if (name.endsWith('_ms')) return 'ms';
+  if (name.endsWith('_tokens')) return 'tokens';
+  return null;
+}
+
+export interface ArchiveColumn {
+  name: string;
+  /** The sample definition's type (FieldType), kept beside the Parquet one. */
+  field_type: FieldType;
+  parquet_type: ParquetType;
+  nullable: boolean;
+  kind: FieldKind;
+  unit: string | null;
+}
+
+/** A column is nullable where its D1 column is (a field the store fills in is never null there). */
+const nullableInStore = (f: FieldDef) => f.nullable && !f.storedNotNull;
+
+/** The archive's columns: every stored field (the row id is not archived: it is D1's, not the sample's). */
+export const SAMPLE_ARCHIVE_COLUMNS: readonly ArchiveColumn[] = STORED_FIELDS.map((f) => ({
+  name: f.name,
+  field_type: f.type,
+  parquet_type: PARQUET_TYPES[f.type],
+  nullable: nullableInStore(f),
+  kind: f.kind,
+  unit: unitOf(f.name),
+}));
+
+/** A D1 row as D1 returns it: column name to INTEGER, REAL, TEXT or NULL. */
+export type StoredColumns = Record<string, string | number | null>;
+
+function toParquetValue(column: ArchiveColumn, value: string | number | null | undefined): unknown {
+  if (value === null || value === undefined) return null;
+  switch (column.field_type) {
+    case 'int':
+      return BigInt(Math.trunc(Number(value)));
+    case 'real':
+      return Number(value);
+    case 'bool':
+      return Number(value) === 1;
+    case 'json':
+      return JSON.parse(String(value));
+    default:
+      return String(value);
+  }
+}
+
+/** The column data of a file: one array per column, in row order. */
+export function toColumnData(rows: readonly StoredColumns[]) {
+  return SAMPLE_ARCHIVE_COLUMNS.map((c) => ({
+    name: c.name,
+    type: c.parquet_type,
+    nullable: c.nullable,
+    data: rows.map((r) => toParquetValue(c, r[c.name])),
+  }));
+}
+
+/** The footer's key-value metadata: the schema version and every column's type, kind and unit. */
+export function archiveFooter(): Array<{ key: string; value: string }> {
+  return [
+    { key: 'llm_observatory.schema_version', value: String(ARCHIVE_SCHEMA_VERSION) },
+    { key: 'llm_observatory.columns', value: JSON.stringify(SAMPLE_ARCHIVE_COLUMNS) },
+  ];
+}

@@ -1,0 +1,44 @@
+/** Every SQL statement of the daily archive (archive-duty.ts): what it reads of the samples, and what retention then deletes. */
+import { DAY_MS } from '../../../shared/time.ts';
+import type { StoredColumns } from '../../../shared/archive/archive-columns.ts';
+import { SAMPLE_COLUMNS } from './sample-row.ts';
+import { markSamplesRetention } from './rollups.ts';
+
+export interface DayCount {
+  day: number;
+  rows: number;
+}
+
+/** The days before `beforeDay` that a region has samples of, oldest first, and how many each. */
+export async function sampleDaysOfRegion(db: D1Database, region: string, beforeDay: number): Promise<DayCount[]> {
+  const { results } = await db
+    .prepare(`SELECT tick_id - (tick_id % ?) AS day, COUNT(*) AS rows FROM samples WHERE region = ? AND tick_id < ?
+      GROUP BY day ORDER BY day`)
+    .bind(DAY_MS, region, beforeDay)
+    .all<DayCount>();
+  return results.map((r) => ({ day: Number(r.day), rows: Number(r.rows) }));
+}
+
+/** A region's samples of one UTC day in D1's row form, in the order of their key (so the same rows give the same file). */
+export async function samplesOfRegionDay(db: D1Database, region: string, day: number): Promise<StoredColumns[]> {
+  const { results } = await db
+    .prepare(`SELECT ${SAMPLE_COLUMNS.join(', ')} FROM samples WHERE region = ? AND tick_id >= ? AND tick_id < ?
+      ORDER BY tick_id, target, prompt_variant`)
+    .bind(region, day, day + DAY_MS)
+    .all<StoredColumns>();
+  return results;
+}
+
+/**
+ * Retention of archived days: deletes a region's samples of these days (each confirmed by its archive),
+ * up to `beforeTick`. The cut is marked in the same transaction, as deleteSamplesBefore does. Returns rows deleted.
+ */
+export async function deleteArchivedDays(db: D1Database, region: string, days: readonly number[], beforeTick: number): Promise<number> {
+  if (days.length === 0) return 0;
+  const remove = db.prepare('DELETE FROM samples WHERE region = ? AND tick_id >= ? AND tick_id < ?');
+  const [, ...results] = await db.batch([
+    markSamplesRetention(db, beforeTick),
+    ...days.map((day) => remove.bind(region, day, Math.min(day + DAY_MS, beforeTick))),
+  ]);
+  return results.reduce((n, r) => n + (r.meta.changes ?? 0), 0);
+}
