@@ -28,7 +28,13 @@ export interface QueuedBurst {
 export type MetaKey = 'region' | 'colo' | 'colo_checked_at' | 'missing_secrets' | 'ticks' | 'daily_rollups_seeded' | DutyErrorKey;
 
 /** Each duty's last failure, in a row of its own (null once it succeeds again). */
-export type DutyErrorKey = 'last_flush_error' | 'last_rollup_error' | 'last_evaluation_error' | 'last_otlp_error' | 'last_burst_error';
+export type DutyErrorKey =
+  | 'last_flush_error'
+  | 'last_rollup_error'
+  | 'last_evaluation_error'
+  | 'last_otlp_error'
+  | 'last_burst_error'
+  | 'last_archive_error';
 
 /** What names a job: one sample per tick, target and variant in a region. */
 export type JobKey = Pick<Job, 'tickId' | 'target' | 'variant'>;

@@ -19,6 +19,7 @@ import { failedJobSample, MissingSecretError, runCacheJob, runJob } from './prob
 import { insertSamples, storedKeys } from './db/samples.ts';
 import { hourOf } from '../../shared/rollup/rollup.ts';
 import { pushPendingToOtlp, rollUpDirtyHours } from './rollup-duty.ts';
+import { archiveRegionDays } from './archive-duty.ts';
 import { BaselineCache, evaluatePendingTicks } from './status-evaluation.ts';
 import type { StoredSample } from './db/sample-row.ts';
 import { AccessTokenCache, type AuthContext } from '../../shared/probe/auth.ts';
@@ -69,6 +70,8 @@ export interface ProberStatus {
   lastEvaluationError: string | null;
   /** The last failed concurrency run, or failed D1 write of its samples (they wait in the burst outbox). */
   lastBurstError: string | null;
+  /** The last failed archive of an ended day to R2 (its samples stay in D1; archive-duty.ts). */
+  lastArchiveError: string | null;
   missingSecrets: string[];
   ticks: TickState | null;
 }
@@ -201,6 +204,11 @@ export class RegionProber extends DurableObject<Env> {
     return queued > 0;
   }
 
+  /** Archives the region's ended days before `beforeDay` to R2 (archive-duty.ts): the days confirmed, which retention may delete. */
+  async archiveDays(region: string, beforeDay: number): Promise<number[]> {
+    return archiveRegionDays(this.store, this.env.DB, this.env.ARCHIVE, region, beforeDay);
+  }
+
   async status(): Promise<ProberStatus> {
     return {
       region: this.store.meta('region'),
@@ -216,6 +224,7 @@ export class RegionProber extends DurableObject<Env> {
       lastRollupError: this.store.meta('last_rollup_error'),
       lastEvaluationError: this.store.meta('last_evaluation_error'),
       lastBurstError: this.store.meta('last_burst_error'),
+      lastArchiveError: this.store.meta('last_archive_error'),
       missingSecrets: JSON.parse(this.store.meta('missing_secrets') ?? '[]'),
       ticks: this.store.tickState(),
     };

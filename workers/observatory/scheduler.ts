@@ -4,11 +4,12 @@
  * ticks when one tick would exceed the plan's limits.
  */
 import { getCapacity, getConfig, tickJobs } from './config.ts';
-import { deleteSamplesBefore } from './db/samples.ts';
+import { deleteArchivedDays } from './db/archive.ts';
 import { deleteRollupsBefore } from './db/rollups.ts';
 import { deleteIncidentsBefore } from './db/status.ts';
 import { deleteBurstSamplesBefore } from './db/bursts.ts';
 import { DAY_MS, MINUTE_MS } from '../../shared/time.ts';
+import { dayOf } from '../../shared/rollup/rollup.ts';
 import { tickSlice } from '../../shared/config/schedule.ts';
 import type { EnqueueResult } from './region-prober.ts';
 
@@ -79,13 +80,41 @@ export async function runBursts(env: Env, runId: number): Promise<TickReport> {
   return report;
 }
 
-/** Once a day (the first tick after midnight UTC), deletes samples, rollups and resolved incidents older than their retention. */
+/**
+ * Raw samples before `beforeTick`, region by region: each region's object first archives its ended days
+ * to R2 (archive-duty.ts), then only the days it confirmed are deleted. A region not reached, or whose
+ * archive failed, keeps its samples until a later run. One region after another: they share manifest.json.
+ */
+async function archiveThenDeleteSamples(env: Env, tickId: number, beforeTick: number): Promise<number> {
+  let deleted = 0;
+  for (const region of getConfig().regions) {
+    try {
+      const stub = env.REGION_PROBER.getByName(region.code, { locationHint: region.locationHint });
+      const confirmed = await stub.archiveDays(region.code, dayOf(tickId));
+      deleted += await deleteArchivedDays(
+        env.DB,
+        region.code,
+        confirmed.filter((day) => day < beforeTick),
+        beforeTick,
+      );
+    } catch (e) {
+      const error = e instanceof Error ? e.message : String(e);
+      console.error(`retention: region ${region.code} keeps its samples until a later run: ${error}`);
+    }
+  }
+  return deleted;
+}
+
+/**
+ * Once a day (the first tick after midnight UTC), archives the ended days' samples, then deletes samples
+ * (only archived ones), rollups and resolved incidents older than their retention.
+ */
 export async function applyRetention(env: Env, tickId: number): Promise<{ samples: number; rollups: number; incidents: number } | null> {
   const { retentionDays, rollupRetentionDays } = getConfig();
   if (tickId % DAY_MS >= getCapacity().tickMinutes * MINUTE_MS) return null;
   return {
     samples:
-      (await deleteSamplesBefore(env.DB, tickId - retentionDays * DAY_MS)) +
+      (await archiveThenDeleteSamples(env, tickId, tickId - retentionDays * DAY_MS)) +
       (await deleteBurstSamplesBefore(env.DB, tickId - retentionDays * DAY_MS)),
     rollups: await deleteRollupsBefore(env.DB, tickId - rollupRetentionDays * DAY_MS),
     // Resolved incidents are kept as long as rollups (their history page and feed).

@@ -26,6 +26,7 @@ export function regionDuties(s: ProberStatus) {
       status_evaluation: s.lastEvaluationError,
       concurrency: s.lastBurstError,
       otlp: s.lastOtlpError,
+      archive: s.lastArchiveError,
     },
     missing_secrets: s.missingSecrets,
     ticks: s.ticks,

@@ -1,0 +1,128 @@
+/**
+ * The daily archive inside workerd: each region's object writes its ended days to R2 with a manifest entry, retention deletes only the
+ * days an entry confirms, a retried export writes the same bytes, a damaged or missing object is
+ * written again from D1, and a failed R2 write keeps the samples and shows in /api/v1/health.
+ */
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { runInDurableObject, SELF } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { archiveSamples } from '../helpers/archive-samples.ts';
+import { expectConsoleErrors } from './console-errors.ts';
+import { config } from './test-config.ts';
+import { insertSamples } from '../../workers/observatory/db/samples.ts';
+import { sha256Hex } from '../../shared/archive/checksum.ts';
+import { MANIFEST_KEY, parseManifest, sampleArchiveKey, type Manifest } from '../../shared/archive/manifest.ts';
+import { ARCHIVE_EXPORTS_PER_RUN, archiveRegionDays } from '../../workers/observatory/archive-duty.ts';
+import { ProberStore } from '../../workers/observatory/prober-store.ts';
+import { applyRetention } from '../../workers/observatory/scheduler.ts';
+import { DAY_MS } from '../../shared/time.ts';
+
+const TODAY = Date.UTC(2027, 0, 1); // the first tick of a day
+const CUT = TODAY - config.retentionDays * DAY_MS;
+const TICKS_PER_DAY = 6;
+
+const count = async (region: string) =>
+  Number(await env.DB.prepare('SELECT COUNT(*) AS n FROM samples WHERE region = ?').bind(region).first('n'));
+const manifest = async (): Promise<Manifest> => parseManifest((await (await env.ARCHIVE.get(MANIFEST_KEY))?.text()) ?? null);
+const bytesOf = async (key: string) => new Uint8Array(await (await env.ARCHIVE.get(key))!.arrayBuffer());
+const archiveDays = (region: string) => env.REGION_PROBER.getByName(region).archiveDays(region, TODAY);
+
+beforeEach(async () => {
+  await env.DB.prepare('DELETE FROM samples').run();
+  const listed = await env.ARCHIVE.list();
+  if (listed.objects.length > 0) await env.ARCHIVE.delete(listed.objects.map((o) => o.key));
+});
+
+afterAll(async () => {
+  for (const region of config.regions.map((r) => r.code)) {
+    await runInDurableObject(env.REGION_PROBER.getByName(region), (_instance, state: DurableObjectState) => state.storage.deleteAlarm());
+  }
+});
+
+describe('the daily archive', () => {
+  it('writes every ended day of each region once, lists it in the manifest, and retention deletes only the confirmed days', async () => {
+    const old = CUT - DAY_MS;
+    for (const region of ['weur', 'enam']) {
+      await insertSamples(env.DB, archiveSamples(region, old, TICKS_PER_DAY));
+      await insertSamples(env.DB, archiveSamples(region, TODAY - DAY_MS, TICKS_PER_DAY));
+      await insertSamples(env.DB, archiveSamples(region, TODAY, 1)); // today: not ended, not archived
+    }
+    // More old days than a run writes: the newest of them waits for the next run, and keeps its samples till then.
+    for (let i = 0; i <= ARCHIVE_EXPORTS_PER_RUN; i++)
+      await insertSamples(env.DB, archiveSamples('apac', CUT - (ARCHIVE_EXPORTS_PER_RUN + 1 - i) * DAY_MS, 1));
+
+    const result = await applyRetention(env, TODAY);
+    const perDay = 2 * TICKS_PER_DAY;
+    expect(result?.samples).toBe(2 * perDay + ARCHIVE_EXPORTS_PER_RUN * 2);
+    expect(await count('weur')).toBe(perDay + 2);
+    expect(await count('apac')).toBe(2);
+    const first = await manifest();
+    expect(first.files.filter((f) => f.region === 'apac')).toHaveLength(ARCHIVE_EXPORTS_PER_RUN);
+    const yesterday = first.files.find((f) => f.key === sampleArchiveKey(TODAY - DAY_MS, 'weur'));
+    expect(yesterday).toMatchObject({ table: 'samples', region: 'weur', day: '2026-12-31', rows: perDay, schema_version: 1 });
+    const bytes = await bytesOf(yesterday!.key);
+    expect(bytes.byteLength).toBe(yesterday!.bytes);
+    expect(await sha256Hex(bytes)).toBe(yesterday!.sha256);
+    expect(first.files.some((f) => f.day === '2027-01-01')).toBe(false);
+
+    // The next run writes the day left over; the days already archived are confirmed as they are.
+    const etag = (await env.ARCHIVE.head(yesterday!.key))!.etag;
+    await applyRetention(env, TODAY);
+    expect(await count('apac')).toBe(0);
+    expect((await manifest()).files.filter((f) => f.region === 'apac')).toHaveLength(ARCHIVE_EXPORTS_PER_RUN + 1);
+    expect((await env.ARCHIVE.head(yesterday!.key))!.etag).toBe(etag);
+
+    // A retried export (the manifest lost) writes the same bytes.
+    await env.ARCHIVE.delete(MANIFEST_KEY);
+    expect(await archiveDays('weur')).toEqual([TODAY - DAY_MS]);
+    expect(await sha256Hex(await bytesOf(yesterday!.key))).toBe(yesterday!.sha256);
+    expect((await manifest()).files).toEqual([yesterday]);
+  });
+
+  it('writes a truncated, corrupt or unlisted object again from D1 while its rows exist', async () => {
+    const day = TODAY - DAY_MS;
+    await insertSamples(env.DB, archiveSamples('weur', day, TICKS_PER_DAY));
+    await archiveDays('weur');
+    const [entry] = (await manifest()).files;
+    const whole = await bytesOf(entry.key);
+
+    await env.ARCHIVE.put(entry.key, whole.slice(0, whole.byteLength - 100)); // truncated
+    expect(await archiveDays('weur')).toEqual([day]);
+    expect(await sha256Hex(await bytesOf(entry.key))).toBe(entry.sha256);
+
+    const corrupt = whole.slice();
+    corrupt[200] ^= 0xff; // the same size, one byte changed
+    await env.ARCHIVE.put(entry.key, corrupt);
+    expect(await archiveDays('weur')).toEqual([day]);
+    expect(await sha256Hex(await bytesOf(entry.key))).toBe(entry.sha256);
+
+    await env.ARCHIVE.put(MANIFEST_KEY, JSON.stringify({ manifest_version: 1, files: [] })); // the entry missing
+    expect(await archiveDays('weur')).toEqual([day]);
+    expect((await manifest()).files).toEqual([entry]);
+  });
+
+  it('keeps the samples when R2 fails, says so in /api/v1/health, and archives them at the next run', async () => {
+    const day = CUT - DAY_MS;
+    await insertSamples(env.DB, archiveSamples('enam', day, TICKS_PER_DAY));
+    const seen = expectConsoleErrors(/archive of samples\/day=.* failed, samples kept/);
+    const failing = new Proxy(env.ARCHIVE, {
+      get: (bucket, name) =>
+        name === 'put' ? () => Promise.reject(new Error('R2 is unavailable')) : Reflect.get(bucket, name).bind(bucket),
+    });
+    const stub = env.REGION_PROBER.getByName('enam');
+    const confirmed = await runInDurableObject(stub, (_instance, state: DurableObjectState) =>
+      archiveRegionDays(new ProberStore(state.storage), env.DB, failing, 'enam', TODAY),
+    );
+    expect(confirmed).toEqual([]);
+    expect(seen).toHaveLength(1);
+    const health = (await (await SELF.fetch('http://observatory/api/v1/health')).json()) as {
+      duties: Array<{ region: string; errors: { archive: string | null } }>;
+    };
+    expect(health.duties.find((d) => d.region === 'enam')?.errors.archive).toMatch(/^archive of samples\/day=.*: R2 is unavailable/);
+    expect(await count('enam')).toBe(2 * TICKS_PER_DAY);
+
+    await applyRetention(env, TODAY);
+    expect(await count('enam')).toBe(0);
+    expect((await stub.status()).lastArchiveError).toBeNull();
+  });
+});

@@ -1,0 +1,116 @@
+/**
+ * A region object's archive duty: every ended UTC day of the region's raw samples written to R2 as one
+ * Parquet file (shared/archive/), listed in `manifest.json`. Run once a day by retention
+ * (scheduler.ts), which deletes from D1 only the days this confirms. A failure keeps the samples and
+ * is kept in the store's error field for the duty (GET /api/v1/health); the next run retries.
+ */
+import { samplesParquet } from '../../shared/archive/parquet-file.ts';
+import { hex, sha256Hex } from '../../shared/archive/checksum.ts';
+import { ARCHIVE_SCHEMA_VERSION } from '../../shared/archive/archive-columns.ts';
+import {
+  confirms,
+  entryOf,
+  isoDay,
+  MANIFEST_KEY,
+  manifestText,
+  parseManifest,
+  sampleArchiveKey,
+  withEntry,
+  type Manifest,
+  type StoredObject,
+} from '../../shared/archive/manifest.ts';
+import { sampleDaysOfRegion, samplesOfRegionDay } from './db/archive.ts';
+import type { DutyErrorKey } from './prober-store.ts';
+
+/** Files a region writes per run, at most (a backlog, such as the demo's backfilled days, drains over later runs). */
+export const ARCHIVE_EXPORTS_PER_RUN = 7;
+
+const PARQUET_TYPE = 'application/vnd.apache.parquet';
+
+interface DutyErrors {
+  noteDutyError(key: DutyErrorKey, message: string | null): void;
+}
+
+async function storedObject(bucket: R2Bucket, key: string): Promise<StoredObject | null> {
+  const head = await bucket.head(key);
+  if (!head) return null;
+  const sha256 = head.checksums.sha256;
+  return { bytes: head.size, ...(sha256 ? { sha256: hex(sha256) } : {}) };
+}
+
+/** Writes the manifest only if no other run changed it since it was read (R2's conditional put); else throws. */
+async function writeManifest(bucket: R2Bucket, manifest: Manifest, etag: string | undefined): Promise<void> {
+  const written = await bucket.put(MANIFEST_KEY, manifestText(manifest), {
+    httpMetadata: { contentType: 'application/json' },
+    ...(etag ? { onlyIf: { etagMatches: etag } } : {}),
+  });
+  if (written === null) throw new Error('manifest.json changed during the run; its files are written again at the next run');
+}
+
+/**
+ * Confirms or writes the archive of every day before `beforeDay` that the region has samples of in D1,
+ * oldest first: a day whose manifest entry holds as many rows as D1 and whose object is whole is
+ * confirmed as it is; any other (new, late rows, missing, truncated, corrupt) is written again from D1
+ * (the same rows give the same bytes) before its entry. Returns the days confirmed.
+ */
+export async function archiveRegionDays(
+  errors: DutyErrors,
+  db: D1Database,
+  bucket: R2Bucket,
+  region: string,
+  beforeDay: number,
+): Promise<number[]> {
+  const confirmed: number[] = [];
+  const written: number[] = [];
+  let changed = false;
+  let step = 'archive listing';
+  try {
+    const days = await sampleDaysOfRegion(db, region, beforeDay);
+    if (days.length === 0) {
+      errors.noteDutyError('last_archive_error', null);
+      return [];
+    }
+    const stored = await bucket.get(MANIFEST_KEY);
+    const etag = stored?.etag;
+    let manifest = parseManifest(stored ? await stored.text() : null);
+    for (const { day, rows } of days) {
+      const key = sampleArchiveKey(day, region);
+      step = `archive of ${key}`;
+      const entry = entryOf(manifest, key);
+      if (entry && confirms(entry, rows, await storedObject(bucket, key))) {
+        confirmed.push(day);
+        continue;
+      }
+      if (written.length >= ARCHIVE_EXPORTS_PER_RUN) continue; // at the next run
+      const samples = await samplesOfRegionDay(db, region, day);
+      const bytes = samplesParquet(samples);
+      const sha256 = await sha256Hex(bytes);
+      // R2 checks the bytes against the checksum, and a put is atomic: the key holds the whole file or its old one.
+      await bucket.put(key, bytes, { sha256, httpMetadata: { contentType: PARQUET_TYPE } });
+      manifest = withEntry(manifest, {
+        key,
+        table: 'samples',
+        day: isoDay(day),
+        region,
+        rows: samples.length,
+        bytes: bytes.byteLength,
+        sha256,
+        schema_version: ARCHIVE_SCHEMA_VERSION,
+      });
+      changed = true;
+      // Rows that came in between the count and the read are in the file: the day is confirmed at the next run.
+      if (samples.length === rows) written.push(day);
+    }
+    if (changed) {
+      step = 'manifest write';
+      await writeManifest(bucket, manifest, etag);
+    }
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    errors.noteDutyError('last_archive_error', `${step}: ${message}`);
+    console.error(`region ${region}: ${step} failed, samples kept for a later run: ${message}`);
+    return confirmed;
+  }
+  errors.noteDutyError('last_archive_error', null);
+  return [...confirmed, ...written].sort((a, b) => a - b);
+}
