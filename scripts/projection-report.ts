@@ -3,7 +3,7 @@
  * minute): the projection of shared/config/projection.ts, printed as it is asked and as it keeps running.
  */
 import {
-  ARCHIVE_BYTES_PER_SAMPLE_ASSUMED,
+  ARCHIVE_BYTES_PER_SAMPLE,
   ARCHIVE_MANIFEST_PUTS_PER_DAY,
   ARCHIVE_PUTS_PER_REGION_DAY,
   ARCHIVE_READS_PER_DAY_ASSUMED,
@@ -42,9 +42,7 @@ function lines(p: Projection, archives: boolean): void {
     `  per day: D1 rows written ${n(d.d1RowsWritten)}, read ${n(d.d1RowsRead)}; DO requests ${n(d.doRequests)}, duration ${n(d.doGbSeconds)} GB-s, storage rows written ${n(d.doRowsWritten)}; Worker requests ${n(d.workerRequests)}; R2 Class A ${n(d.r2ClassA)}, Class B ${n(d.r2ClassB)}`,
   );
   if (archives)
-    console.log(
-      `  R2: ${gb(p.samplesPerDay * ARCHIVE_BYTES_PER_SAMPLE_ASSUMED)} of archives a day, ${gb(p.r2BytesAfterYear)} after a year`,
-    );
+    console.log(`  R2: ${gb(p.samplesPerDay * ARCHIVE_BYTES_PER_SAMPLE)} of archives a day, ${gb(p.r2BytesAfterYear)} after a year`);
   // The tick's length is said above: the scheduler spreads rather than breaks.
   for (const l of p.limits.slice(1))
     console.log(
@@ -82,6 +80,6 @@ export function printProjection(base: ObservatoryConfig, size: string, everyMinu
   );
   lines(project(keep, { archives: true }), true);
   console.log(
-    `\nassumptions: archives cost ${ARCHIVE_PUTS_PER_REGION_DAY} PUTs (Class A) a region and UTC day (samples, concurrency streams, rollups) and ${ARCHIVE_MANIFEST_PUTS_PER_DAY} manifest PUT a day; analysts' reads ${n(ARCHIVE_READS_PER_DAY_ASSUMED)} GETs (Class B) a day; ${ARCHIVE_BYTES_PER_SAMPLE_ASSUMED} bytes of Parquet a sample (a third of D1's row, until measured); D1 storage counts samples and rollups (the other tables are small beside them); prices and limits read 2026-12-01 (shared/config/projection.ts)`,
+    `\nassumptions: archives cost ${ARCHIVE_PUTS_PER_REGION_DAY} PUTs (Class A) a region and UTC day (samples, concurrency streams, rollups) and ${ARCHIVE_MANIFEST_PUTS_PER_DAY} manifest PUT a day; analysts' reads ${n(ARCHIVE_READS_PER_DAY_ASSUMED)} GETs (Class B) a day; ${ARCHIVE_BYTES_PER_SAMPLE} bytes of Parquet a sample (measured 159 on a day of copies of one sample); D1 storage counts samples and rollups (the other tables are small beside them); prices and limits read 2026-12-01 (shared/config/projection.ts)`,
   );
 }

@@ -54,12 +54,13 @@ export const PRICES = {
 /**
  * The archives' inputs (issue 25's daily Parquet archives, built beside this model): a PUT (Class A)
  * a region and UTC day for its samples, one for its concurrency streams, one for its rollups, and one
- * manifest PUT a day; analysts' reads are GETs (Class B). Compressed Parquet bytes a sample are
- * assumed at a third of D1's row until the archive's own test measures them.
+ * manifest PUT a day; analysts' reads are GETs (Class B), their number assumed. Bytes a sample in its
+ * day's Snappy Parquet file: measured 159 (tests/workers/row-bytes.test.ts: a day of 1,440 copies of a
+ * real sample, timings and timelines spread; real days repeat less, so this errs low).
  */
 export const ARCHIVE_PUTS_PER_REGION_DAY = 3;
 export const ARCHIVE_MANIFEST_PUTS_PER_DAY = 1;
-export const ARCHIVE_BYTES_PER_SAMPLE_ASSUMED = Math.round(D1_BYTES_PER_SAMPLE / 3);
+export const ARCHIVE_BYTES_PER_SAMPLE = 190;
 export const ARCHIVE_READS_PER_DAY_ASSUMED = 10_000;
 
 /** The configuration that keeps a large deployment running: raw samples kept this many days in D1 (archived in R2 each day). */
@@ -193,7 +194,7 @@ export function project(config: ObservatoryConfig, { archives = false }: { archi
       .sort((a, b) => (a.breaksOnDay ?? 0) - (b.breaksOnDay ?? 0))[0] ?? null;
   const paid = PLAN_LIMITS.paid;
   const month = (x: number) => x * DAYS_PER_MONTH;
-  const archiveBytesPerDay = archives ? samplesPerDay * ARCHIVE_BYTES_PER_SAMPLE_ASSUMED : 0;
+  const archiveBytesPerDay = archives ? samplesPerDay * ARCHIVE_BYTES_PER_SAMPLE : 0;
   const r2BytesAfterYear = archiveBytesPerDay * 365;
   const parts: Record<string, number> = {
     'Workers Paid plan': PAID_PLAN_DOLLARS_PER_MONTH,

@@ -2,7 +2,8 @@
  * What a stored row costs in D1 storage, measured as D1 reports it: each statement's `meta.size_after`
  * (the database's size in bytes after it ran) before and after writing many copies of a real row. The
  * projection of `npm run capacity` (shared/config/projection.ts) grows D1 by these bytes a row; this
- * test holds its constants to the measurement (within 20 %, never below it).
+ * test holds its constants to the measurement (within 20 %, never below it), and the bytes a sample
+ * takes in its day's Parquet archive (shared/archive/parquet-file.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { env } from 'cloudflare:workers';
@@ -14,7 +15,10 @@ import { insertSamples } from '../../workers/observatory/db/samples.ts';
 import { rollUpDay, rollUpHour } from '../../workers/observatory/rollup-hour.ts';
 import { ROLLUP_TABLE_SHAPES } from '../../workers/observatory/db/rollups.ts';
 import { DAY_MS, HOUR_MS, dayOf } from '../../shared/rollup/rollup.ts';
+import { samplesOfRegionDay } from '../../workers/observatory/db/archive.ts';
+import { samplesParquet } from '../../shared/archive/parquet-file.ts';
 import {
+  ARCHIVE_BYTES_PER_SAMPLE,
   D1_BYTES_PER_DAILY_ROLLUP,
   D1_BYTES_PER_HOURLY_ROLLUP,
   D1_BYTES_PER_SAMPLE,
@@ -83,6 +87,7 @@ describe('what a row costs in D1 storage (the projection counts these)', () => {
       return {
         ...sized,
         tick_id: day + h * HOUR_MS + m * MINUTE_MS,
+        timeline: sized.timeline.map((t) => t * f),
         headers_ms: scale(real.headers_ms),
         first_byte_ms: scale(real.first_byte_ms),
         ttft_ms: scale(real.ttft_ms),
@@ -105,5 +110,13 @@ describe('what a row costs in D1 storage (the projection counts these)', () => {
     expect(perHourly).toBeGreaterThan(D1_BYTES_PER_HOURLY_ROLLUP * 0.8);
     expect(perDaily).toBeLessThanOrEqual(D1_BYTES_PER_DAILY_ROLLUP);
     expect(perDaily).toBeGreaterThan(D1_BYTES_PER_DAILY_ROLLUP * 0.8);
+
+    // The same day of the region as its archive holds it: Snappy Parquet, the file's footer included.
+    const rows = await samplesOfRegionDay(env.DB, 'weur', day);
+    expect(rows).toHaveLength(24 * 60);
+    const perArchived = samplesParquet(rows).byteLength / rows.length;
+    console.log(`R2 bytes per archived sample (a day of 1,440 as Parquet): ${perArchived.toFixed(0)}`);
+    expect(perArchived).toBeLessThanOrEqual(ARCHIVE_BYTES_PER_SAMPLE);
+    expect(perArchived).toBeGreaterThan(ARCHIVE_BYTES_PER_SAMPLE * 0.8);
   });
 });
