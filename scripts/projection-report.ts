@@ -44,12 +44,21 @@ function lines(p: Projection, archives: boolean): void {
   if (archives)
     console.log(`  R2: ${gb(p.samplesPerDay * ARCHIVE_BYTES_PER_SAMPLE)} of archives a day, ${gb(p.r2BytesAfterYear)} after a year`);
   // The tick's length is said above: the scheduler spreads rather than breaks.
-  for (const l of p.limits.slice(1))
-    console.log(
-      `  ${l.name}: ${l.breaksOnDay === null ? 'holds' : l.breaksOnDay === 0 ? 'breaks from the first day' : `breaks on day ${l.breaksOnDay}`}`,
-    );
+  for (const l of p.limits.slice(1)) {
+    const past = l.hard ? 'breaks' : 'billed beyond it';
+    const when =
+      l.breaksOnDay === null
+        ? l.hard
+          ? 'holds'
+          : 'within it'
+        : l.breaksOnDay === 0
+          ? `${past} from the first day`
+          : `${past} from day ${l.breaksOnDay}`;
+    const share = l.unit === 'a day' && l.limit > 0 ? ` (${((l.use / l.limit) * 100).toFixed(0)} % of it)` : '';
+    console.log(`  ${l.hard ? 'limit' : 'billed'}: ${l.name}: ${when}${share}`);
+  }
   console.log(
-    `  first limit to break: ${p.firstBreak ? `${p.firstBreak.name}, ${p.firstBreak.breaksOnDay === 0 ? 'from the first day' : `on day ${p.firstBreak.breaksOnDay}`}` : 'none'}`,
+    `  first hard limit to break: ${p.firstBreak ? `${p.firstBreak.name}, ${p.firstBreak.breaksOnDay === 0 ? 'from the first day' : `on day ${p.firstBreak.breaksOnDay}`}` : 'none'}`,
   );
   const parts = Object.entries(p.dollarsPerMonth.parts)
     .filter(([, x]) => x >= 0.5)

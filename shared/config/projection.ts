@@ -98,7 +98,9 @@ export interface Limit {
   use: number;
   limit: number;
   unit: string;
-  /** Day of accumulation on which it breaks (0: from the first day), or null when it never does. */
+  /** Hard: past it the deployment fails. Otherwise the paid plan's inclusion, billed beyond (or the tick, which the scheduler spreads). */
+  hard: boolean;
+  /** Day of accumulation on which it is passed (0: from the first day), or null when it never is. */
   breaksOnDay: number | null;
 }
 
@@ -168,33 +170,61 @@ export function project(config: ObservatoryConfig, { archives = false }: { archi
       storageDay = day;
       break;
     }
-  const tickRatio = s;
+  const paid = PLAN_LIMITS.paid;
+  const archiveBytesPerDay = archives ? samplesPerDay * ARCHIVE_BYTES_PER_SAMPLE : 0;
+  const included = (name: string, use: number, perDay: number, by = 'Workers Paid'): Limit => ({
+    name: `${name} (${by} includes ${Math.round(perDay).toLocaleString('en')} a day)`,
+    use,
+    limit: perDay,
+    unit: 'a day',
+    hard: false,
+    breaksOnDay: use > perDay ? 0 : null,
+  });
   const limits: Limit[] = [
     {
       name: 'tick length (3 probes at once a region; the scheduler spreads the rest)',
-      use: tickRatio,
+      use: s,
       limit: 1,
       unit: 'ticks of work a tick',
+      hard: false,
       breaksOnDay: s > 1 ? 0 : null,
     },
-    { name: 'D1 storage (10 GB a database)', use: d1BytesSteady, limit: D1_MAX_DATABASE_BYTES, unit: 'bytes', breaksOnDay: storageDay },
+    {
+      name: 'D1 storage (10 GB a database)',
+      use: d1BytesSteady,
+      limit: D1_MAX_DATABASE_BYTES,
+      unit: 'bytes',
+      hard: true,
+      breaksOnDay: storageDay,
+    },
     {
       name: 'D1 write queries a second (one writer, ~1,000 a second at 1 ms a query)',
       use: d1WriteQueriesPerSecond,
       limit: D1_QUERIES_PER_SECOND,
       unit: 'queries/s',
+      hard: true,
       breaksOnDay: d1WriteQueriesPerSecond > D1_QUERIES_PER_SECOND ? 0 : null,
     },
+    included('D1 rows written', perDay.d1RowsWritten, paid.d1RowsWrittenPerDay),
+    included('D1 rows read', perDay.d1RowsRead, paid.d1RowsReadPerDay),
+    included('Durable Object requests', perDay.doRequests, paid.doRequestsPerDay),
+    included('Durable Object duration (GB-s)', perDay.doGbSeconds, paid.doGbSecondsPerDay),
+    included('Durable Object storage rows written', perDay.doRowsWritten, paid.doRowsWrittenPerDay),
+    included('R2 Class A operations', perDay.r2ClassA, PRICES.r2ClassAIncludedPerMonth / DAYS_PER_MONTH, 'R2'),
+    included('R2 Class B operations', perDay.r2ClassB, PRICES.r2ClassBIncludedPerMonth / DAYS_PER_MONTH, 'R2'),
+    {
+      name: `R2 storage (R2 includes ${PRICES.r2StorageIncludedGb} GB; no cap)`,
+      use: archiveBytesPerDay,
+      limit: PRICES.r2StorageIncludedGb * 1e9,
+      unit: 'bytes a day',
+      hard: false,
+      breaksOnDay: archiveBytesPerDay > 0 ? Math.ceil((PRICES.r2StorageIncludedGb * 1e9) / archiveBytesPerDay) : null,
+    },
   ];
-  // The tick's spreading is the scheduler's answer, not a failure: the first limit that breaks is a platform's.
+  // The first hard limit passed: the tick's spreading is the scheduler's answer, the inclusions cost money (below).
   const firstBreak =
-    limits
-      .slice(1)
-      .filter((l) => l.breaksOnDay !== null)
-      .sort((a, b) => (a.breaksOnDay ?? 0) - (b.breaksOnDay ?? 0))[0] ?? null;
-  const paid = PLAN_LIMITS.paid;
+    limits.filter((l) => l.hard && l.breaksOnDay !== null).sort((a, b) => (a.breaksOnDay ?? 0) - (b.breaksOnDay ?? 0))[0] ?? null;
   const month = (x: number) => x * DAYS_PER_MONTH;
-  const archiveBytesPerDay = archives ? samplesPerDay * ARCHIVE_BYTES_PER_SAMPLE : 0;
   const r2BytesAfterYear = archiveBytesPerDay * 365;
   const parts: Record<string, number> = {
     'Workers Paid plan': PAID_PLAN_DOLLARS_PER_MONTH,

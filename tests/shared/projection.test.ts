@@ -56,6 +56,17 @@ describe('the projection at scale', () => {
     expect(p.firstBreak?.breaksOnDay).toBe(day);
     // 1.44 M × 650 bytes (0.94 GB) and 3,000 × 25 × 5,000 bytes (0.38 GB): 1.31 GB a day, past 10 GB on day 8.
     expect(day).toBe(8);
+    // The paid plan's inclusions are passed from the first day, and billed: Durable Object duration most (a probe keeps its object awake).
+    const billed = p.limits.filter((l) => !l.hard && l.breaksOnDay === 0).map((l) => l.name.split(' (')[0]);
+    expect(billed).toEqual([
+      'tick length',
+      'D1 rows written',
+      'Durable Object requests',
+      'Durable Object duration',
+      'Durable Object storage rows written',
+    ]);
+    const parts = Object.entries(p.dollarsPerMonth.parts).sort((a, b) => b[1] - a[1]);
+    expect(parts[0][0]).toBe('DO duration');
     // D1's one writer is far from busy: about 17 sample INSERTs a second and the rollups' rows.
     expect(p.d1WriteQueriesPerSecond).toBeLessThan(100);
   });
