@@ -53,7 +53,7 @@ function lines(p: Projection, archives: boolean): void {
           : 'within it'
         : l.breaksOnDay === 0
           ? `${past} from the first day`
-          : `${past} from day ${l.breaksOnDay}`;
+          : `${past} ${l.hard ? 'on' : 'from'} day ${l.breaksOnDay}`;
     const share = l.unit === 'a day' && l.limit > 0 ? ` (${((l.use / l.limit) * 100).toFixed(0)} % of it)` : '';
     console.log(`  ${l.hard ? 'limit' : 'billed'}: ${l.name}: ${when}${share}`);
   }
