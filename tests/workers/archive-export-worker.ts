@@ -5,6 +5,7 @@
  */
 import { insertSamples } from '../../workers/observatory/db/samples.ts';
 import { archiveRegionDays } from '../../workers/observatory/archive-duty.ts';
+import { sampleDayCounts } from '../../workers/observatory/db/archive.ts';
 import { archiveSamples } from '../helpers/archive-samples.ts';
 import { DAY_MS } from '../../shared/time.ts';
 
@@ -24,7 +25,8 @@ export default {
     }
     const errors: string[] = [];
     const duty = { noteDutyError: (_key: string, message: string | null) => void (message && errors.push(message)) };
-    const confirmed = await archiveRegionDays(duty, env.DB, env.ARCHIVE, region, day + DAY_MS);
+    const days = (await sampleDayCounts(env.DB, day, day + DAY_MS)).get(region) ?? [];
+    const confirmed = await archiveRegionDays(duty, env.DB, env.ARCHIVE, region, days);
     return Response.json({ confirmed, errors });
   },
 } satisfies ExportedHandler<ArchiveEnv>;

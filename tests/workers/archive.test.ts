@@ -14,6 +14,7 @@ import { sha256Hex } from '../../shared/archive/checksum.ts';
 import { MANIFEST_KEY, parseManifest, sampleArchiveKey, type Manifest } from '../../shared/archive/manifest.ts';
 import { ARCHIVE_EXPORTS_PER_RUN, archiveRegionDays } from '../../workers/observatory/archive-duty.ts';
 import { ProberStore } from '../../workers/observatory/prober-store.ts';
+import { sampleDayCounts } from '../../workers/observatory/db/archive.ts';
 import { applyRetention } from '../../workers/observatory/scheduler.ts';
 import { DAY_MS } from '../../shared/time.ts';
 
@@ -25,7 +26,9 @@ const count = async (region: string) =>
   Number(await env.DB.prepare('SELECT COUNT(*) AS n FROM samples WHERE region = ?').bind(region).first('n'));
 const manifest = async (): Promise<Manifest> => parseManifest((await (await env.ARCHIVE.get(MANIFEST_KEY))?.text()) ?? null);
 const bytesOf = async (key: string) => new Uint8Array(await (await env.ARCHIVE.get(key))!.arrayBuffer());
-const archiveDays = (region: string) => env.REGION_PROBER.getByName(region).archiveDays(region, TODAY);
+/** A region's archive of all its ended days (a retention run archives only yesterday and the days it cuts). */
+const archiveDays = async (region: string) =>
+  env.REGION_PROBER.getByName(region).archiveDays(region, (await sampleDayCounts(env.DB, 0, TODAY)).get(region) ?? []);
 
 beforeEach(async () => {
   await env.DB.prepare('DELETE FROM samples').run();
@@ -47,6 +50,8 @@ describe('the daily archive', () => {
       await insertSamples(env.DB, archiveSamples(region, TODAY - DAY_MS, TICKS_PER_DAY));
       await insertSamples(env.DB, archiveSamples(region, TODAY, 1)); // today: not ended, not archived
     }
+    // A day between yesterday and the cut: archived when it ended (here it was not), checked again when it reaches the cut.
+    await insertSamples(env.DB, archiveSamples('weur', TODAY - 3 * DAY_MS, 1));
     // More old days than a run writes: the newest of them waits for the next run, and keeps its samples till then.
     for (let i = 0; i <= ARCHIVE_EXPORTS_PER_RUN; i++)
       await insertSamples(env.DB, archiveSamples('apac', CUT - (ARCHIVE_EXPORTS_PER_RUN + 1 - i) * DAY_MS, 1));
@@ -54,7 +59,7 @@ describe('the daily archive', () => {
     const result = await applyRetention(env, TODAY);
     const perDay = 2 * TICKS_PER_DAY;
     expect(result?.samples).toBe(2 * perDay + ARCHIVE_EXPORTS_PER_RUN * 2);
-    expect(await count('weur')).toBe(perDay + 2);
+    expect(await count('weur')).toBe(perDay + 2 + 2);
     expect(await count('apac')).toBe(2);
     const first = await manifest();
     expect(first.files.filter((f) => f.region === 'apac')).toHaveLength(ARCHIVE_EXPORTS_PER_RUN);
@@ -63,7 +68,7 @@ describe('the daily archive', () => {
     const bytes = await bytesOf(yesterday!.key);
     expect(bytes.byteLength).toBe(yesterday!.bytes);
     expect(await sha256Hex(bytes)).toBe(yesterday!.sha256);
-    expect(first.files.some((f) => f.day === '2027-01-01')).toBe(false);
+    expect(first.files.some((f) => f.day === '2027-01-01' || f.day === '2026-12-29')).toBe(false);
 
     // The next run writes the day left over; the days already archived are confirmed as they are.
     const etag = (await env.ARCHIVE.head(yesterday!.key))!.etag;
@@ -74,9 +79,11 @@ describe('the daily archive', () => {
 
     // A retried export (the manifest lost) writes the same bytes.
     await env.ARCHIVE.delete(MANIFEST_KEY);
-    expect(await archiveDays('weur')).toEqual([TODAY - DAY_MS]);
+    await applyRetention(env, TODAY);
     expect(await sha256Hex(await bytesOf(yesterday!.key))).toBe(yesterday!.sha256);
-    expect((await manifest()).files).toEqual([yesterday]);
+    expect((await manifest()).files.filter((f) => f.region === 'weur')).toEqual([yesterday]);
+    expect((await archiveDays('weur')).length).toBe(2); // with the day between
+    expect((await manifest()).files.filter((f) => f.region === 'weur').map((f) => f.day)).toEqual(['2026-12-29', '2026-12-31']);
   });
 
   it('writes a truncated, corrupt or unlisted object again from D1 while its rows exist', async () => {
@@ -111,7 +118,7 @@ describe('the daily archive', () => {
     });
     const stub = env.REGION_PROBER.getByName('enam');
     const confirmed = await runInDurableObject(stub, (_instance, state: DurableObjectState) =>
-      archiveRegionDays(new ProberStore(state.storage), env.DB, failing, 'enam', TODAY),
+      archiveRegionDays(new ProberStore(state.storage), env.DB, failing, 'enam', [{ day, rows: 2 * TICKS_PER_DAY }]),
     );
     expect(confirmed).toEqual([]);
     expect(seen).toHaveLength(1);

@@ -19,7 +19,7 @@ import {
   type Manifest,
   type StoredObject,
 } from '../../shared/archive/manifest.ts';
-import { sampleDaysOfRegion, samplesOfRegionDay } from './db/archive.ts';
+import { samplesOfRegionDay, type DayCount } from './db/archive.ts';
 import type { DutyErrorKey } from './prober-store.ts';
 
 /** Files a region writes per run, at most (a backlog, such as the demo's backfilled days, drains over later runs). */
@@ -48,8 +48,8 @@ async function writeManifest(bucket: R2Bucket, manifest: Manifest, etag: string 
 }
 
 /**
- * Confirms or writes the archive of every day before `beforeDay` that the region has samples of in D1,
- * oldest first: a day whose manifest entry holds as many rows as D1 and whose object is whole is
+ * Confirms or writes the archive of each of these days of the region (with the rows D1 holds of it;
+ * retention counts them, db/archive.ts sampleDayCounts), oldest first: a day whose manifest entry holds as many rows as D1 and whose object is whole is
  * confirmed as it is; any other (new, late rows, missing, truncated, corrupt) is written again from D1
  * (the same rows give the same bytes) before its entry. Returns the days confirmed.
  */
@@ -58,14 +58,13 @@ export async function archiveRegionDays(
   db: D1Database,
   bucket: R2Bucket,
   region: string,
-  beforeDay: number,
+  days: readonly DayCount[],
 ): Promise<number[]> {
   const confirmed: number[] = [];
   const written: number[] = [];
   let changed = false;
-  let step = 'archive listing';
+  let step = 'manifest read';
   try {
-    const days = await sampleDaysOfRegion(db, region, beforeDay);
     if (days.length === 0) {
       errors.noteDutyError('last_archive_error', null);
       return [];

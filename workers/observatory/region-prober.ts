@@ -20,6 +20,7 @@ import { insertSamples, storedKeys } from './db/samples.ts';
 import { hourOf } from '../../shared/rollup/rollup.ts';
 import { pushPendingToOtlp, rollUpDirtyHours } from './rollup-duty.ts';
 import { archiveRegionDays } from './archive-duty.ts';
+import type { DayCount } from './db/archive.ts';
 import { BaselineCache, evaluatePendingTicks } from './status-evaluation.ts';
 import type { StoredSample } from './db/sample-row.ts';
 import { AccessTokenCache, type AuthContext } from '../../shared/probe/auth.ts';
@@ -204,9 +205,9 @@ export class RegionProber extends DurableObject<Env> {
     return queued > 0;
   }
 
-  /** Archives the region's ended days before `beforeDay` to R2 (archive-duty.ts): the days confirmed, which retention may delete. */
-  async archiveDays(region: string, beforeDay: number): Promise<number[]> {
-    return archiveRegionDays(this.store, this.env.DB, this.env.ARCHIVE, region, beforeDay);
+  /** Archives these ended days of the region to R2 (archive-duty.ts): the days confirmed, which retention may delete. */
+  async archiveDays(region: string, days: DayCount[]): Promise<number[]> {
+    return archiveRegionDays(this.store, this.env.DB, this.env.ARCHIVE, region, days);
   }
 
   async status(): Promise<ProberStatus> {

@@ -4,7 +4,7 @@
  * ticks when one tick would exceed the plan's limits.
  */
 import { getCapacity, getConfig, tickJobs } from './config.ts';
-import { deleteArchivedDays } from './db/archive.ts';
+import { deleteArchivedDays, sampleDayCounts, type DayCount } from './db/archive.ts';
 import { deleteRollupsBefore } from './db/rollups.ts';
 import { deleteIncidentsBefore } from './db/status.ts';
 import { deleteBurstSamplesBefore } from './db/bursts.ts';
@@ -81,16 +81,31 @@ export async function runBursts(env: Env, runId: number): Promise<TickReport> {
 }
 
 /**
+ * The days a run archives, with each region's rows of them: yesterday (the day that just ended), and
+ * every day that retention cuts (normally one; more while archives fail). Days between were archived
+ * when they ended, and are checked again when they reach the cut, while D1 still holds their rows.
+ * Two scans of a day's rows, not of the whole retention.
+ */
+async function daysToArchive(db: D1Database, tickId: number, beforeTick: number): Promise<Map<string, DayCount[]>> {
+  const today = dayOf(tickId);
+  const cutEnd = Math.min(Math.ceil(beforeTick / DAY_MS) * DAY_MS, today - DAY_MS);
+  const [old, yesterday] = await Promise.all([sampleDayCounts(db, 0, cutEnd), sampleDayCounts(db, today - DAY_MS, today)]);
+  for (const [region, days] of yesterday) old.set(region, [...(old.get(region) ?? []), ...days]);
+  return old;
+}
+
+/**
  * Raw samples before `beforeTick`, region by region: each region's object first archives its ended days
  * to R2 (archive-duty.ts), then only the days it confirmed are deleted. A region not reached, or whose
  * archive failed, keeps its samples until a later run. One region after another: they share manifest.json.
  */
 async function archiveThenDeleteSamples(env: Env, tickId: number, beforeTick: number): Promise<number> {
+  const days = await daysToArchive(env.DB, tickId, beforeTick);
   let deleted = 0;
   for (const region of getConfig().regions) {
     try {
       const stub = env.REGION_PROBER.getByName(region.code, { locationHint: region.locationHint });
-      const confirmed = await stub.archiveDays(region.code, dayOf(tickId));
+      const confirmed = await stub.archiveDays(region.code, days.get(region.code) ?? []);
       deleted += await deleteArchivedDays(
         env.DB,
         region.code,

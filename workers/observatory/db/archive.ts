@@ -9,14 +9,23 @@ export interface DayCount {
   rows: number;
 }
 
-/** The days before `beforeDay` that a region has samples of, oldest first, and how many each. */
-export async function sampleDaysOfRegion(db: D1Database, region: string, beforeDay: number): Promise<DayCount[]> {
+/**
+ * Every region's days in [fromDay, toDay) (UTC day starts) and their rows, oldest first: one scan of
+ * those days' rows for all regions (the key's index starts with tick_id).
+ */
+export async function sampleDayCounts(db: D1Database, fromDay: number, toDay: number): Promise<Map<string, DayCount[]>> {
   const { results } = await db
-    .prepare(`SELECT tick_id - (tick_id % ?) AS day, COUNT(*) AS rows FROM samples WHERE region = ? AND tick_id < ?
-      GROUP BY day ORDER BY day`)
-    .bind(DAY_MS, region, beforeDay)
-    .all<DayCount>();
-  return results.map((r) => ({ day: Number(r.day), rows: Number(r.rows) }));
+    .prepare(`SELECT region, tick_id - (tick_id % ?) AS day, COUNT(*) AS rows FROM samples WHERE tick_id >= ? AND tick_id < ?
+      GROUP BY region, day ORDER BY region, day`)
+    .bind(DAY_MS, fromDay, toDay)
+    .all<{ region: string; day: number; rows: number }>();
+  const byRegion = new Map<string, DayCount[]>();
+  for (const r of results) {
+    const days = byRegion.get(r.region) ?? [];
+    days.push({ day: Number(r.day), rows: Number(r.rows) });
+    byRegion.set(r.region, days);
+  }
+  return byRegion;
 }
 
 /** A region's samples of one UTC day in D1's row form, in the order of their key (so the same rows give the same file). */
