@@ -12,6 +12,8 @@
  */
 import { PERIOD_STATES, type PeriodState } from './levels.ts';
 import { emptyCounts, type PeriodCounts } from './period-tally.ts';
+import { rollupPercentileGroups } from '../rollup/percentiles.ts';
+import type { Rollup } from '../rollup/rollup.ts';
 
 export const MINUTE = 60_000;
 const DAY_MS = 86_400_000;
@@ -158,4 +160,37 @@ function sharesOf(c: PeriodCounts, due: number): UptimeRow['share'] {
 export function uptimeOf(c: PeriodCounts, due: number): number | null {
   const base = due - c.maintenance;
   return base > 0 ? c.operational / base : null;
+}
+
+/** The report as spreadsheet records: a row per target × region and per target overall (`*`), the same for the API's CSV and the site's. */
+export function uptimeRecords(m: Pick<UptimeMonth, 'month' | 'rows'>): Array<Record<string, string | number | null>> {
+  return m.rows.map((r) => ({
+    month: m.month,
+    target: r.target,
+    region: r.region,
+    ticks_due: r.due,
+    uptime: r.uptime,
+    operational: r.share.operational,
+    degraded: r.share.degraded,
+    down: r.share.down,
+    maintenance: r.share.maintenance,
+    unknown: r.share.unknown,
+    incidents: r.incidents,
+    incident_minutes: r.incident_minutes,
+    worst_day: r.worst_day?.day ?? null,
+    worst_day_uptime: r.worst_day?.uptime ?? null,
+    ttft_p50_ms: r.ttft_p50_ms,
+    ttft_p95_ms: r.ttft_p95_ms,
+  }));
+}
+
+/** The month's TTFT per target × region and per target overall (`*`), from its daily rollups of one variant. */
+export function monthTtft(daily: Iterable<Rollup>): UptimeInput['ttft'] {
+  const rows = [...daily];
+  const byRegion = rollupPercentileGroups(rows, 'ttft_ms', ['target', 'region']);
+  const byTarget = rollupPercentileGroups(rows, 'ttft_ms', ['target']);
+  return (target, region) => {
+    const g = region === '*' ? byTarget.find((x) => x.target === target) : byRegion.find((x) => x.target === target && x.region === region);
+    return { p50: (g?.p50 as number | null | undefined) ?? null, p95: (g?.p95 as number | null | undefined) ?? null };
+  };
 }

@@ -13,7 +13,7 @@ import { SITE_BUILD_MAX_SAMPLES, SITE_BUILD_RECENT_HOURS, SITE_BUILD_SAMPLE_PAGE
 import { COMPARISONS_PER_REQUEST, SITE_BURST_RUNS, SITE_PAIRED_DAYS, SITE_PROFILE_DAYS } from '../../../shared/config/read-limits.ts';
 import type { MaintenanceDoc, PromptCacheDoc, PromptCachesDoc } from '../../../shared/api-types.ts';
 import { tallyOfRow, type HistoryRow } from './status.ts';
-import { monthOf, uptimeMonth, type UptimeMonth } from '../../../shared/status/uptime.ts';
+import { monthOf, monthTtft, uptimeMonth, type UptimeMonth } from '../../../shared/status/uptime.ts';
 import { tickMinutesOf } from '../../../shared/config/schedule.ts';
 import type { VendorIncidentsDoc } from '../../../shared/api-types.ts';
 import { SITE_VENDOR_DAYS, SITE_VENDOR_INCIDENTS } from '../../../shared/config/vendor-status-costs.ts';
@@ -406,16 +406,7 @@ function uptimeMonths(
           opened_at: Date.parse(i.opened_at),
           resolved_at: i.resolved_at === null ? null : Date.parse(i.resolved_at),
         })),
-        ttft: (() => {
-          const rows = daily.filter((r) => r.prompt_variant === firstVariant && monthOf(r.hour) === month);
-          const byRegion = rollupPercentileGroups(rows, 'ttft_ms', ['target', 'region']);
-          const byTarget = rollupPercentileGroups(rows, 'ttft_ms', ['target']);
-          return (target: string, region: string) => {
-            const g =
-              region === '*' ? byTarget.find((x) => x.target === target) : byRegion.find((x) => x.target === target && x.region === region);
-            return { p50: (g?.p50 as number | null | undefined) ?? null, p95: (g?.p95 as number | null | undefined) ?? null };
-          };
-        })(),
+        ttft: monthTtft(daily.filter((r) => r.prompt_variant === firstVariant && monthOf(r.hour) === month)),
       })!,
   );
 }

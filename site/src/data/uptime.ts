@@ -1,5 +1,5 @@
 /** The uptime pages' rows and files (shared/status/uptime.ts computes them; the build keeps every month its history reaches). */
-import type { UptimeMonth, UptimeRow } from '../../../shared/status/uptime.ts';
+import { uptimeRecords, type UptimeMonth } from '../../../shared/status/uptime.ts';
 import { toCsv } from '../../../shared/csv.ts';
 import type { UptimeBar } from '../charts/charts.ts';
 
@@ -18,26 +18,7 @@ export function uptimeBars(m: UptimeMonth): UptimeBar[] {
 
 /** The month as CSV: a row per target × region and per target overall (`*`). */
 export function uptimeCsv(m: UptimeMonth): string {
-  return toCsv(
-    m.rows.map((r: UptimeRow) => ({
-      month: m.month,
-      target: r.target,
-      region: r.region,
-      ticks_due: r.due,
-      uptime: r.uptime,
-      operational: r.share.operational,
-      degraded: r.share.degraded,
-      down: r.share.down,
-      maintenance: r.share.maintenance,
-      unknown: r.share.unknown,
-      incidents: r.incidents,
-      incident_minutes: r.incident_minutes,
-      worst_day: r.worst_day?.day ?? null,
-      worst_day_uptime: r.worst_day?.uptime ?? null,
-      ttft_p50_ms: r.ttft_p50_ms,
-      ttft_p95_ms: r.ttft_p95_ms,
-    })),
-  );
+  return toCsv(uptimeRecords(m));
 }
 
 export const UPTIME_DEFINITIONS =

@@ -6,8 +6,7 @@
 import { Hono } from 'hono';
 import { METHOD_VERSION } from '../../../shared/constants.ts';
 import { toCsv } from '../../../shared/csv.ts';
-import { rollupPercentileGroups } from '../../../shared/rollup/percentiles.ts';
-import { monthEnd, monthOf, monthStart, uptimeMonth, type UptimeDayRow } from '../../../shared/status/uptime.ts';
+import { monthEnd, monthOf, monthStart, monthTtft, uptimeMonth, uptimeRecords, type UptimeDayRow } from '../../../shared/status/uptime.ts';
 import { PERIOD_STATES } from '../../../shared/status/levels.ts';
 import { DAY_MS } from '../../../shared/time.ts';
 import { getCapacity, getConfig, storedList } from '../config.ts';
@@ -41,8 +40,6 @@ uptimeRoutes.get('/api/v1/uptime', async (c) => {
     listIncidents(c.env.DB, { from: from - 31 * DAY_MS, limit: 500, withPoints: false }),
     rollupsIn(c.env.DB, { fromHour: from, toHour: to, resolution: 'day', methodVersion: METHOD_VERSION, variants: [first] }),
   ]);
-  const byRegion = rollupPercentileGroups(daily, 'ttft_ms', ['target', 'region']);
-  const byTarget = rollupPercentileGroups(daily, 'ttft_ms', ['target']);
   const report = uptimeMonth({
     month,
     now,
@@ -76,33 +73,10 @@ uptimeRoutes.get('/api/v1/uptime', async (c) => {
       opened_at: i.opened_at,
       resolved_at: i.resolved_at,
     })),
-    ttft: (target, region) => {
-      const g =
-        region === '*' ? byTarget.find((x) => x.target === target) : byRegion.find((x) => x.target === target && x.region === region);
-      return { p50: (g?.p50 as number | null | undefined) ?? null, p95: (g?.p95 as number | null | undefined) ?? null };
-    },
+    ttft: monthTtft(daily),
   })!;
   if (format === 'csv') {
-    const csv = toCsv(
-      report.rows.map((r) => ({
-        month,
-        target: r.target,
-        region: r.region,
-        ticks_due: r.due,
-        uptime: r.uptime,
-        operational: r.share.operational,
-        degraded: r.share.degraded,
-        down: r.share.down,
-        maintenance: r.share.maintenance,
-        unknown: r.share.unknown,
-        incidents: r.incidents,
-        incident_minutes: r.incident_minutes,
-        worst_day: r.worst_day?.day ?? null,
-        worst_day_uptime: r.worst_day?.uptime ?? null,
-        ttft_p50_ms: r.ttft_p50_ms,
-        ttft_p95_ms: r.ttft_p95_ms,
-      })),
-    );
+    const csv = toCsv(uptimeRecords(report));
     return new Response(csv, {
       headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="uptime-${month}.csv"` },
     });
