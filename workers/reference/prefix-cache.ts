@@ -7,6 +7,7 @@
  * its replicas), held by the isolate and bounded: the oldest entries go first.
  */
 import { CHARS_PER_TOKEN } from './request.ts';
+import type { CacheUse } from './formats/format.ts';
 
 export const CACHE_BLOCK_TOKENS = 128;
 export const MIN_CACHED_TOKENS = 1_024;
@@ -15,12 +16,7 @@ const BLOCK_CHARS = CACHE_BLOCK_TOKENS * CHARS_PER_TOKEN;
 /** Most block prefixes held (a 32k-token prompt leaves 250): the oldest are dropped beyond. */
 const MAX_ENTRIES = 20_000;
 
-export interface CacheUse {
-  /** Prompt tokens read from the cache. */
-  read: number;
-  /** Tokens of the cacheable text written to it (0 when all of it was read, or it is too short). */
-  written: number;
-}
+export type { CacheUse };
 
 /** Block-prefix key → when it expires. Insertion order is age order (a use moves it to the end). */
 const entries = new Map<string, number>();

@@ -13,7 +13,7 @@ import {
   type Wire,
 } from './formats/format.ts';
 import { errorResponse } from './request.ts';
-import type { CacheUse } from './prefix-cache.ts';
+import type { CacheUse } from './formats/format.ts';
 import { plannedReasoningTokens, type ReasoningControl } from './reasoning-tokens.ts';
 import { honestClaim, impossibleClaim, setTimingHeaders } from './timing-claims.ts';
 

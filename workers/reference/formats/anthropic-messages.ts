@@ -1,5 +1,5 @@
 import { sse, type StreamContext, type StreamFormat } from './format.ts';
-import type { CacheUse } from '../prefix-cache.ts';
+import type { CacheUse } from './format.ts';
 
 /**
  * Anthropic Messages streaming: message_start … content blocks … message_delta, message_stop.

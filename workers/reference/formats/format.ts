@@ -1,5 +1,12 @@
 /** One wire format the reference endpoint speaks, written from each vendor's documentation. */
-import type { CacheUse } from '../prefix-cache.ts';
+
+/** What a request's prompt read from the prompt cache and wrote to it (prefix-cache.ts), in tokens. */
+export interface CacheUse {
+  /** Prompt tokens read from the cache. */
+  read: number;
+  /** Tokens of the cacheable text written to it (0 when all of it was read, or it is too short). */
+  written: number;
+}
 
 export interface Usage {
   /** Every prompt token, cached or not. */
