@@ -35,7 +35,10 @@ function report(label: string, cfg: ObservatoryConfig, c: Capacity): void {
     ['D1 rows written', spreadOut(c.d1RowsWrittenPerDay, b.d1RowsWrittenPerDay), 'd1RowsWrittenPerDay'],
     [
       'D1 rows read',
-      (c.d1RowsRead.rollups + c.d1RowsRead.status) / s + c.d1RowsRead.siteBuilds + c.d1RowsRead.metrics + c.d1RowsRead.api,
+      (c.d1RowsRead.rollups + c.d1RowsRead.status + c.d1RowsRead.archive) / s +
+        c.d1RowsRead.siteBuilds +
+        c.d1RowsRead.metrics +
+        c.d1RowsRead.api,
       'd1RowsReadPerDay',
     ],
     ['DO storage rows written', spreadOut(c.doRowsWrittenPerDay, b.doRowsWrittenPerDay), 'doRowsWrittenPerDay'],
@@ -58,7 +61,7 @@ function report(label: string, cfg: ObservatoryConfig, c: Capacity): void {
   }
   const r = c.d1RowsRead;
   console.log(
-    `  D1 reads: rollups ${n(r.rollups / s)}, status rules ${n(r.status / s)}, site builds ${n(r.siteBuilds)} (${n(c.siteBuildRowsRead)} a build), /metrics ${n(r.metrics)}, API ${n(r.api)}`,
+    `  D1 reads: rollups ${n(r.rollups / s)}, status rules ${n(r.status / s)}, site builds ${n(r.siteBuilds)} (${n(c.siteBuildRowsRead)} a build), /metrics ${n(r.metrics)}, API ${n(r.api)}, archive ${n(r.archive / s)} (R2 a day: ${n(c.archive.r2ClassAPerDay)} Class A, ${n(c.archive.r2ClassBPerDay)} Class B)`,
   );
   const w = c.workerRequests;
   console.log(

@@ -176,6 +176,34 @@ export function pairedRegionVariants(config: ObservatoryConfig): number {
   return groups;
 }
 
+/**
+ * The daily archive (workers/observatory/archive-duty.ts, docs/ARCHIVE.md), per day: retention counts the
+ * rows of yesterday and of the day it cuts once for all regions (2 rows read a row: the scan, then the
+ * grouping's sort); per region it reads yesterday's rows for the file and deletes the cut day, each a
+ * scan of that day's rows of every region (the samples' index starts with tick_id), and the file's rows
+ * are sorted once more. In R2 per region: the manifest's GET and a HEAD of the cut day's file (Class B),
+ * the new file's PUT and the manifest's (Class A). Measured in tests/workers/archive.test.ts.
+ */
+export const ARCHIVE_DAYS_COUNTED_PER_RUN = 2;
+export const ARCHIVE_ROWS_READ_PER_COUNTED_SAMPLE = 2;
+export const ARCHIVE_DAY_SCANS_PER_REGION = 2;
+export const ARCHIVE_ROWS_READ_PER_ARCHIVED_SAMPLE = 1;
+export const ARCHIVE_R2_CLASS_A_PER_REGION_DAY = 2;
+export const ARCHIVE_R2_CLASS_B_PER_REGION_DAY = 2;
+
+export function archiveCosts(config: ObservatoryConfig, samplesPerDay: number) {
+  const regions = config.regions.length;
+  return {
+    d1RowsReadPerDay:
+      samplesPerDay *
+      (ARCHIVE_DAYS_COUNTED_PER_RUN * ARCHIVE_ROWS_READ_PER_COUNTED_SAMPLE +
+        regions * ARCHIVE_DAY_SCANS_PER_REGION +
+        ARCHIVE_ROWS_READ_PER_ARCHIVED_SAMPLE),
+    r2ClassAPerDay: regions * ARCHIVE_R2_CLASS_A_PER_REGION_DAY,
+    r2ClassBPerDay: regions * ARCHIVE_R2_CLASS_B_PER_REGION_DAY,
+  };
+}
+
 export interface Capacity {
   tickMinutes: number;
   ticksPerDay: number;
@@ -186,7 +214,7 @@ export interface Capacity {
   d1RowsWrittenPerDay: number;
   /** Everything read per day: rollups, site builds, /metrics scrapes and API requests (the parts below). */
   d1RowsReadPerDay: number;
-  d1RowsRead: { rollups: number; status: number; siteBuilds: number; metrics: number; api: number };
+  d1RowsRead: { rollups: number; status: number; siteBuilds: number; metrics: number; api: number; archive: number };
   /** One site build's reads, and its requests to the read API. */
   siteBuildRowsRead: number;
   siteBuildRequests: number;
@@ -198,6 +226,8 @@ export interface Capacity {
   subrequestsPerProbeInvocation: number;
   /** The concurrency probes' share of the figures above (already included in them). */
   bursts: ReturnType<typeof burstCosts>;
+  /** The daily archive's D1 reads (in d1RowsRead.archive) and its R2 operations. */
+  archive: ReturnType<typeof archiveCosts>;
   /** Each tick runs 1/spread of the work list in turn; 1 means everything every tick. */
   spread: number;
   /** The limit that sets the spread, or null when everything fits. */
@@ -316,6 +346,7 @@ export function capacity(config: ObservatoryConfig): Capacity {
     siteBuilds: readers.siteRebuildMinutes > 0 ? (MINUTES_PER_DAY / readers.siteRebuildMinutes) * siteBuildRowsRead : 0,
     metrics: readers.metricsScrapeSeconds > 0 ? (86_400 / readers.metricsScrapeSeconds) * perTick * METRICS_READS_PER_PAIR : 0,
     api: readers.apiRequestsPerDay * perTick * API_REQUEST_READS_PER_PAIR,
+    archive: archiveCosts(config, probesPerDay).d1RowsReadPerDay,
   };
   // Worker requests (the free plan's 100,000 a day are a hard limit too): each cron, each site build's requests, one
   // /metrics scrape job a region (a scrape of every pair would not fit a free-plan request's CPU), the API's readers.
@@ -327,7 +358,8 @@ export function capacity(config: ObservatoryConfig): Capacity {
     api: readers.apiRequestsPerDay,
   };
   const workerRequestsPerDay = workerRequests.crons + workerRequests.siteBuilds + workerRequests.metrics + workerRequests.api;
-  const d1RowsReadPerDay = d1RowsRead.rollups + d1RowsRead.status + d1RowsRead.siteBuilds + d1RowsRead.metrics + d1RowsRead.api;
+  const d1RowsReadPerDay =
+    d1RowsRead.rollups + d1RowsRead.status + d1RowsRead.siteBuilds + d1RowsRead.metrics + d1RowsRead.api + d1RowsRead.archive;
   const targetVariants = targetVariantPairs(config).length;
   const doRowsWrittenPerDay =
     burstCosts(config).doRowsWrittenPerDay +
@@ -377,6 +409,7 @@ export function capacity(config: ObservatoryConfig): Capacity {
     doGbSecondsPerDay,
     subrequestsPerProbeInvocation: probesPerAlarm(config) * maxSubrequestsPerJob(config) + 2,
     bursts,
+    archive: archiveCosts(config, probesPerDay),
     spread,
     bindingLimit: spread > 1 ? ratios[0][0] : null,
   };

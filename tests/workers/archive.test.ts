@@ -14,7 +14,16 @@ import { sha256Hex } from '../../shared/archive/checksum.ts';
 import { MANIFEST_KEY, parseManifest, sampleArchiveKey, type Manifest } from '../../shared/archive/manifest.ts';
 import { ARCHIVE_EXPORTS_PER_RUN, archiveRegionDays } from '../../workers/observatory/archive-duty.ts';
 import { ProberStore } from '../../workers/observatory/prober-store.ts';
-import { sampleDayCounts } from '../../workers/observatory/db/archive.ts';
+import { deleteArchivedDays, sampleDayCounts, samplesOfRegionDay } from '../../workers/observatory/db/archive.ts';
+import { meterD1 } from '../../workers/observatory/db/meter.ts';
+import {
+  ARCHIVE_DAY_SCANS_PER_REGION,
+  ARCHIVE_DAYS_COUNTED_PER_RUN,
+  ARCHIVE_ROWS_READ_PER_ARCHIVED_SAMPLE,
+  ARCHIVE_ROWS_READ_PER_COUNTED_SAMPLE,
+  ARCHIVE_R2_CLASS_A_PER_REGION_DAY,
+  ARCHIVE_R2_CLASS_B_PER_REGION_DAY,
+} from '../../shared/config/capacity.ts';
 import { applyRetention } from '../../workers/observatory/scheduler.ts';
 import { DAY_MS } from '../../shared/time.ts';
 
@@ -131,5 +140,46 @@ describe('the daily archive', () => {
     await applyRetention(env, TODAY);
     expect(await count('enam')).toBe(0);
     expect((await stub.status()).lastArchiveError).toBeNull();
+  });
+
+  it('costs what the capacity model says: D1 rows read a day, and R2 operations per region and day', async () => {
+    const yesterday = TODAY - DAY_MS;
+    const cut = CUT - DAY_MS;
+    for (const region of ['weur', 'enam', 'apac']) {
+      await insertSamples(env.DB, archiveSamples(region, yesterday, TICKS_PER_DAY));
+      await insertSamples(env.DB, archiveSamples(region, cut, TICKS_PER_DAY));
+    }
+    await archiveDays('weur'); // the cut day archived when it ended, and yesterday too: forgotten, as if new
+    const stale = (await manifest()).files.filter((f) => f.day !== '2026-12-31');
+    await env.ARCHIVE.put(MANIFEST_KEY, JSON.stringify({ manifest_version: 1, files: stale }));
+    await env.ARCHIVE.delete(sampleArchiveKey(yesterday, 'weur'));
+    const perDay = 3 * 2 * TICKS_PER_DAY; // a day's samples of every region
+
+    const meter = meterD1(env.DB);
+    const counts = [await sampleDayCounts(meter.db, 0, cut + DAY_MS), await sampleDayCounts(meter.db, yesterday, TODAY)];
+    // Two days' rows, each read twice (the scan, then the grouping's sort), and one row more.
+    expect(meter.rowsRead - 1).toBe(ARCHIVE_DAYS_COUNTED_PER_RUN * ARCHIVE_ROWS_READ_PER_COUNTED_SAMPLE * perDay);
+    meter.reset();
+    await samplesOfRegionDay(meter.db, 'weur', yesterday);
+    await deleteArchivedDays(meter.db, 'weur', [cut], CUT);
+    // A scan of the day's rows of every region each, the file's own rows sorted, and the retention mark's one row.
+    expect(meter.rowsRead - 1).toBe(ARCHIVE_DAY_SCANS_PER_REGION * perDay + ARCHIVE_ROWS_READ_PER_ARCHIVED_SAMPLE * (perDay / 3));
+    await insertSamples(env.DB, archiveSamples('weur', cut, TICKS_PER_DAY)); // back, for the R2 count below
+
+    const ops = { a: 0, b: 0 };
+    const counting = new Proxy(env.ARCHIVE, {
+      get: (bucket, name) => {
+        const f = Reflect.get(bucket, name) as (...args: unknown[]) => unknown;
+        if (name === 'put') return (...args: unknown[]) => (ops.a++, f.apply(bucket, args));
+        if (name === 'get' || name === 'head') return (...args: unknown[]) => (ops.b++, f.apply(bucket, args));
+        return typeof f === 'function' ? f.bind(bucket) : f;
+      },
+    });
+    const days = [...(counts[0].get('weur') ?? []), ...(counts[1].get('weur') ?? [])];
+    const confirmed = await runInDurableObject(env.REGION_PROBER.getByName('weur'), (_instance, state: DurableObjectState) =>
+      archiveRegionDays(new ProberStore(state.storage), env.DB, counting, 'weur', days),
+    );
+    expect(confirmed).toEqual([cut, yesterday]);
+    expect(ops).toEqual({ a: ARCHIVE_R2_CLASS_A_PER_REGION_DAY, b: ARCHIVE_R2_CLASS_B_PER_REGION_DAY });
   });
 });
