@@ -149,7 +149,10 @@ describe('the daily archive', () => {
       await insertSamples(env.DB, archiveSamples(region, yesterday, TICKS_PER_DAY));
       await insertSamples(env.DB, archiveSamples(region, cut, TICKS_PER_DAY));
     }
+    // An older day, archived and deleted from D1 since: a run checks one such file.
+    await insertSamples(env.DB, archiveSamples('weur', cut - DAY_MS, 1));
     await archiveDays('weur'); // the cut day archived when it ended, and yesterday too: forgotten, as if new
+    await env.DB.prepare('DELETE FROM samples WHERE tick_id < ?').bind(cut).run();
     const stale = (await manifest()).files.filter((f) => f.day !== '2026-12-31');
     await env.ARCHIVE.put(MANIFEST_KEY, JSON.stringify({ manifest_version: 1, files: stale }));
     await env.ARCHIVE.delete(sampleArchiveKey(yesterday, 'weur'));
@@ -181,5 +184,24 @@ describe('the daily archive', () => {
     );
     expect(confirmed).toEqual([cut, yesterday]);
     expect(ops).toEqual({ a: ARCHIVE_R2_CLASS_A_PER_REGION_DAY, b: ARCHIVE_R2_CLASS_B_PER_REGION_DAY });
+  });
+
+  it('reports an archived file that no longer matches its entry once D1 has deleted its rows, in /api/v1/health', async () => {
+    const gone = CUT - 2 * DAY_MS;
+    await insertSamples(env.DB, archiveSamples('apac', gone, TICKS_PER_DAY));
+    await archiveDays('apac');
+    await env.DB.prepare('DELETE FROM samples WHERE region = ?').bind('apac').run(); // retention deleted the day
+    const key = sampleArchiveKey(gone, 'apac');
+    await env.ARCHIVE.put(key, (await bytesOf(key)).slice(0, 50));
+    await insertSamples(env.DB, archiveSamples('apac', TODAY - DAY_MS, 1));
+    const seen = expectConsoleErrors(/archive check: samples\/day=.* does not match its manifest entry/);
+    expect(await archiveDays('apac')).toEqual([TODAY - DAY_MS]); // yesterday is archived all the same
+    expect(seen).toHaveLength(1);
+    const health = (await (await SELF.fetch('http://observatory/api/v1/health')).json()) as {
+      duties: Array<{ region: string; errors: { archive: string | null } }>;
+    };
+    expect(health.duties.find((d) => d.region === 'apac')?.errors.archive).toMatch(
+      new RegExp(`^archive check: ${key} does not match its manifest entry \\(50 bytes`),
+    );
   });
 });

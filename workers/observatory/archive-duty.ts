@@ -20,6 +20,7 @@ import {
   type StoredObject,
 } from '../../shared/archive/manifest.ts';
 import { samplesOfRegionDay, type DayCount } from './db/archive.ts';
+import { DAY_MS } from '../../shared/time.ts';
 import type { DutyErrorKey } from './prober-store.ts';
 
 /** Files a region writes per run, at most (a backlog, such as the demo's backfilled days, drains over later runs). */
@@ -48,6 +49,22 @@ async function writeManifest(bucket: R2Bucket, manifest: Manifest, etag: string 
 }
 
 /**
+ * One archived file of the region beyond the days of this run, in turn (a run's oldest day picks it, so the
+ * choice moves on each day): whether it is still whole. Its day's rows may be gone from D1, so a damaged file
+ * is reported (in the duty's error, which health shows), not repaired. Null when it is whole, or there is none.
+ */
+async function checkOneOlderFile(bucket: R2Bucket, manifest: Manifest, region: string, days: readonly DayCount[]): Promise<string | null> {
+  const thisRun = new Set(days.map((d) => sampleArchiveKey(d.day, region)));
+  const older = manifest.files.filter((f) => f.region === region && f.table === 'samples' && !thisRun.has(f.key));
+  if (older.length === 0) return null;
+  const entry = older[Math.floor(days[0].day / DAY_MS) % older.length];
+  const object = await storedObject(bucket, entry.key);
+  if (object && object.bytes === entry.bytes && object.sha256 === entry.sha256) return null;
+  const found = object ? `${object.bytes} bytes, SHA-256 ${object.sha256 ?? 'none'}` : 'no object';
+  return `archive check: ${entry.key} does not match its manifest entry (${found}; listed: ${entry.bytes} bytes); D1 may no longer hold its rows`;
+}
+
+/**
  * Confirms or writes the archive of each of these days of the region (with the rows D1 holds of it;
  * retention counts them, db/archive.ts sampleDayCounts), oldest first: a day whose manifest entry holds as many rows as D1 and whose object is whole is
  * confirmed as it is; any other (new, late rows, missing, truncated, corrupt) is written again from D1
@@ -63,6 +80,7 @@ export async function archiveRegionDays(
   const confirmed: number[] = [];
   const written: number[] = [];
   let changed = false;
+  let damaged: string | null = null;
   let step = 'manifest read';
   try {
     if (days.length === 0) {
@@ -100,6 +118,8 @@ export async function archiveRegionDays(
       // Rows that came in between the count and the read are in the file: the day is confirmed at the next run.
       if (samples.length === rows) written.push(day);
     }
+    step = 'archive check';
+    damaged = await checkOneOlderFile(bucket, manifest, region, days);
     if (changed) {
       step = 'manifest write';
       await writeManifest(bucket, manifest, etag);
@@ -110,6 +130,7 @@ export async function archiveRegionDays(
     console.error(`region ${region}: ${step} failed, samples kept for a later run: ${message}`);
     return confirmed;
   }
-  errors.noteDutyError('last_archive_error', null);
+  if (damaged) console.error(`region ${region}: ${damaged}`);
+  errors.noteDutyError('last_archive_error', damaged);
   return [...confirmed, ...written].sort((a, b) => a - b);
 }
