@@ -59,6 +59,28 @@ export const SAMPLE_ARCHIVE_COLUMNS: readonly ArchiveColumn[] = STORED_FIELDS.ma
   unit: unitOf(f.name),
 }));
 
+/** What a concurrency stream's row adds to a sample's (workers/observatory/db/bursts.ts, migration 0007). */
+const BURST_ONLY_FIELDS: readonly FieldDef[] = [
+  { name: 'burst_id', type: 'text', nullable: false, kind: 'context' },
+  { name: 'burst_level', type: 'int', nullable: false, kind: 'context' },
+  { name: 'burst_stream', type: 'int', nullable: false, kind: 'context' },
+  // When the stream started, from the run's first start.
+  { name: 'start_offset_ms', type: 'real', nullable: false, kind: 'context' },
+];
+
+/** The concurrency streams' archive: a sample's columns, then the stream's. */
+export const BURST_ARCHIVE_COLUMNS: readonly ArchiveColumn[] = [
+  ...SAMPLE_ARCHIVE_COLUMNS,
+  ...BURST_ONLY_FIELDS.map((f) => ({
+    name: f.name,
+    field_type: f.type,
+    parquet_type: PARQUET_TYPES[f.type],
+    nullable: nullableInStore(f),
+    kind: f.kind,
+    unit: unitOf(f.name),
+  })),
+];
+
 /** A D1 row as D1 returns it: column name to INTEGER, REAL, TEXT or NULL. */
 export type StoredColumns = Record<string, string | number | null>;
 
@@ -79,8 +101,8 @@ function toParquetValue(column: ArchiveColumn, value: string | number | null | u
 }
 
 /** The column data of a file: one array per column, in row order. */
-export function toColumnData(rows: readonly StoredColumns[]) {
-  return SAMPLE_ARCHIVE_COLUMNS.map((c) => ({
+export function toColumnData(rows: readonly StoredColumns[], columns: readonly ArchiveColumn[] = SAMPLE_ARCHIVE_COLUMNS) {
+  return columns.map((c) => ({
     name: c.name,
     type: c.parquet_type,
     nullable: c.nullable,
@@ -89,9 +111,9 @@ export function toColumnData(rows: readonly StoredColumns[]) {
 }
 
 /** The footer's key-value metadata: the schema version and every column's type, kind and unit. */
-export function archiveFooter(): Array<{ key: string; value: string }> {
+export function archiveFooter(columns: readonly ArchiveColumn[] = SAMPLE_ARCHIVE_COLUMNS): Array<{ key: string; value: string }> {
   return [
     { key: 'llm_observatory.schema_version', value: String(ARCHIVE_SCHEMA_VERSION) },
-    { key: 'llm_observatory.columns', value: JSON.stringify(SAMPLE_ARCHIVE_COLUMNS) },
+    { key: 'llm_observatory.columns', value: JSON.stringify(columns) },
   ];
 }

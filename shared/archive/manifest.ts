@@ -8,7 +8,8 @@ import { DAY_MS } from '../time.ts';
 export const MANIFEST_KEY = 'manifest.json';
 export const MANIFEST_VERSION = 1;
 
-export type ArchiveTable = 'samples';
+/** The D1 tables archived: the raw samples, and the concurrency streams. */
+export type ArchiveTable = 'samples' | 'burst_samples';
 
 export interface ManifestEntry {
   key: string;
@@ -31,11 +32,13 @@ export interface Manifest {
 
 export const isoDay = (day: number): string => new Date(day).toISOString().slice(0, 10);
 
-/** Where a day's samples of a region live: Hive-style partitions that DuckDB, pandas and Polars read as columns. */
-export function sampleArchiveKey(day: number, region: string): string {
+/** Where a table's day of a region lives: Hive-style partitions that DuckDB, pandas and Polars read as columns. */
+export function archiveKey(table: ArchiveTable, day: number, region: string): string {
   if (day % DAY_MS !== 0) throw new Error(`not the start of a UTC day: ${day}`);
-  return `samples/day=${isoDay(day)}/region=${region}.parquet`;
+  return `${table}/day=${isoDay(day)}/region=${region}.parquet`;
 }
+
+export const sampleArchiveKey = (day: number, region: string): string => archiveKey('samples', day, region);
 
 export function emptyManifest(): Manifest {
   return { manifest_version: MANIFEST_VERSION, files: [] };

@@ -182,7 +182,8 @@ export function pairedRegionVariants(config: ObservatoryConfig): number {
  * grouping's sort); per region it reads yesterday's rows for the file and deletes the cut day, each a
  * scan of that day's rows of every region (the samples' index starts with tick_id), and the file's rows
  * are sorted once more. In R2 per region: the manifest's GET, a HEAD of the cut day's file and one of an
- * older file, in turn (Class B); the new file's PUT and the manifest's (Class A). Measured in tests/workers/archive.test.ts.
+ * older file, in turn (Class B); the new file's PUT and the manifest's (Class A). The concurrency streams the
+ * same again, in files of their own (in every region, when `bursts` is set). Measured in tests/workers/archive.test.ts.
  */
 export const ARCHIVE_DAYS_COUNTED_PER_RUN = 2;
 export const ARCHIVE_ROWS_READ_PER_COUNTED_SAMPLE = 2;
@@ -191,16 +192,18 @@ export const ARCHIVE_ROWS_READ_PER_ARCHIVED_SAMPLE = 1;
 export const ARCHIVE_R2_CLASS_A_PER_REGION_DAY = 2;
 export const ARCHIVE_R2_CLASS_B_PER_REGION_DAY = 3;
 
-export function archiveCosts(config: ObservatoryConfig, samplesPerDay: number) {
+export function archiveCosts(config: ObservatoryConfig, samplesPerDay: number, burstStreamsPerDay = 0) {
   const regions = config.regions.length;
+  const burstRegions = burstStreamsPerDay > 0 ? regions : 0;
+  const rowsRead = (rows: number, regionsWriting: number) =>
+    rows *
+    (ARCHIVE_DAYS_COUNTED_PER_RUN * ARCHIVE_ROWS_READ_PER_COUNTED_SAMPLE +
+      regionsWriting * ARCHIVE_DAY_SCANS_PER_REGION +
+      ARCHIVE_ROWS_READ_PER_ARCHIVED_SAMPLE);
   return {
-    d1RowsReadPerDay:
-      samplesPerDay *
-      (ARCHIVE_DAYS_COUNTED_PER_RUN * ARCHIVE_ROWS_READ_PER_COUNTED_SAMPLE +
-        regions * ARCHIVE_DAY_SCANS_PER_REGION +
-        ARCHIVE_ROWS_READ_PER_ARCHIVED_SAMPLE),
-    r2ClassAPerDay: regions * ARCHIVE_R2_CLASS_A_PER_REGION_DAY,
-    r2ClassBPerDay: regions * ARCHIVE_R2_CLASS_B_PER_REGION_DAY,
+    d1RowsReadPerDay: rowsRead(samplesPerDay, regions) + rowsRead(burstStreamsPerDay, burstRegions),
+    r2ClassAPerDay: (regions + burstRegions) * ARCHIVE_R2_CLASS_A_PER_REGION_DAY,
+    r2ClassBPerDay: (regions + burstRegions) * ARCHIVE_R2_CLASS_B_PER_REGION_DAY,
   };
 }
 
@@ -346,7 +349,7 @@ export function capacity(config: ObservatoryConfig): Capacity {
     siteBuilds: readers.siteRebuildMinutes > 0 ? (MINUTES_PER_DAY / readers.siteRebuildMinutes) * siteBuildRowsRead : 0,
     metrics: readers.metricsScrapeSeconds > 0 ? (86_400 / readers.metricsScrapeSeconds) * perTick * METRICS_READS_PER_PAIR : 0,
     api: readers.apiRequestsPerDay * perTick * API_REQUEST_READS_PER_PAIR,
-    archive: archiveCosts(config, probesPerDay).d1RowsReadPerDay,
+    archive: archiveCosts(config, probesPerDay, burstCosts(config).streamsPerDay).d1RowsReadPerDay,
   };
   // Worker requests (the free plan's 100,000 a day are a hard limit too): each cron, each site build's requests, one
   // /metrics scrape job a region (a scrape of every pair would not fit a free-plan request's CPU), the API's readers.
@@ -409,7 +412,7 @@ export function capacity(config: ObservatoryConfig): Capacity {
     doGbSecondsPerDay,
     subrequestsPerProbeInvocation: probesPerAlarm(config) * maxSubrequestsPerJob(config) + 2,
     bursts,
-    archive: archiveCosts(config, probesPerDay),
+    archive: archiveCosts(config, probesPerDay, bursts.streamsPerDay),
     spread,
     bindingLimit: spread > 1 ? ratios[0][0] : null,
   };

@@ -11,7 +11,10 @@ import { expectConsoleErrors } from './console-errors.ts';
 import { config } from './test-config.ts';
 import { insertSamples } from '../../workers/observatory/db/samples.ts';
 import { sha256Hex } from '../../shared/archive/checksum.ts';
-import { MANIFEST_KEY, parseManifest, sampleArchiveKey, type Manifest } from '../../shared/archive/manifest.ts';
+import { archiveKey, MANIFEST_KEY, parseManifest, sampleArchiveKey, type Manifest } from '../../shared/archive/manifest.ts';
+import { BURST_ARCHIVE_COLUMNS } from '../../shared/archive/archive-columns.ts';
+import { parquetMetadata } from 'hyparquet/src/index.js';
+import { insertBurstSamples } from '../../workers/observatory/db/bursts.ts';
 import { ARCHIVE_EXPORTS_PER_RUN, archiveRegionDays } from '../../workers/observatory/archive-duty.ts';
 import { ProberStore } from '../../workers/observatory/prober-store.ts';
 import { deleteArchivedDays, sampleDayCounts, samplesOfRegionDay } from '../../workers/observatory/db/archive.ts';
@@ -41,6 +44,7 @@ const archiveDays = async (region: string) =>
 
 beforeEach(async () => {
   await env.DB.prepare('DELETE FROM samples').run();
+  await env.DB.prepare('DELETE FROM burst_samples').run();
   const listed = await env.ARCHIVE.list();
   if (listed.objects.length > 0) await env.ARCHIVE.delete(listed.objects.map((o) => o.key));
 });
@@ -203,5 +207,40 @@ describe('the daily archive', () => {
     expect(health.duties.find((d) => d.region === 'apac')?.errors.archive).toMatch(
       new RegExp(`^archive check: ${key} does not match its manifest entry \\(50 bytes`),
     );
+  });
+
+  it('archives the concurrency streams in files of their own, and deletes only their archived days', async () => {
+    const streams = (region: string, day: number) =>
+      archiveSamples(region, day, TICKS_PER_DAY).map((sample, i) => ({
+        ...sample,
+        burst_id: `run-${day}`,
+        burst_level: 4,
+        burst_stream: i % 4,
+        start_offset_ms: i * 1.5,
+      }));
+    await insertBurstSamples(env.DB, [...streams('enam', CUT - DAY_MS), ...streams('enam', TODAY - DAY_MS)]);
+    await insertSamples(env.DB, archiveSamples('enam', CUT - DAY_MS, 1));
+    await applyRetention(env, TODAY);
+    const files = (await manifest()).files.filter((f) => f.table === 'burst_samples');
+    expect(files.map((f) => [f.key, f.rows])).toEqual([
+      [archiveKey('burst_samples', CUT - DAY_MS, 'enam'), 2 * TICKS_PER_DAY],
+      [archiveKey('burst_samples', TODAY - DAY_MS, 'enam'), 2 * TICKS_PER_DAY],
+    ]);
+    const burstRows = async () => Number(await env.DB.prepare('SELECT COUNT(*) AS n FROM burst_samples').first('n'));
+    expect(await burstRows()).toBe(2 * TICKS_PER_DAY); // yesterday's stay
+    expect(await count('enam')).toBe(0);
+    const bytes = await bytesOf(files[0].key);
+    const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+    const footer = Object.fromEntries((parquetMetadata(file).key_value_metadata ?? []).map((kv) => [kv.key, kv.value]));
+    expect(JSON.parse(footer['llm_observatory.columns'] ?? '[]')).toEqual(BURST_ARCHIVE_COLUMNS);
+    // The archive's columns are the table's, in order (migration 0007).
+    const { results } = await env.DB.prepare('PRAGMA table_info(burst_samples)').all<{ name: string }>();
+    expect(BURST_ARCHIVE_COLUMNS.map((c) => c.name).toSorted()).toEqual(
+      results
+        .map((c) => c.name)
+        .filter((n) => n !== 'id')
+        .toSorted(),
+    );
+    expect((await env.REGION_PROBER.getByName('enam').status()).lastBurstArchiveError).toBeNull();
   });
 });

@@ -6,7 +6,7 @@
  */
 import { samplesParquet } from '../../shared/archive/parquet-file.ts';
 import { hex, sha256Hex } from '../../shared/archive/checksum.ts';
-import { ARCHIVE_SCHEMA_VERSION } from '../../shared/archive/archive-columns.ts';
+import { ARCHIVE_SCHEMA_VERSION, BURST_ARCHIVE_COLUMNS, SAMPLE_ARCHIVE_COLUMNS } from '../../shared/archive/archive-columns.ts';
 import {
   confirms,
   entryOf,
@@ -14,8 +14,9 @@ import {
   MANIFEST_KEY,
   manifestText,
   parseManifest,
-  sampleArchiveKey,
+  archiveKey,
   withEntry,
+  type ArchiveTable,
   type Manifest,
   type StoredObject,
 } from '../../shared/archive/manifest.ts';
@@ -27,6 +28,12 @@ import type { DutyErrorKey } from './prober-store.ts';
 export const ARCHIVE_EXPORTS_PER_RUN = 7;
 
 const PARQUET_TYPE = 'application/vnd.apache.parquet';
+
+/** Each table's columns, and the duty error its archive keeps (health: errors.archive, errors.burst_archive). */
+const TABLES = {
+  samples: { columns: SAMPLE_ARCHIVE_COLUMNS, error: 'last_archive_error' },
+  burst_samples: { columns: BURST_ARCHIVE_COLUMNS, error: 'last_burst_archive_error' },
+} as const satisfies Record<ArchiveTable, { columns: unknown; error: DutyErrorKey }>;
 
 interface DutyErrors {
   noteDutyError(key: DutyErrorKey, message: string | null): void;
@@ -53,9 +60,15 @@ async function writeManifest(bucket: R2Bucket, manifest: Manifest, etag: string 
  * choice moves on each day): whether it is still whole. Its day's rows may be gone from D1, so a damaged file
  * is reported (in the duty's error, which health shows), not repaired. Null when it is whole, or there is none.
  */
-async function checkOneOlderFile(bucket: R2Bucket, manifest: Manifest, region: string, days: readonly DayCount[]): Promise<string | null> {
-  const thisRun = new Set(days.map((d) => sampleArchiveKey(d.day, region)));
-  const older = manifest.files.filter((f) => f.region === region && f.table === 'samples' && !thisRun.has(f.key));
+async function checkOneOlderFile(
+  bucket: R2Bucket,
+  manifest: Manifest,
+  table: ArchiveTable,
+  region: string,
+  days: readonly DayCount[],
+): Promise<string | null> {
+  const thisRun = new Set(days.map((d) => archiveKey(table, d.day, region)));
+  const older = manifest.files.filter((f) => f.region === region && f.table === table && !thisRun.has(f.key));
   if (older.length === 0) return null;
   const entry = older[Math.floor(days[0].day / DAY_MS) % older.length];
   const object = await storedObject(bucket, entry.key);
@@ -76,7 +89,9 @@ export async function archiveRegionDays(
   bucket: R2Bucket,
   region: string,
   days: readonly DayCount[],
+  table: ArchiveTable = 'samples',
 ): Promise<number[]> {
+  const { columns, error } = TABLES[table];
   const confirmed: number[] = [];
   const written: number[] = [];
   let changed = false;
@@ -84,14 +99,14 @@ export async function archiveRegionDays(
   let step = 'manifest read';
   try {
     if (days.length === 0) {
-      errors.noteDutyError('last_archive_error', null);
+      errors.noteDutyError(error, null);
       return [];
     }
     const stored = await bucket.get(MANIFEST_KEY);
     const etag = stored?.etag;
     let manifest = parseManifest(stored ? await stored.text() : null);
     for (const { day, rows } of days) {
-      const key = sampleArchiveKey(day, region);
+      const key = archiveKey(table, day, region);
       step = `archive of ${key}`;
       const entry = entryOf(manifest, key);
       if (entry && confirms(entry, rows, await storedObject(bucket, key))) {
@@ -99,14 +114,14 @@ export async function archiveRegionDays(
         continue;
       }
       if (written.length >= ARCHIVE_EXPORTS_PER_RUN) continue; // at the next run
-      const samples = await samplesOfRegionDay(db, region, day);
-      const bytes = samplesParquet(samples);
+      const samples = await samplesOfRegionDay(db, region, day, table);
+      const bytes = samplesParquet(samples, columns);
       const sha256 = await sha256Hex(bytes);
       // R2 checks the bytes against the checksum, and a put is atomic: the key holds the whole file or its old one.
       await bucket.put(key, bytes, { sha256, httpMetadata: { contentType: PARQUET_TYPE } });
       manifest = withEntry(manifest, {
         key,
-        table: 'samples',
+        table,
         day: isoDay(day),
         region,
         rows: samples.length,
@@ -119,18 +134,18 @@ export async function archiveRegionDays(
       if (samples.length === rows) written.push(day);
     }
     step = 'archive check';
-    damaged = await checkOneOlderFile(bucket, manifest, region, days);
+    damaged = await checkOneOlderFile(bucket, manifest, table, region, days);
     if (changed) {
       step = 'manifest write';
       await writeManifest(bucket, manifest, etag);
     }
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
-    errors.noteDutyError('last_archive_error', `${step}: ${message}`);
+    errors.noteDutyError(error, `${step}: ${message}`);
     console.error(`region ${region}: ${step} failed, samples kept for a later run: ${message}`);
     return confirmed;
   }
   if (damaged) console.error(`region ${region}: ${damaged}`);
-  errors.noteDutyError('last_archive_error', damaged);
+  errors.noteDutyError(error, damaged);
   return [...confirmed, ...written].sort((a, b) => a - b);
 }

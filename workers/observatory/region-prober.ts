@@ -21,6 +21,7 @@ import { hourOf } from '../../shared/rollup/rollup.ts';
 import { pushPendingToOtlp, rollUpDirtyHours } from './rollup-duty.ts';
 import { archiveRegionDays } from './archive-duty.ts';
 import type { DayCount } from './db/archive.ts';
+import type { ArchiveTable } from '../../shared/archive/manifest.ts';
 import { BaselineCache, evaluatePendingTicks } from './status-evaluation.ts';
 import type { StoredSample } from './db/sample-row.ts';
 import { AccessTokenCache, type AuthContext } from '../../shared/probe/auth.ts';
@@ -73,6 +74,8 @@ export interface ProberStatus {
   lastBurstError: string | null;
   /** The last failed archive of an ended day to R2 (its samples stay in D1; archive-duty.ts). */
   lastArchiveError: string | null;
+  /** The same for the concurrency streams' archive. */
+  lastBurstArchiveError: string | null;
   missingSecrets: string[];
   ticks: TickState | null;
 }
@@ -206,8 +209,8 @@ export class RegionProber extends DurableObject<Env> {
   }
 
   /** Archives these ended days of the region to R2 (archive-duty.ts): the days confirmed, which retention may delete. */
-  async archiveDays(region: string, days: DayCount[]): Promise<number[]> {
-    return archiveRegionDays(this.store, this.env.DB, this.env.ARCHIVE, region, days);
+  async archiveDays(region: string, days: DayCount[], table: ArchiveTable = 'samples'): Promise<number[]> {
+    return archiveRegionDays(this.store, this.env.DB, this.env.ARCHIVE, region, days, table);
   }
 
   async status(): Promise<ProberStatus> {
@@ -226,6 +229,7 @@ export class RegionProber extends DurableObject<Env> {
       lastEvaluationError: this.store.meta('last_evaluation_error'),
       lastBurstError: this.store.meta('last_burst_error'),
       lastArchiveError: this.store.meta('last_archive_error'),
+      lastBurstArchiveError: this.store.meta('last_burst_archive_error'),
       missingSecrets: JSON.parse(this.store.meta('missing_secrets') ?? '[]'),
       ticks: this.store.tickState(),
     };

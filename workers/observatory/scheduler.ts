@@ -5,9 +5,9 @@
  */
 import { getCapacity, getConfig, tickJobs } from './config.ts';
 import { deleteArchivedDays, sampleDayCounts, type DayCount } from './db/archive.ts';
+import type { ArchiveTable } from '../../shared/archive/manifest.ts';
 import { deleteRollupsBefore } from './db/rollups.ts';
 import { deleteIncidentsBefore } from './db/status.ts';
-import { deleteBurstSamplesBefore } from './db/bursts.ts';
 import { DAY_MS, MINUTE_MS } from '../../shared/time.ts';
 import { dayOf } from '../../shared/rollup/rollup.ts';
 import { tickSlice } from '../../shared/config/schedule.ts';
@@ -86,51 +86,55 @@ export async function runBursts(env: Env, runId: number): Promise<TickReport> {
  * when they ended, and are checked again when they reach the cut, while D1 still holds their rows.
  * Two scans of a day's rows, not of the whole retention.
  */
-async function daysToArchive(db: D1Database, tickId: number, beforeTick: number): Promise<Map<string, DayCount[]>> {
+async function daysToArchive(db: D1Database, table: ArchiveTable, tickId: number, beforeTick: number): Promise<Map<string, DayCount[]>> {
   const today = dayOf(tickId);
   const cutEnd = Math.min(Math.ceil(beforeTick / DAY_MS) * DAY_MS, today - DAY_MS);
-  const [old, yesterday] = await Promise.all([sampleDayCounts(db, 0, cutEnd), sampleDayCounts(db, today - DAY_MS, today)]);
+  const [old, yesterday] = await Promise.all([sampleDayCounts(db, 0, cutEnd, table), sampleDayCounts(db, today - DAY_MS, today, table)]);
   for (const [region, days] of yesterday) old.set(region, [...(old.get(region) ?? []), ...days]);
   return old;
 }
 
 /**
- * Raw samples before `beforeTick`, region by region: each region's object first archives its ended days
- * to R2 (archive-duty.ts), then only the days it confirmed are deleted. A region not reached, or whose
- * archive failed, keeps its samples until a later run. One region after another: they share manifest.json.
+ * A table's rows before `beforeTick` (the raw samples, then the concurrency streams), region by region:
+ * each region's object first archives its ended days to R2 (archive-duty.ts), then only the days it
+ * confirmed are deleted. A region not reached, or whose archive failed, keeps its rows until a later run.
+ * One region after another: they share manifest.json.
  */
-async function archiveThenDeleteSamples(env: Env, tickId: number, beforeTick: number): Promise<number> {
-  const days = await daysToArchive(env.DB, tickId, beforeTick);
+async function archiveThenDelete(env: Env, table: ArchiveTable, tickId: number, beforeTick: number): Promise<number> {
+  const days = await daysToArchive(env.DB, table, tickId, beforeTick);
   let deleted = 0;
   for (const region of getConfig().regions) {
+    const owed = days.get(region.code) ?? [];
+    if (table !== 'samples' && owed.length === 0) continue; // no concurrency streams here: nothing to call for
     try {
       const stub = env.REGION_PROBER.getByName(region.code, { locationHint: region.locationHint });
-      const confirmed = await stub.archiveDays(region.code, days.get(region.code) ?? []);
+      const confirmed = await stub.archiveDays(region.code, owed, table);
       deleted += await deleteArchivedDays(
         env.DB,
         region.code,
         confirmed.filter((day) => day < beforeTick),
         beforeTick,
+        table,
       );
     } catch (e) {
       const error = e instanceof Error ? e.message : String(e);
-      console.error(`retention: region ${region.code} keeps its samples until a later run: ${error}`);
+      console.error(`retention: region ${region.code} keeps its ${table} until a later run: ${error}`);
     }
   }
   return deleted;
 }
 
 /**
- * Once a day (the first tick after midnight UTC), archives the ended days' samples, then deletes samples
- * (only archived ones), rollups and resolved incidents older than their retention.
+ * Once a day (the first tick after midnight UTC), archives the ended days' samples and concurrency streams,
+ * then deletes them (only archived ones), rollups and resolved incidents older than their retention.
  */
 export async function applyRetention(env: Env, tickId: number): Promise<{ samples: number; rollups: number; incidents: number } | null> {
   const { retentionDays, rollupRetentionDays } = getConfig();
   if (tickId % DAY_MS >= getCapacity().tickMinutes * MINUTE_MS) return null;
   return {
     samples:
-      (await archiveThenDeleteSamples(env, tickId, tickId - retentionDays * DAY_MS)) +
-      (await deleteBurstSamplesBefore(env.DB, tickId - retentionDays * DAY_MS)),
+      (await archiveThenDelete(env, 'samples', tickId, tickId - retentionDays * DAY_MS)) +
+      (await archiveThenDelete(env, 'burst_samples', tickId, tickId - retentionDays * DAY_MS)),
     rollups: await deleteRollupsBefore(env.DB, tickId - rollupRetentionDays * DAY_MS),
     // Resolved incidents are kept as long as rollups (their history page and feed).
     incidents: await deleteIncidentsBefore(env.DB, tickId - rollupRetentionDays * DAY_MS),

@@ -27,6 +27,7 @@ export function regionDuties(s: ProberStatus) {
       concurrency: s.lastBurstError,
       otlp: s.lastOtlpError,
       archive: s.lastArchiveError,
+      burst_archive: s.lastBurstArchiveError,
     },
     missing_secrets: s.missingSecrets,
     ticks: s.ticks,

@@ -1,8 +1,16 @@
 /** Every SQL statement of the daily archive (archive-duty.ts): what it reads of the samples, and what retention then deletes. */
 import { DAY_MS } from '../../../shared/time.ts';
 import type { StoredColumns } from '../../../shared/archive/archive-columns.ts';
+import type { ArchiveTable } from '../../../shared/archive/manifest.ts';
 import { SAMPLE_COLUMNS } from './sample-row.ts';
+import { BURST_ONLY_COLUMNS } from './bursts.ts';
 import { markSamplesRetention } from './rollups.ts';
+
+/** Each archived table's columns, and the order of its key (the same rows, the same file). */
+const TABLES: Record<ArchiveTable, { columns: readonly string[]; order: string }> = {
+  samples: { columns: SAMPLE_COLUMNS, order: 'tick_id, target, prompt_variant' },
+  burst_samples: { columns: [...SAMPLE_COLUMNS, ...BURST_ONLY_COLUMNS], order: 'tick_id, target, burst_level, burst_stream' },
+};
 
 export interface DayCount {
   day: number;
@@ -13,9 +21,14 @@ export interface DayCount {
  * Every region's days in [fromDay, toDay) (UTC day starts) and their rows, oldest first: one scan of
  * those days' rows for all regions (the key's index starts with tick_id).
  */
-export async function sampleDayCounts(db: D1Database, fromDay: number, toDay: number): Promise<Map<string, DayCount[]>> {
+export async function sampleDayCounts(
+  db: D1Database,
+  fromDay: number,
+  toDay: number,
+  table: ArchiveTable = 'samples',
+): Promise<Map<string, DayCount[]>> {
   const { results } = await db
-    .prepare(`SELECT region, tick_id - (tick_id % ?) AS day, COUNT(*) AS rows FROM samples WHERE tick_id >= ? AND tick_id < ?
+    .prepare(`SELECT region, tick_id - (tick_id % ?) AS day, COUNT(*) AS rows FROM ${table} WHERE tick_id >= ? AND tick_id < ?
       GROUP BY region, day ORDER BY region, day`)
     .bind(DAY_MS, fromDay, toDay)
     .all<{ region: string; day: number; rows: number }>();
@@ -29,10 +42,15 @@ export async function sampleDayCounts(db: D1Database, fromDay: number, toDay: nu
 }
 
 /** A region's samples of one UTC day in D1's row form, in the order of their key (so the same rows give the same file). */
-export async function samplesOfRegionDay(db: D1Database, region: string, day: number): Promise<StoredColumns[]> {
+export async function samplesOfRegionDay(
+  db: D1Database,
+  region: string,
+  day: number,
+  table: ArchiveTable = 'samples',
+): Promise<StoredColumns[]> {
+  const { columns, order } = TABLES[table];
   const { results } = await db
-    .prepare(`SELECT ${SAMPLE_COLUMNS.join(', ')} FROM samples WHERE region = ? AND tick_id >= ? AND tick_id < ?
-      ORDER BY tick_id, target, prompt_variant`)
+    .prepare(`SELECT ${columns.join(', ')} FROM ${table} WHERE region = ? AND tick_id >= ? AND tick_id < ? ORDER BY ${order}`)
     .bind(region, day, day + DAY_MS)
     .all<StoredColumns>();
   return results;
@@ -40,14 +58,18 @@ export async function samplesOfRegionDay(db: D1Database, region: string, day: nu
 
 /**
  * Retention of archived days: deletes a region's samples of these days (each confirmed by its archive),
- * up to `beforeTick`. The cut is marked in the same transaction, as deleteSamplesBefore does. Returns rows deleted.
+ * up to `beforeTick`. A cut of samples is marked in the same transaction, as deleteSamplesBefore does. Returns rows deleted.
  */
-export async function deleteArchivedDays(db: D1Database, region: string, days: readonly number[], beforeTick: number): Promise<number> {
+export async function deleteArchivedDays(
+  db: D1Database,
+  region: string,
+  days: readonly number[],
+  beforeTick: number,
+  table: ArchiveTable = 'samples',
+): Promise<number> {
   if (days.length === 0) return 0;
-  const remove = db.prepare('DELETE FROM samples WHERE region = ? AND tick_id >= ? AND tick_id < ?');
-  const [, ...results] = await db.batch([
-    markSamplesRetention(db, beforeTick),
-    ...days.map((day) => remove.bind(region, day, Math.min(day + DAY_MS, beforeTick))),
-  ]);
-  return results.reduce((n, r) => n + (r.meta.changes ?? 0), 0);
+  const remove = db.prepare(`DELETE FROM ${table} WHERE region = ? AND tick_id >= ? AND tick_id < ?`);
+  const deletes = days.map((day) => remove.bind(region, day, Math.min(day + DAY_MS, beforeTick)));
+  const results = await db.batch(table === 'samples' ? [markSamplesRetention(db, beforeTick), ...deletes] : deletes);
+  return results.slice(table === 'samples' ? 1 : 0).reduce((n, r) => n + (r.meta.changes ?? 0), 0);
 }

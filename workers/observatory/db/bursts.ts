@@ -94,9 +94,3 @@ export async function burstSamplesIn(
     .all<BurstRow>();
   return results;
 }
-
-/** Retention: burst samples go with raw samples. */
-export async function deleteBurstSamplesBefore(db: D1Database, tickId: number): Promise<number> {
-  const r = await db.prepare('DELETE FROM burst_samples WHERE tick_id < ?').bind(tickId).run();
-  return r.meta.changes ?? 0;
-}
