@@ -4,11 +4,12 @@
  * null, its kind and its unit. docs/ARCHIVE.md documents them; a new field changes the archive by itself.
  */
 import { STORED_FIELDS, type FieldDef, type FieldKind, type FieldType } from '../sample-fields.ts';
+import { ROLLUP_METRICS } from '../rollup/rollup.ts';
 
 /** Raised when a column's type or meaning changes (a new column alone does not change it). */
 export const ARCHIVE_SCHEMA_VERSION = 1;
 
-export type ParquetType = 'INT64' | 'DOUBLE' | 'STRING' | 'BOOLEAN' | 'JSON';
+export type ParquetType = 'INT64' | 'DOUBLE' | 'STRING' | 'BOOLEAN' | 'JSON' | 'BYTE_ARRAY';
 
 /** `timeline` keeps its stored form: offsets from t0 in 0.1 ms steps, each the difference from the one before. */
 const PARQUET_TYPES: Record<FieldType, ParquetType> = {
@@ -38,8 +39,8 @@ export function unitOf(name: string): string | null {
 
 export interface ArchiveColumn {
   name: string;
-  /** The sample definition's type (FieldType), kept beside the Parquet one. */
-  field_type: FieldType;
+  /** The sample definition's type (FieldType), kept beside the Parquet one; `bytes`: a rollup's stored histogram. */
+  field_type: FieldType | 'bytes';
   parquet_type: ParquetType;
   nullable: boolean;
   kind: FieldKind;
@@ -81,12 +82,42 @@ export const BURST_ARCHIVE_COLUMNS: readonly ArchiveColumn[] = [
   })),
 ];
 
-/** A D1 row as D1 returns it: column name to INTEGER, REAL, TEXT or NULL. */
-export type StoredColumns = Record<string, string | number | null>;
+/**
+ * The hourly rollups' archive (migrations/0003, workers/observatory/db/rollups.ts): the key, the counts,
+ * the failures per error class (JSON), and each figure's exponential histogram as its stored bytes
+ * (shared/stats/exp-histogram.ts: decode with decodeHistogram), the split's per source in one.
+ */
+export const ROLLUP_ARCHIVE_COLUMNS: readonly ArchiveColumn[] = [
+  ...(['hour', 'region', 'target', 'prompt_variant', 'method_version', 'probes', 'successes'] as const).map((name) => {
+    const type: FieldType = name === 'region' || name === 'target' || name === 'prompt_variant' ? 'text' : 'int';
+    return {
+      name,
+      field_type: type,
+      parquet_type: PARQUET_TYPES[type],
+      nullable: false,
+      kind: 'context' as const,
+      unit: name === 'hour' ? 'epoch ms' : null,
+    };
+  }),
+  { name: 'errors', field_type: 'json', parquet_type: 'JSON', nullable: false, kind: 'outcome', unit: null },
+  ...[...ROLLUP_METRICS, 'split'].map((name) => ({
+    name,
+    field_type: 'bytes' as const,
+    parquet_type: 'BYTE_ARRAY' as const,
+    nullable: false,
+    kind: 'figure' as const,
+    unit: 'histogram',
+  })),
+];
 
-function toParquetValue(column: ArchiveColumn, value: string | number | null | undefined): unknown {
+/** A D1 row as D1 returns it: column name to INTEGER, REAL, TEXT or NULL. */
+export type StoredColumns = Record<string, string | number | null | ArrayBuffer | number[]>;
+
+function toParquetValue(column: ArchiveColumn, value: StoredColumns[string] | undefined): unknown {
   if (value === null || value === undefined) return null;
   switch (column.field_type) {
+    case 'bytes':
+      return value instanceof ArrayBuffer ? new Uint8Array(value) : Uint8Array.from(value as number[]);
     case 'int':
       return BigInt(Math.trunc(Number(value)));
     case 'real':

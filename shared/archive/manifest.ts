@@ -8,8 +8,8 @@ import { DAY_MS } from '../time.ts';
 export const MANIFEST_KEY = 'manifest.json';
 export const MANIFEST_VERSION = 1;
 
-/** The D1 tables archived: the raw samples, and the concurrency streams. */
-export type ArchiveTable = 'samples' | 'burst_samples';
+/** The D1 tables archived: the raw samples, the concurrency streams, and the hourly rollups. */
+export type ArchiveTable = 'samples' | 'burst_samples' | 'hourly_rollups';
 
 export interface ManifestEntry {
   key: string;

@@ -183,8 +183,12 @@ export function pairedRegionVariants(config: ObservatoryConfig): number {
  * scan of that day's rows of every region (the samples' index starts with tick_id), and the file's rows
  * are sorted once more. In R2 per region: the manifest's GET, a HEAD of the cut day's file and one of an
  * older file, in turn (Class B); the new file's PUT and the manifest's (Class A). The concurrency streams the
- * same again, in files of their own (in every region, when `bursts` is set). Measured in tests/workers/archive.test.ts.
+ * same again, in files of their own (in every region, when `bursts` is set). The hourly rollups of the
+ * last ARCHIVE_ROLLUP_DAYS days before the cut are counted the same way, and per region the day's file
+ * read (no delete: rollups keep their own retention); in R2 the same PUTs, and a HEAD of each day
+ * already archived. Measured in tests/workers/archive.test.ts.
  */
+export const ARCHIVE_ROLLUP_DAYS = 7;
 export const ARCHIVE_DAYS_COUNTED_PER_RUN = 2;
 export const ARCHIVE_ROWS_READ_PER_COUNTED_SAMPLE = 2;
 export const ARCHIVE_DAY_SCANS_PER_REGION = 2;
@@ -192,7 +196,7 @@ export const ARCHIVE_ROWS_READ_PER_ARCHIVED_SAMPLE = 1;
 export const ARCHIVE_R2_CLASS_A_PER_REGION_DAY = 2;
 export const ARCHIVE_R2_CLASS_B_PER_REGION_DAY = 3;
 
-export function archiveCosts(config: ObservatoryConfig, samplesPerDay: number, burstStreamsPerDay = 0) {
+export function archiveCosts(config: ObservatoryConfig, samplesPerDay: number, burstStreamsPerDay = 0, rollupRowsPerDay = 0) {
   const regions = config.regions.length;
   const burstRegions = burstStreamsPerDay > 0 ? regions : 0;
   const rowsRead = (rows: number, regionsWriting: number) =>
@@ -200,10 +204,14 @@ export function archiveCosts(config: ObservatoryConfig, samplesPerDay: number, b
     (ARCHIVE_DAYS_COUNTED_PER_RUN * ARCHIVE_ROWS_READ_PER_COUNTED_SAMPLE +
       regionsWriting * ARCHIVE_DAY_SCANS_PER_REGION +
       ARCHIVE_ROWS_READ_PER_ARCHIVED_SAMPLE);
+  const rollupRowsRead =
+    rollupRowsPerDay * (ARCHIVE_ROLLUP_DAYS * ARCHIVE_ROWS_READ_PER_COUNTED_SAMPLE + regions + ARCHIVE_ROWS_READ_PER_ARCHIVED_SAMPLE);
   return {
-    d1RowsReadPerDay: rowsRead(samplesPerDay, regions) + rowsRead(burstStreamsPerDay, burstRegions),
-    r2ClassAPerDay: (regions + burstRegions) * ARCHIVE_R2_CLASS_A_PER_REGION_DAY,
-    r2ClassBPerDay: (regions + burstRegions) * ARCHIVE_R2_CLASS_B_PER_REGION_DAY,
+    d1RowsReadPerDay: rowsRead(samplesPerDay, regions) + rowsRead(burstStreamsPerDay, burstRegions) + rollupRowsRead,
+    r2ClassAPerDay: (2 * regions + burstRegions) * ARCHIVE_R2_CLASS_A_PER_REGION_DAY,
+    r2ClassBPerDay:
+      (regions + burstRegions) * ARCHIVE_R2_CLASS_B_PER_REGION_DAY +
+      regions * (ARCHIVE_R2_CLASS_B_PER_REGION_DAY + ARCHIVE_ROLLUP_DAYS - 2),
   };
 }
 
@@ -349,7 +357,7 @@ export function capacity(config: ObservatoryConfig): Capacity {
     siteBuilds: readers.siteRebuildMinutes > 0 ? (MINUTES_PER_DAY / readers.siteRebuildMinutes) * siteBuildRowsRead : 0,
     metrics: readers.metricsScrapeSeconds > 0 ? (86_400 / readers.metricsScrapeSeconds) * perTick * METRICS_READS_PER_PAIR : 0,
     api: readers.apiRequestsPerDay * perTick * API_REQUEST_READS_PER_PAIR,
-    archive: archiveCosts(config, probesPerDay, burstCosts(config).streamsPerDay).d1RowsReadPerDay,
+    archive: archiveCosts(config, probesPerDay, burstCosts(config).streamsPerDay, rollupRowsPerDay).d1RowsReadPerDay,
   };
   // Worker requests (the free plan's 100,000 a day are a hard limit too): each cron, each site build's requests, one
   // /metrics scrape job a region (a scrape of every pair would not fit a free-plan request's CPU), the API's readers.
@@ -412,7 +420,7 @@ export function capacity(config: ObservatoryConfig): Capacity {
     doGbSecondsPerDay,
     subrequestsPerProbeInvocation: probesPerAlarm(config) * maxSubrequestsPerJob(config) + 2,
     bursts,
-    archive: archiveCosts(config, probesPerDay, bursts.streamsPerDay),
+    archive: archiveCosts(config, probesPerDay, bursts.streamsPerDay, rollupRowsPerDay),
     spread,
     bindingLimit: spread > 1 ? ratios[0][0] : null,
   };

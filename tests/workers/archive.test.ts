@@ -12,8 +12,11 @@ import { config } from './test-config.ts';
 import { insertSamples } from '../../workers/observatory/db/samples.ts';
 import { sha256Hex } from '../../shared/archive/checksum.ts';
 import { archiveKey, MANIFEST_KEY, parseManifest, sampleArchiveKey, type Manifest } from '../../shared/archive/manifest.ts';
-import { BURST_ARCHIVE_COLUMNS } from '../../shared/archive/archive-columns.ts';
-import { parquetMetadata } from 'hyparquet/src/index.js';
+import { BURST_ARCHIVE_COLUMNS, ROLLUP_ARCHIVE_COLUMNS } from '../../shared/archive/archive-columns.ts';
+import { rollUp } from '../../shared/rollup/rollup.ts';
+import { upsertRollups } from '../../workers/observatory/db/rollups.ts';
+import { METHOD_VERSION } from '../../shared/constants.ts';
+import { parquetMetadata, parquetReadObjects } from 'hyparquet/src/index.js';
 import { insertBurstSamples } from '../../workers/observatory/db/bursts.ts';
 import { ARCHIVE_EXPORTS_PER_RUN, archiveRegionDays } from '../../workers/observatory/archive-duty.ts';
 import { ProberStore } from '../../workers/observatory/prober-store.ts';
@@ -45,6 +48,7 @@ const archiveDays = async (region: string) =>
 beforeEach(async () => {
   await env.DB.prepare('DELETE FROM samples').run();
   await env.DB.prepare('DELETE FROM burst_samples').run();
+  await env.DB.prepare('DELETE FROM hourly_rollups').run();
   const listed = await env.ARCHIVE.list();
   if (listed.objects.length > 0) await env.ARCHIVE.delete(listed.objects.map((o) => o.key));
 });
@@ -242,5 +246,56 @@ describe('the daily archive', () => {
         .toSorted(),
     );
     expect((await env.REGION_PROBER.getByName('enam').status()).lastBurstArchiveError).toBeNull();
+  });
+
+  it('archives the hourly rollups of the days retention has cut samples from, their histograms as the stored bytes', async () => {
+    const day = CUT - 2 * DAY_MS;
+    const [rollup] = rollUp([
+      {
+        tick_id: day + 3_600_000,
+        region: 'weur',
+        target: 'ref-chat',
+        prompt_variant: 'tiny',
+        method_version: METHOD_VERSION,
+        error: null,
+        split_source: null,
+        ttft_ms: 100,
+        ttfa_ms: 100,
+        tpot_ms: 5,
+        itl_p99_ms: 6,
+        total_ms: 200,
+        decode_tps: 200,
+        network_ms: null,
+        server_ms: null,
+      },
+    ]);
+    await upsertRollups(env.DB, [rollup, { ...rollup, hour: day + 2 * 3_600_000 }, { ...rollup, hour: TODAY - DAY_MS }]);
+    // What the capacity model counts for them: each row counted twice (scan, grouping), the file's day scanned, its rows sorted.
+    const meter = meterD1(env.DB);
+    await sampleDayCounts(meter.db, day, day + DAY_MS, 'hourly_rollups');
+    // (D1 reads at most one row more a query: the end of the range.)
+    expect(meter.rowsRead - 2 * ARCHIVE_ROWS_READ_PER_COUNTED_SAMPLE).toBeOneOf([0, 1]);
+    meter.reset();
+    await samplesOfRegionDay(meter.db, 'weur', day, 'hourly_rollups');
+    expect(meter.rowsRead - 2 * (1 + ARCHIVE_ROWS_READ_PER_ARCHIVED_SAMPLE)).toBeOneOf([0, 1]);
+    const stored = await env.DB.prepare('SELECT ttft_ms, errors, probes FROM hourly_rollups WHERE region = ? AND hour = ?')
+      .bind('weur', day + 3_600_000)
+      .first<{ ttft_ms: ArrayBuffer | number[]; errors: string; probes: number }>();
+    // The test configuration keeps raw samples longer than rollups: this run deletes the day's rollups after archiving them.
+    await applyRetention(env, TODAY);
+    const files = (await manifest()).files.filter((f) => f.table === 'hourly_rollups');
+    // Yesterday's rollup can still change: only the day whose samples are gone is archived.
+    expect(files.map((f) => [f.key, f.rows])).toEqual([[archiveKey('hourly_rollups', day, 'weur'), 2]]);
+    const bytes = await bytesOf(files[0].key);
+    const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+    const footer = Object.fromEntries((parquetMetadata(file).key_value_metadata ?? []).map((kv) => [kv.key, kv.value]));
+    expect(JSON.parse(footer['llm_observatory.columns'] ?? '[]')).toEqual(ROLLUP_ARCHIVE_COLUMNS);
+    const [read] = (await parquetReadObjects({ file, utf8: false })) as Array<Record<string, unknown>>;
+    const blob = stored!.ttft_ms instanceof ArrayBuffer ? new Uint8Array(stored!.ttft_ms) : Uint8Array.from(stored!.ttft_ms);
+    expect([...(read.ttft_ms as Uint8Array)]).toEqual([...blob]);
+    expect([Number(read.hour), Number(read.probes), read.errors]).toEqual([day + 3_600_000, stored!.probes, JSON.parse(stored!.errors)]);
+    // The rollups' columns are the table's (migration 0003).
+    const { results } = await env.DB.prepare('PRAGMA table_info(hourly_rollups)').all<{ name: string }>();
+    expect(ROLLUP_ARCHIVE_COLUMNS.map((c) => c.name)).toEqual(results.map((c) => c.name));
   });
 });

@@ -6,7 +6,12 @@
  */
 import { samplesParquet } from '../../shared/archive/parquet-file.ts';
 import { hex, sha256Hex } from '../../shared/archive/checksum.ts';
-import { ARCHIVE_SCHEMA_VERSION, BURST_ARCHIVE_COLUMNS, SAMPLE_ARCHIVE_COLUMNS } from '../../shared/archive/archive-columns.ts';
+import {
+  ARCHIVE_SCHEMA_VERSION,
+  BURST_ARCHIVE_COLUMNS,
+  ROLLUP_ARCHIVE_COLUMNS,
+  SAMPLE_ARCHIVE_COLUMNS,
+} from '../../shared/archive/archive-columns.ts';
 import {
   confirms,
   entryOf,
@@ -29,10 +34,11 @@ export const ARCHIVE_EXPORTS_PER_RUN = 7;
 
 const PARQUET_TYPE = 'application/vnd.apache.parquet';
 
-/** Each table's columns, and the duty error its archive keeps (health: errors.archive, errors.burst_archive). */
+/** Each table's columns, and the duty error its archive keeps (health: errors.archive, burst_archive, rollup_archive). */
 const TABLES = {
   samples: { columns: SAMPLE_ARCHIVE_COLUMNS, error: 'last_archive_error' },
   burst_samples: { columns: BURST_ARCHIVE_COLUMNS, error: 'last_burst_archive_error' },
+  hourly_rollups: { columns: ROLLUP_ARCHIVE_COLUMNS, error: 'last_rollup_archive_error' },
 } as const satisfies Record<ArchiveTable, { columns: unknown; error: DutyErrorKey }>;
 
 interface DutyErrors {

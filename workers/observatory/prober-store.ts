@@ -35,7 +35,8 @@ export type DutyErrorKey =
   | 'last_otlp_error'
   | 'last_burst_error'
   | 'last_archive_error'
-  | 'last_burst_archive_error';
+  | 'last_burst_archive_error'
+  | 'last_rollup_archive_error';
 
 /** What names a job: one sample per tick, target and variant in a region. */
 export type JobKey = Pick<Job, 'tickId' | 'target' | 'variant'>;

@@ -74,8 +74,9 @@ export interface ProberStatus {
   lastBurstError: string | null;
   /** The last failed archive of an ended day to R2 (its samples stay in D1; archive-duty.ts). */
   lastArchiveError: string | null;
-  /** The same for the concurrency streams' archive. */
+  /** The same for the concurrency streams' archive, and the hourly rollups'. */
   lastBurstArchiveError: string | null;
+  lastRollupArchiveError: string | null;
   missingSecrets: string[];
   ticks: TickState | null;
 }
@@ -230,6 +231,7 @@ export class RegionProber extends DurableObject<Env> {
       lastBurstError: this.store.meta('last_burst_error'),
       lastArchiveError: this.store.meta('last_archive_error'),
       lastBurstArchiveError: this.store.meta('last_burst_archive_error'),
+      lastRollupArchiveError: this.store.meta('last_rollup_archive_error'),
       missingSecrets: JSON.parse(this.store.meta('missing_secrets') ?? '[]'),
       ticks: this.store.tickState(),
     };

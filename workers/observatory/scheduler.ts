@@ -11,6 +11,7 @@ import { deleteIncidentsBefore } from './db/status.ts';
 import { DAY_MS, MINUTE_MS } from '../../shared/time.ts';
 import { dayOf } from '../../shared/rollup/rollup.ts';
 import { tickSlice } from '../../shared/config/schedule.ts';
+import { ARCHIVE_ROLLUP_DAYS } from '../../shared/config/capacity.ts';
 import type { EnqueueResult } from './region-prober.ts';
 
 export interface TickReport {
@@ -125,16 +126,42 @@ async function archiveThenDelete(env: Env, table: ArchiveTable, tickId: number, 
 }
 
 /**
+ * The hourly rollups of the days retention has cut samples from (they no longer change: their hours cannot
+ * be rolled up again), region by region, into R2 beside the samples. Their D1 rows stay until the
+ * rollups' own retention.
+ */
+async function archiveFinalRollups(env: Env, tickId: number, beforeTick: number): Promise<void> {
+  const cutEnd = Math.min(Math.floor(beforeTick / DAY_MS) * DAY_MS, dayOf(tickId) - DAY_MS);
+  // A week of them, each confirmed or written: a day whose archive failed is retried (capacity.ts ARCHIVE_ROLLUP_DAYS).
+  const days = await sampleDayCounts(env.DB, cutEnd - ARCHIVE_ROLLUP_DAYS * DAY_MS, cutEnd, 'hourly_rollups');
+  for (const region of getConfig().regions) {
+    const owed = days.get(region.code) ?? [];
+    if (owed.length === 0) continue;
+    try {
+      await env.REGION_PROBER.getByName(region.code, { locationHint: region.locationHint }).archiveDays(
+        region.code,
+        owed,
+        'hourly_rollups',
+      );
+    } catch (e) {
+      const error = e instanceof Error ? e.message : String(e);
+      console.error(`retention: region ${region.code} could not archive its rollups, retried at the next run: ${error}`);
+    }
+  }
+}
+
+/**
  * Once a day (the first tick after midnight UTC), archives the ended days' samples and concurrency streams,
  * then deletes them (only archived ones), rollups and resolved incidents older than their retention.
  */
 export async function applyRetention(env: Env, tickId: number): Promise<{ samples: number; rollups: number; incidents: number } | null> {
   const { retentionDays, rollupRetentionDays } = getConfig();
   if (tickId % DAY_MS >= getCapacity().tickMinutes * MINUTE_MS) return null;
+  const cut = tickId - retentionDays * DAY_MS;
+  const samples = (await archiveThenDelete(env, 'samples', tickId, cut)) + (await archiveThenDelete(env, 'burst_samples', tickId, cut));
+  await archiveFinalRollups(env, tickId, cut);
   return {
-    samples:
-      (await archiveThenDelete(env, 'samples', tickId, tickId - retentionDays * DAY_MS)) +
-      (await archiveThenDelete(env, 'burst_samples', tickId, tickId - retentionDays * DAY_MS)),
+    samples,
     rollups: await deleteRollupsBefore(env.DB, tickId - rollupRetentionDays * DAY_MS),
     // Resolved incidents are kept as long as rollups (their history page and feed).
     incidents: await deleteIncidentsBefore(env.DB, tickId - rollupRetentionDays * DAY_MS),

@@ -28,6 +28,7 @@ export function regionDuties(s: ProberStatus) {
       otlp: s.lastOtlpError,
       archive: s.lastArchiveError,
       burst_archive: s.lastBurstArchiveError,
+      rollup_archive: s.lastRollupArchiveError,
     },
     missing_secrets: s.missingSecrets,
     ticks: s.ticks,

@@ -4,12 +4,21 @@ import type { StoredColumns } from '../../../shared/archive/archive-columns.ts';
 import type { ArchiveTable } from '../../../shared/archive/manifest.ts';
 import { SAMPLE_COLUMNS } from './sample-row.ts';
 import { BURST_ONLY_COLUMNS } from './bursts.ts';
-import { markSamplesRetention } from './rollups.ts';
+import { markSamplesRetention, ROLLUP_TABLE_SHAPES } from './rollups.ts';
 
-/** Each archived table's columns, and the order of its key (the same rows, the same file). */
-const TABLES: Record<ArchiveTable, { columns: readonly string[]; order: string }> = {
-  samples: { columns: SAMPLE_COLUMNS, order: 'tick_id, target, prompt_variant' },
-  burst_samples: { columns: [...SAMPLE_COLUMNS, ...BURST_ONLY_COLUMNS], order: 'tick_id, target, burst_level, burst_stream' },
+/** Each archived table's columns, its time column, and the order of its key (the same rows, the same file). */
+const TABLES: Record<ArchiveTable, { columns: readonly string[]; time: string; order: string }> = {
+  samples: { columns: SAMPLE_COLUMNS, time: 'tick_id', order: 'tick_id, target, prompt_variant' },
+  burst_samples: {
+    columns: [...SAMPLE_COLUMNS, ...BURST_ONLY_COLUMNS],
+    time: 'tick_id',
+    order: 'tick_id, target, burst_level, burst_stream',
+  },
+  hourly_rollups: {
+    columns: ROLLUP_TABLE_SHAPES.hourly_rollups.columns,
+    time: 'hour',
+    order: 'hour, target, prompt_variant, method_version',
+  },
 };
 
 export interface DayCount {
@@ -27,8 +36,9 @@ export async function sampleDayCounts(
   toDay: number,
   table: ArchiveTable = 'samples',
 ): Promise<Map<string, DayCount[]>> {
+  const { time } = TABLES[table];
   const { results } = await db
-    .prepare(`SELECT region, tick_id - (tick_id % ?) AS day, COUNT(*) AS rows FROM ${table} WHERE tick_id >= ? AND tick_id < ?
+    .prepare(`SELECT region, ${time} - (${time} % ?) AS day, COUNT(*) AS rows FROM ${table} WHERE ${time} >= ? AND ${time} < ?
       GROUP BY region, day ORDER BY region, day`)
     .bind(DAY_MS, fromDay, toDay)
     .all<{ region: string; day: number; rows: number }>();
@@ -48,9 +58,9 @@ export async function samplesOfRegionDay(
   day: number,
   table: ArchiveTable = 'samples',
 ): Promise<StoredColumns[]> {
-  const { columns, order } = TABLES[table];
+  const { columns, time, order } = TABLES[table];
   const { results } = await db
-    .prepare(`SELECT ${columns.join(', ')} FROM ${table} WHERE region = ? AND tick_id >= ? AND tick_id < ? ORDER BY ${order}`)
+    .prepare(`SELECT ${columns.join(', ')} FROM ${table} WHERE region = ? AND ${time} >= ? AND ${time} < ? ORDER BY ${order}`)
     .bind(region, day, day + DAY_MS)
     .all<StoredColumns>();
   return results;
