@@ -15,6 +15,19 @@ export type PairStatus = (typeof PAIR_STATES)[number];
 export const PERIOD_STATES = [...LEVELS, 'maintenance', 'no-data'] as const;
 export type PeriodState = (typeof PERIOD_STATES)[number];
 
+/** How bad each state is, least first: what a period's worst tick and a target's worst variant are judged by. */
+export const STATE_RANK: Record<PeriodState, number> = { 'no-data': 0, maintenance: 1, operational: 2, degraded: 3, down: 4 };
+
+/** True when `a` is worse than `b`. */
+export const isWorse = (a: PeriodState, b: PeriodState): boolean => STATE_RANK[a] > STATE_RANK[b];
+
+/** The worst of the states, no-data when there are none. */
+export function worstState<S extends PeriodState>(states: Iterable<S>): S | 'no-data' {
+  let w: S | 'no-data' = 'no-data';
+  for (const s of states) if (isWorse(s, w)) w = s;
+  return w;
+}
+
 /** Each state in words, as every page and message shows it. */
 export const STATE_LABELS: Record<PeriodState, string> = {
   operational: 'Operational',

@@ -6,7 +6,7 @@
  * in tick order; an old or repeated one (a retried tick, a repeated alarm) changes nothing.
  */
 import type { Finding } from './evaluate.ts';
-import type { PairStatus } from './levels.ts';
+import { isWorse, worstState, type PairStatus } from './levels.ts';
 import type { StatusRules } from './rules.ts';
 import { wholeTarget } from './period-tally.ts';
 
@@ -39,13 +39,8 @@ export function pairAt(p: PairState, tick: number): PairState | null {
   return entry ? { ...p, state: entry.state, finding: entry.finding, last_tick: entry.tick } : null;
 }
 
-const RANK: Record<PairStatus, number> = { 'no-data': -1, operational: 0, degraded: 1, down: 2 };
-export const worse = (a: PairStatus, b: PairStatus): boolean => RANK[a] > RANK[b];
-export const worst = (states: Iterable<PairStatus>): PairStatus => {
-  let w: PairStatus = 'no-data';
-  for (const s of states) if (worse(s, w)) w = s;
-  return w;
-};
+export const worse = (a: PairStatus, b: PairStatus): boolean => isWorse(a, b);
+export const worst = (states: Iterable<PairStatus>): PairStatus => worstState(states);
 
 /** The pair's state after this finding, or null when the finding is not newer than the state. */
 export function nextPairState(

@@ -6,7 +6,7 @@
  * `maintenance`. Strips, badges' history and uptime read these counts and nothing else, so no period is ever
  * judged by rules other than the incidents'.
  */
-import { PERIOD_STATES, type PairStatus, type PeriodState } from './levels.ts';
+import { PERIOD_STATES, STATE_RANK, worstState, type PeriodState } from './levels.ts';
 
 export type PeriodCounts = Record<PeriodState, number>;
 
@@ -21,13 +21,9 @@ export interface PeriodTally {
 
 export const emptyCounts = (): PeriodCounts => Object.fromEntries(PERIOD_STATES.map((s) => [s, 0])) as PeriodCounts;
 
-const RANK: Record<PeriodState, number> = { 'no-data': 0, maintenance: 1, operational: 2, degraded: 3, down: 4 };
-
 /** A period's state: its worst tick (down, then degraded, then operational, then maintenance); no-data without any. */
 export function periodState(counts: PeriodCounts): PeriodState {
-  let state: PeriodState = 'no-data';
-  for (const s of PERIOD_STATES) if (counts[s] > 0 && RANK[s] > RANK[state]) state = s;
-  return state;
+  return worstState(PERIOD_STATES.filter((s) => counts[s] > 0));
 }
 
 /** An hour's tally from its ticks: the counts, and the note of its worst tick that was not operational (the latest of equals). */
@@ -39,9 +35,9 @@ export function tallyOf(ticks: TickJudgements): PeriodTally {
     const [state, words] = ticks[tick];
     counts[state]++;
     // Only a tick that was not simply operational has something to say (down, degraded, maintenance).
-    if (words !== null && state !== 'operational' && RANK[state] >= noteRank) {
+    if (words !== null && state !== 'operational' && STATE_RANK[state] >= noteRank) {
       note = words;
-      noteRank = RANK[state];
+      noteRank = STATE_RANK[state];
     }
   }
   return { counts, note };
@@ -54,7 +50,7 @@ export function mergeTallies(tallies: readonly PeriodTally[]): PeriodTally {
   for (const t of tallies) {
     for (const s of PERIOD_STATES) counts[s] += t.counts[s];
     const state = periodState(t.counts);
-    const rank = RANK[state];
+    const rank = STATE_RANK[state];
     const ticks = t.counts[state];
     if (t.note !== null && (worstNote === null || rank > worstNote.rank || (rank === worstNote.rank && ticks > worstNote.ticks)))
       worstNote = { rank, ticks, note: t.note };
@@ -75,6 +71,3 @@ export function wholeTarget(states: readonly PeriodState[]): PeriodState {
   if (bad.length > 0 && bad.length >= half) return bad.filter((s) => s === 'down').length >= half ? 'down' : 'degraded';
   return judged.some((s) => s !== 'no-data') ? 'operational' : 'no-data';
 }
-
-/** A pair state as a period state (the same names: levels.ts). */
-export const asPeriodState = (s: PairStatus): PeriodState => s;

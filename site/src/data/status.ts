@@ -12,7 +12,7 @@ import {
   type PeriodCounts,
   type PeriodTally,
 } from '../../../shared/status/period-tally.ts';
-import { PERIOD_STATES, STATE_LABELS, type PeriodState } from '../../../shared/status/levels.ts';
+import { PERIOD_STATES, STATE_LABELS, worstState, type PeriodState } from '../../../shared/status/levels.ts';
 
 export { STATE_LABELS };
 export type Status = PeriodState;
@@ -32,8 +32,7 @@ export interface HistoryRow {
   note: string | null;
 }
 
-const RANK: Record<PeriodState, number> = { 'no-data': 0, maintenance: 1, operational: 2, degraded: 3, down: 4 };
-const worse = (a: PeriodState, b: PeriodState) => (RANK[a] >= RANK[b] ? a : b);
+const worse = (a: PeriodState, b: PeriodState): PeriodState => worstState([a, b]);
 
 export const startOf = (r: HistoryRow): string => (r.hour ?? r.day)!;
 
