@@ -13,9 +13,9 @@ import { HOUR_MS } from '../../../shared/time.ts';
 import { getConfig, storedList } from '../config.ts';
 import { pairedRowsIn, pairedHoursPage } from '../db/paired.ts';
 import { ApiError, badRequest } from './errors.ts';
-import { ANON_HOURLY_MS, periodWindow, storedJsonPage, WINDOW_PARAMS } from './filters.ts';
+import { ANON_HOURLY_MS, pairLists, periodWindow, storedJsonPage, WINDOW_PARAMS } from './filters.ts';
 import { requireTokenFor, type ReaderEnv } from './public-reads.ts';
-import { onlyKnown, parseChoice, parseList, parseWindow } from './query.ts';
+import { onlyKnown, parseChoice, parseWindow } from './query.ts';
 
 export const compareRoutes = new Hono<ReaderEnv>();
 
@@ -28,22 +28,10 @@ compareRoutes.get('/api/v1/compare', async (c) => {
   const fromHour = Math.ceil(w.from / HOUR_MS) * HOUR_MS;
   const toHour = Math.floor(w.to / HOUR_MS) * HOUR_MS;
   if (toHour - fromHour > ANON_HOURLY_MS) requireTokenFor(c, `comparisons over more than ${ANON_LIMITS.hourlyWindowDays} days`);
-  const regions =
-    parseList(
-      q,
-      'region',
-      config.regions.map((r) => r.code),
-    ) ?? config.regions.map((r) => r.code);
-  const variants = parseList(
-    q,
-    'variant',
-    config.promptVariants.map((v) => v.id),
-  ) ?? [config.promptVariants[0].id];
-  const targets = parseList(
-    q,
-    'target',
-    config.targets.map((t) => t.id),
-  );
+  const lists = pairLists(q);
+  const regions = lists.regions ?? config.regions.map((r) => r.code);
+  const variants = lists.variants ?? [config.promptVariants[0].id];
+  const targets = lists.targets;
   const figure = parseChoice(q, 'figure', PAIRED_FIGURES, 'ttfa_ms') as PairedFigure;
   const margin = q.has('margin') ? Number(q.get('margin')) / 100 : DEFAULT_MARGIN;
   if (!Number.isFinite(margin) || margin < 0 || margin > 0.5) throw badRequest('margin must be a percentage from 0 to 50, like 5');
@@ -112,6 +100,7 @@ compareRoutes.get('/api/v1/paired-hours', async (c) => {
   onlyKnown(q, [...WINDOW_PARAMS, 'region', 'variant', 'cursor']);
   const config = getConfig();
   const { from, to, start } = periodWindow(q, HOUR_MS, '7d');
+  const lists = pairLists(q);
   if (to - from > ANON_HOURLY_MS) requireTokenFor(c, `paired blocks over more than ${ANON_LIMITS.hourlyWindowDays} days`);
   const page = await pairedHoursPage(
     c.env.DB,
@@ -119,16 +108,8 @@ compareRoutes.get('/api/v1/paired-hours', async (c) => {
       fromHour: start,
       toHour: to,
       methodVersion: METHOD_VERSION,
-      regions: parseList(
-        q,
-        'region',
-        config.regions.map((r) => r.code),
-      ),
-      variants: parseList(
-        q,
-        'variant',
-        config.promptVariants.map((v) => v.id),
-      ),
+      regions: lists.regions,
+      variants: lists.variants,
     },
     PAIRED_PAGE_ROWS,
   );

@@ -36,12 +36,10 @@ export const FILTER_PARAMS = [
   'format',
 ];
 
-export function filterFrom(q: URLSearchParams, now: number): SampleFilter {
+/** A query's `region`, `target` and `variant` lists, each checked against the configuration (undefined: all of them). */
+export function pairLists(q: URLSearchParams): { regions?: string[]; targets?: string[]; variants?: string[] } {
   const c = getConfig();
-  const w = parseWindow(q, now);
   return {
-    fromTick: w.from,
-    toTick: w.to,
     regions: parseList(
       q,
       'region',
@@ -57,6 +55,15 @@ export function filterFrom(q: URLSearchParams, now: number): SampleFilter {
       'variant',
       c.promptVariants.map((v) => v.id),
     ),
+  };
+}
+
+export function filterFrom(q: URLSearchParams, now: number): SampleFilter {
+  const w = parseWindow(q, now);
+  return {
+    fromTick: w.from,
+    toTick: w.to,
+    ...pairLists(q),
     splitSources: parseSplitSources(q),
     includeBackfill: parseBoolean(q, 'include_backfill', true),
     methodVersion: parseInt(q, 'method_version', METHOD_VERSION, 1, 1_000),

@@ -7,18 +7,16 @@ import { Hono } from 'hono';
 import { METHOD_VERSION } from '../../../shared/constants.ts';
 import { ANON_LIMITS, PROFILE_PAGE_ROWS } from '../../../shared/config/read-limits.ts';
 import { DAY_MS } from '../../../shared/time.ts';
-import { getConfig } from '../config.ts';
 import { profilePage } from '../db/profiles.ts';
-import { periodWindow, storedJsonPage, WINDOW_PARAMS } from './filters.ts';
+import { pairLists, periodWindow, storedJsonPage, WINDOW_PARAMS } from './filters.ts';
 import { requireTokenFor, type ReaderEnv } from './public-reads.ts';
-import { onlyKnown, parseList } from './query.ts';
+import { onlyKnown } from './query.ts';
 
 export const profileRoutes = new Hono<ReaderEnv>();
 
 profileRoutes.get('/api/v1/hour-profiles', async (c) => {
   const q = new URL(c.req.url).searchParams;
   onlyKnown(q, [...WINDOW_PARAMS, 'region', 'target', 'variant', 'cursor']);
-  const config = getConfig();
   const { from, to, start } = periodWindow(q, DAY_MS, '28d');
   if (to - from > ANON_LIMITS.hourlyWindowDays * DAY_MS)
     requireTokenFor(c, `time profiles over more than ${ANON_LIMITS.hourlyWindowDays} days`);
@@ -28,21 +26,7 @@ profileRoutes.get('/api/v1/hour-profiles', async (c) => {
       fromDay: start,
       toDay: to,
       methodVersion: METHOD_VERSION,
-      regions: parseList(
-        q,
-        'region',
-        config.regions.map((r) => r.code),
-      ),
-      targets: parseList(
-        q,
-        'target',
-        config.targets.map((t) => t.id),
-      ),
-      variants: parseList(
-        q,
-        'variant',
-        config.promptVariants.map((v) => v.id),
-      ),
+      ...pairLists(q),
     },
     PROFILE_PAGE_ROWS,
   );

@@ -14,9 +14,9 @@ import { HOUR_MS } from '../../../shared/time.ts';
 import { getConfig, storedList } from '../config.ts';
 import { cacheRowsIn } from '../db/cache.ts';
 import { ApiError, badRequest } from './errors.ts';
-import { ANON_HOURLY_MS, WINDOW_PARAMS } from './filters.ts';
+import { ANON_HOURLY_MS, pairLists, WINDOW_PARAMS } from './filters.ts';
 import { requireTokenFor, type ReaderEnv } from './public-reads.ts';
-import { onlyKnown, parseList, parseWindow } from './query.ts';
+import { onlyKnown, parseWindow } from './query.ts';
 
 export const promptCacheRoutes = new Hono<ReaderEnv>();
 
@@ -29,17 +29,9 @@ promptCacheRoutes.get('/api/v1/prompt-cache', async (c) => {
   const fromHour = Math.ceil(w.from / HOUR_MS) * HOUR_MS;
   const toHour = Math.floor(w.to / HOUR_MS) * HOUR_MS;
   if (toHour - fromHour > ANON_HOURLY_MS) requireTokenFor(c, `prompt-cache discounts over more than ${ANON_LIMITS.hourlyWindowDays} days`);
-  const regions =
-    parseList(
-      q,
-      'region',
-      config.regions.map((r) => r.code),
-    ) ?? config.regions.map((r) => r.code);
-  const targets = parseList(
-    q,
-    'target',
-    config.targets.map((t) => t.id),
-  );
+  const lists = pairLists(q);
+  const regions = lists.regions ?? config.regions.map((r) => r.code);
+  const targets = lists.targets;
   const margin = q.has('margin') ? Number(q.get('margin')) / 100 : DEFAULT_MARGIN;
   if (!Number.isFinite(margin) || margin < 0 || margin > 0.5) throw badRequest('margin must be a percentage from 0 to 50, like 5');
 

@@ -20,9 +20,9 @@ import { getConfig } from '../config.ts';
 import { historyPage, listMaintenance } from '../db/status-history.ts';
 import { requireAdmin } from './admin.ts';
 import { ApiError, badRequest } from './errors.ts';
-import { periodWindow, WINDOW_PARAMS } from './filters.ts';
+import { pairLists, periodWindow, WINDOW_PARAMS } from './filters.ts';
 import { requireTokenFor, type ReaderEnv } from './public-reads.ts';
-import { onlyKnown, parseChoice, parseList, parseWindow } from './query.ts';
+import { onlyKnown, parseChoice, parseWindow } from './query.ts';
 
 export const statusHistoryRoutes = new Hono<ReaderEnv>();
 
@@ -31,7 +31,6 @@ const iso = (t: number) => new Date(t).toISOString();
 statusHistoryRoutes.get('/api/v1/status-history', async (c) => {
   const q = new URL(c.req.url).searchParams;
   onlyKnown(q, [...WINDOW_PARAMS, 'resolution', 'region', 'target', 'variant', 'cursor']);
-  const config = getConfig();
   const resolution = parseChoice(q, 'resolution', ['hour', 'day'] as const, 'day');
   const unit = resolution === 'hour' ? HOUR_MS : DAY_MS;
   const { from, to, start } = periodWindow(q, unit, resolution === 'hour' ? '24h' : '90d');
@@ -43,21 +42,7 @@ statusHistoryRoutes.get('/api/v1/status-history', async (c) => {
       resolution,
       from: start,
       to,
-      regions: parseList(
-        q,
-        'region',
-        config.regions.map((r) => r.code),
-      ),
-      targets: parseList(
-        q,
-        'target',
-        config.targets.map((t) => t.id),
-      ),
-      variants: parseList(
-        q,
-        'variant',
-        config.promptVariants.map((v) => v.id),
-      ),
+      ...pairLists(q),
     },
     HISTORY_PAGE_ROWS,
   );
