@@ -75,11 +75,15 @@ function shiftWords(s: SplitShift | null): string {
   return ` (server ${sign(s.server_delta_ms)}, network ${sign(s.network_delta_ms)}: ${s.moved === 'neither' ? 'neither part slower' : s.moved === 'both' ? 'both parts slower' : `the ${s.moved} got slower`})`;
 }
 
+/** What a region's evidence says in words: the rules that fired (TTFT's with the split's shift), or that it is recovering. */
+export function firedWords(fired: readonly RuleResult[], shift: SplitShift | null): string {
+  return fired.length > 0
+    ? fired.map((f) => f.note + (f.rule === 'ttft' ? shiftWords(shift) : '')).join('; ')
+    : 'recovering, waiting for its confirmation';
+}
+
 export function describeRegion(r: IncidentRegion): string {
-  const why =
-    r.fired.length > 0
-      ? r.fired.map((f) => f.note + (f.rule === 'ttft' ? shiftWords(r.shift) : '')).join('; ')
-      : 'recovering, waiting for its confirmation';
+  const why = firedWords(r.fired, r.shift);
   return `${r.region} ${r.state}: ${why}`;
 }
 

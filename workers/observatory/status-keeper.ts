@@ -12,7 +12,7 @@ import { DurableObject } from 'cloudflare:workers';
 import { getCapacity, getConfig, targetLabel, storedList } from './config.ts';
 import { resolveStatusRules } from '../../shared/status/rules.ts';
 import { nextPairState, pairAt, targetStatus, type PairState, type TargetStatus } from '../../shared/status/pair-state.ts';
-import { stepIncident, type Incident } from '../../shared/status/incidents.ts';
+import { firedWords, stepIncident, type Incident } from '../../shared/status/incidents.ts';
 import { DEFAULT_REMINDER_MINUTES } from '../../shared/status/channels.ts';
 import { upsertIncidents } from './db/status.ts';
 import { deleteMaintenance, insertMaintenance } from './db/status-history.ts';
@@ -49,8 +49,11 @@ const regionsOf = (target: string, variant: string) =>
 function tickNote(finding: Finding, state: PeriodState, window: MaintenanceWindow | null): string | null {
   if (window) return `maintenance: ${window.note}`;
   if (state !== 'degraded' && state !== 'down') return null;
-  const fired = finding.rules.filter((r) => r.outcome === 'fired').map((r) => r.note);
-  return fired.length > 0 ? fired.join('; ') : 'recovering, waiting for its confirmation';
+  // The incidents' own words for a region's evidence, without the split's shift (the history keeps to the rules' words).
+  return firedWords(
+    finding.rules.filter((r) => r.outcome === 'fired'),
+    null,
+  );
 }
 
 export class StatusKeeper extends DurableObject<Env> {
@@ -110,7 +113,7 @@ export class StatusKeeper extends DurableObject<Env> {
       }
       for (const key of touched) {
         const [target, variant] = key.split('\n');
-        this.stepTarget(target, variant, now);
+        this.stepTarget(target, variant, now, windows);
       }
     });
     await this.wake(now);
@@ -268,7 +271,7 @@ export class StatusKeeper extends DurableObject<Env> {
    * region that has not reported for LAG_TICKS ticks of wall time (stopped, or failing) is not
    * waited for, nor one that has never reported.
    */
-  private stepTarget(target: string, variant: string, now: number): void {
+  private stepTarget(target: string, variant: string, now: number, windows: readonly MaintenanceWindow[]): void {
     const sql = this.ctx.storage.sql;
     const regions = regionsOf(target, variant);
     const pairs = this.pairsOf(target, variant).filter((p) => regions.includes(p.region));
@@ -282,7 +285,6 @@ export class StatusKeeper extends DurableObject<Env> {
     const ticks = [...new Set(pairs.flatMap((p) => (p.history ?? []).map((h) => h.tick)))]
       .filter((t) => t > stepped && t <= ready)
       .sort((a, b) => a - b);
-    const windows = this.maintenanceWindows();
     for (const tick of ticks) {
       // A region not waited for (silent) counts as no data, not as its last state: it can neither hold an incident open nor tip the half.
       const view = live.map((p) => pairAt(p, tick)).filter((p): p is PairState => p !== null);
