@@ -264,3 +264,18 @@ export interface MaintenanceDoc {
   note: string;
   source: 'config' | 'api';
 }
+
+/** One row of GET /api/v1/status-history: a period (its ISO start under `hour` or `day`), its key, the ticks the keeper judged in each state, and the worst tick's words. */
+export interface StatusHistoryRowDoc {
+  hour?: string;
+  day?: string;
+  target: string;
+  prompt_variant: string;
+  region: string;
+  operational: number;
+  degraded: number;
+  down: number;
+  maintenance: number;
+  no_data: number;
+  note: string | null;
+}

@@ -262,25 +262,27 @@ export async function collectSiteData(
         )
       : undefined;
 
+  /** Every row of a paged read (`{ rows, next_cursor }`), page after page. */
+  const allRows = async <T>(name: string, url: string): Promise<T[]> => {
+    requests[name] = url;
+    const rows: T[] = [];
+    await forEachPage(
+      (cursor) => get<{ rows: T[] } & Paged>(name, pageUrl(url, cursor)),
+      (page) => {
+        rows.push(...page.rows);
+      },
+    );
+    return rows;
+  };
+
   // The paired comparisons' hourly blocks of the last SITE_PAIRED_DAYS (one row a region, variant and hour), compared here.
   const pairedFrom = lastHour - SITE_PAIRED_DAYS * DAY_MS;
-  requests.paired_hours = `${base}/paired-hours?from=${pairedFrom}&to=${lastHour}`;
-  const pairedRows: PairedRow[] = [];
-  await forEachPage(
-    (cursor) => get<{ rows: PairedRow[] } & Paged>('paired_hours', pageUrl(requests.paired_hours, cursor)),
-    (page) => {
-      pairedRows.push(...page.rows);
-    },
-  );
+  const pairedRows = await allRows<PairedRow>('paired_hours', `${base}/paired-hours?from=${pairedFrom}&to=${lastHour}`);
   const paired = pairedViews(pairedRows, { from: iso(pairedFrom), to: iso(lastHour) });
   // Time profiles of the last four weeks' ended days: a row per region × target × variant and day.
-  requests.hour_profiles = `${base}/hour-profiles?from=${today - SITE_PROFILE_DAYS * DAY_MS}&to=${today}`;
-  const profileRows: ProfileRow[] = [];
-  await forEachPage(
-    (cursor) => get<{ rows: ProfileRow[] } & Paged>('hour_profiles', pageUrl(requests.hour_profiles, cursor)),
-    (page) => {
-      profileRows.push(...page.rows);
-    },
+  const profileRows = await allRows<ProfileRow>(
+    'hour_profiles',
+    `${base}/hour-profiles?from=${today - SITE_PROFILE_DAYS * DAY_MS}&to=${today}`,
   );
 
   // What each opted-in target's prompt cache is worth, over the paired comparisons' days: per region, a few targets a request.
@@ -295,20 +297,12 @@ export async function collectSiteData(
     }
 
   // The status keeper's judgement over time: hours of the last day, days of the longest view; and the maintenance windows.
-  const history = async (name: string, url: string): Promise<HistoryRow[]> => {
-    requests[name] = url;
-    const rows: HistoryRow[] = [];
-    await forEachPage(
-      (cursor) => get<{ rows: HistoryRow[] } & Paged>(name, pageUrl(url, cursor)),
-      (page) => {
-        rows.push(...page.rows);
-      },
-    );
-    return rows;
-  };
   const statusHistory = {
-    hours: await history('status_hours', `${base}/status-history?resolution=hour&from=${lastHour - 24 * HOUR_MS}&to=${lastHour + HOUR_MS}`),
-    days: await history(
+    hours: await allRows<HistoryRow>(
+      'status_hours',
+      `${base}/status-history?resolution=hour&from=${lastHour - 24 * HOUR_MS}&to=${lastHour + HOUR_MS}`,
+    ),
+    days: await allRows<HistoryRow>(
       'status_days',
       `${base}/status-history?resolution=day&from=${today - (LONGEST_WINDOW_DAYS - 1) * DAY_MS}&to=${today + DAY_MS}`,
     ),

@@ -13,24 +13,13 @@ import {
   type PeriodTally,
 } from '../../../shared/status/period-tally.ts';
 import { PERIOD_STATES, STATE_LABELS, worstState, type PeriodState } from '../../../shared/status/levels.ts';
+import type { StatusHistoryRowDoc } from '../../../shared/api-types.ts';
 
 export { STATE_LABELS };
 export type Status = PeriodState;
 
-/** One row of GET /api/v1/status-history: a period (its ISO start under `hour` or `day`), its key and counts. */
-export interface HistoryRow {
-  hour?: string;
-  day?: string;
-  target: string;
-  prompt_variant: string;
-  region: string;
-  operational: number;
-  degraded: number;
-  down: number;
-  maintenance: number;
-  no_data: number;
-  note: string | null;
-}
+/** One row of GET /api/v1/status-history. */
+export type HistoryRow = StatusHistoryRowDoc;
 
 const worse = (a: PeriodState, b: PeriodState): PeriodState => worstState([a, b]);
 

@@ -5,6 +5,7 @@
  * - GET /api/v1/maintenance: the windows, the configuration's and the admin API's, that end after `from`;
  * - POST /api/v1/maintenance and DELETE /api/v1/maintenance/:id (admin): a window made or taken back.
  */
+import type { StatusHistoryRowDoc } from '../../../shared/api-types.ts';
 import { Hono } from 'hono';
 import { HISTORY_PAGE_ROWS, ANON_LIMITS } from '../../../shared/config/read-limits.ts';
 import {
@@ -50,7 +51,7 @@ statusHistoryRoutes.get('/api/v1/status-history', async (c) => {
     window: { from: iso(from), to: iso(Math.max(from, to)) },
     resolution,
     counts: 'ticks the status keeper judged in each state: operational, degraded, down, maintenance, no_data',
-    rows: page.rows.map(({ period, ...r }) => ({ [resolution]: iso(period), ...r })),
+    rows: page.rows.map(({ period, ...r }) => ({ [resolution]: iso(period), ...r }) satisfies StatusHistoryRowDoc),
     next_cursor: page.next === null ? null : String(page.next),
   });
 });

@@ -5,6 +5,7 @@
 import { PERIOD_STATES } from '../../../shared/status/levels.ts';
 import type { PeriodTally } from '../../../shared/status/period-tally.ts';
 import type { MaintenanceWindow } from '../../../shared/status/maintenance.ts';
+import type { StatusHistoryRowDoc } from '../../../shared/api-types.ts';
 import { DAY_MS } from '../../../shared/time.ts';
 import { periodWhere, wholePeriodPage } from './periods.ts';
 
@@ -72,19 +73,8 @@ export function deleteHistoryBefore(db: D1Database, beforeHour: number): D1Prepa
   ];
 }
 
-/** A stored row as read: its period (hour or day start), its key and counts. */
-export interface StoredHistoryRow {
-  period: number;
-  target: string;
-  prompt_variant: string;
-  region: string;
-  operational: number;
-  degraded: number;
-  down: number;
-  maintenance: number;
-  no_data: number;
-  note: string | null;
-}
+/** A stored row as read: its period (hour or day start) beside the API's key, counts and note. */
+export type StoredHistoryRow = Omit<StatusHistoryRowDoc, 'hour' | 'day'> & { period: number };
 
 export interface HistoryFilter {
   resolution: 'hour' | 'day';
