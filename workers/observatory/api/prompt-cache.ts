@@ -12,7 +12,7 @@ import { cacheDiscount } from '../../../shared/rollup/cache-hours.ts';
 import { DEFAULT_MARGIN, type PairBlock } from '../../../shared/stats/paired.ts';
 import { HOUR_MS } from '../../../shared/time.ts';
 import { getConfig, storedList } from '../config.ts';
-import { cacheRowsIn } from '../db/cache.ts';
+import { cacheRowsIn, type StoredCacheRow } from '../db/cache.ts';
 import { ApiError, badRequest } from './errors.ts';
 import { ANON_HOURLY_MS, pairLists, WINDOW_PARAMS } from './filters.ts';
 import { requireTokenFor, type ReaderEnv } from './public-reads.ts';
@@ -52,8 +52,15 @@ promptCacheRoutes.get('/api/v1/prompt-cache', async (c) => {
         const x = { region, target: w.target.id, prompt_variant: w.variant.id };
         wanted.set(key(x), x);
       }
-  for (const r of rows)
-    if (!wanted.has(key(r))) wanted.set(key(r), { region: r.region, target: r.target, prompt_variant: r.prompt_variant });
+  // The rows by cache, in one pass (each cache's hours in hour order, as read).
+  const byCache = new Map<string, StoredCacheRow[]>();
+  for (const r of rows) {
+    const k = key(r);
+    if (!wanted.has(k)) wanted.set(k, { region: r.region, target: r.target, prompt_variant: r.prompt_variant });
+    let list = byCache.get(k);
+    if (!list) byCache.set(k, (list = []));
+    list.push(r);
+  }
   // Each is two paired intervals: it counts twice against the comparisons one request may rank.
   const cap = Math.floor(COMPARISONS_PER_REQUEST[config.plan] / 2);
   if (wanted.size > cap)
@@ -65,7 +72,7 @@ promptCacheRoutes.get('/api/v1/prompt-cache', async (c) => {
   const caches: PromptCacheDoc[] = [...wanted.values()]
     .sort((a, b) => key(a).localeCompare(key(b)))
     .map((x) => {
-      const mine = rows.filter((r) => key(r) === key(x));
+      const mine = byCache.get(key(x)) ?? [];
       const blocks: PairBlock[] = mine.map((r) => ({ hour: r.hour, n: r.n, wins: r.wins, d: [r.d_ttft, r.d_server] }));
       const reported = mine.reduce((n, r) => n + r.reported, 0);
       const hits = mine.reduce((n, r) => n + r.hits, 0);
