@@ -309,6 +309,21 @@ describe('status and incidents', () => {
       /region "mars" is not configured.*end must come after start/,
     );
     expect((await post({ region: 'apac', start: '2026-03-05T09:50:00Z', end: '2026-03-05T10:40:00Z', note: 'past' })).status).toBe(400);
+    // Oversized, not JSON, or with fields a window has not: a 400 that says why, and nothing stored.
+    const huge = await post({ region: 'apac', start: '2026-12-30T00:00:00Z', end: '2026-12-30T01:00:00Z', note: 'x'.repeat(5_000) });
+    expect([huge.status, ((await huge.json()) as { error: { message: string } }).error.message]).toEqual([
+      400,
+      'body larger than 4096 bytes',
+    ]);
+    const broken = await worker.fetch(
+      new Request('http://observatory/api/v1/maintenance', { method: 'POST', headers: admin, body: '{"region":' }),
+      env,
+      createExecutionContext(),
+    );
+    expect(broken.status).toBe(400);
+    const extra = await post({ region: 'apac', start: '2099-01-01T00:00:00Z', end: '2099-01-01T01:00:00Z', note: 'n', mute: true });
+    expect(((await extra.json()) as { error: { message: string } }).error.message).toMatch(/unknown field\(s\) mute/);
+    expect((await api<{ windows: unknown[] }>('/api/v1/maintenance?window=90d')).windows).toEqual([]);
 
     // The window, made through the keeper directly (the API refuses windows in the past, and the outage lies in March 2026).
     const { maintained, unmaintained } = OUTAGES;
