@@ -186,7 +186,10 @@ export function pairedRegionVariants(config: ObservatoryConfig): number {
  * same again, in files of their own (in every region, when `bursts` is set). The hourly rollups of the
  * last ARCHIVE_ROLLUP_DAYS days before the cut are counted the same way, and per region the day's file
  * read (no delete: rollups keep their own retention); in R2 the same PUTs, and a HEAD of each day
- * already archived. Measured in tests/workers/archive.test.ts.
+ * already archived. The rollups' retention then confirms the day it cuts before deleting it: its rows
+ * counted (the scan and the sort), and per region a delete that scans the day's rows of every region
+ * (the key starts with the hour; an upper bound: the regions deleted before it are gone); in R2 per region the manifest's GET and the file's HEAD.
+ * Measured in tests/workers/archive.test.ts.
  */
 export const ARCHIVE_ROLLUP_DAYS = 7;
 export const ARCHIVE_DAYS_COUNTED_PER_RUN = 2;
@@ -195,6 +198,8 @@ export const ARCHIVE_DAY_SCANS_PER_REGION = 2;
 export const ARCHIVE_ROWS_READ_PER_ARCHIVED_SAMPLE = 1;
 export const ARCHIVE_R2_CLASS_A_PER_REGION_DAY = 2;
 export const ARCHIVE_R2_CLASS_B_PER_REGION_DAY = 3;
+export const ROLLUP_RETENTION_DAY_SCANS_PER_REGION = 1;
+export const ROLLUP_RETENTION_R2_CLASS_B_PER_REGION = 2;
 
 export function archiveCosts(config: ObservatoryConfig, samplesPerDay: number, burstStreamsPerDay = 0, rollupRowsPerDay = 0) {
   const regions = config.regions.length;
@@ -205,13 +210,14 @@ export function archiveCosts(config: ObservatoryConfig, samplesPerDay: number, b
       regionsWriting * ARCHIVE_DAY_SCANS_PER_REGION +
       ARCHIVE_ROWS_READ_PER_ARCHIVED_SAMPLE);
   const rollupRowsRead =
-    rollupRowsPerDay * (ARCHIVE_ROLLUP_DAYS * ARCHIVE_ROWS_READ_PER_COUNTED_SAMPLE + regions + ARCHIVE_ROWS_READ_PER_ARCHIVED_SAMPLE);
+    rollupRowsPerDay * (ARCHIVE_ROLLUP_DAYS * ARCHIVE_ROWS_READ_PER_COUNTED_SAMPLE + regions + ARCHIVE_ROWS_READ_PER_ARCHIVED_SAMPLE) +
+    rollupRowsPerDay * (ARCHIVE_ROWS_READ_PER_COUNTED_SAMPLE + regions * ROLLUP_RETENTION_DAY_SCANS_PER_REGION);
   return {
     d1RowsReadPerDay: rowsRead(samplesPerDay, regions) + rowsRead(burstStreamsPerDay, burstRegions) + rollupRowsRead,
     r2ClassAPerDay: (2 * regions + burstRegions) * ARCHIVE_R2_CLASS_A_PER_REGION_DAY,
     r2ClassBPerDay:
       (regions + burstRegions) * ARCHIVE_R2_CLASS_B_PER_REGION_DAY +
-      regions * (ARCHIVE_R2_CLASS_B_PER_REGION_DAY + ARCHIVE_ROLLUP_DAYS - 2),
+      regions * (ARCHIVE_R2_CLASS_B_PER_REGION_DAY + ARCHIVE_ROLLUP_DAYS - 2 + ROLLUP_RETENTION_R2_CLASS_B_PER_REGION),
   };
 }
 
@@ -449,6 +455,7 @@ export function freePlanGoal(base: ObservatoryConfig): ObservatoryConfig {
     readers: { siteRebuildMinutes: 60 },
   };
 }
+
 
 /** Most probes per day within a plan's daily quotas (free) or included usage (paid), for a given probe duration. */
 export function maxProbesPerDay(plan: 'free' | 'paid', probeSeconds: number): number {

@@ -29,6 +29,7 @@ import {
   ARCHIVE_ROWS_READ_PER_COUNTED_SAMPLE,
   ARCHIVE_R2_CLASS_A_PER_REGION_DAY,
   ARCHIVE_R2_CLASS_B_PER_REGION_DAY,
+  ROLLUP_RETENTION_DAY_SCANS_PER_REGION,
 } from '../../shared/config/capacity.ts';
 import { applyRetention } from '../../workers/observatory/scheduler.ts';
 import { DAY_MS } from '../../shared/time.ts';
@@ -67,7 +68,7 @@ describe('the daily archive', () => {
       await insertSamples(env.DB, archiveSamples(region, TODAY - DAY_MS, TICKS_PER_DAY));
       await insertSamples(env.DB, archiveSamples(region, TODAY, 1)); // today: not ended, not archived
     }
-    // A day between yesterday and the cut: archived when it ended (here it was not), checked again when it reaches the cut.
+    // A day between yesterday and the cut that the manifest misses (its archive failed everywhere): archived now, kept in D1.
     await insertSamples(env.DB, archiveSamples('weur', TODAY - 3 * DAY_MS, 1));
     // More old days than a run writes: the newest of them waits for the next run, and keeps its samples till then.
     for (let i = 0; i <= ARCHIVE_EXPORTS_PER_RUN; i++)
@@ -85,7 +86,8 @@ describe('the daily archive', () => {
     const bytes = await bytesOf(yesterday!.key);
     expect(bytes.byteLength).toBe(yesterday!.bytes);
     expect(await sha256Hex(bytes)).toBe(yesterday!.sha256);
-    expect(first.files.some((f) => f.day === '2027-01-01' || f.day === '2026-12-29')).toBe(false);
+    expect(first.files.some((f) => f.day === '2027-01-01')).toBe(false);
+    expect(first.files.find((f) => f.key === sampleArchiveKey(TODAY - 3 * DAY_MS, 'weur'))).toMatchObject({ rows: 2 });
 
     // The next run writes the day left over; the days already archived are confirmed as they are.
     const etag = (await env.ARCHIVE.head(yesterday!.key))!.etag;
@@ -98,9 +100,8 @@ describe('the daily archive', () => {
     await env.ARCHIVE.delete(MANIFEST_KEY);
     await applyRetention(env, TODAY);
     expect(await sha256Hex(await bytesOf(yesterday!.key))).toBe(yesterday!.sha256);
-    expect((await manifest()).files.filter((f) => f.region === 'weur')).toEqual([yesterday]);
-    expect((await archiveDays('weur')).length).toBe(2); // with the day between
     expect((await manifest()).files.filter((f) => f.region === 'weur').map((f) => f.day)).toEqual(['2026-12-29', '2026-12-31']);
+    expect((await manifest()).files.find((f) => f.key === yesterday!.key)).toEqual(yesterday);
   });
 
   it('writes a truncated, corrupt or unlisted object again from D1 while its rows exist', async () => {
@@ -297,5 +298,152 @@ describe('the daily archive', () => {
     // The rollups' columns are the table's (migration 0003).
     const { results } = await env.DB.prepare('PRAGMA table_info(hourly_rollups)').all<{ name: string }>();
     expect(ROLLUP_ARCHIVE_COLUMNS.map((c) => c.name)).toEqual(results.map((c) => c.name));
+  });
+  it('deletes rollups only once their archive is confirmed: an R2 failure keeps them, the next run deletes them', async () => {
+    const day = CUT - 3 * DAY_MS;
+    const [rollup] = rollUp([
+      {
+        tick_id: day + 3_600_000,
+        region: 'enam',
+        target: 'ref-chat',
+        prompt_variant: 'tiny',
+        method_version: METHOD_VERSION,
+        error: null,
+        split_source: null,
+        ttft_ms: 100,
+        ttfa_ms: 100,
+        tpot_ms: 5,
+        itl_p99_ms: 6,
+        total_ms: 200,
+        decode_tps: 200,
+        network_ms: null,
+        server_ms: null,
+      },
+    ]);
+    await upsertRollups(env.DB, [rollup]);
+    const rollupRows = async () =>
+      Number(await env.DB.prepare('SELECT COUNT(*) AS n FROM hourly_rollups WHERE region = ?').bind('enam').first('n'));
+    const { deleteArchivedRollups } = await import('../../workers/observatory/archive-run.ts');
+    // The archive cannot be written (its manifest is not one): the rollups stay, and health says why.
+    await env.ARCHIVE.put(MANIFEST_KEY, 'not json');
+    const seen = expectConsoleErrors(/manifest read failed, hourly_rollups kept for a later run/);
+    expect(await deleteArchivedRollups(env, CUT)).toBe(0);
+    expect(seen.length).toBeGreaterThanOrEqual(1);
+    expect(await rollupRows()).toBe(1);
+    expect((await env.REGION_PROBER.getByName('enam').status()).lastRollupArchiveError).toMatch(/^manifest read: /);
+    // The archive whole again: the run writes the day, and only then deletes it.
+    await env.ARCHIVE.delete(MANIFEST_KEY);
+    expect(await deleteArchivedRollups(env, CUT)).toBe(1);
+    expect(await rollupRows()).toBe(0);
+    expect((await manifest()).files.map((f) => [f.key, f.rows])).toEqual([[archiveKey('hourly_rollups', day, 'enam'), 1]]);
+
+    // What the capacity model counts for it, once the day is archived: its rows counted (scan, sort), and a delete per
+    // region that scans the day's rows of every region.
+    const rows = [1, 2].flatMap((h) => ['enam', 'weur'].map((region) => ({ ...rollup, region, hour: day + h * 3_600_000 })));
+    await upsertRollups(env.DB, rows);
+    for (const region of ['enam', 'weur'])
+      await env.REGION_PROBER.getByName(region).archiveDays(
+        region,
+        (await sampleDayCounts(env.DB, 0, CUT, 'hourly_rollups')).get(region)!,
+        'hourly_rollups',
+      );
+    const meter = meterD1(env.DB);
+    expect(await deleteArchivedRollups({ ...env, DB: meter.db }, CUT)).toBe(rows.length);
+    const queries = 1 + 2 * 2; // the count, and per region the hourly and the daily delete (each may read one row more)
+    const modelled = rows.length * (ARCHIVE_ROWS_READ_PER_COUNTED_SAMPLE + 2 * ROLLUP_RETENTION_DAY_SCANS_PER_REGION);
+    // An upper bound: a region's delete no longer meets the rows of the regions deleted before it.
+    expect(meter.rowsRead).toBeGreaterThanOrEqual(rows.length * (ARCHIVE_ROWS_READ_PER_COUNTED_SAMPLE + 1));
+    expect(meter.rowsRead).toBeLessThanOrEqual(modelled + queries);
+  });
+
+  it('archives and deletes the rows of a region no longer in the configuration, like any other', async () => {
+    const day = CUT - DAY_MS;
+    await insertSamples(env.DB, archiveSamples('olde', day, TICKS_PER_DAY));
+    const result = await applyRetention(env, TODAY);
+    expect(result?.samples).toBe(2 * TICKS_PER_DAY);
+    expect(await count('olde')).toBe(0);
+    expect((await manifest()).files.map((f) => [f.key, f.rows])).toEqual([[sampleArchiveKey(day, 'olde'), 2 * TICKS_PER_DAY]]);
+  });
+});
+
+describe('the archive over HTTP', () => {
+  const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
+  const admin = { authorization: `Bearer ${env.ADMIN_TOKEN}` };
+  const archiveNow = async () => {
+    const r = await SELF.fetch('http://observatory/api/v1/archive', { method: 'POST', headers: admin });
+    expect(r.status).toBe(200);
+    return (await r.json()) as {
+      files_confirmed: number;
+      pending: number;
+      failed: string[];
+      regions: Array<{ region: string; table: string; owed: number; confirmed: number }>;
+    };
+  };
+
+  it('POST /api/v1/archive (admin) archives every ended day owed now, deletes nothing, and says what is left', async () => {
+    expect((await SELF.fetch('http://observatory/api/v1/archive', { method: 'POST' })).status).toBe(401);
+    await insertSamples(env.DB, archiveSamples('weur', today - DAY_MS, TICKS_PER_DAY));
+    await insertSamples(env.DB, archiveSamples('weur', today - 12 * DAY_MS, 1));
+    await insertSamples(env.DB, archiveSamples('enam', today - 40 * DAY_MS, 1));
+    await insertSamples(env.DB, archiveSamples('enam', today, 1)); // today: not ended
+    const first = await archiveNow();
+    expect(first).toMatchObject({ files_confirmed: 3, pending: 0, failed: [] });
+    expect(await count('weur')).toBe(2 * TICKS_PER_DAY + 2);
+    expect((await manifest()).files.map((f) => f.key)).toEqual([
+      sampleArchiveKey(today - 40 * DAY_MS, 'enam'),
+      sampleArchiveKey(today - 12 * DAY_MS, 'weur'),
+      sampleArchiveKey(today - DAY_MS, 'weur'),
+    ]);
+    // Again: yesterday is confirmed as it is (the days between that hold a file are not even counted), nothing written.
+    const etag = (await env.ARCHIVE.head(MANIFEST_KEY))!.etag;
+    expect(await archiveNow()).toMatchObject({ files_confirmed: 1, pending: 0 });
+    expect((await env.ARCHIVE.head(MANIFEST_KEY))!.etag).toBe(etag);
+  });
+
+  it('GET /archive/<key> serves the manifest and each file as R2 holds it, whole, by byte range, and HEAD', async () => {
+    await insertSamples(env.DB, archiveSamples('weur', today - DAY_MS, TICKS_PER_DAY));
+    await archiveNow();
+    const m = await SELF.fetch('http://observatory/archive/manifest.json');
+    expect(m.status).toBe(200);
+    expect(m.headers.get('content-type')).toBe('application/json');
+    expect(m.headers.get('access-control-allow-origin')).toBe('*');
+    const [entry] = ((await m.json()) as Manifest).files;
+    const url = `http://observatory/archive/${entry.key}`;
+    const whole = await SELF.fetch(url);
+    expect(whole.status).toBe(200);
+    const bytes = new Uint8Array(await whole.arrayBuffer());
+    expect([bytes.byteLength, await sha256Hex(bytes)]).toEqual([entry.bytes, entry.sha256]);
+    expect(whole.headers.get('accept-ranges')).toBe('bytes');
+    expect(whole.headers.get('etag')).toMatch(/^"/);
+    const head = await SELF.fetch(url, { method: 'HEAD' });
+    expect([head.status, head.headers.get('content-length'), await head.text()]).toEqual([200, String(entry.bytes), '']);
+    // The ranges a Parquet reader asks for: the footer's length at the end, then the footer, then a column.
+    const tail = await SELF.fetch(url, { headers: { range: 'bytes=-8' } });
+    expect([tail.status, tail.headers.get('content-range')]).toEqual([206, `bytes ${entry.bytes - 8}-${entry.bytes - 1}/${entry.bytes}`]);
+    expect([...new Uint8Array(await tail.arrayBuffer())]).toEqual([...bytes.slice(-8)]);
+    const middle = await SELF.fetch(url, { headers: { range: 'bytes=4-103' } });
+    expect([middle.status, middle.headers.get('content-length')]).toEqual([206, '100']);
+    expect([...new Uint8Array(await middle.arrayBuffer())]).toEqual([...bytes.slice(4, 104)]);
+    const open = await SELF.fetch(url, { headers: { range: `bytes=${entry.bytes - 3}-` } });
+    expect(new TextDecoder().decode(await open.arrayBuffer())).toBe('AR1'); // PAR1 closes every Parquet file
+    const beyond = await SELF.fetch(url, { headers: { range: `bytes=${entry.bytes}-` } });
+    expect([beyond.status, beyond.headers.get('content-range')]).toEqual([416, `bytes */${entry.bytes}`]);
+    await beyond.arrayBuffer();
+    // Only the archive's own keys, and a clear word for each other.
+    for (const key of [
+      'secrets.txt',
+      '..%2Fmanifest.json',
+      'samples/day=2026-02-30/region=weur.parquet',
+      'other/day=2026-11-30/region=weur.parquet',
+      '%E0%A4%A',
+    ]) {
+      const r = await SELF.fetch(`http://observatory/archive/${key}`);
+      expect(r.status, key).toBe(404);
+      expect(((await r.json()) as { error: { message: string } }).error.message).toMatch(/no archive file/);
+    }
+    const absent = await SELF.fetch(`http://observatory/archive/${sampleArchiveKey(today - 5 * DAY_MS, 'weur')}`);
+    expect(absent.status).toBe(404);
+    expect(((await absent.json()) as { error: { message: string } }).error.message).toMatch(/not in the archive/);
+    expect((await SELF.fetch('http://observatory/archive/manifest.json', { method: 'PUT', body: '{}' })).status).toBe(404);
   });
 });

@@ -26,14 +26,7 @@ import {
   type RollupBase64Json,
   type RollupJson,
 } from '../../shared/rollup/rollup.ts';
-import {
-  deleteRollupsBefore,
-  rollupsCovering,
-  rollupsIn,
-  rollupTotals,
-  samplesOfHour,
-  samplesRetainedFrom,
-} from '../../workers/observatory/db/rollups.ts';
+import { rollupsCovering, rollupsIn, rollupTotals, samplesOfHour, samplesRetainedFrom } from '../../workers/observatory/db/rollups.ts';
 import { deleteSamplesBefore } from '../../workers/observatory/db/samples.ts';
 import { rollUpDay, rollUpHour } from '../../workers/observatory/rollup-hour.ts';
 import {
@@ -48,6 +41,7 @@ import {
   PROFILE_ROWS_WRITTEN_PER_PAIR_DAY,
 } from '../../shared/config/capacity.ts';
 import { ROLLUP_PAGE_ROWS, PERCENTILE_ROW_UNITS, percentileRowUnits } from '../../shared/config/read-limits.ts';
+import { deleteArchivedRollupDays } from '../../workers/observatory/db/archive.ts';
 import { meterD1 } from '../../workers/observatory/db/meter.ts';
 import { HISTOGRAM_RELATIVE_ERROR, encodeHistogram, quantile, sumOf } from '../../shared/stats/exp-histogram.ts';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
@@ -403,17 +397,19 @@ describe('what a rollup costs (the capacity model counts these)', () => {
     // Writing the region's day reads the day's hourly rows of every region, and writes a daily row per pair.
     meter.reset();
     await rollUpDay(meter.db, 'weur', dayOf(hour));
-    const hourlyOfDay = (await rollupsIn(env.DB, { fromHour: dayOf(hour), toHour: dayOf(hour) + DAY_MS })).length;
+    const ofDay = await rollupsIn(env.DB, { fromHour: dayOf(hour), toHour: dayOf(hour) + DAY_MS });
+    const hourlyOfDay = ofDay.length;
+    const hourlyOfWeur = ofDay.filter((r) => r.region === 'weur').length;
     expect(meter.rowsRead).toBe(hourlyOfDay * DAILY_ROWS_READ_PER_HOURLY_ROW + pairs * DAILY_UPSERT_ROWS_READ_PER_PAIR);
     // … and its time profile row per pair.
     expect(meter.rowsWritten).toBe(pairs * (DAILY_ROWS_WRITTEN_PER_PAIR - 1 + PROFILE_ROWS_WRITTEN_PER_PAIR_DAY));
     meter.reset();
     await samplesRetainedFrom(meter.db);
     expect(meter.rowsRead).toBeLessThanOrEqual(ROLLUP_MARK_READS_PER_REGION_HOUR);
-    // Retention deletes each hourly row once.
+    // Retention deletes each hourly and daily row once (a region's archived day: archive-run.ts deleteArchivedRollups).
     meter.reset();
-    const deleted = await deleteRollupsBefore(meter.db, hour + HOUR_MS);
-    expect(deleted).toBeGreaterThanOrEqual(9);
+    const deleted = await deleteArchivedRollupDays(meter.db, 'weur', [dayOf(hour)]);
+    expect(deleted).toBe(hourlyOfWeur + pairs);
     expect(meter.rowsWritten).toBe(deleted);
   });
 });

@@ -148,7 +148,7 @@ export async function archiveRegionDays(
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     errors.noteDutyError(error, `${step}: ${message}`);
-    console.error(`region ${region}: ${step} failed, samples kept for a later run: ${message}`);
+    console.error(`region ${region}: ${step} failed, ${table} kept for a later run: ${message}`);
     return confirmed;
   }
   if (damaged) console.error(`region ${region}: ${damaged}`);

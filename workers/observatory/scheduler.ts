@@ -4,14 +4,11 @@
  * ticks when one tick would exceed the plan's limits.
  */
 import { getCapacity, getConfig, tickJobs } from './config.ts';
-import { deleteArchivedDays, sampleDayCounts, type DayCount } from './db/archive.ts';
-import type { ArchiveTable } from '../../shared/archive/manifest.ts';
-import { deleteRollupsBefore } from './db/rollups.ts';
+import { archiveFinalRollups, archiveSampleTables, deleteArchivedRollups } from './archive-run.ts';
+import { deleteDerivedBefore } from './db/rollups.ts';
 import { deleteIncidentsBefore } from './db/status.ts';
 import { DAY_MS, MINUTE_MS } from '../../shared/time.ts';
-import { dayOf } from '../../shared/rollup/rollup.ts';
 import { tickSlice } from '../../shared/config/schedule.ts';
-import { ARCHIVE_ROLLUP_DAYS } from '../../shared/config/capacity.ts';
 import type { EnqueueResult } from './region-prober.ts';
 
 export interface TickReport {
@@ -82,87 +79,20 @@ export async function runBursts(env: Env, runId: number): Promise<TickReport> {
 }
 
 /**
- * The days a run archives, with each region's rows of them: yesterday (the day that just ended), and
- * every day that retention cuts (normally one; more while archives fail). Days between were archived
- * when they ended, and are checked again when they reach the cut, while D1 still holds their rows.
- * Two scans of a day's rows, not of the whole retention.
- */
-async function daysToArchive(db: D1Database, table: ArchiveTable, tickId: number, beforeTick: number): Promise<Map<string, DayCount[]>> {
-  const today = dayOf(tickId);
-  const cutEnd = Math.min(Math.ceil(beforeTick / DAY_MS) * DAY_MS, today - DAY_MS);
-  const [old, yesterday] = await Promise.all([sampleDayCounts(db, 0, cutEnd, table), sampleDayCounts(db, today - DAY_MS, today, table)]);
-  for (const [region, days] of yesterday) old.set(region, [...(old.get(region) ?? []), ...days]);
-  return old;
-}
-
-/**
- * A table's rows before `beforeTick` (the raw samples, then the concurrency streams), region by region:
- * each region's object first archives its ended days to R2 (archive-duty.ts), then only the days it
- * confirmed are deleted. A region not reached, or whose archive failed, keeps its rows until a later run.
- * One region after another: they share manifest.json.
- */
-async function archiveThenDelete(env: Env, table: ArchiveTable, tickId: number, beforeTick: number): Promise<number> {
-  const days = await daysToArchive(env.DB, table, tickId, beforeTick);
-  let deleted = 0;
-  for (const region of getConfig().regions) {
-    const owed = days.get(region.code) ?? [];
-    if (table !== 'samples' && owed.length === 0) continue; // no concurrency streams here: nothing to call for
-    try {
-      const stub = env.REGION_PROBER.getByName(region.code, { locationHint: region.locationHint });
-      const confirmed = await stub.archiveDays(region.code, owed, table);
-      deleted += await deleteArchivedDays(
-        env.DB,
-        region.code,
-        confirmed.filter((day) => day < beforeTick),
-        beforeTick,
-        table,
-      );
-    } catch (e) {
-      const error = e instanceof Error ? e.message : String(e);
-      console.error(`retention: region ${region.code} keeps its ${table} until a later run: ${error}`);
-    }
-  }
-  return deleted;
-}
-
-/**
- * The hourly rollups of the days retention has cut samples from (they no longer change: their hours cannot
- * be rolled up again), region by region, into R2 beside the samples. Their D1 rows stay until the
- * rollups' own retention.
- */
-async function archiveFinalRollups(env: Env, tickId: number, beforeTick: number): Promise<void> {
-  const cutEnd = Math.min(Math.floor(beforeTick / DAY_MS) * DAY_MS, dayOf(tickId) - DAY_MS);
-  // A week of them, each confirmed or written: a day whose archive failed is retried (capacity.ts ARCHIVE_ROLLUP_DAYS).
-  const days = await sampleDayCounts(env.DB, cutEnd - ARCHIVE_ROLLUP_DAYS * DAY_MS, cutEnd, 'hourly_rollups');
-  for (const region of getConfig().regions) {
-    const owed = days.get(region.code) ?? [];
-    if (owed.length === 0) continue;
-    try {
-      await env.REGION_PROBER.getByName(region.code, { locationHint: region.locationHint }).archiveDays(
-        region.code,
-        owed,
-        'hourly_rollups',
-      );
-    } catch (e) {
-      const error = e instanceof Error ? e.message : String(e);
-      console.error(`retention: region ${region.code} could not archive its rollups, retried at the next run: ${error}`);
-    }
-  }
-}
-
-/**
- * Once a day (the first tick after midnight UTC), archives the ended days' samples and concurrency streams,
- * then deletes them (only archived ones), rollups and resolved incidents older than their retention.
+ * Once a day (the first tick after midnight UTC), archives the ended days' samples and concurrency streams
+ * (archive-run.ts), then deletes those older than their retention whose archive is confirmed; the same for
+ * the rollups; and by time what is derived from the samples, and resolved incidents.
  */
 export async function applyRetention(env: Env, tickId: number): Promise<{ samples: number; rollups: number; incidents: number } | null> {
   const { retentionDays, rollupRetentionDays } = getConfig();
   if (tickId % DAY_MS >= getCapacity().tickMinutes * MINUTE_MS) return null;
   const cut = tickId - retentionDays * DAY_MS;
-  const samples = (await archiveThenDelete(env, 'samples', tickId, cut)) + (await archiveThenDelete(env, 'burst_samples', tickId, cut));
+  const archived = await archiveSampleTables(env, tickId, cut, true);
   await archiveFinalRollups(env, tickId, cut);
+  const rollupCut = tickId - rollupRetentionDays * DAY_MS;
   return {
-    samples,
-    rollups: await deleteRollupsBefore(env.DB, tickId - rollupRetentionDays * DAY_MS),
+    samples: archived.reduce((n, r) => n + r.deleted, 0),
+    rollups: (await deleteArchivedRollups(env, rollupCut)) + (await deleteDerivedBefore(env.DB, rollupCut)),
     // Resolved incidents are kept as long as rollups (their history page and feed).
     incidents: await deleteIncidentsBefore(env.DB, tickId - rollupRetentionDays * DAY_MS),
   };

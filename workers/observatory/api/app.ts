@@ -7,6 +7,7 @@ import { cors } from 'hono/cors';
 import { ConfigError } from '../../../shared/config/validate.ts';
 import { ROWS_READ_HEADER, ROWS_WRITTEN_HEADER } from '../../../shared/constants.ts';
 import { meterD1 } from '../db/meter.ts';
+import { archiveRoutes } from './archive.ts';
 import { burstRoutes } from './bursts.ts';
 import { catalogRoutes } from './catalog.ts';
 import { compareRoutes } from './compare.ts';
@@ -58,6 +59,7 @@ app.route('/', statusHistoryRoutes);
 app.route('/', uptimeRoutes);
 app.route('/', vendorIncidentRoutes);
 app.route('/', metricsRoutes);
+app.route('/', archiveRoutes);
 
 app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route for ${c.req.method} ${new URL(c.req.url).pathname}` } }, 404));
 app.onError((err, c) => {

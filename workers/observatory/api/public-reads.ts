@@ -46,7 +46,7 @@ interface BudgetView {
 const view: BudgetView = { day: 0, total: 0, pending: 0, flushedAt: 0 };
 
 /** Bearer token of the admin or the reader (READ_TOKEN: what the site build sends). */
-async function holdsToken(request: Request, env: Env): Promise<boolean> {
+export async function holdsToken(request: Request, env: Env): Promise<boolean> {
   const given = bearerToken(request);
   if (!given) return false;
   const e = env as { ADMIN_TOKEN?: string; READ_TOKEN?: string };

@@ -83,3 +83,15 @@ export async function deleteArchivedDays(
   const results = await db.batch(table === 'samples' ? [markSamplesRetention(db, beforeTick), ...deletes] : deletes);
   return results.slice(table === 'samples' ? 1 : 0).reduce((n, r) => n + (r.meta.changes ?? 0), 0);
 }
+
+/**
+ * The rollups' retention of archived days: deletes a region's hourly rollups of these days (each confirmed
+ * by its archive) and its daily rows of them (merged from those hours). Returns rows deleted.
+ */
+export async function deleteArchivedRollupDays(db: D1Database, region: string, days: readonly number[]): Promise<number> {
+  if (days.length === 0) return 0;
+  const hourly = db.prepare('DELETE FROM hourly_rollups WHERE region = ? AND hour >= ? AND hour < ?');
+  const daily = db.prepare('DELETE FROM daily_rollups WHERE region = ? AND day = ?');
+  const results = await db.batch(days.flatMap((day) => [hourly.bind(region, day, day + DAY_MS), daily.bind(region, day)]));
+  return results.reduce((n, r) => n + (r.meta.changes ?? 0), 0);
+}

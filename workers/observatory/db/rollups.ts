@@ -255,11 +255,13 @@ export async function daysWithHourlyRollups(db: D1Database, region: string): Pro
   return results.map((r) => Number(r.day));
 }
 
-/** Retention: deletes hourly rollups of hours before `beforeHour`, and daily ones of days wholly before it. Returns rows deleted. */
-export async function deleteRollupsBefore(db: D1Database, beforeHour: number): Promise<number> {
+/**
+ * Retention of what is derived from the samples (archived in R2 themselves), by time: paired hours, cache
+ * hours, status history, maintenance windows and time profiles before `beforeHour`. The hourly and daily
+ * rollups go only once their archive is confirmed (archive-run.ts deleteArchivedRollups). Returns rows deleted.
+ */
+export async function deleteDerivedBefore(db: D1Database, beforeHour: number): Promise<number> {
   const results = await db.batch([
-    db.prepare('DELETE FROM hourly_rollups WHERE hour < ?').bind(beforeHour),
-    db.prepare('DELETE FROM daily_rollups WHERE day + ? <= ?').bind(DAY_MS, beforeHour),
     deletePairedHoursBefore(db, beforeHour),
     deleteCacheHoursBefore(db, beforeHour),
     ...deleteHistoryBefore(db, beforeHour),

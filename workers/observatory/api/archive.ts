@@ -1,0 +1,126 @@
+/**
+ * The archive over HTTP.
+ * - GET/HEAD /archive/<key>: manifest.json and the Parquet files, straight from R2 (byte ranges, as
+ *   DuckDB, pyarrow and Polars read them; ETag; CORS for browsers). Where the bucket has no public
+ *   domain of its own, and in the demo beside the site. Only the archive's own keys are served; an
+ *   anonymous client is rate limited like the read API. It reads no D1 row.
+ * - POST /api/v1/archive (admin): archive every ended day that is owed now, as retention's run does,
+ *   and delete nothing. A backlog is written 7 files per region and call: call again while `pending` > 0.
+ */
+import { Hono } from 'hono';
+import { isoDay, MANIFEST_KEY, type ArchiveTable } from '../../../shared/archive/manifest.ts';
+import { DAY_MS } from '../../../shared/time.ts';
+import { getConfig } from '../config.ts';
+import { archiveFinalRollups, archiveSampleTables } from '../archive-run.ts';
+import { requireAdmin } from './admin.ts';
+import { ApiError } from './errors.ts';
+import { holdsToken, type ReaderEnv } from './public-reads.ts';
+
+export const archiveRoutes = new Hono<ReaderEnv>();
+
+const TABLES: readonly ArchiveTable[] = ['samples', 'burst_samples', 'hourly_rollups'];
+const FILE_KEY = /^([a-z_]+)\/day=(\d{4}-\d{2}-\d{2})\/region=([a-z0-9][a-z0-9-]{0,31})\.parquet$/;
+
+/** Whether a key is one the archive writes: the manifest, or a table's file of a real UTC day. */
+export function isArchiveKey(key: string): boolean {
+  if (key === MANIFEST_KEY) return true;
+  const m = FILE_KEY.exec(key);
+  if (!m || !TABLES.includes(m[1] as ArchiveTable)) return false;
+  const day = Date.parse(`${m[2]}T00:00:00Z`);
+  return Number.isFinite(day) && isoDay(day) === m[2];
+}
+
+/** A file is rewritten only when it was damaged; the manifest changes once a day. */
+const cacheControl = (key: string) => (key === MANIFEST_KEY ? 'public, max-age=300' : 'public, max-age=86400');
+const CORS = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'content-length, content-range, accept-ranges, etag',
+};
+
+function objectHeaders(object: R2Object, key: string): Headers {
+  const headers = new Headers(CORS);
+  object.writeHttpMetadata(headers);
+  headers.set('etag', object.httpEtag);
+  headers.set('accept-ranges', 'bytes');
+  headers.set('cache-control', cacheControl(key));
+  return headers;
+}
+
+/** The one byte range a Range header asks for, against the object's size: null for the whole, 'bad' when unsatisfiable. */
+function rangeOf(header: string | null, size: number): { offset: number; length: number } | null | 'bad' {
+  if (!header) return null;
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === '' && m[2] === '')) return 'bad';
+  if (m[1] === '') {
+    const suffix = Math.min(Number(m[2]), size);
+    return suffix === 0 ? 'bad' : { offset: size - suffix, length: suffix };
+  }
+  const start = Number(m[1]);
+  const end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+  if (start >= size || end < start) return 'bad';
+  return { offset: start, length: end - start + 1 };
+}
+
+/** Whether an anonymous client (no admin or read token) is past its rate (ANON_LIMITER, as for the read API). */
+async function limited(request: Request, env: Env): Promise<boolean> {
+  const limiter = (env as { ANON_LIMITER?: RateLimit }).ANON_LIMITER;
+  const ip = request.headers.get('cf-connecting-ip');
+  if (!limiter || !ip || (env as { ANON_RATE_LIMIT?: string }).ANON_RATE_LIMIT === '0') return false;
+  if (await holdsToken(request, env)) return false;
+  return !(await limiter.limit({ key: ip })).success;
+}
+
+archiveRoutes.on(['GET', 'HEAD'], '/archive/*', async (c) => {
+  let key: string;
+  try {
+    key = decodeURIComponent(new URL(c.req.url).pathname.slice('/archive/'.length));
+  } catch {
+    key = '';
+  }
+  if (!isArchiveKey(key))
+    throw new ApiError(
+      404,
+      'not_found',
+      `no archive file ${JSON.stringify(key.slice(0, 200))}: the archive serves ${MANIFEST_KEY} and <table>/day=YYYY-MM-DD/region=<code>.parquet, as the manifest lists them`,
+    );
+  if (await limited(c.req.raw, c.env))
+    return c.json({ error: { code: 'rate_limited', message: 'too many requests from this address; try again in a minute' } }, 429, {
+      'retry-after': '60',
+    });
+  const head = await c.env.ARCHIVE.head(key);
+  if (!head) throw new ApiError(404, 'not_found', `${key} is not in the archive (yet): manifest.json lists every file it holds`);
+  const headers = objectHeaders(head, key);
+  const range = rangeOf(c.req.header('range') ?? null, head.size);
+  if (range === 'bad') {
+    headers.set('content-range', `bytes */${head.size}`);
+    return new Response(null, { status: 416, headers });
+  }
+  if (c.req.method === 'HEAD') {
+    headers.set('content-length', String(head.size));
+    return new Response(null, { status: 200, headers });
+  }
+  // The object as it was at the HEAD: a file rewritten in between is not spliced with the old one.
+  const object = await c.env.ARCHIVE.get(key, { ...(range ? { range } : {}), onlyIf: { etagMatches: head.etag } });
+  if (!object || !('body' in object)) throw new ApiError(503, 'changed', `${key} changed while it was read; ask again`);
+  if (!range) {
+    headers.set('content-length', String(head.size));
+    return new Response(object.body, { status: 200, headers });
+  }
+  headers.set('content-length', String(range.length));
+  headers.set('content-range', `bytes ${range.offset}-${range.offset + range.length - 1}/${head.size}`);
+  return new Response(object.body, { status: 206, headers });
+});
+
+archiveRoutes.post('/api/v1/archive', async (c) => {
+  await requireAdmin(c.req.raw, (c.env as { ADMIN_TOKEN?: string }).ADMIN_TOKEN);
+  const now = Date.now();
+  const cut = now - getConfig().retentionDays * DAY_MS;
+  const regions = [...(await archiveSampleTables(c.env, now, cut, false)), ...(await archiveFinalRollups(c.env, now, cut))];
+  const pending = regions.reduce((n, r) => n + r.owed - r.confirmed, 0);
+  return c.json({
+    regions: regions.map(({ deleted: _, ...r }) => r),
+    files_confirmed: regions.reduce((n, r) => n + r.confirmed, 0),
+    pending,
+    failed: regions.filter((r) => r.error).map((r) => r.region),
+  });
+});
