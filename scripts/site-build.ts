@@ -4,14 +4,18 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { PendingPart } from '../site/src/data/types.ts';
 
-/** `pending`: what the demo is still measuring (site/src/data/pending.ts), shown on the pages instead of empty charts. */
+/**
+ * `pending`: what the demo is still measuring (site/src/data/pending.ts), shown on the pages instead of empty charts.
+ * `archiveUrl`: where readers fetch the Parquet archive (site/src/data/archive.ts; default: the API's /archive).
+ */
 export function buildSite(
   outDir: string,
-  source: { apiUrl?: string; readToken?: string; dataFile?: string; pending?: PendingPart[] },
+  source: { apiUrl?: string; readToken?: string; dataFile?: string; pending?: PendingPart[]; archiveUrl?: string },
 ): Promise<string> {
   const env: NodeJS.ProcessEnv = { ...process.env, SITE_OUT_DIR: outDir, ASTRO_TELEMETRY_DISABLED: '1' };
   if (source.apiUrl) env.SITE_API_URL = source.apiUrl;
   if (source.readToken) env.SITE_READ_TOKEN = source.readToken;
+  if (source.archiveUrl) env.SITE_ARCHIVE_URL = source.archiveUrl;
   if (source.dataFile) env.SITE_DATA_FILE = resolve(source.dataFile); // the build runs in a directory of its own
   if (source.pending?.length) env.SITE_PENDING = JSON.stringify(source.pending);
   else delete env.SITE_PENDING;

@@ -7,7 +7,8 @@
  * Serve first, then fill in. Past ticks are backfilled (really measured now, flagged as backfill), in
  * phases, and the site is rebuilt as each lands:
  * 1. the first report: the newest few backfill ticks of ended hours, rolled up, and the site served;
- * 2. the backfill: the other recent ticks and a few days back for the long-window views;
+ * 2. the backfill: the other recent ticks and a few days back for the long-window views; the ended days
+ *    are then archived as Parquet into the local R2, served beside the site at /archive/;
  * 3. the regional incident: the last 45 minutes at the schedule's step, during which the reference
  *    endpoint degrades the farthest region on schedule (slower, then failing), so the status rules
  *    open an incident, escalate and resolve it, and its notifications reach a local sink that prints
@@ -269,9 +270,15 @@ async function rebuild(): Promise<void> {
   const out = join(builds, String(++generation));
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
-  await buildSite(out, { apiUrl: api, readToken: local.readToken, pending: pending(landed) });
+  // The archive beside the site (its /archive/ passed to the API's, from the local R2), once the site has an address.
+  await buildSite(out, {
+    apiUrl: api,
+    readToken: local.readToken,
+    pending: pending(landed),
+    ...(site ? { archiveUrl: `${site.url}/archive` } : {}),
+  });
   if (site) site.setRoot(out);
-  else site = await serveStatic(out, sitePort);
+  else site = await serveStatic(out, sitePort, { prefix: '/archive/', to: api });
   rmSync(join(builds, String(generation - 2)), { recursive: true, force: true });
 }
 
@@ -300,6 +307,7 @@ say(
 );
 await measure('backfill', backfillTicks);
 await rollups(backfillTicks);
+await archivePastDays();
 landed.add('backfill');
 await rebuild();
 say('site rebuilt with the backfill');
@@ -320,6 +328,37 @@ await concurrencyRun();
 landed.add('concurrency');
 await rebuild();
 say(`demo complete after ${duration(Date.now() - start)}: site rebuilt with every part`);
+
+/**
+ * The backfilled past days, written to the local R2 as Parquet now (deployed, retention's run does it at
+ * midnight UTC), and where to read them: the site's /archive/, with a DuckDB query over them.
+ */
+async function archivePastDays(): Promise<void> {
+  type Report = { files_confirmed: number; pending: number; failed: string[] };
+  let report: Report | null = null;
+  // Each call writes at most a week of files per region; a larger backlog takes another.
+  for (let call = 0; call < 5 && (report === null || report.pending > 0); call++) {
+    const r = await fetch(`${api}/api/v1/archive`, { method: 'POST', headers: admin });
+    if (!r.ok) return say(`archive not written: ${r.status} ${(await r.text()).slice(0, 200)}`);
+    report = (await r.json()) as Report;
+    if (report.failed.length > 0) return say(`archive: regions ${report.failed.join(', ')} failed; GET ${api}/api/v1/health says why`);
+  }
+  const manifest = (await (await fetch(`${api}/archive/manifest.json`)).json()) as {
+    files: Array<{ key: string; table: string; day: string; rows: number; bytes: number }>;
+  };
+  const samples = manifest.files.filter((f) => f.table === 'samples');
+  const days = [...new Set(samples.map((f) => f.day))].sort();
+  const bytes = manifest.files.reduce((n, f) => n + f.bytes, 0);
+  const base = `${site ? site.url : api}/archive`;
+  say(
+    `archived the ended days as Parquet: ${manifest.files.length} files, ${manifest.files.reduce((n, f) => n + f.rows, 0)} rows, ${(bytes / 1024).toFixed(0)} KiB (raw samples of ${days.length} days, ${days[0] ?? '–'} to ${days.at(-1) ?? '–'}); listed in ${base}/manifest.json`,
+  );
+  const newest = samples.filter((f) => f.day === days.at(-1));
+  if (newest.length > 0)
+    say(
+      `  in DuckDB: SELECT region, target, count(*) AS n, median(ttft_ms) FROM read_parquet([${newest.map((f) => `'${base}/${f.key}'`).join(', ')}], hive_partitioning = true) GROUP BY ALL;`,
+    );
+}
 
 /**
  * One concurrency run now (they run hourly on their own cron): each region starts 1, 4, 8 and 16

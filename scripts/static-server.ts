@@ -1,6 +1,7 @@
 /**
  * Serves a built site from a folder on 127.0.0.1 (directory URLs → index.html); the folder can be
- * swapped after a rebuild. Whatever path or bytes a client sends, it answers (400, 404 with the built
+ * swapped after a rebuild. With `proxy`, the paths under a prefix are passed to another server on
+ * loopback (the demo's /archive/, from the observatory's local R2), byte ranges and all. Whatever path or bytes a client sends, it answers (400, 404 with the built
  * 404 page, 405, or the file) and never throws.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -55,12 +56,61 @@ async function send(res: ServerResponse, status: number, file: string, head: boo
   res.end(head ? undefined : body);
 }
 
-export async function serveStatic(root: string, port = 0): Promise<StaticServer> {
+/** Request headers passed on to the proxied server, and its response headers passed back. */
+const PROXIED_REQUEST = ['range', 'if-none-match', 'if-match', 'if-modified-since'];
+const PROXIED_RESPONSE = [
+  'content-type',
+  'content-length',
+  'content-range',
+  'accept-ranges',
+  'etag',
+  'last-modified',
+  'cache-control',
+  'access-control-allow-origin',
+  'access-control-expose-headers',
+  'retry-after',
+];
+
+export interface Proxy {
+  /** A path prefix, such as "/archive/". */
+  prefix: string;
+  /** The origin it is passed to (loopback), such as "http://127.0.0.1:8787". */
+  to: string;
+}
+
+async function pass(req: IncomingMessage, res: ServerResponse, proxy: Proxy, path: string): Promise<void> {
+  const headers: Record<string, string> = {};
+  for (const name of PROXIED_REQUEST) {
+    const value = req.headers[name];
+    if (typeof value === 'string') headers[name] = value;
+  }
+  let answer: Response;
+  try {
+    answer = await fetch(new URL(path, proxy.to), { method: req.method, headers, signal: AbortSignal.timeout(30_000) });
+  } catch (e) {
+    return void res.writeHead(502, { 'content-type': 'text/plain' }).end(`${proxy.prefix} is not reachable: ${(e as Error).message}`);
+  }
+  const out: Record<string, string> = {};
+  for (const name of PROXIED_RESPONSE) {
+    const value = answer.headers.get(name);
+    if (value !== null) out[name] = value;
+  }
+  res.writeHead(answer.status, out);
+  if (req.method === 'HEAD' || !answer.body) return void res.end();
+  for await (const chunk of answer.body as unknown as AsyncIterable<Uint8Array>) {
+    if (!res.write(chunk)) await new Promise((r) => res.once('drain', r));
+  }
+  res.end();
+}
+
+export async function serveStatic(root: string, port = 0, proxy?: Proxy): Promise<StaticServer> {
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (req.method !== 'GET' && req.method !== 'HEAD')
       return void res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain' }).end('method not allowed');
     const path = requestPath(req.url);
     if (path === null) return void res.writeHead(400, { 'content-type': 'text/plain' }).end('bad request path');
+    // The path as normalised above (no way out of the prefix); the query is not passed on.
+    if (proxy && path.startsWith(proxy.prefix)) return pass(req, res, proxy, encodeURI(path));
     const file = await fileIn(root, path);
     if (file) return send(res, 200, file, req.method === 'HEAD');
     const notFound = await fileIn(root, NOT_FOUND_PAGE);

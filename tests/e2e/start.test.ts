@@ -6,7 +6,9 @@
 import type { PromptCachesDoc } from '../../shared/api-types.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { assertPortFree, freePort } from '../../scripts/processes.ts';
@@ -20,6 +22,9 @@ let output = '';
 let ports: { api: number; reference: number; site: number };
 let siteUrl: string;
 let firstPage = '';
+
+const decodeEntities = (html: string) =>
+  html.replaceAll('&#39;', "'").replaceAll('&quot;', '"').replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&');
 
 beforeAll(async () => {
   // Any free ports, bound by the runtime (no port handed over that another process could take first).
@@ -234,6 +239,76 @@ describe('npm start', () => {
     const html = await (await fetch(`${siteUrl}targets/reference-batching/`)).text();
     expect(html).toContain('id="concurrency-ttft"');
     expect(html).toContain('Under concurrent load: decode speed per stream');
+  });
+
+  it("archives the backfilled days into the local R2 and serves them beside the site: the Data page's DuckDB query runs over them", async () => {
+    const said = /archived the ended days as Parquet: (\d+) files, (\d+) rows/.exec(output);
+    expect(said, output.slice(-3000)).not.toBeNull();
+    const manifestUrl = `${siteUrl}archive/manifest.json`;
+    const m = await fetch(manifestUrl);
+    expect(m.status).toBe(200);
+    const files = (
+      (await m.json()) as {
+        files: Array<{ key: string; table: string; day: string; region: string; rows: number; bytes: number; sha256: string }>;
+      }
+    ).files;
+    expect(files).toHaveLength(Number(said![1]));
+    // The backfilled day two days back, for every region (today's ticks are not archived: the day has not ended).
+    const twoDaysBack = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10);
+    const samples = files.filter((f) => f.table === 'samples');
+    expect(
+      samples
+        .filter((f) => f.day === twoDaysBack)
+        .map((f) => f.region)
+        .sort(),
+    ).toEqual(config.regions.map((r) => r.code).sort());
+    expect(samples.some((f) => f.day === new Date().toISOString().slice(0, 10))).toBe(false);
+    // Each file as the manifest says, through the site's /archive/, whole and by byte range.
+    const dir = mkdtempSync(join(tmpdir(), 'observatory-archive-'));
+    try {
+      for (const f of samples) {
+        const r = await fetch(`${siteUrl}archive/${f.key}`);
+        expect(r.status, f.key).toBe(200);
+        const bytes = new Uint8Array(await r.arrayBuffer());
+        expect([bytes.byteLength, createHash('sha256').update(bytes).digest('hex')], f.key).toEqual([f.bytes, f.sha256]);
+        const tail = await fetch(`${siteUrl}archive/${f.key}`, { headers: { range: 'bytes=-4' } });
+        expect([tail.status, new TextDecoder().decode(await tail.arrayBuffer())], f.key).toEqual([206, 'PAR1']);
+        mkdirSync(join(dir, f.key, '..'), { recursive: true });
+        writeFileSync(join(dir, f.key), bytes);
+      }
+      // The Data page names the archive and gives a DuckDB query over its newest day, at the site's own /archive/ URLs.
+      const page = await (await fetch(`${siteUrl}data/`)).text();
+      expect(page).toMatch(/The archive holds \d+ files/);
+      const snippet = decodeEntities(/<pre id="archive-duckdb"><code>([\s\S]*?)<\/code><\/pre>/.exec(page)![1]);
+      const base = `${siteUrl}archive`;
+      expect(snippet).toContain(`'${base}/samples/day=`);
+      // That query, run by the real DuckDB over the same files (fetched above: DuckDB's own HTTP reader is an extension it
+      // would download, and this machine has no network beyond loopback).
+      const instance = await DuckDBInstance.create(':memory:');
+      const connection = await instance.connect();
+      try {
+        const rows = (await connection.runAndReadAll(snippet.replaceAll(base, dir))).getRowObjectsJS() as Array<{
+          region: string;
+          n: bigint;
+        }>;
+        const newest = samples
+          .map((f) => f.day)
+          .sort()
+          .at(-1);
+        expect(new Set(rows.map((r) => r.region))).toEqual(new Set(samples.filter((f) => f.day === newest).map((f) => f.region)));
+        const all = (
+          await connection.runAndReadAll(
+            `SELECT count(*) AS n FROM read_parquet([${samples.map((f) => `'${join(dir, f.key)}'`).join(', ')}], hive_partitioning = true)`,
+          )
+        ).getRowObjectsJS() as Array<{ n: bigint }>;
+        expect(Number(all[0].n)).toBe(samples.reduce((n, f) => n + f.rows, 0));
+      } finally {
+        connection.closeSync();
+        instance.closeSync();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('passes every deploy step that needs no account (npm run deploy -- --dry-run)', async () => {

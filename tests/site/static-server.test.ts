@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serveStatic, type StaticServer } from '../../scripts/static-server.ts';
@@ -66,5 +67,59 @@ describe('the local site server', () => {
     const r = await fetch(`${server.url}/no/such/page/`);
     expect(r.status).toBe(404);
     expect(await r.text()).toContain('no such page');
+  });
+});
+
+describe('the local site server, passing /archive/ on to the API', () => {
+  it('passes the method, byte range and the answer through, keeps other paths its own, and says when the API is gone', async () => {
+    const seen: Array<{ method: string; url: string; range: string | undefined }> = [];
+    const api = createServer((req, res) => {
+      seen.push({ method: req.method!, url: req.url!, range: req.headers.range });
+      const body = 'PAR1-body-PAR1';
+      if (req.headers.range === 'bytes=-4') {
+        res.writeHead(206, {
+          'content-type': 'application/vnd.apache.parquet',
+          'content-range': `bytes 10-13/${body.length}`,
+          'accept-ranges': 'bytes',
+          'x-internal': 'no',
+        });
+        return void res.end(body.slice(-4));
+      }
+      res.writeHead(200, { 'content-type': 'application/vnd.apache.parquet', 'content-length': body.length, etag: '"e1"' });
+      res.end(req.method === 'HEAD' ? undefined : body);
+    });
+    await new Promise<void>((r) => api.listen(0, '127.0.0.1', r));
+    const to = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+    const site = await serveStatic(join(root, 'site'), 0, { prefix: '/archive/', to });
+    try {
+      const key = 'samples/day=2026-11-30/region=weur.parquet';
+      const whole = await fetch(`${site.url}/archive/${key}?x=1`);
+      expect([whole.status, whole.headers.get('etag'), await whole.text()]).toEqual([200, '"e1"', 'PAR1-body-PAR1']);
+      const tail = await fetch(`${site.url}/archive/${key}`, { headers: { range: 'bytes=-4' } });
+      expect([tail.status, tail.headers.get('content-range'), tail.headers.get('x-internal'), await tail.text()]).toEqual([
+        206,
+        'bytes 10-13/14',
+        null,
+        'PAR1',
+      ]);
+      const head = await fetch(`${site.url}/archive/${key}`, { method: 'HEAD' });
+      expect([head.status, head.headers.get('content-length')]).toEqual([200, '14']);
+      expect(seen.map((s) => [s.method, s.url, s.range])).toEqual([
+        ['GET', `/archive/${key}`, undefined],
+        ['GET', `/archive/${key}`, 'bytes=-4'],
+        ['HEAD', `/archive/${key}`, undefined],
+      ]);
+      // A path that normalises out of the prefix is the site's own (its 404), never passed on.
+      expect((await fetch(`${site.url}/archive/..%2fsecret.txt`)).status).toBe(404);
+      expect(seen).toHaveLength(3);
+      expect(await (await fetch(`${site.url}/data/`)).text()).toBe('<h1>data</h1>');
+      await new Promise((r) => api.close(r));
+      const gone = await fetch(`${site.url}/archive/${key}`);
+      expect(gone.status).toBe(502);
+      expect(await gone.text()).toMatch(/\/archive\/ is not reachable/);
+    } finally {
+      await site.close();
+      api.close();
+    }
   });
 });

@@ -4,6 +4,7 @@
  * number of D1 rows whatever the window; raw samples only as a bounded recent slice, for timelines,
  * inter-token latency and the split's residual. Every request's D1 rows read are counted.
  */
+import { fetchArchiveSummary } from './archive.ts';
 import { siteProfiles, type ProfileRow } from './profiles.ts';
 import { ttfaChanges } from './changes.ts';
 import { pairedViews, type PairedRow } from './paired.ts';
@@ -312,6 +313,9 @@ export async function collectSiteData(
     `${base}/maintenance?from=${today - LONGEST_WINDOW_DAYS * DAY_MS}`,
   );
 
+  const archiveBase = process.env.SITE_ARCHIVE_URL || `${apiBase.replace(/\/$/, '')}/archive`;
+  const archive = await fetchArchiveSummary(apiBase, archiveBase, fetchImpl);
+
   const uptime = uptimeMonths(statusHistory.days, daily, incidents, targets, status, variant.id, health, now);
 
   countSlice(regions, targets, samples);
@@ -353,6 +357,7 @@ export async function collectSiteData(
     status_history: statusHistory,
     uptime,
     maintenance,
+    archive,
     api_requests: requests,
     d1_rows_read: rowsRead,
     d1_rows_read_total: Object.values(rowsRead).reduce((n, x) => n + x, 0),

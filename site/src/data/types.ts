@@ -180,6 +180,8 @@ export interface SiteData {
   uptime: UptimeMonth[];
   /** Maintenance windows that ended in the last 90 days or are still to come (GET /api/v1/maintenance). */
   maintenance: MaintenanceDoc[];
+  /** The Parquet archive's manifest, summed up (archive.ts); null when it could not be read, absent from an older export. */
+  archive?: import('./archive.ts').ArchiveSummary | null;
   /** The API requests behind each part, so a reader (or a test) can check the numbers. */
   api_requests: Record<string, string>;
   /** D1 rows each request read (the API's x-d1-rows-read header), and their sum: what one build costs. */
