@@ -13,6 +13,7 @@ import { reasoningBudgetWarnings } from '../shared/config/reasoning-budget.ts';
 import { vendorTokens } from '../shared/config/vendor-tokens.ts';
 import type { ObservatoryConfig } from '../shared/config/types.ts';
 import { printProjection } from './projection-report.ts';
+import { planStorage } from '../shared/config/projection.ts';
 
 try {
   validateConfig(config);
@@ -59,6 +60,15 @@ function report(label: string, cfg: ObservatoryConfig, c: Capacity): void {
       `  ${name.padEnd(26)}${n(used).padStart(12)}${n(free).padStart(14)}${pct(used, free).padStart(9)}${n(paid).padStart(16)}${pct(used, paid).padStart(9)}`,
     );
   }
+  const st = planStorage(cfg, c);
+  const mb = (x: number) => `${n(x / 1e6)} MB`;
+  console.log(
+    `  D1 storage: ${mb(st.steady)} once retention deletes as much as a day adds (raw samples ${cfg.retentionDays} days ${mb(st.rawBytes)}, rollups ${cfg.rollupRetentionDays} days ${mb(st.rollupBytesPerDay * cfg.rollupRetentionDays)}), ${pct(st.steady, st.limit)} of the ${cfg.plan} plan's ${mb(st.limit)} a database${
+      st.fullOnDay === null
+        ? ''
+        : `: full on day ${st.fullOnDay}; keep rollups at most ${st.rollupDaysThatFit} days (rollupRetentionDays; the archive in R2 keeps every day)${cfg.plan === 'free' ? ", or move to the paid plan's 10 GB" : ''}`
+    }`,
+  );
   const r = c.d1RowsRead;
   console.log(
     `  D1 reads: rollups ${n(r.rollups / s)}, status rules ${n(r.status / s)}, site builds ${n(r.siteBuilds)} (${n(c.siteBuildRowsRead)} a build), /metrics ${n(r.metrics)}, API ${n(r.api)}, archive ${n(r.archive / s)} (R2 a day: ${n(c.archive.r2ClassAPerDay)} Class A, ${n(c.archive.r2ClassBPerDay)} Class B)`,

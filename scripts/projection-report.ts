@@ -4,8 +4,6 @@
  */
 import {
   ARCHIVE_BYTES_PER_SAMPLE,
-  ARCHIVE_MANIFEST_PUTS_PER_DAY,
-  ARCHIVE_PUTS_PER_REGION_DAY,
   ARCHIVE_READS_PER_DAY_ASSUMED,
   D1_BYTES_PER_DAILY_ROLLUP,
   D1_BYTES_PER_HOURLY_ROLLUP,
@@ -26,7 +24,7 @@ const n = (x: number) => Math.round(x).toLocaleString('en');
 const gb = (bytes: number) => `${(bytes / 1e9).toFixed(1)} GB`;
 const dollars = (x: number) => `$${x.toLocaleString('en', { maximumFractionDigits: 0 })}`;
 
-function lines(p: Projection, archives: boolean): void {
+function lines(p: Projection): void {
   const c = p.config;
   const d = p.perDay;
   console.log(
@@ -41,8 +39,7 @@ function lines(p: Projection, archives: boolean): void {
   console.log(
     `  per day: D1 rows written ${n(d.d1RowsWritten)}, read ${n(d.d1RowsRead)}; DO requests ${n(d.doRequests)}, duration ${n(d.doGbSeconds)} GB-s, storage rows written ${n(d.doRowsWritten)}; Worker requests ${n(d.workerRequests)}; R2 Class A ${n(d.r2ClassA)}, Class B ${n(d.r2ClassB)}`,
   );
-  if (archives)
-    console.log(`  R2: ${gb(p.samplesPerDay * ARCHIVE_BYTES_PER_SAMPLE)} of archives a day, ${gb(p.r2BytesAfterYear)} after a year`);
+  console.log(`  R2: ${gb(p.samplesPerDay * ARCHIVE_BYTES_PER_SAMPLE)} of archives a day, ${gb(p.r2BytesAfterYear)} after a year`);
   // The tick's length is said above: the scheduler spreads rather than breaks.
   for (const l of p.limits.slice(1)) {
     const past = l.hard ? 'breaks' : 'billed beyond it';
@@ -80,15 +77,15 @@ export function printProjection(base: ObservatoryConfig, size: string, everyMinu
   }
   const asked = scaledConfig(base, regions, targets, every);
   console.log(
-    `\nprojection: ${regions} regions × ${targets} targets, prompt variant ${asked.promptVariants[0].id}, a tick every ${every} min, paid plan, as configured (raw samples ${asked.retentionDays} days, rollups ${asked.rollupRetentionDays} days, no archives)`,
+    `\nprojection: ${regions} regions × ${targets} targets, prompt variant ${asked.promptVariants[0].id}, a tick every ${every} min, paid plan, as configured (raw samples ${asked.retentionDays} days, rollups ${asked.rollupRetentionDays} days, every day archived to R2)`,
   );
-  lines(project(asked), false);
+  lines(project(asked));
   const keep = keepRunning(asked);
   console.log(
     `\nwhat keeps it running: raw samples ${keep.retentionDays} days in D1 and every UTC day archived to R2 as Parquet, rollups ${keep.rollupRetentionDays} days in D1 (archived too: longer windows read the archives), the scheduler's spreading; Workers, Durable Objects, D1 and R2 only`,
   );
-  lines(project(keep, { archives: true }), true);
+  lines(project(keep));
   console.log(
-    `\nassumptions: archives cost ${ARCHIVE_PUTS_PER_REGION_DAY} PUTs (Class A) a region and UTC day (samples, concurrency streams, rollups) and ${ARCHIVE_MANIFEST_PUTS_PER_DAY} manifest PUT a day; analysts' reads ${n(ARCHIVE_READS_PER_DAY_ASSUMED)} GETs (Class B) a day; ${ARCHIVE_BYTES_PER_SAMPLE} bytes of Parquet a sample (measured 159 on a day of copies of one sample); D1 storage counts samples and rollups (the other tables are small beside them); prices and limits read 2026-12-01 (shared/config/projection.ts)`,
+    `\nassumptions: the archive's R2 operations and D1 reads are the capacity model's (measured: a file PUT and a manifest PUT per region, table and day, and their HEADs and GETs); analysts' reads ${n(ARCHIVE_READS_PER_DAY_ASSUMED)} GETs (Class B) a day; ${ARCHIVE_BYTES_PER_SAMPLE} bytes of Parquet a sample (measured 159 on a day of copies of one sample); D1 storage counts samples and rollups (the other tables are small beside them); prices and limits read 2026-12-01 (shared/config/projection.ts)`,
   );
 }

@@ -453,9 +453,16 @@ export function freePlanGoal(base: ObservatoryConfig): ObservatoryConfig {
     bursts: undefined,
     promptVariants: base.promptVariants.slice(0, 1),
     readers: { siteRebuildMinutes: 60 },
+    // A free database holds 500 MB: 60 pairs' rollups fill it after ~313 days beside 14 days of samples
+    // (projection.ts planStorage counts those two, the largest tables); D1 keeps 240 days of them, leaving
+    // room for the tables derived beside them (status history, paired hours, time profiles), and the R2
+    // archive keeps every day.
+    rollupRetentionDays: Math.min(base.rollupRetentionDays, FREE_GOAL_ROLLUP_DAYS),
   };
 }
 
+/** Days of rollups the free-plan goal keeps in D1 (its 500 MB database; the archive keeps the rest). */
+export const FREE_GOAL_ROLLUP_DAYS = 240;
 
 /** Most probes per day within a plan's daily quotas (free) or included usage (paid), for a given probe duration. */
 export function maxProbesPerDay(plan: 'free' | 'paid', probeSeconds: number): number {

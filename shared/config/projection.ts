@@ -16,10 +16,18 @@ export const SIZED_SAMPLE_TOKENS = 64;
 export const D1_BYTES_PER_SAMPLE = 650;
 /**
  * … an hourly rollup row of a busy hour (60 probes, their figures spread over 16:1, each in buckets of its own): measured
- * 4,669; a daily row of such a day (1,440 probes): 4,678. Calmer pairs' rows are smaller: an upper bound.
+ * 4,669; a daily row of such a day (1,440 probes): 4,678. An upper bound for any hour of more than
+ * QUIET_PROBES_PER_HOUR probes. A quiet hour's row (12 probes, a tick every 5 minutes, spread the same way): measured
+ * 500; its daily row (288 probes) 4,686, as large as a busy one's (a day's probes fill as many buckets).
  */
 export const D1_BYTES_PER_HOURLY_ROLLUP = 5_000;
 export const D1_BYTES_PER_DAILY_ROLLUP = 5_000;
+export const QUIET_PROBES_PER_HOUR = 12;
+export const D1_BYTES_PER_QUIET_HOURLY_ROLLUP = 550;
+
+/** Bytes of an hourly rollup row of a pair that runs this many probes an hour (measured at 12 and 60; the larger above 12). */
+export const hourlyRollupBytes = (probesPerHour: number): number =>
+  probesPerHour <= QUIET_PROBES_PER_HOUR ? D1_BYTES_PER_QUIET_HOURLY_ROLLUP : D1_BYTES_PER_HOURLY_ROLLUP;
 
 /**
  * Cloudflare's limits and Workers Paid prices, read on 2026-12-01 in developers.cloudflare.com:
@@ -32,6 +40,8 @@ export const D1_BYTES_PER_DAILY_ROLLUP = 5_000;
  * 1 M a month free, then $4.50/M; Class B 10 M free, then $0.36/M).
  */
 export const D1_MAX_DATABASE_BYTES = 10e9;
+/** The free plan's largest D1 database (d1/platform/limits, read 2026-12-01): 500 MB. */
+export const D1_FREE_DATABASE_BYTES = 500e6;
 export const D1_QUERIES_PER_SECOND = 1_000;
 export const PAID_PLAN_DOLLARS_PER_MONTH = 5;
 export const PRICES = {
@@ -52,14 +62,12 @@ export const PRICES = {
 } as const;
 
 /**
- * The archives' inputs (issue 25's daily Parquet archives, built beside this model): a PUT (Class A)
- * a region and UTC day for its samples, one for its concurrency streams, one for its rollups, and one
- * manifest PUT a day; analysts' reads are GETs (Class B), their number assumed. Bytes a sample in its
+ * The archives' inputs: their R2 operations and D1 reads are the capacity model's (capacity.ts archiveCosts,
+ * measured in tests/workers/archive.test.ts: per region and table a file PUT and a manifest PUT, HEADs and
+ * GETs); analysts' reads are GETs (Class B), their number assumed. Bytes a sample in its
  * day's Snappy Parquet file: measured 159 (tests/workers/row-bytes.test.ts: a day of 1,440 copies of a
  * real sample, timings and timelines spread; real days repeat less, so this errs low).
  */
-export const ARCHIVE_PUTS_PER_REGION_DAY = 3;
-export const ARCHIVE_MANIFEST_PUTS_PER_DAY = 1;
 export const ARCHIVE_BYTES_PER_SAMPLE = 190;
 export const ARCHIVE_READS_PER_DAY_ASSUMED = 10_000;
 
@@ -132,11 +140,42 @@ export interface Projection {
   dollarsPerMonth: { total: number; parts: Record<string, number> };
 }
 
+/**
+ * D1's size as days accumulate: each day's samples (kept `retentionDays`) and each pair's 24 hourly and one daily
+ * rollup rows (kept `rollupRetentionDays`), at the measured bytes a row; the day it passes `limit`, or null.
+ */
+export function d1Storage(config: ObservatoryConfig, samplesPerDay: number, pairs: number, limit: number, burstStreamsPerDay = 0) {
+  const probesPerPairHour = samplesPerDay / Math.max(1, pairs) / 24;
+  const rollupBytesPerDay = pairs * (24 * hourlyRollupBytes(probesPerPairHour) + D1_BYTES_PER_DAILY_ROLLUP);
+  // A concurrency stream is stored as a sample is, with a few columns more, and kept as long; it is not rolled up.
+  const rawBytesPerDay = (samplesPerDay + burstStreamsPerDay) * D1_BYTES_PER_SAMPLE;
+  const bytesOnDay = (day: number) =>
+    rawBytesPerDay * Math.min(day, config.retentionDays) + rollupBytesPerDay * Math.min(day, config.rollupRetentionDays);
+  const steadyDay = Math.max(config.retentionDays, config.rollupRetentionDays);
+  let fullOnDay: number | null = null;
+  for (let day = 1; day <= steadyDay; day++)
+    if (bytesOnDay(day) > limit) {
+      fullOnDay = day;
+      break;
+    }
+  const rawBytes = rawBytesPerDay * config.retentionDays;
+  // The most days of rollups that fit beside the raw samples (the archive keeps the rest).
+  const rollupDaysThatFit = Math.max(0, Math.floor((limit - rawBytes) / Math.max(1, rollupBytesPerDay)));
+  return { bytesOnDay, steady: bytesOnDay(steadyDay), fullOnDay, rawBytes, rollupBytesPerDay, rollupDaysThatFit, limit };
+}
+
+/** D1 storage of a configuration on its own plan (500 MB a database free, 10 GB paid), from the capacity model's probes. */
+export function planStorage(config: ObservatoryConfig, c = capacity(config)) {
+  const pairs = Object.values(c.probesPerRegionTick).reduce((a, b) => a + b, 0);
+  const limit = config.plan === 'free' ? D1_FREE_DATABASE_BYTES : D1_MAX_DATABASE_BYTES;
+  return d1Storage(config, c.probesPerDay / c.spread, pairs, limit, c.bursts.streamsPerDay);
+}
+
 const beyond = (usePerMonth: number, includedPerMonth: number, pricePerM: number) =>
   (Math.max(0, usePerMonth - includedPerMonth) / 1e6) * pricePerM;
 
-/** `archives`: each day's samples and rollups also go to R2 (the keep-running configuration). */
-export function project(config: ObservatoryConfig, { archives = false }: { archives?: boolean } = {}): Projection {
+/** Every configuration archives each ended day to R2 (archive-run.ts): its operations, reads and bytes are counted. */
+export function project(config: ObservatoryConfig): Projection {
   const c = capacity({ ...config, plan: 'paid' });
   const s = c.spread;
   const pairs = Object.values(c.probesPerRegionTick).reduce((a, b) => a + b, 0);
@@ -145,33 +184,26 @@ export function project(config: ObservatoryConfig, { archives = false }: { archi
   const sampleRows = c.probesPerDay * D1_ROWS_WRITTEN_PER_SAMPLE;
   const d1RowsWritten = sampleRows / s + (c.d1RowsWrittenPerDay - sampleRows);
   const r = c.d1RowsRead;
-  const regions = config.regions.length;
   const perDay = {
     d1RowsWritten,
-    d1RowsRead: (r.rollups + r.status) / s + r.siteBuilds + r.metrics + r.api,
+    // The archive reads each day's samples and rollups: as spread as the samples are.
+    d1RowsRead: (r.rollups + r.status + r.archive) / s + r.siteBuilds + r.metrics + r.api,
     doRequests: c.doRequestsPerDay / s,
     doGbSeconds: c.doGbSecondsPerDay / s,
     doRowsWritten: c.doRowsWrittenPerDay / s,
     workerRequests: c.workerRequestsPerDay,
-    r2ClassA: archives ? regions * ARCHIVE_PUTS_PER_REGION_DAY + ARCHIVE_MANIFEST_PUTS_PER_DAY : 0,
-    r2ClassB: archives ? ARCHIVE_READS_PER_DAY_ASSUMED : 0,
+    r2ClassA: c.archive.r2ClassAPerDay,
+    r2ClassB: c.archive.r2ClassBPerDay + ARCHIVE_READS_PER_DAY_ASSUMED,
   };
   // Each sample is one INSERT; every other row written is counted as a statement of its own (an upper bound).
   const d1WriteQueriesPerSecond = (samplesPerDay + (d1RowsWritten - samplesPerDay * D1_ROWS_WRITTEN_PER_SAMPLE)) / SECONDS_PER_DAY;
-  const rollupBytesPerDay = pairs * (24 * D1_BYTES_PER_HOURLY_ROLLUP + D1_BYTES_PER_DAILY_ROLLUP);
-  const d1BytesOnDay = (day: number) =>
-    samplesPerDay * D1_BYTES_PER_SAMPLE * Math.min(day, config.retentionDays) +
-    rollupBytesPerDay * Math.min(day, config.rollupRetentionDays);
-  const steadyDay = Math.max(config.retentionDays, config.rollupRetentionDays);
-  const d1BytesSteady = d1BytesOnDay(steadyDay);
-  let storageDay: number | null = null;
-  for (let day = 1; day <= steadyDay; day++)
-    if (d1BytesOnDay(day) > D1_MAX_DATABASE_BYTES) {
-      storageDay = day;
-      break;
-    }
+  const {
+    bytesOnDay: d1BytesOnDay,
+    steady: d1BytesSteady,
+    fullOnDay: storageDay,
+  } = d1Storage(config, samplesPerDay, pairs, D1_MAX_DATABASE_BYTES);
   const paid = PLAN_LIMITS.paid;
-  const archiveBytesPerDay = archives ? samplesPerDay * ARCHIVE_BYTES_PER_SAMPLE : 0;
+  const archiveBytesPerDay = samplesPerDay * ARCHIVE_BYTES_PER_SAMPLE;
   const included = (name: string, use: number, perDay: number, by = 'Workers Paid'): Limit => ({
     name: `${name} (${by} includes ${Math.round(perDay).toLocaleString('en')} a day)`,
     use,

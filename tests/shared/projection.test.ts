@@ -5,16 +5,19 @@
  */
 import { describe, expect, it } from 'vitest';
 import { config } from '../../observatory.config.ts';
-import { capacity, D1_ROWS_WRITTEN_PER_SAMPLE } from '../../shared/config/capacity.ts';
+import { capacity, D1_ROWS_WRITTEN_PER_SAMPLE, FREE_GOAL_ROLLUP_DAYS, freePlanGoal } from '../../shared/config/capacity.ts';
 import {
   D1_BYTES_PER_DAILY_ROLLUP,
   D1_BYTES_PER_HOURLY_ROLLUP,
+  D1_BYTES_PER_QUIET_HOURLY_ROLLUP,
   D1_BYTES_PER_SAMPLE,
+  D1_FREE_DATABASE_BYTES,
   D1_MAX_DATABASE_BYTES,
   KEEP_D1_SHARE,
   KEEP_RAW_DAYS,
   SIZED_SAMPLE_TOKENS,
   keepRunning,
+  planStorage,
   project,
   scaledConfig,
 } from '../../shared/config/projection.ts';
@@ -30,8 +33,14 @@ describe('the projection at scale', () => {
     expect(p.perDay.d1RowsWritten).toBe(c.d1RowsWrittenPerDay);
     expect(p.perDay.doRowsWritten).toBe(c.doRowsWrittenPerDay);
     expect(p.perDay.doGbSeconds).toBe(c.doGbSecondsPerDay);
-    // A day of D1: its samples and the pairs' 24 hourly and one daily rollup rows, at the measured bytes.
-    expect(p.d1BytesOnDay(1)).toBe(6 * 10 * 288 * D1_BYTES_PER_SAMPLE + 60 * (24 * D1_BYTES_PER_HOURLY_ROLLUP + D1_BYTES_PER_DAILY_ROLLUP));
+    // A day of D1: its samples and the pairs' 24 hourly and one daily rollup rows, at the measured bytes (a quiet hour's: 12 probes).
+    expect(p.d1BytesOnDay(1)).toBe(
+      6 * 10 * 288 * D1_BYTES_PER_SAMPLE + 60 * (24 * D1_BYTES_PER_QUIET_HOURLY_ROLLUP + D1_BYTES_PER_DAILY_ROLLUP),
+    );
+    // Busier pairs' hours are counted at the busy hour's bytes.
+    expect(project(scaledConfig(config, 6, 10, 1)).d1BytesOnDay(1)).toBe(
+      6 * 10 * 1_440 * D1_BYTES_PER_SAMPLE + 60 * (24 * D1_BYTES_PER_HOURLY_ROLLUP + D1_BYTES_PER_DAILY_ROLLUP),
+    );
     // The bytes were measured on the projection's own prompt variant (the chat preset's 64 tokens out).
     expect(small.promptVariants[0].maxTokens).toBe(SIZED_SAMPLE_TOKENS);
     // Spread over 3 ticks, probing's rows are a third; the rollups' rows are not spread.
@@ -74,10 +83,32 @@ describe('the projection at scale', () => {
   it('keeps running with 2 days of raw samples in D1, archives in R2 and shorter rollups in D1', () => {
     const keep = keepRunning(scaledConfig(config, 30, 100, 1));
     expect(keep.retentionDays).toBe(KEEP_RAW_DAYS);
-    const p = project(keep, { archives: true });
+    const p = project(keep);
     expect(p.firstBreak).toBeNull();
     expect(p.d1BytesSteady).toBeLessThanOrEqual(D1_MAX_DATABASE_BYTES * KEEP_D1_SHARE);
-    // 30 regions × 3 archive PUTs and one manifest a day.
-    expect(p.perDay.r2ClassA).toBe(91);
+    // The archive's PUTs are the capacity model's (measured per region and table: the file's and the manifest's).
+    expect(p.perDay.r2ClassA).toBe(capacity({ ...keep, plan: 'paid' }).archive.r2ClassAPerDay);
+    // Per region and day, the samples' and rollups' files (no concurrency runs at this scale), each with the manifest.
+    expect(p.perDay.r2ClassA).toBe(30 * 2 * 2);
+  });
+
+  it('checks D1 storage against the plan: the default configuration and the free-plan goal fit in a free 500 MB database', () => {
+    const own = planStorage(config);
+    expect(own.limit).toBe(D1_FREE_DATABASE_BYTES);
+    expect(own.fullOnDay).toBeNull();
+    expect(own.steady).toBeLessThan(D1_FREE_DATABASE_BYTES);
+    const goal = freePlanGoal(config);
+    expect(goal.rollupRetentionDays).toBe(FREE_GOAL_ROLLUP_DAYS);
+    const fits = planStorage(goal);
+    expect(fits.fullOnDay).toBeNull();
+    // 60 pairs' quiet hours (12 probes each) at the measured bytes, a daily row each, and 14 days of 17,280 samples a day.
+    expect(fits.rollupBytesPerDay).toBe(60 * (24 * D1_BYTES_PER_QUIET_HOURLY_ROLLUP + D1_BYTES_PER_DAILY_ROLLUP));
+    expect(fits.rawBytes).toBe(17_280 * 14 * D1_BYTES_PER_SAMPLE);
+    // Kept 400 days, the goal's rollups would fill it: the check names the day, and how many days fit.
+    const longer = planStorage({ ...goal, rollupRetentionDays: 400 });
+    expect(longer.fullOnDay).toBe(fits.rollupDaysThatFit + 1);
+    expect(longer.rollupDaysThatFit).toBeGreaterThanOrEqual(FREE_GOAL_ROLLUP_DAYS);
+    // On the paid plan the same configuration has 10 GB.
+    expect(planStorage({ ...goal, plan: 'paid', rollupRetentionDays: 400 }).fullOnDay).toBeNull();
   });
 });

@@ -21,7 +21,9 @@ import {
   ARCHIVE_BYTES_PER_SAMPLE,
   D1_BYTES_PER_DAILY_ROLLUP,
   D1_BYTES_PER_HOURLY_ROLLUP,
+  D1_BYTES_PER_QUIET_HOURLY_ROLLUP,
   D1_BYTES_PER_SAMPLE,
+  QUIET_PROBES_PER_HOUR,
   SIZED_SAMPLE_TOKENS,
 } from '../../shared/config/projection.ts';
 
@@ -42,7 +44,13 @@ function chatTimeline(): number[] {
 }
 
 /** Copies `key`'s row of a rollup table `n` times at later periods (`step` apart), and returns the bytes D1 grew by a copy. */
-async function bytesPerRollupCopy(table: 'hourly_rollups' | 'daily_rollups', period: number, step: number, n: number): Promise<number> {
+async function bytesPerRollupCopy(
+  table: 'hourly_rollups' | 'daily_rollups',
+  period: number,
+  step: number,
+  n: number,
+  region = 'weur',
+): Promise<number> {
   const { columns } = ROLLUP_TABLE_SHAPES[table];
   const [keyColumn, ...rest] = columns;
   const before = await sizeNow();
@@ -51,7 +59,7 @@ async function bytesPerRollupCopy(table: 'hourly_rollups' | 'daily_rollups', per
      INSERT INTO ${table} (${columns.join(', ')})
      SELECT ${keyColumn} + k * ?, ${rest.join(', ')} FROM ${table}, n WHERE ${keyColumn} = ? AND region = ? AND target = ?`,
   )
-    .bind(n, step, period, 'weur', 'ref-chat')
+    .bind(n, step, period, region, 'ref-chat')
     .run();
   expect(r.meta.changes).toBe(n);
   return (r.meta.size_after - before) / n;
@@ -80,26 +88,29 @@ describe('what a row costs in D1 storage (the projection counts these)', () => {
     // A busy day: a probe a minute, its figures spread over a 16:1 range, each hour over all of it, so every probe of
     // an hour, and as many as the histograms' buckets allow over the day, land in buckets of their own.
     const day = dayOf(HOUR + 20 * DAY_MS);
-    const busy = Array.from({ length: 24 * 60 }, (_, i) => {
-      const [h, m] = [i % 24, Math.floor(i / 24)];
-      const f = 0.25 * 16 ** (i / (24 * 60 - 1));
-      const scale = (x: number | null) => (x === null ? null : x * f);
-      return {
-        ...sized,
-        tick_id: day + h * HOUR_MS + m * MINUTE_MS,
-        timeline: sized.timeline.map((t) => t * f),
-        headers_ms: scale(real.headers_ms),
-        first_byte_ms: scale(real.first_byte_ms),
-        ttft_ms: scale(real.ttft_ms),
-        ttfa_ms: scale(real.ttfa_ms),
-        total_ms: scale(real.total_ms),
-        tpot_ms: scale(real.tpot_ms),
-        decode_tps: scale(real.decode_tps),
-        itl_p99_ms: scale(real.itl_p99_ms),
-        network_ms: scale(real.network_ms),
-        server_ms: scale(real.server_ms),
-      };
-    });
+    const spreadDay = (region: string, perHour: number) =>
+      Array.from({ length: 24 * perHour }, (_, i) => {
+        const [h, m] = [i % 24, Math.floor(i / 24)];
+        const f = 0.25 * 16 ** (i / (24 * perHour - 1));
+        const scale = (x: number | null) => (x === null ? null : x * f);
+        return {
+          ...sized,
+          region,
+          tick_id: day + h * HOUR_MS + m * (HOUR_MS / perHour),
+          timeline: sized.timeline.map((t) => t * f),
+          headers_ms: scale(real.headers_ms),
+          first_byte_ms: scale(real.first_byte_ms),
+          ttft_ms: scale(real.ttft_ms),
+          ttfa_ms: scale(real.ttfa_ms),
+          total_ms: scale(real.total_ms),
+          tpot_ms: scale(real.tpot_ms),
+          decode_tps: scale(real.decode_tps),
+          itl_p99_ms: scale(real.itl_p99_ms),
+          network_ms: scale(real.network_ms),
+          server_ms: scale(real.server_ms),
+        };
+      });
+    const busy = spreadDay('weur', 60);
     for (let i = 0; i < busy.length; i += 100) await insertSamples(env.DB, busy.slice(i, i + 100));
     for (let h = 0; h < 24; h++) await rollUpHour(env.DB, 'weur', day + h * HOUR_MS);
     await rollUpDay(env.DB, 'weur', day);
@@ -110,6 +121,19 @@ describe('what a row costs in D1 storage (the projection counts these)', () => {
     expect(perHourly).toBeGreaterThan(D1_BYTES_PER_HOURLY_ROLLUP * 0.8);
     expect(perDaily).toBeLessThanOrEqual(D1_BYTES_PER_DAILY_ROLLUP);
     expect(perDaily).toBeGreaterThan(D1_BYTES_PER_DAILY_ROLLUP * 0.8);
+
+    // A quiet day, the free plan's: a probe every 5 minutes (12 an hour, 288 a day), spread the same way.
+    const quiet = spreadDay('enam', QUIET_PROBES_PER_HOUR);
+    for (let i = 0; i < quiet.length; i += 100) await insertSamples(env.DB, quiet.slice(i, i + 100));
+    for (let h = 0; h < 24; h++) await rollUpHour(env.DB, 'enam', day + h * HOUR_MS);
+    await rollUpDay(env.DB, 'enam', day);
+    const quietHourly = await bytesPerRollupCopy('hourly_rollups', day, 1_000 * DAY_MS, 500, 'enam');
+    const quietDaily = await bytesPerRollupCopy('daily_rollups', day, 1_000 * DAY_MS, 500, 'enam');
+    console.log(`D1 bytes per hourly rollup row (12 probes): ${quietHourly.toFixed(0)}; per daily row (288): ${quietDaily.toFixed(0)}`);
+    expect(quietHourly).toBeLessThanOrEqual(D1_BYTES_PER_QUIET_HOURLY_ROLLUP);
+    expect(quietHourly).toBeGreaterThan(D1_BYTES_PER_QUIET_HOURLY_ROLLUP * 0.8);
+    expect(quietDaily).toBeLessThanOrEqual(D1_BYTES_PER_DAILY_ROLLUP);
+    expect(quietDaily).toBeGreaterThan(D1_BYTES_PER_DAILY_ROLLUP * 0.8);
 
     // The same day of the region as its archive holds it: Snappy Parquet, the file's footer included.
     const rows = await samplesOfRegionDay(env.DB, 'weur', day);
