@@ -19,6 +19,9 @@ import { percentile } from '../shared/stats/percentile.ts';
 import { forgetCiRanks } from '../shared/stats/percentile-ci.ts';
 import { bodyValues, fromRollupRow } from '../workers/observatory/db/rollup-row.ts';
 import { prometheusText } from '../workers/observatory/api/prometheus.ts';
+import { SAMPLE_COLUMNS, toRowValues } from '../workers/observatory/db/sample-row.ts';
+import { samplesParquet } from '../shared/archive/parquet-file.ts';
+import { archiveSamples } from '../tests/helpers/archive-samples.ts';
 import { webhookSignature } from '../workers/observatory/notify/webhook-signature.ts';
 import { ROLLUP_METRICS, rollupToBase64Json, rollupToJson } from '../shared/rollup/rollup.ts';
 import { COMPARISONS_PER_REQUEST, PERCENTILE_ROW_UNITS, ROLLUP_PAGE_ROWS } from '../shared/config/read-limits.ts';
@@ -162,7 +165,26 @@ const pairedWeek = Array.from({ length: 7 * 24 }, (_, h) => {
   return { hour, text: encodeBlocks(row.blocks) };
 });
 
+/** A region's day as the archive reads it from D1 (archive-duty.ts): 10 targets × 288 ticks, each answer 64 token reads. */
+const regionDayStored = once(() =>
+  Array.from({ length: 5 }, (_, k) =>
+    archiveSamples('weur', HOUR0 - 12 * HOUR, 24 * TICKS_PER_HOUR).map((s, i) => ({
+      ...s,
+      target: `${s.target}-${k}`,
+      timeline: s.error ? [] : Array.from({ length: 64 }, (_, t) => 450 + t * 16 + ((i + t * 37) % 33)),
+    })),
+  )
+    .flat()
+    .map((s) => Object.fromEntries(SAMPLE_COLUMNS.map((c, i) => [c, toRowValues(s)[i]]))),
+);
+
 const DUTIES: Array<{ name: string; runsIn: RunsIn; run: () => unknown }> = [
+  {
+    // archive-duty.ts: a region's ended day of raw samples (2,880 rows at the goal) encoded as its Snappy Parquet file.
+    name: "a region's day archived as Parquet (2,880 samples)",
+    runsIn: 'Durable Object alarm or request',
+    run: () => samplesParquet(regionDayStored()).byteLength,
+  },
   {
     // rollup-hour.ts: the hour's samples (this region's 10 targets × 12 ticks), the previous rows and totals decoded, new rows encoded.
     name: 'hourly rollup of one region',
