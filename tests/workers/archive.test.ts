@@ -429,6 +429,11 @@ describe('the archive over HTTP', () => {
     const beyond = await SELF.fetch(url, { headers: { range: `bytes=${entry.bytes}-` } });
     expect([beyond.status, beyond.headers.get('content-range')]).toEqual([416, `bytes */${entry.bytes}`]);
     await beyond.arrayBuffer();
+    // A Range header this route does not read (several ranges, another unit, bad syntax, a reversed range) gets the whole file.
+    for (const range of ['bytes=0-1,4-5', 'items=0-4', 'bytes=abc', 'bytes=9-3', `bytes=${'9'.repeat(40)}-`]) {
+      const r = await SELF.fetch(url, { headers: { range } });
+      expect([r.status, (await r.arrayBuffer()).byteLength], range).toEqual([200, entry.bytes]);
+    }
     // Only the archive's own keys, and a clear word for each other.
     for (const key of [
       'secrets.txt',

@@ -46,18 +46,22 @@ function objectHeaders(object: R2Object, key: string): Headers {
   return headers;
 }
 
-/** The one byte range a Range header asks for, against the object's size: null for the whole, 'bad' when unsatisfiable. */
+/**
+ * The one byte range a Range header asks for, against the object's size: null for the whole object (no header,
+ * or one this route does not read: several ranges, another unit, bad syntax, which RFC 9110 lets a server
+ * ignore), 'bad' when it cannot be satisfied (it starts past the end).
+ */
 function rangeOf(header: string | null, size: number): { offset: number; length: number } | null | 'bad' {
-  if (!header) return null;
-  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
-  if (!m || (m[1] === '' && m[2] === '')) return 'bad';
+  const m = header ? /^bytes=(\d{0,15})-(\d{0,15})$/.exec(header.trim()) : null;
+  if (!m || (m[1] === '' && m[2] === '')) return null;
   if (m[1] === '') {
     const suffix = Math.min(Number(m[2]), size);
     return suffix === 0 ? 'bad' : { offset: size - suffix, length: suffix };
   }
   const start = Number(m[1]);
   const end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
-  if (start >= size || end < start) return 'bad';
+  if (start >= size) return 'bad';
+  if (end < start) return null;
   return { offset: start, length: end - start + 1 };
 }
 
