@@ -200,6 +200,8 @@ export const ARCHIVE_R2_CLASS_A_PER_REGION_DAY = 2;
 export const ARCHIVE_R2_CLASS_B_PER_REGION_DAY = 3;
 export const ROLLUP_RETENTION_DAY_SCANS_PER_REGION = 1;
 export const ROLLUP_RETENTION_R2_CLASS_B_PER_REGION = 2;
+/** The run itself reads the manifest once per table of samples (which days between have a file: archive-run.ts). */
+export const ARCHIVE_R2_CLASS_B_PER_RUN = 2;
 
 export function archiveCosts(config: ObservatoryConfig, samplesPerDay: number, burstStreamsPerDay = 0, rollupRowsPerDay = 0) {
   const regions = config.regions.length;
@@ -217,7 +219,8 @@ export function archiveCosts(config: ObservatoryConfig, samplesPerDay: number, b
     r2ClassAPerDay: (2 * regions + burstRegions) * ARCHIVE_R2_CLASS_A_PER_REGION_DAY,
     r2ClassBPerDay:
       (regions + burstRegions) * ARCHIVE_R2_CLASS_B_PER_REGION_DAY +
-      regions * (ARCHIVE_R2_CLASS_B_PER_REGION_DAY + ARCHIVE_ROLLUP_DAYS - 2 + ROLLUP_RETENTION_R2_CLASS_B_PER_REGION),
+      regions * (ARCHIVE_R2_CLASS_B_PER_REGION_DAY + ARCHIVE_ROLLUP_DAYS - 2 + ROLLUP_RETENTION_R2_CLASS_B_PER_REGION) +
+      ARCHIVE_R2_CLASS_B_PER_RUN,
   };
 }
 

@@ -30,6 +30,7 @@ import {
   ARCHIVE_R2_CLASS_A_PER_REGION_DAY,
   ARCHIVE_R2_CLASS_B_PER_REGION_DAY,
   ROLLUP_RETENTION_DAY_SCANS_PER_REGION,
+  ARCHIVE_R2_CLASS_B_PER_RUN,
 } from '../../shared/config/capacity.ts';
 import { applyRetention } from '../../workers/observatory/scheduler.ts';
 import { DAY_MS } from '../../shared/time.ts';
@@ -394,6 +395,18 @@ describe('the archive over HTTP', () => {
       sampleArchiveKey(today - 12 * DAY_MS, 'weur'),
       sampleArchiveKey(today - DAY_MS, 'weur'),
     ]);
+    // The run itself reads the manifest once per table of samples (the regions' objects read it again, counted per region).
+    const reads = { b: 0 };
+    const counting = new Proxy(env.ARCHIVE, {
+      get: (bucket, name) => {
+        const f = Reflect.get(bucket, name) as (...args: unknown[]) => unknown;
+        if (name === 'get' || name === 'head') return (...args: unknown[]) => (reads.b++, f.apply(bucket, args));
+        return typeof f === 'function' ? f.bind(bucket) : f;
+      },
+    });
+    const { archiveSampleTables } = await import('../../workers/observatory/archive-run.ts');
+    await archiveSampleTables({ ...env, ARCHIVE: counting }, Date.now(), 0, false);
+    expect(reads.b).toBe(ARCHIVE_R2_CLASS_B_PER_RUN);
     // Again: yesterday is confirmed as it is (the days between that hold a file are not even counted), nothing written.
     const etag = (await env.ARCHIVE.head(MANIFEST_KEY))!.etag;
     expect(await archiveNow()).toMatchObject({ files_confirmed: 1, pending: 0 });

@@ -20,17 +20,20 @@ const MAX_COUNTS = 4;
 export interface ArchiveRegionReport {
   region: string;
   table: ArchiveTable;
-  /** Days (YYYY-MM-DD) the region owed. */
+  /** Days the region owed. */
   owed: number;
-  /** Of those, confirmed in R2 (written now, or already whole). */
+  /** Of those, days confirmed in R2 (written now, or already whole). */
   confirmed: number;
   /** Rows retention deleted after the confirmation. */
   deleted: number;
   error?: string;
 }
 
-/** The UTC days in R2's manifest that hold a file of this table (of any region); none when it cannot be read. */
-async function daysInManifest(bucket: R2Bucket, table: ArchiveTable): Promise<Set<string>> {
+/**
+ * The UTC days in R2's manifest that hold a file of this table (of any region); null when it cannot be read
+ * (then only yesterday is counted among the days between: a broken manifest never makes a run scan them all).
+ */
+async function daysInManifest(bucket: R2Bucket, table: ArchiveTable): Promise<Set<string> | null> {
   try {
     const stored = await bucket.get(MANIFEST_KEY);
     return new Set(
@@ -41,7 +44,7 @@ async function daysInManifest(bucket: R2Bucket, table: ArchiveTable): Promise<Se
   } catch (e) {
     // The regions' own runs read it again and report what is wrong (health: errors.archive).
     console.error(`archive: manifest.json unreadable, only yesterday and the cut are archived: ${e instanceof Error ? e.message : e}`);
-    return new Set();
+    return null;
   }
 }
 
@@ -69,7 +72,7 @@ async function daysToArchive(env: Env, table: ArchiveTable, tickId: number, befo
   // or, past MAX_COUNTS of them, one count from the first such day on (a query bound, whatever the gaps).
   const runs: Array<[number, number]> = [];
   for (let day = cutEnd; day < today; day += DAY_MS) {
-    if (day !== today - DAY_MS && listed.has(isoDay(day))) continue;
+    if (day !== today - DAY_MS && (listed === null || listed.has(isoDay(day)))) continue;
     const last = runs.at(-1);
     if (last && last[1] === day) last[1] = day + DAY_MS;
     else runs.push([day, day + DAY_MS]);
