@@ -13,9 +13,8 @@ import { insertSamples } from '../../workers/observatory/db/samples.ts';
 import { sha256Hex } from '../../shared/archive/checksum.ts';
 import { archiveKey, MANIFEST_KEY, parseManifest, sampleArchiveKey, type Manifest } from '../../shared/archive/manifest.ts';
 import { BURST_ARCHIVE_COLUMNS, ROLLUP_ARCHIVE_COLUMNS } from '../../shared/archive/archive-columns.ts';
-import { rollUp } from '../../shared/rollup/rollup.ts';
+import { oneProbeRollup } from '../helpers/one-probe-rollup.ts';
 import { upsertRollups } from '../../workers/observatory/db/rollups.ts';
-import { METHOD_VERSION } from '../../shared/constants.ts';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet/src/index.js';
 import { insertBurstSamples } from '../../workers/observatory/db/bursts.ts';
 import { ARCHIVE_EXPORTS_PER_RUN, archiveRegionDays } from '../../workers/observatory/archive-duty.ts';
@@ -252,25 +251,7 @@ describe('the daily archive', () => {
 
   it('archives the hourly rollups of the days retention has cut samples from, their histograms as the stored bytes', async () => {
     const day = CUT - 2 * DAY_MS;
-    const [rollup] = rollUp([
-      {
-        tick_id: day + 3_600_000,
-        region: 'weur',
-        target: 'ref-chat',
-        prompt_variant: 'tiny',
-        method_version: METHOD_VERSION,
-        error: null,
-        split_source: null,
-        ttft_ms: 100,
-        ttfa_ms: 100,
-        tpot_ms: 5,
-        itl_p99_ms: 6,
-        total_ms: 200,
-        decode_tps: 200,
-        network_ms: null,
-        server_ms: null,
-      },
-    ]);
+    const rollup = oneProbeRollup('weur', day + 3_600_000);
     await upsertRollups(env.DB, [rollup, { ...rollup, hour: day + 2 * 3_600_000 }, { ...rollup, hour: TODAY - DAY_MS }]);
     // What the capacity model counts for them: each row counted twice (scan, grouping), the file's day scanned, its rows sorted.
     const meter = meterD1(env.DB);
@@ -302,25 +283,7 @@ describe('the daily archive', () => {
   });
   it('deletes rollups only once their archive is confirmed: an R2 failure keeps them, the next run deletes them', async () => {
     const day = CUT - 3 * DAY_MS;
-    const [rollup] = rollUp([
-      {
-        tick_id: day + 3_600_000,
-        region: 'enam',
-        target: 'ref-chat',
-        prompt_variant: 'tiny',
-        method_version: METHOD_VERSION,
-        error: null,
-        split_source: null,
-        ttft_ms: 100,
-        ttfa_ms: 100,
-        tpot_ms: 5,
-        itl_p99_ms: 6,
-        total_ms: 200,
-        decode_tps: 200,
-        network_ms: null,
-        server_ms: null,
-      },
-    ]);
+    const rollup = oneProbeRollup('enam', day + 3_600_000);
     await upsertRollups(env.DB, [rollup]);
     const rollupRows = async () =>
       Number(await env.DB.prepare('SELECT COUNT(*) AS n FROM hourly_rollups WHERE region = ?').bind('enam').first('n'));

@@ -132,29 +132,11 @@ describe('retention', () => {
   it('the first tick after midnight deletes samples older than retentionDays and rollups older than rollupRetentionDays, and only those', async () => {
     const { applyRetention } = await import('../../workers/observatory/scheduler.ts');
     const { upsertRollups, rollupsIn } = await import('../../workers/observatory/db/rollups.ts');
-    const { rollUp } = await import('../../shared/rollup/rollup.ts');
+    const { oneProbeRollup } = await import('../helpers/one-probe-rollup.ts');
     const day = 86_400_000;
     const keep = TICK - (config.rollupRetentionDays - 1) * day;
     const drop = TICK - (config.rollupRetentionDays + 1) * day;
-    const [template] = rollUp([
-      {
-        tick_id: keep,
-        region: 'weur',
-        target: 'ref-chat',
-        prompt_variant: 'tiny',
-        method_version: METHOD_VERSION,
-        error: null,
-        split_source: null,
-        ttft_ms: 100,
-        ttfa_ms: 100,
-        tpot_ms: 5,
-        itl_p99_ms: 6,
-        total_ms: 200,
-        decode_tps: 200,
-        network_ms: null,
-        server_ms: null,
-      },
-    ]);
+    const template = oneProbeRollup('weur', keep);
     await upsertRollups(env.DB, [template, { ...template, hour: drop }]);
     const old = TICK - (config.retentionDays + 1) * 86_400_000;
     await env.DB.prepare(`INSERT INTO samples (tick_id, region, target, prompt_variant, started_at, simulated, backfill, method_version, api, model, warm, tokens_exact, prompt_tokens, max_tokens, chunks, server_timings, timeline)
