@@ -18,7 +18,9 @@ export class ConfigError extends Error {
   }
 }
 
-const ID = /^[a-z0-9][a-z0-9._-]{0,62}$/;
+/** A region code, target id or prompt variant id: what the configuration accepts, and so what keys and URLs hold. */
+export const ID_PATTERN = '[a-z0-9][a-z0-9._-]{0,62}';
+const ID = new RegExp(`^${ID_PATTERN}$`);
 const SECRET_NAME = /^[A-Z][A-Z0-9_]{0,63}$/;
 const CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'api-key', 'x-goog-api-key', 'proxy-authorization', 'cookie'];
 

@@ -29,6 +29,7 @@ import {
   ARCHIVE_R2_CLASS_A_PER_REGION_DAY,
   ARCHIVE_R2_CLASS_B_PER_REGION_DAY,
   ROLLUP_RETENTION_DAY_SCANS_PER_REGION,
+  ROLLUP_RETENTION_R2_CLASS_B_PER_REGION,
   ARCHIVE_R2_CLASS_B_PER_RUN,
 } from '../../shared/config/capacity.ts';
 import { applyRetention } from '../../workers/observatory/scheduler.ts';
@@ -318,6 +319,29 @@ describe('the daily archive', () => {
     // An upper bound: a region's delete no longer meets the rows of the regions deleted before it.
     expect(meter.rowsRead).toBeGreaterThanOrEqual(rows.length * (ARCHIVE_ROWS_READ_PER_COUNTED_SAMPLE + 1));
     expect(meter.rowsRead).toBeLessThanOrEqual(modelled + queries);
+
+    // In R2, confirming a region's archived day: the manifest's GET, the file's HEAD, and one older file's HEAD; no PUT.
+    const older = day - DAY_MS;
+    await upsertRollups(env.DB, [oneProbeRollup('enam', older + 3_600_000), oneProbeRollup('enam', day + 3_600_000)]);
+    await env.REGION_PROBER.getByName('enam').archiveDays(
+      'enam',
+      (await sampleDayCounts(env.DB, 0, CUT, 'hourly_rollups')).get('enam')!,
+      'hourly_rollups',
+    );
+    const ops = { a: 0, b: 0 };
+    const counting = new Proxy(env.ARCHIVE, {
+      get: (bucket, name) => {
+        const f = Reflect.get(bucket, name) as (...args: unknown[]) => unknown;
+        if (name === 'put') return (...args: unknown[]) => (ops.a++, f.apply(bucket, args));
+        if (name === 'get' || name === 'head') return (...args: unknown[]) => (ops.b++, f.apply(bucket, args));
+        return typeof f === 'function' ? f.bind(bucket) : f;
+      },
+    });
+    const confirmed = await runInDurableObject(env.REGION_PROBER.getByName('enam'), (_instance, state: DurableObjectState) =>
+      archiveRegionDays(new ProberStore(state.storage), env.DB, counting, 'enam', [{ day, rows: 1 }], 'hourly_rollups'),
+    );
+    expect(confirmed).toEqual([day]);
+    expect(ops).toEqual({ a: 0, b: ROLLUP_RETENTION_R2_CLASS_B_PER_REGION });
   });
 
   it('archives and deletes the rows of a region no longer in the configuration, like any other', async () => {
@@ -410,6 +434,26 @@ describe('the archive over HTTP', () => {
       const r = await SELF.fetch(url, { headers: { range } });
       expect([r.status, (await r.arrayBuffer()).byteLength], range).toEqual([200, entry.bytes]);
     }
+    // A range of an older version (If-Range with another ETag) gets the whole current file; with its own ETag, the range.
+    const stale = await SELF.fetch(url, { headers: { range: 'bytes=-8', 'if-range': '"not-this-one"' } });
+    expect([stale.status, (await stale.arrayBuffer()).byteLength]).toEqual([200, entry.bytes]);
+    const fresh = await SELF.fetch(url, { headers: { range: 'bytes=-8', 'if-range': whole.headers.get('etag')! } });
+    expect([fresh.status, (await fresh.arrayBuffer()).byteLength]).toEqual([206, 8]);
+    // HEAD answers for the whole file whatever Range it names.
+    const headBeyond = await SELF.fetch(url, { method: 'HEAD', headers: { range: `bytes=${entry.bytes}-` } });
+    expect([headBeyond.status, headBeyond.headers.get('content-length')]).toEqual([200, String(entry.bytes)]);
+    // A browser's preflight for a range, and CORS on an error too.
+    const preflight = await SELF.fetch(url, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://notebook.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'range' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+    expect(preflight.headers.get('access-control-allow-headers')).toMatch(/range/);
+    // Every region code the configuration accepts ("." and "_" among them) is a key it serves.
+    const unusual = await SELF.fetch('http://observatory/archive/samples/day=2026-11-30/region=us_east.1.parquet');
+    expect([unusual.status, unusual.headers.get('access-control-allow-origin')]).toEqual([404, '*']);
+    expect(((await unusual.json()) as { error: { message: string } }).error.message).toMatch(/not in the archive/);
     // Only the archive's own keys, and a clear word for each other.
     for (const key of [
       'secrets.txt',

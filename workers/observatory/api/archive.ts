@@ -8,9 +8,11 @@
  *   and delete nothing. A backlog is written 7 files per region and call: call again while `pending` > 0.
  */
 import { Hono } from 'hono';
+import { cors } from 'hono/cors';
 import { isoDay, MANIFEST_KEY, type ArchiveTable } from '../../../shared/archive/manifest.ts';
 import { DAY_MS } from '../../../shared/time.ts';
 import { getConfig } from '../config.ts';
+import { ID_PATTERN } from '../../../shared/config/validate.ts';
 import { archiveFinalRollups, archiveSampleTables } from '../archive-run.ts';
 import { requireAdmin } from './admin.ts';
 import { ApiError } from './errors.ts';
@@ -19,7 +21,8 @@ import { holdsToken, type ReaderEnv } from './public-reads.ts';
 export const archiveRoutes = new Hono<ReaderEnv>();
 
 const TABLES: readonly ArchiveTable[] = ['samples', 'burst_samples', 'hourly_rollups'];
-const FILE_KEY = /^([a-z_]+)\/day=(\d{4}-\d{2}-\d{2})\/region=([a-z0-9][a-z0-9-]{0,31})\.parquet$/;
+/** A table's file of a day and region: the region as the configuration spells codes (no '/': nothing outside the archive). */
+const FILE_KEY = new RegExp(`^([a-z_]+)/day=(\\d{4}-\\d{2}-\\d{2})/region=(${ID_PATTERN})\\.parquet$`);
 
 /** Whether a key is one the archive writes: the manifest, or a table's file of a real UTC day. */
 export function isArchiveKey(key: string): boolean {
@@ -32,13 +35,19 @@ export function isArchiveKey(key: string): boolean {
 
 /** A file is rewritten only when it was damaged; the manifest changes once a day. */
 const cacheControl = (key: string) => (key === MANIFEST_KEY ? 'public, max-age=300' : 'public, max-age=86400');
-const CORS = {
-  'access-control-allow-origin': '*',
-  'access-control-expose-headers': 'content-length, content-range, accept-ranges, etag',
-};
+// Browsers (DuckDB-Wasm, a notebook) read it from any origin, ranges and all: their preflight, and CORS on every answer.
+archiveRoutes.use(
+  '/archive/*',
+  cors({
+    origin: '*',
+    allowMethods: ['GET', 'HEAD', 'OPTIONS'],
+    allowHeaders: ['range', 'if-range', 'if-none-match'],
+    exposeHeaders: ['content-length', 'content-range', 'accept-ranges', 'etag'],
+  }),
+);
 
 function objectHeaders(object: R2Object, key: string): Headers {
-  const headers = new Headers(CORS);
+  const headers = new Headers();
   object.writeHttpMetadata(headers);
   headers.set('etag', object.httpEtag);
   headers.set('accept-ranges', 'bytes');
@@ -94,14 +103,17 @@ archiveRoutes.on(['GET', 'HEAD'], '/archive/*', async (c) => {
   const head = await c.env.ARCHIVE.head(key);
   if (!head) throw new ApiError(404, 'not_found', `${key} is not in the archive (yet): manifest.json lists every file it holds`);
   const headers = objectHeaders(head, key);
-  const range = rangeOf(c.req.header('range') ?? null, head.size);
-  if (range === 'bad') {
-    headers.set('content-range', `bytes */${head.size}`);
-    return new Response(null, { status: 416, headers });
-  }
   if (c.req.method === 'HEAD') {
     headers.set('content-length', String(head.size));
     return new Response(null, { status: 200, headers });
+  }
+  // A range of an older version (If-Range with another ETag: the file was rewritten since) is not spliced onto this one.
+  const ifRange = c.req.header('if-range');
+  const asked = ifRange === undefined || ifRange === head.httpEtag ? (c.req.header('range') ?? null) : null;
+  const range = rangeOf(asked, head.size);
+  if (range === 'bad') {
+    headers.set('content-range', `bytes */${head.size}`);
+    return new Response(null, { status: 416, headers });
   }
   // The object as it was at the HEAD: a file rewritten in between is not spliced with the old one.
   const object = await c.env.ARCHIVE.get(key, { ...(range ? { range } : {}), onlyIf: { etagMatches: head.etag } });
