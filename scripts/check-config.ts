@@ -7,7 +7,14 @@
  */
 import { config } from '../observatory.config.ts';
 import { ConfigError, validateConfig } from '../shared/config/validate.ts';
-import { anonymousRowBound, anonymousRowsPerDay, capacity, freePlanGoal, type Capacity } from '../shared/config/capacity.ts';
+import {
+  anonymousRowBound,
+  anonymousRowsPerDay,
+  archiveRowsReadSpread,
+  capacity,
+  freePlanGoal,
+  type Capacity,
+} from '../shared/config/capacity.ts';
 import { PLAN_LIMITS } from '../shared/config/plan-limits.ts';
 import { reasoningBudgetWarnings } from '../shared/config/reasoning-budget.ts';
 import { vendorTokens } from '../shared/config/vendor-tokens.ts';
@@ -36,7 +43,8 @@ function report(label: string, cfg: ObservatoryConfig, c: Capacity): void {
     ['D1 rows written', spreadOut(c.d1RowsWrittenPerDay, b.d1RowsWrittenPerDay), 'd1RowsWrittenPerDay'],
     [
       'D1 rows read',
-      (c.d1RowsRead.rollups + c.d1RowsRead.status + c.d1RowsRead.archive) / s +
+      (c.d1RowsRead.rollups + c.d1RowsRead.status) / s +
+        archiveRowsReadSpread(c) +
         c.d1RowsRead.siteBuilds +
         c.d1RowsRead.metrics +
         c.d1RowsRead.api,
@@ -71,7 +79,7 @@ function report(label: string, cfg: ObservatoryConfig, c: Capacity): void {
   );
   const r = c.d1RowsRead;
   console.log(
-    `  D1 reads: rollups ${n(r.rollups / s)}, status rules ${n(r.status / s)}, site builds ${n(r.siteBuilds)} (${n(c.siteBuildRowsRead)} a build), /metrics ${n(r.metrics)}, API ${n(r.api)}, archive ${n(r.archive / s)} (R2 a day: ${n(c.archive.r2ClassAPerDay)} Class A, ${n(c.archive.r2ClassBPerDay)} Class B)`,
+    `  D1 reads: rollups ${n(r.rollups / s)}, status rules ${n(r.status / s)}, site builds ${n(r.siteBuilds)} (${n(c.siteBuildRowsRead)} a build), /metrics ${n(r.metrics)}, API ${n(r.api)}, archive ${n(archiveRowsReadSpread(c))} (R2 a day: ${n(c.archive.r2ClassAPerDay)} Class A, ${n(c.archive.r2ClassBPerDay)} Class B)`,
   );
   const w = c.workerRequests;
   console.log(

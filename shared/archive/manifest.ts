@@ -73,10 +73,12 @@ export interface StoredObject {
 }
 
 /**
- * The entry confirms the day: it holds every row D1 holds, and the object is there, whole and
- * unchanged (an object put without our checksum, or with another, is not ours: it is written again).
+ * The entry confirms the day: it holds at least as many rows as D1 holds (more once retention has deleted
+ * part of the day: a whole file is never replaced by one of fewer rows), and the object is there, whole and
+ * unchanged (an object put without our checksum, or with another, is not ours: it is written again). Rows
+ * that came in late make D1 hold more, and the day is written again.
  */
 export function confirms(entry: ManifestEntry | undefined, rowsInD1: number, object: StoredObject | null): boolean {
   if (!entry || !object) return false;
-  return entry.rows === rowsInD1 && object.bytes === entry.bytes && object.sha256 === entry.sha256;
+  return entry.rows >= rowsInD1 && object.bytes === entry.bytes && object.sha256 === entry.sha256;
 }

@@ -188,7 +188,8 @@ export function pairedRegionVariants(config: ObservatoryConfig): number {
  * read (no delete: rollups keep their own retention); in R2 the same PUTs, and a HEAD of each day
  * already archived. The rollups' retention then confirms the day it cuts before deleting it: its rows
  * counted (the scan and the sort), and per region a delete that scans the day's rows of every region
- * (the key starts with the hour; an upper bound: the regions deleted before it are gone); in R2 per region the manifest's GET and the file's HEAD.
+ * (the key starts with the hour; an upper bound: the regions deleted before it are gone); in R2 per region the manifest's GET,
+ * the file's HEAD and one older file's HEAD.
  * Measured in tests/workers/archive.test.ts.
  */
 export const ARCHIVE_ROLLUP_DAYS = 7;
@@ -199,7 +200,7 @@ export const ARCHIVE_ROWS_READ_PER_ARCHIVED_SAMPLE = 1;
 export const ARCHIVE_R2_CLASS_A_PER_REGION_DAY = 2;
 export const ARCHIVE_R2_CLASS_B_PER_REGION_DAY = 3;
 export const ROLLUP_RETENTION_DAY_SCANS_PER_REGION = 1;
-export const ROLLUP_RETENTION_R2_CLASS_B_PER_REGION = 2;
+export const ROLLUP_RETENTION_R2_CLASS_B_PER_REGION = 3;
 /** The run itself reads the manifest once per table of samples (which days between have a file: archive-run.ts). */
 export const ARCHIVE_R2_CLASS_B_PER_RUN = 2;
 
@@ -216,12 +217,19 @@ export function archiveCosts(config: ObservatoryConfig, samplesPerDay: number, b
     rollupRowsPerDay * (ARCHIVE_ROWS_READ_PER_COUNTED_SAMPLE + regions * ROLLUP_RETENTION_DAY_SCANS_PER_REGION);
   return {
     d1RowsReadPerDay: rowsRead(samplesPerDay, regions) + rowsRead(burstStreamsPerDay, burstRegions) + rollupRowsRead,
+    /** Of those, the raw samples' part: the one that shrinks when ticks are spread (the streams and rollups do not). */
+    samplesRowsRead: rowsRead(samplesPerDay, regions),
     r2ClassAPerDay: (2 * regions + burstRegions) * ARCHIVE_R2_CLASS_A_PER_REGION_DAY,
     r2ClassBPerDay:
       (regions + burstRegions) * ARCHIVE_R2_CLASS_B_PER_REGION_DAY +
       regions * (ARCHIVE_R2_CLASS_B_PER_REGION_DAY + ARCHIVE_ROLLUP_DAYS - 2 + ROLLUP_RETENTION_R2_CLASS_B_PER_REGION) +
       ARCHIVE_R2_CLASS_B_PER_RUN,
   };
+}
+
+/** The archive's D1 reads a day when each tick runs 1/spread of the work: only the raw samples' part shrinks. */
+export function archiveRowsReadSpread(c: Pick<Capacity, 'archive' | 'spread'>): number {
+  return c.archive.d1RowsReadPerDay - c.archive.samplesRowsRead * (1 - 1 / c.spread);
 }
 
 export interface Capacity {

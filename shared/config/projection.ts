@@ -6,7 +6,7 @@
  * D1, spreading). Per-sample counts come from capacity.ts (measured in tests/workers/rollups.test.ts),
  * bytes a row from tests/workers/row-bytes.test.ts; Cloudflare's limits and prices below.
  */
-import { capacity, D1_ROWS_WRITTEN_PER_SAMPLE } from './capacity.ts';
+import { archiveRowsReadSpread, capacity, D1_ROWS_WRITTEN_PER_SAMPLE } from './capacity.ts';
 import { PLAN_LIMITS } from './plan-limits.ts';
 import type { ObservatoryConfig } from './types.ts';
 
@@ -186,8 +186,8 @@ export function project(config: ObservatoryConfig): Projection {
   const r = c.d1RowsRead;
   const perDay = {
     d1RowsWritten,
-    // The archive reads each day's samples and rollups: as spread as the samples are.
-    d1RowsRead: (r.rollups + r.status + r.archive) / s + r.siteBuilds + r.metrics + r.api,
+    // The archive's reads of the samples shrink with them; those of the rollups do not.
+    d1RowsRead: (r.rollups + r.status) / s + archiveRowsReadSpread(c) + r.siteBuilds + r.metrics + r.api,
     doRequests: c.doRequestsPerDay / s,
     doGbSeconds: c.doGbSecondsPerDay / s,
     doRowsWritten: c.doRowsWrittenPerDay / s,
@@ -201,7 +201,7 @@ export function project(config: ObservatoryConfig): Projection {
     bytesOnDay: d1BytesOnDay,
     steady: d1BytesSteady,
     fullOnDay: storageDay,
-  } = d1Storage(config, samplesPerDay, pairs, D1_MAX_DATABASE_BYTES);
+  } = d1Storage(config, samplesPerDay, pairs, D1_MAX_DATABASE_BYTES, c.bursts.streamsPerDay);
   const paid = PLAN_LIMITS.paid;
   const archiveBytesPerDay = samplesPerDay * ARCHIVE_BYTES_PER_SAMPLE;
   const included = (name: string, use: number, perDay: number, by = 'Workers Paid'): Limit => ({

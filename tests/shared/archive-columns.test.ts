@@ -54,6 +54,7 @@ describe('the manifest', () => {
   it.each([
     ['whole', 10, { bytes: 500, sha256: 'ab' }, true],
     ['rows added in D1 since', 11, { bytes: 500, sha256: 'ab' }, false],
+    ['part of the day deleted from D1 since (never replaced by fewer rows)', 7, { bytes: 500, sha256: 'ab' }, true],
     ['object missing', 10, null, false],
     ['truncated', 10, { bytes: 400, sha256: 'ab' }, false],
     ['changed, same size', 10, { bytes: 500, sha256: 'cd' }, false],
