@@ -343,7 +343,9 @@ async function archivePastDays(): Promise<void> {
     report = (await r.json()) as Report;
     if (report.failed.length > 0) return say(`archive: regions ${report.failed.join(', ')} failed; GET ${api}/api/v1/health says why`);
   }
-  const manifest = (await (await fetch(`${api}/archive/manifest.json`)).json()) as {
+  const listed = await fetch(`${api}/archive/manifest.json`);
+  if (!listed.ok) return say(`archive: no manifest to read (${listed.status}); GET ${api}/api/v1/health says why`);
+  const manifest = (await listed.json()) as {
     files: Array<{ key: string; table: string; day: string; rows: number; bytes: number }>;
   };
   const samples = manifest.files.filter((f) => f.table === 'samples');

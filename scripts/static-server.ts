@@ -5,6 +5,8 @@
  * 404 page, 405, or the file) and never throws.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -57,7 +59,7 @@ async function send(res: ServerResponse, status: number, file: string, head: boo
 }
 
 /** Request headers passed on to the proxied server, and its response headers passed back. */
-const PROXIED_REQUEST = ['range', 'if-none-match', 'if-match', 'if-modified-since'];
+const PROXIED_REQUEST = ['range', 'if-range', 'if-none-match', 'if-match', 'if-modified-since'];
 const PROXIED_RESPONSE = [
   'content-type',
   'content-length',
@@ -78,17 +80,25 @@ export interface Proxy {
   to: string;
 }
 
+/** How long the proxied server may take to answer (its headers); the body then streams as fast as the client reads. */
+const PROXY_ANSWER_MS = 30_000;
+
 async function pass(req: IncomingMessage, res: ServerResponse, proxy: Proxy, path: string): Promise<void> {
-  const headers: Record<string, string> = {};
+  // The bytes as stored: fetch would otherwise ask for a compressed answer and decode it, beside its content-length.
+  const headers: Record<string, string> = { 'accept-encoding': 'identity' };
   for (const name of PROXIED_REQUEST) {
     const value = req.headers[name];
     if (typeof value === 'string') headers[name] = value;
   }
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(new Error(`no answer within ${PROXY_ANSWER_MS / 1000} s`)), PROXY_ANSWER_MS);
   let answer: Response;
   try {
-    answer = await fetch(new URL(path, proxy.to), { method: req.method, headers, signal: AbortSignal.timeout(30_000) });
+    answer = await fetch(new URL(path, proxy.to), { method: req.method, headers, signal: abort.signal });
   } catch (e) {
     return void res.writeHead(502, { 'content-type': 'text/plain' }).end(`${proxy.prefix} is not reachable: ${(e as Error).message}`);
+  } finally {
+    clearTimeout(timer);
   }
   const out: Record<string, string> = {};
   for (const name of PROXIED_RESPONSE) {
@@ -97,10 +107,9 @@ async function pass(req: IncomingMessage, res: ServerResponse, proxy: Proxy, pat
   }
   res.writeHead(answer.status, out);
   if (req.method === 'HEAD' || !answer.body) return void res.end();
-  for await (const chunk of answer.body as unknown as AsyncIterable<Uint8Array>) {
-    if (!res.write(chunk)) await new Promise((r) => res.once('drain', r));
-  }
-  res.end();
+  // Backpressure from the client; a client that goes away cancels the upstream body (and a failure mid-body
+  // destroys the response, never ends it as if it were whole).
+  await pipeline(Readable.fromWeb(answer.body as import('node:stream/web').ReadableStream), res);
 }
 
 export async function serveStatic(root: string, port = 0, proxy?: Proxy): Promise<StaticServer> {
@@ -119,7 +128,9 @@ export async function serveStatic(root: string, port = 0, proxy?: Proxy): Promis
   };
   const server: Server = createServer((req, res) => {
     handle(req, res).catch(() => {
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+      // Past the headers a body cut short must not look whole: the connection is dropped.
+      if (res.headersSent) return void res.destroy();
+      res.writeHead(500, { 'content-type': 'text/plain' });
       res.end();
     });
   });

@@ -62,10 +62,14 @@ describe('the archive on the Data page', () => {
     }
   });
 
-  it('reads the manifest from the API: 404 is an empty archive, anything else null, and the build goes on', async () => {
+  it('reads the manifest from the API: its 404 is an empty archive, anything else null, and the build goes on', async () => {
     const answer = (status: number, body = '') => (async () => new Response(body, { status })) as unknown as typeof fetch;
     expect((await fetchArchiveSummary('http://api', 'http://api/archive', answer(200, JSON.stringify(manifest))))?.files).toBe(5);
-    expect((await fetchArchiveSummary('http://api', 'http://api/archive', answer(404)))?.files).toBe(0);
+    const noManifest = JSON.stringify({ error: { code: 'not_found', message: 'manifest.json is not in the archive (yet): …' } });
+    expect((await fetchArchiveSummary('http://api', 'http://api/archive', answer(404, noManifest)))?.files).toBe(0);
+    // An API without the route says so in its own words: the archive is unknown, not empty.
+    const noRoute = JSON.stringify({ error: { code: 'not_found', message: 'no route for GET /archive/manifest.json' } });
+    expect(await fetchArchiveSummary('http://api', 'http://api/archive', answer(404, noRoute))).toBeNull();
     expect(await fetchArchiveSummary('http://api', 'http://api/archive', answer(500))).toBeNull();
     expect(await fetchArchiveSummary('http://api', 'http://api/archive', answer(200, 'not json'))).toBeNull();
     const refused = (async () => {

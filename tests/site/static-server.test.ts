@@ -72,9 +72,9 @@ describe('the local site server', () => {
 
 describe('the local site server, passing /archive/ on to the API', () => {
   it('passes the method, byte range and the answer through, keeps other paths its own, and says when the API is gone', async () => {
-    const seen: Array<{ method: string; url: string; range: string | undefined }> = [];
+    const seen: Array<{ method: string; url: string; range: string | undefined; encoding: string | undefined }> = [];
     const api = createServer((req, res) => {
-      seen.push({ method: req.method!, url: req.url!, range: req.headers.range });
+      seen.push({ method: req.method!, url: req.url!, range: req.headers.range, encoding: req.headers['accept-encoding'] });
       const body = 'PAR1-body-PAR1';
       if (req.headers.range === 'bytes=-4') {
         res.writeHead(206, {
@@ -109,6 +109,8 @@ describe('the local site server, passing /archive/ on to the API', () => {
         ['GET', `/archive/${key}`, 'bytes=-4'],
         ['HEAD', `/archive/${key}`, undefined],
       ]);
+      // The stored bytes, uncompressed: the content-length passed back is theirs.
+      for (const s of seen) expect(s.encoding).toMatch(/^identity(, identity)*$/);
       // A path that normalises out of the prefix is the site's own (its 404), never passed on.
       expect((await fetch(`${site.url}/archive/..%2fsecret.txt`)).status).toBe(404);
       expect(seen).toHaveLength(3);

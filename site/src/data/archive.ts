@@ -38,12 +38,13 @@ export function archiveSummary(manifest: Manifest, base: string): ArchiveSummary
 
 /**
  * The archive's summary, or null when its manifest cannot be had (an API without the route, or R2 out of reach):
- * the page then says so, and the build goes on. No manifest yet (404) is an empty archive.
+ * the page then says so, and the build goes on. No manifest yet (the route's 404) is an empty archive.
  */
 export async function fetchArchiveSummary(apiBase: string, base: string, fetchImpl: typeof fetch): Promise<ArchiveSummary | null> {
   try {
     const r = await fetchImpl(`${apiBase.replace(/\/$/, '')}/archive/manifest.json`, { signal: AbortSignal.timeout(30_000) });
-    if (r.status === 404) return archiveSummary(parseManifest(null), base);
+    // The route's own 404 (no manifest written yet), not an API without the route ("no route for …").
+    if (r.status === 404) return /not in the archive/.test(await r.text()) ? archiveSummary(parseManifest(null), base) : null;
     if (!r.ok) return null;
     return archiveSummary(parseManifest(await r.text()), base);
   } catch {
