@@ -47,6 +47,20 @@ const bytesOf = async (key: string) => new Uint8Array(await (await env.ARCHIVE.g
 const archiveDays = async (region: string) =>
   env.REGION_PROBER.getByName(region).archiveDays(region, (await sampleDayCounts(env.DB, 0, TODAY)).get(region) ?? []);
 
+/** The archive bucket, its calls counted as R2 bills them: PUTs (Class A), GETs and HEADs (Class B). */
+function countingBucket(): { bucket: R2Bucket; ops: { a: number; b: number } } {
+  const ops = { a: 0, b: 0 };
+  const bucket = new Proxy(env.ARCHIVE, {
+    get: (target, name) => {
+      const f = Reflect.get(target, name) as (...args: unknown[]) => unknown;
+      if (name === 'put') return (...args: unknown[]) => (ops.a++, f.apply(target, args));
+      if (name === 'get' || name === 'head') return (...args: unknown[]) => (ops.b++, f.apply(target, args));
+      return typeof f === 'function' ? f.bind(target) : f;
+    },
+  });
+  return { bucket, ops };
+}
+
 beforeEach(async () => {
   await env.DB.prepare('DELETE FROM samples').run();
   await env.DB.prepare('DELETE FROM burst_samples').run();
@@ -179,15 +193,7 @@ describe('the daily archive', () => {
     expect(meter.rowsRead - 1).toBe(ARCHIVE_DAY_SCANS_PER_REGION * perDay + ARCHIVE_ROWS_READ_PER_ARCHIVED_SAMPLE * (perDay / 3));
     await insertSamples(env.DB, archiveSamples('weur', cut, TICKS_PER_DAY)); // back, for the R2 count below
 
-    const ops = { a: 0, b: 0 };
-    const counting = new Proxy(env.ARCHIVE, {
-      get: (bucket, name) => {
-        const f = Reflect.get(bucket, name) as (...args: unknown[]) => unknown;
-        if (name === 'put') return (...args: unknown[]) => (ops.a++, f.apply(bucket, args));
-        if (name === 'get' || name === 'head') return (...args: unknown[]) => (ops.b++, f.apply(bucket, args));
-        return typeof f === 'function' ? f.bind(bucket) : f;
-      },
-    });
+    const { bucket: counting, ops } = countingBucket();
     const days = [...(counts[0].get('weur') ?? []), ...(counts[1].get('weur') ?? [])];
     const confirmed = await runInDurableObject(env.REGION_PROBER.getByName('weur'), (_instance, state: DurableObjectState) =>
       archiveRegionDays(new ProberStore(state.storage), env.DB, counting, 'weur', days),
@@ -328,15 +334,7 @@ describe('the daily archive', () => {
       (await sampleDayCounts(env.DB, 0, CUT, 'hourly_rollups')).get('enam')!,
       'hourly_rollups',
     );
-    const ops = { a: 0, b: 0 };
-    const counting = new Proxy(env.ARCHIVE, {
-      get: (bucket, name) => {
-        const f = Reflect.get(bucket, name) as (...args: unknown[]) => unknown;
-        if (name === 'put') return (...args: unknown[]) => (ops.a++, f.apply(bucket, args));
-        if (name === 'get' || name === 'head') return (...args: unknown[]) => (ops.b++, f.apply(bucket, args));
-        return typeof f === 'function' ? f.bind(bucket) : f;
-      },
-    });
+    const { bucket: counting, ops } = countingBucket();
     const confirmed = await runInDurableObject(env.REGION_PROBER.getByName('enam'), (_instance, state: DurableObjectState) =>
       archiveRegionDays(new ProberStore(state.storage), env.DB, counting, 'enam', [{ day, rows: 1 }], 'hourly_rollups'),
     );
@@ -383,14 +381,7 @@ describe('the archive over HTTP', () => {
       sampleArchiveKey(today - DAY_MS, 'weur'),
     ]);
     // The run itself reads the manifest once per table of samples (the regions' objects read it again, counted per region).
-    const reads = { b: 0 };
-    const counting = new Proxy(env.ARCHIVE, {
-      get: (bucket, name) => {
-        const f = Reflect.get(bucket, name) as (...args: unknown[]) => unknown;
-        if (name === 'get' || name === 'head') return (...args: unknown[]) => (reads.b++, f.apply(bucket, args));
-        return typeof f === 'function' ? f.bind(bucket) : f;
-      },
-    });
+    const { bucket: counting, ops: reads } = countingBucket();
     const { archiveSampleTables } = await import('../../workers/observatory/archive-run.ts');
     await archiveSampleTables({ ...env, ARCHIVE: counting }, Date.now(), 0, false);
     expect(reads.b).toBe(ARCHIVE_R2_CLASS_B_PER_RUN);
