@@ -86,6 +86,6 @@ export function printProjection(base: ObservatoryConfig, size: string, everyMinu
   );
   lines(project(keep));
   console.log(
-    `\nassumptions: the archive's R2 operations and D1 reads are the capacity model's (measured: a file PUT and a manifest PUT per region, table and day, and their HEADs and GETs); analysts' reads ${n(ARCHIVE_READS_PER_DAY_ASSUMED)} GETs (Class B) a day from the bucket's public URL (through the API's /archive/ each is a HEAD and a GET); ${ARCHIVE_BYTES_PER_SAMPLE} bytes of Parquet a sample (measured 159 on a day of copies of one sample); D1 storage counts samples and rollups (the other tables are small beside them); prices and limits read 2026-12-01 (shared/config/projection.ts)`,
+    `\nassumptions: the archive's R2 operations and D1 reads are the capacity model's (measured: a file PUT and a manifest PUT per region, table and day, and their HEADs and GETs); analysts' reads ${n(ARCHIVE_READS_PER_DAY_ASSUMED)} GETs (Class B) a day from the bucket's public URL (through the API's /archive/ each is a HEAD and a GET); ${ARCHIVE_BYTES_PER_SAMPLE} bytes of Parquet a sample (measured 151 to 159 on a day of copies of one sample); D1 storage counts samples and rollups (the other tables are small beside them); prices and limits read 2026-12-01 (shared/config/projection.ts)`,
   );
 }

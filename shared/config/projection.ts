@@ -65,7 +65,7 @@ export const PRICES = {
  * The archives' inputs: their R2 operations and D1 reads are the capacity model's (capacity.ts archiveCosts,
  * measured in tests/workers/archive.test.ts: per region and table a file PUT and a manifest PUT, HEADs and
  * GETs); analysts' reads are GETs (Class B), their number assumed. Bytes a sample in its
- * day's Snappy Parquet file: measured 159 (tests/workers/row-bytes.test.ts: a day of 1,440 copies of a
+ * day's Snappy Parquet file: measured 151 to 159 (tests/workers/row-bytes.test.ts: a day of 1,440 copies of a
  * real sample, timings and timelines spread; real days repeat less, so this errs low).
  */
 export const ARCHIVE_BYTES_PER_SAMPLE = 190;
