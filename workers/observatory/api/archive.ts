@@ -16,7 +16,7 @@ import { ID_PATTERN } from '../../../shared/config/validate.ts';
 import { archiveFinalRollups, archiveSampleTables } from '../archive-run.ts';
 import { requireAdmin } from './admin.ts';
 import { ApiError } from './errors.ts';
-import { holdsToken, type ReaderEnv } from './public-reads.ts';
+import { holdsToken, overRate, rateLimited, type ReaderEnv } from './public-reads.ts';
 
 export const archiveRoutes = new Hono<ReaderEnv>();
 
@@ -74,15 +74,6 @@ function rangeOf(header: string | null, size: number): { offset: number; length:
   return { offset: start, length: end - start + 1 };
 }
 
-/** Whether an anonymous client (no admin or read token) is past its rate (ANON_LIMITER, as for the read API). */
-async function limited(request: Request, env: Env): Promise<boolean> {
-  const limiter = (env as { ANON_LIMITER?: RateLimit }).ANON_LIMITER;
-  const ip = request.headers.get('cf-connecting-ip');
-  if (!limiter || !ip || (env as { ANON_RATE_LIMIT?: string }).ANON_RATE_LIMIT === '0') return false;
-  if (await holdsToken(request, env)) return false;
-  return !(await limiter.limit({ key: ip })).success;
-}
-
 archiveRoutes.on(['GET', 'HEAD'], '/archive/*', async (c) => {
   let key: string;
   try {
@@ -96,10 +87,8 @@ archiveRoutes.on(['GET', 'HEAD'], '/archive/*', async (c) => {
       'not_found',
       `no archive file ${JSON.stringify(key.slice(0, 200))}: the archive serves ${MANIFEST_KEY} and <table>/day=YYYY-MM-DD/region=<code>.parquet, as the manifest lists them`,
     );
-  if (await limited(c.req.raw, c.env))
-    return c.json({ error: { code: 'rate_limited', message: 'too many requests from this address; try again in a minute' } }, 429, {
-      'retry-after': '60',
-    });
+  // An anonymous client (no admin or read token) is rate limited as for the read API.
+  if (!(await holdsToken(c.req.raw, c.env)) && (await overRate(c.req.raw, c.env))) return rateLimited(c);
   const head = await c.env.ARCHIVE.head(key);
   if (!head) throw new ApiError(404, 'not_found', `${key} is not in the archive (yet): manifest.json lists every file it holds`);
   const headers = objectHeaders(head, key);

@@ -54,6 +54,19 @@ export async function holdsToken(request: Request, env: Env): Promise<boolean> {
   return false;
 }
 
+/** Whether this client's address is past its rate (ANON_LIMITER; ANON_RATE_LIMIT "0" turns it off). For anonymous requests. */
+export async function overRate(request: Request, env: Env): Promise<boolean> {
+  const ip = request.headers.get('cf-connecting-ip');
+  const limiter = (env as { ANON_LIMITER?: RateLimit }).ANON_LIMITER;
+  if (!ip || !limiter || (env as { ANON_RATE_LIMIT?: string }).ANON_RATE_LIMIT === '0') return false;
+  return !(await limiter.limit({ key: ip })).success;
+}
+
+export const rateLimited = (c: Context) =>
+  c.json({ error: { code: 'rate_limited', message: 'too many requests from this address; try again in a minute' } }, 429, {
+    'retry-after': '60',
+  });
+
 /** The configuration's budget: computed once per isolate (the whole capacity model), not on every request. */
 let configuredBudget: number | null = null;
 
@@ -81,14 +94,7 @@ export const publicReads: MiddlewareHandler<ReaderEnv> = async (c, next) => {
   if (!anonymous || c.req.method !== 'GET') return next();
 
   const now = Date.now();
-  const ip = c.req.header('cf-connecting-ip');
-  const limiter = (c.env as { ANON_LIMITER?: RateLimit }).ANON_LIMITER;
-  const limited = (c.env as { ANON_RATE_LIMIT?: string }).ANON_RATE_LIMIT !== '0';
-  if (limited && ip && limiter && !(await limiter.limit({ key: ip })).success) {
-    return c.json({ error: { code: 'rate_limited', message: 'too many requests from this address; try again in a minute' } }, 429, {
-      'retry-after': '60',
-    });
-  }
+  if (await overRate(c.req.raw, c.env)) return rateLimited(c);
 
   const day = Math.floor(now / DAY_MS) * DAY_MS;
   if (view.day !== day) Object.assign(view, { day, total: 0, pending: 0, flushedAt: 0 });
