@@ -50,15 +50,18 @@ export interface ArchiveColumn {
 /** A column is nullable where its D1 column is (a field the store fills in is never null there). */
 const nullableInStore = (f: FieldDef) => f.nullable && !f.storedNotNull;
 
-/** The archive's columns: every stored field (the row id is not archived: it is D1's, not the sample's). */
-export const SAMPLE_ARCHIVE_COLUMNS: readonly ArchiveColumn[] = STORED_FIELDS.map((f) => ({
+/** A stored field as an archive column. */
+const columnOf = (f: FieldDef): ArchiveColumn => ({
   name: f.name,
   field_type: f.type,
   parquet_type: PARQUET_TYPES[f.type],
   nullable: nullableInStore(f),
   kind: f.kind,
   unit: unitOf(f.name),
-}));
+});
+
+/** The archive's columns: every stored field (the row id is not archived: it is D1's, not the sample's). */
+export const SAMPLE_ARCHIVE_COLUMNS: readonly ArchiveColumn[] = STORED_FIELDS.map(columnOf);
 
 /** What a concurrency stream's row adds to a sample's (workers/observatory/db/bursts.ts, migration 0007). */
 const BURST_ONLY_FIELDS: readonly FieldDef[] = [
@@ -70,17 +73,7 @@ const BURST_ONLY_FIELDS: readonly FieldDef[] = [
 ];
 
 /** The concurrency streams' archive: a sample's columns, then the stream's. */
-export const BURST_ARCHIVE_COLUMNS: readonly ArchiveColumn[] = [
-  ...SAMPLE_ARCHIVE_COLUMNS,
-  ...BURST_ONLY_FIELDS.map((f) => ({
-    name: f.name,
-    field_type: f.type,
-    parquet_type: PARQUET_TYPES[f.type],
-    nullable: nullableInStore(f),
-    kind: f.kind,
-    unit: unitOf(f.name),
-  })),
-];
+export const BURST_ARCHIVE_COLUMNS: readonly ArchiveColumn[] = [...SAMPLE_ARCHIVE_COLUMNS, ...BURST_ONLY_FIELDS.map(columnOf)];
 
 /**
  * The hourly rollups' archive (migrations/0003, workers/observatory/db/rollups.ts): the key, the counts,
