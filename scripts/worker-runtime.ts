@@ -22,12 +22,10 @@ export interface WorkerOptions {
   bindings?: Record<string, string>;
 }
 
-export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
-  const configPath = resolve(options.config);
-  const config = unstable_readConfig({ config: configPath }, { hideWarnings: true });
-  if (!config.main) throw new Error(`${options.config} names no main module`);
+/** A Worker's entry module bundled as workerd loads it (one ES module; cloudflare: and node: imports left to the runtime). */
+export async function bundleWorker(entry: string): Promise<string> {
   const bundle = await build({
-    entryPoints: [resolve(dirname(configPath), config.main)],
+    entryPoints: [entry],
     bundle: true,
     format: 'esm',
     platform: 'neutral',
@@ -38,11 +36,19 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     write: false,
     logLevel: 'error',
   });
+  return bundle.outputFiles[0].text;
+}
+
+export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
+  const configPath = resolve(options.config);
+  const config = unstable_readConfig({ config: configPath }, { hideWarnings: true });
+  if (!config.main) throw new Error(`${options.config} names no main module`);
+  const bundle = await bundleWorker(resolve(dirname(configPath), config.main));
   const vars = Object.fromEntries(Object.entries(config.vars ?? {}).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
   const mf = new Miniflare(
     convertV4MiniflareOptions({
       name: config.name,
-      modules: [{ type: 'ESModule', path: 'worker.mjs', contents: bundle.outputFiles[0].text }],
+      modules: [{ type: 'ESModule', path: 'worker.mjs', contents: bundle }],
       compatibilityDate: config.compatibility_date,
       compatibilityFlags: config.compatibility_flags,
       bindings: { ...vars, ...options.bindings },

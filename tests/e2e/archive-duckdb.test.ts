@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { bundleWorker } from '../../scripts/worker-runtime.ts';
 import { Miniflare, convertV4MiniflareOptions } from 'miniflare';
 import { readD1Migrations } from '@cloudflare/vitest-plugin';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -27,22 +27,10 @@ let mf: Miniflare;
 const dir = mkdtempSync(join(tmpdir(), 'archive-duckdb-'));
 
 beforeAll(async () => {
-  // Bundled as scripts/worker-runtime.ts bundles a Worker for Miniflare.
-  const bundle = await build({
-    entryPoints: [here('../workers/archive-export-worker.ts')],
-    bundle: true,
-    format: 'esm',
-    platform: 'neutral',
-    target: 'es2023',
-    conditions: ['workerd', 'worker', 'browser'],
-    mainFields: ['module', 'main'],
-    external: ['cloudflare:*', 'node:*'],
-    write: false,
-    logLevel: 'error',
-  });
+  const bundle = await bundleWorker(here('../workers/archive-export-worker.ts'));
   mf = new Miniflare(
     convertV4MiniflareOptions({
-      modules: [{ type: 'ESModule', path: 'worker.mjs', contents: bundle.outputFiles[0].text }],
+      modules: [{ type: 'ESModule', path: 'worker.mjs', contents: bundle }],
       compatibilityDate: '2026-11-02',
       d1Databases: ['DB'],
       r2Buckets: ['ARCHIVE'],
