@@ -104,7 +104,7 @@ export default defineConfig({
           name: 'workers',
           maxWorkers: MAX_WORKERS,
           include: ['tests/workers/**/*.test.ts'],
-          setupFiles: ['tests/workers/apply-migrations.ts', 'tests/workers/console-errors.ts'],
+          setupFiles: ['tests/workers/apply-migrations.ts', 'tests/workers/console-errors.ts', 'tests/workers/no-alarms-after-file.ts'],
           globalSetup: ['tests/helpers/workers-reference-setup.ts'],
           testTimeout: 60_000,
         },
