@@ -63,12 +63,17 @@ describe('npm run dev', () => {
     // Each a success, or a failure a starved machine causes: on a 2-core machine running the whole suite beside busy
     // loops, one stream was held past its idle bound (a "stall"), and once one loopback request to the reference
     // endpoint failed outright ("network"). Any other error class (protocol, http, …) is a bug. A broken target or
-    // region fails everywhere, so every target answers in some region, every region for some target, and most probes succeed.
+    // region fails everywhere, so every target answers in some region, every region for some target, and most
+    // probes succeed.
     const LOAD_FAILURES = ['stall', 'timeout_headers', 'timeout_first_token', 'network'];
-    for (const s of samples) expect(s.error === null || LOAD_FAILURES.includes(s.error), `${s.region} ${s.target}: ${s.error} (${s.error_detail})`).toBe(true);
+    for (const s of samples)
+      expect(s.error === null || LOAD_FAILURES.includes(s.error), `${s.region} ${s.target}: ${s.error} (${s.error_detail})`).toBe(true);
     for (const key of ['target', 'region'] as const) {
       const answered = new Set(samples.filter((s) => s.error === null).map((s) => s[key]));
-      expect([...new Set(samples.map((s) => s[key]))].filter((k) => !answered.has(k)), `a ${key} with no answer`).toEqual([]);
+      expect(
+        [...new Set(samples.map((s) => s[key]))].filter((k) => !answered.has(k)),
+        `a ${key} with no answer`,
+      ).toEqual([]);
     }
     expect(samples.filter((s) => s.error === null).length).toBeGreaterThan(expected / 2);
     const health = await (await fetch(`${api}/api/v1/health`)).json();
