@@ -1,7 +1,8 @@
 /**
  * The guard of tests/workers/no-alarms-after-file.ts: alarms left due just as this file ends, one every 3 ms
  * across its teardown. Without the reset, each of them asks Vitest to resolve the Worker's module over a closing
- * channel ("Closing rpc while "resolve" was pending": printed on 3 or 4 runs of this file in 5 without it, none with it, and a red CI run once).
+ * channel ("Closing rpc while "resolve" was pending": printed on 3 or 4 runs of this file in 5 without it, none
+ * with it, and a red CI run once).
  */
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
