@@ -58,3 +58,5 @@ export const MAX_TIMEOUT_MS = 3_600_000;
 /** Response headers of the read API: the D1 rows the request read and wrote (what D1 bills). */
 export const ROWS_READ_HEADER = 'x-d1-rows-read';
 export const ROWS_WRITTEN_HEADER = 'x-d1-rows-written';
+/** Durable Object requests a response of the read API caused (workers/observatory/do-meter.ts). */
+export const DO_REQUESTS_HEADER = 'x-do-requests';

@@ -1,4 +1,5 @@
 /** Time units in milliseconds, the unit of every timestamp and duration here (epoch ms, Date.now()). */
-export const MINUTE_MS = 60_000;
+export const SECOND_MS = 1_000;
+export const MINUTE_MS = 60 * SECOND_MS;
 export const HOUR_MS = 60 * MINUTE_MS;
 export const DAY_MS = 24 * HOUR_MS;

@@ -537,3 +537,13 @@ export function anonymousRowsPerDay(config: ObservatoryConfig): number {
   const own = r.rollups + r.status + r.siteBuilds + r.metrics;
   return Math.max(0, Math.floor(PLAN_LIMITS[config.plan].d1RowsReadPerDay * READ_QUOTA_USED - own * OWN_READS_HEADROOM));
 }
+
+/**
+ * Durable Object requests anonymous reads may cause a day in all: what the plan's daily quota leaves once the
+ * observatory's own requests (probes' alarms, ticks, concurrency runs) are given OWN_READS_HEADROOM times their
+ * estimate. Each flush of the read budget counts as one (api/public-reads.ts).
+ */
+export function anonymousDoRequestsPerDay(config: ObservatoryConfig): number {
+  const own = capacity(config).doRequestsPerDay;
+  return Math.max(0, Math.floor(PLAN_LIMITS[config.plan].doRequestsPerDay * READ_QUOTA_USED - own * OWN_READS_HEADROOM));
+}

@@ -11,14 +11,20 @@ import { anonymousRowBound } from '../../shared/config/capacity.ts';
 import { drain } from './drain.ts';
 import { config } from './test-config.ts';
 import { fireCron } from './fire-cron.ts';
+import { FLUSH_SHARE, isolateBudgetView } from '../../workers/observatory/api/anonymous-budget.ts';
 
 const FIVE_MIN = 300_000;
 const now = Date.now();
 const ticks = [3, 2, 1].map((k) => Math.floor(now / FIVE_MIN) * FIVE_MIN - k * FIVE_MIN);
 
-async function get(path: string, overrides: Record<string, string> = {}, headers: Record<string, string> = {}): Promise<Response> {
+async function get(
+  path: string,
+  overrides: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+  method = 'GET',
+): Promise<Response> {
   const ctx = createExecutionContext();
-  const r = await worker.fetch(new Request(`https://observatory.test${path}`, { headers }), { ...env, ...overrides } as Env, ctx);
+  const r = await worker.fetch(new Request(`https://observatory.test${path}`, { headers, method }), { ...env, ...overrides } as Env, ctx);
   await waitOnExecutionContext(ctx);
   return r;
 }
@@ -85,6 +91,54 @@ describe('anonymous reads', () => {
     expect(await again.json()).toEqual(await first.json());
   });
 
+  it('count a HEAD as the GET it is: its rows go to the budget, and past the budget it is refused', async () => {
+    const path = '/api/v1/samples?window=24h&limit=25';
+    const before = isolateBudgetView().spent.rows + isolateBudgetView().pending.rows;
+    // What the earlier tests spent, and room for about one such request more.
+    const tiny = { ANON_ROWS_PER_DAY: String(before + 30) };
+    const head = await get(path, tiny, {}, 'HEAD');
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+    expect(rowsRead(head)).toBeGreaterThan(0);
+    const after = isolateBudgetView().spent.rows + isolateBudgetView().pending.rows;
+    expect(after - before).toBe(rowsRead(head));
+    let refused: Response | undefined;
+    for (let i = 0; i < 5 && !refused; i++) {
+      const r = await get(path, tiny, {}, 'HEAD');
+      if (r.status === 429) refused = r;
+    }
+    expect(refused?.status).toBe(429);
+    expect(Number(refused!.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+
+  it('keep their cost when the budget object cannot be reached, and count Durable Object requests', async () => {
+    const unreachable = {
+      READ_BUDGET: {
+        getByName: () => ({ spend: () => Promise.reject(new Error('budget object out of reach')) }),
+      },
+    };
+    const before = { ...isolateBudgetView().pending };
+    // A live health check asks every region's object and the status keeper.
+    const r = await get('/api/v1/health', unreachable);
+    const doRequests = Number(r.headers.get('x-do-requests'));
+    expect(doRequests).toBe(config.regions.length + 1);
+    // Every flush failed, so every request's cost is still pending (none of it was dropped).
+    const samples = await get('/api/v1/samples?window=24h&limit=5', unreachable);
+    expect(samples.status).toBe(200);
+    const pending = isolateBudgetView().pending;
+    expect(pending.rows - before.rows).toBeGreaterThanOrEqual(rowsRead(r) + rowsRead(samples));
+    expect(pending.doRequests - before.doRequests).toBeGreaterThanOrEqual(doRequests);
+    // Once the object answers again, the pending batch reaches it.
+    await get('/api/v1/samples?window=24h&limit=1', { ANON_ROWS_PER_DAY: String(Math.ceil(1 / FLUSH_SHARE)) });
+    expect(isolateBudgetView().pending.rows).toBeLessThan(pending.rows);
+  });
+
+  it('refuse an unknown parameter on the health route too', async () => {
+    const r = await get('/api/v1/health?zz=1');
+    expect(r.status).toBe(400);
+    expect(await r.json()).toMatchObject({ error: { code: 'bad_request', message: expect.stringContaining('zz') } });
+  });
+
   it('are limited per address by the rate-limiting binding', async () => {
     const limited = { ANON_RATE_LIMIT: '1' };
     // 120 a minute, counted in fixed windows: a run of requests that straddles a window's end gets up to 240 through
@@ -95,9 +149,15 @@ describe('anonymous reads', () => {
     }
     expect(statuses).toContain(429);
     expect(statuses.indexOf(429)).toBeGreaterThanOrEqual(120);
-    expect(statuses.slice(0, 120).every((s) => s === 200)).toBe(true);
+    expect(statuses.slice(0, 120).filter((s) => s !== 200)).toEqual([]);
     // Another address is not held back by the first one's requests.
     expect((await get('/api/v1/status', limited, { 'cf-connecting-ip': '203.0.113.10' })).status).toBe(200);
+    // An IPv6 client is one /64: rotating through its addresses does not get it past its limit.
+    const v6: number[] = [];
+    for (let i = 0; v6.length < 2 * 120 + 10 && !v6.includes(429); i++)
+      v6.push((await get('/api/v1/status', limited, { 'cf-connecting-ip': `2001:db8:7:7::${(i + 1).toString(16)}` }, 'HEAD')).status);
+    expect(v6).toContain(429);
+    expect((await get('/api/v1/status', limited, { 'cf-connecting-ip': '2001:db8:7:8::1' })).status).toBe(200);
   });
 
   it('stop at a tiny daily budget with 429 until midnight, while samples and rollups are still written', async () => {

@@ -5,7 +5,8 @@
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import { ConfigError } from '../../../shared/config/validate.ts';
-import { ROWS_READ_HEADER, ROWS_WRITTEN_HEADER } from '../../../shared/constants.ts';
+import { DO_REQUESTS_HEADER, ROWS_READ_HEADER, ROWS_WRITTEN_HEADER } from '../../../shared/constants.ts';
+import { meterDurableObjects } from '../do-meter.ts';
 import { meterD1 } from '../db/meter.ts';
 import { archiveRoutes } from './archive.ts';
 import { burstRoutes } from './bursts.ts';
@@ -19,7 +20,7 @@ import { ApiError } from './errors.ts';
 import { healthRoutes } from './health.ts';
 import { metricsRoutes } from './metrics.ts';
 import { percentileRoutes } from './percentile-routes.ts';
-import { publicReads, type ReaderEnv } from './public-reads.ts';
+import { anonymousReaders, liveBudget, type ReaderEnv } from './public-reads.ts';
 import { rollupRoutes } from './rollup-routes.ts';
 import { sampleRoutes } from './samples.ts';
 import { statusRoutes } from './status.ts';
@@ -29,19 +30,29 @@ import { vendorIncidentRoutes } from './vendor-incidents.ts';
 const app = new Hono<ReaderEnv>();
 app.use(
   '/api/v1/*',
-  cors({ origin: '*', allowMethods: ['GET', 'HEAD', 'OPTIONS'], exposeHeaders: [ROWS_READ_HEADER, ROWS_WRITTEN_HEADER] }),
+  cors({
+    origin: '*',
+    allowMethods: ['GET', 'HEAD', 'OPTIONS'],
+    exposeHeaders: [ROWS_READ_HEADER, ROWS_WRITTEN_HEADER, DO_REQUESTS_HEADER],
+  }),
 );
-// Anonymous reads: bounded per request, cached, rate limited per client and budgeted per day (public-reads.ts).
-app.use('/api/v1/*', publicReads);
-app.use('/metrics', publicReads);
+// Anonymous reads: rate limited per client; on the live path bounded per request, cached and budgeted per day
+// (public-reads.ts).
+for (const path of ['/api/v1/*', '/metrics']) {
+  app.use(path, anonymousReaders);
+  app.use(path, liveBudget);
+}
 
-// What each response cost in D1 (what D1 bills), so a reader such as the site build can count its reads.
+// What each response cost in D1 rows and Durable Object requests (what they bill), so a reader such as the site
+// build can count its reads, and the anonymous budget what they spent.
 app.use('*', async (c, next) => {
-  const meter = meterD1(c.env.DB);
-  c.env = { ...c.env, DB: meter.db };
+  const d1 = meterD1(c.env.DB);
+  const objects = meterDurableObjects(c.env);
+  c.env = { ...c.env, DB: d1.db, ...objects.bindings };
   await next();
-  c.res.headers.set(ROWS_READ_HEADER, String(meter.rowsRead));
-  c.res.headers.set(ROWS_WRITTEN_HEADER, String(meter.rowsWritten));
+  c.res.headers.set(ROWS_READ_HEADER, String(d1.rowsRead));
+  c.res.headers.set(ROWS_WRITTEN_HEADER, String(d1.rowsWritten));
+  c.res.headers.set(DO_REQUESTS_HEADER, String(objects.requests));
 });
 
 app.route('/', healthRoutes);

@@ -6,6 +6,7 @@ import { latestTick } from '../db/samples.ts';
 import type { ReaderEnv } from './public-reads.ts';
 import type { ProberStatus } from '../region-prober.ts';
 import { vendorPagesHealth } from './vendor-incidents.ts';
+import { onlyKnown } from './query.ts';
 
 /** One region's duties as health reports them: what waits, and each duty's last failure (null: none since it last succeeded). */
 export function regionDuties(s: ProberStatus) {
@@ -38,6 +39,7 @@ export function regionDuties(s: ProberStatus) {
 export const healthRoutes = new Hono<ReaderEnv>();
 
 healthRoutes.get('/api/v1/health', async (c) => {
+  onlyKnown(new URL(c.req.url).searchParams, []);
   const config = getConfig();
   const capacity = getCapacity();
   let db: 'ok' | 'unavailable' = 'ok';
