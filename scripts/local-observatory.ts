@@ -211,13 +211,15 @@ export async function waitForRollups(
  * Waits until every region has evaluated `tick` by the status rules, and the status keeper has
  * written its incidents to D1 and delivered what it owes. Returns false after `timeoutMs`.
  */
-export async function waitForStatus(apiUrl: string, tick: number, timeoutMs = 300_000): Promise<boolean> {
+export async function waitForStatus(apiUrl: string, readToken: string, tick: number, timeoutMs = 300_000): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
+  // The live answers: an anonymous reader gets the public views, built a little after each change.
+  const headers = { authorization: `Bearer ${readToken}` };
   for (;;) {
-    const status = (await (await fetch(`${apiUrl}/api/v1/status`)).json()) as {
+    const status = (await (await fetch(`${apiUrl}/api/v1/status`, { headers })).json()) as {
       targets: Array<{ regions: Array<{ last_evaluated: string | null }> }>;
     };
-    const health = (await (await fetch(`${apiUrl}/api/v1/health`)).json()) as {
+    const health = (await (await fetch(`${apiUrl}/api/v1/health`, { headers })).json()) as {
       notifications: { pending: number };
       incidents_unwritten: number;
     };

@@ -416,7 +416,7 @@ async function concurrencyRun(): Promise<void> {
 
 /** Until every region has evaluated the tick of now and the keeper has delivered what it owes (bounded). */
 async function waitForStatusReport(tick: number): Promise<void> {
-  if (!(await waitForStatus(api, tick))) {
+  if (!(await waitForStatus(api, local.readToken, tick))) {
     say('status evaluation or notifications still pending after 300 s; the status page may lag until the next tick');
     return;
   }

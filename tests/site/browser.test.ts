@@ -79,7 +79,7 @@ beforeAll(async () => {
       body: JSON.stringify({ tick_id: tick, backfill: true }),
     });
   await waitForSamples(local.apiUrl, ticks.length * probesPerTick(config));
-  expect(await waitForStatus(local.apiUrl, grid)).toBe(true);
+  expect(await waitForStatus(local.apiUrl, local.readToken, grid)).toBe(true);
   // The pages' windows are merged from rollups: wait for the backfilled hours' rows.
   await waitForRollups(
     local.apiUrl,

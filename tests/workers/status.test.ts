@@ -62,8 +62,15 @@ async function makeDue(): Promise<void> {
 
 const control = (path: string) => fetch(`${env.NOTIFY_URL}/_control/${path}`);
 const received = async () => (await (await control('received')).json()) as ReceivedNotification[];
+/** The live answer (with the read token: an anonymous reader is answered from the public views, built apart). */
 const api = async <T>(path: string) =>
-  (await (await worker.fetch(new Request(`http://observatory${path}`), env, createExecutionContext())).json()) as T;
+  (await (
+    await worker.fetch(
+      new Request(`http://observatory${path}`, { headers: { authorization: `Bearer ${env.READ_TOKEN}` } }),
+      env,
+      createExecutionContext(),
+    )
+  ).json()) as T;
 
 async function incidentsOf(
   target: string,

@@ -4,11 +4,13 @@ import { applyRetention, runBursts, runTick, tickIdFor, unreachedRegions } from 
 import { getConfig } from './config.ts';
 import { pollVendorStatus } from './vendor-status.ts';
 import { MINUTE_MS } from '../../shared/time.ts';
+import { markViews } from './views/mark-views.ts';
 
 export { RegionProber } from './region-prober.ts';
 export { StatusKeeper } from './status-keeper.ts';
 export { BurstRunner } from './burst-runner.ts';
 export { ReadBudget } from './read-budget.ts';
+export { PublicViews } from './views/public-views.ts';
 
 export default {
   fetch: app.fetch,
@@ -21,6 +23,8 @@ export default {
     const tickId = tickIdFor(controller.scheduledTime);
     ctx.waitUntil(applyRetention(env, tickId));
     ctx.waitUntil(pollVendorStatus(env, tickId));
+    // Health's view follows each tick (the regions' queues and duties change with it).
+    ctx.waitUntil(markViews(env, ['health']));
     // Awaited, not left to waitUntil: the handler ends once every region holds its jobs. A region it did not
     // reach (the handler died first) runs the tick itself once it is overdue (tick-heartbeat.ts).
     const report = await runTick(env, tickId, { fromCron: true });

@@ -20,6 +20,7 @@ import { insertSamples, storedKeys } from './db/samples.ts';
 import { hourOf } from '../../shared/rollup/rollup.ts';
 import { pushPendingToOtlp, rollUpDirtyHours } from './rollup-duty.ts';
 import { archiveRegionDays } from './archive-duty.ts';
+import { markViews } from './views/mark-views.ts';
 import type { DayCount } from './db/archive.ts';
 import type { ArchiveTable } from '../../shared/archive/manifest.ts';
 import { BaselineCache, evaluatePendingTicks } from './status-evaluation.ts';
@@ -273,7 +274,10 @@ export class RegionProber extends DurableObject<Env> {
 
   /** The rollups owed (rollup-duty.ts), then their OTLP push; false when a rollup failed (kept for retry). */
   private async rollUp(region: string): Promise<boolean> {
-    if (!(await rollUpDirtyHours(this.store, this.env.DB, region, Date.now()))) return false;
+    const { ok, rolled } = await rollUpDirtyHours(this.store, this.env.DB, region, Date.now());
+    // The views of rollups (and the catalog, rebuilt with them) are built anew.
+    if (rolled > 0) await markViews(this.env, ['percentiles', 'catalog']);
+    if (!ok) return false;
     if (!(await pushPendingToOtlp(this.store, this.env, region, this.budget)) && (await this.ctx.storage.getAlarm()) === null)
       await this.ctx.storage.setAlarm(Date.now() + FLUSH_RETRY_MS);
     return true;

@@ -20,10 +20,17 @@ const iso = (t: number) => new Date(t).toISOString();
  * Writes the rollup of every ended hour whose samples changed (new, or late after a D1 outage),
  * from the hour's samples in D1: the same samples give the same rows, so a retried tick or a second
  * rollup never counts twice. Then the daily rows of every ended day with an hour rolled up, merged
- * from its hourly rows. False (the hours and days stay dirty) when D1 fails.
+ * from its hourly rows. `ok` false (the hours and days stay dirty) when D1 fails; `rolled`: the hours and days
+ * written.
  */
-export async function rollUpDirtyHours(store: ProberStore, db: D1Database, region: string, now: number): Promise<boolean> {
+export async function rollUpDirtyHours(
+  store: ProberStore,
+  db: D1Database,
+  region: string,
+  now: number,
+): Promise<{ ok: boolean; rolled: number }> {
   const hours = store.dirtyHoursBefore(hourOf(now));
+  let rolled = 0;
   let step = 'daily rollup seeding';
   try {
     if (store.meta('daily_rollups_seeded') === null) {
@@ -36,23 +43,25 @@ export async function rollUpDirtyHours(store: ProberStore, db: D1Database, regio
     const retainedFrom = hours.length > 0 ? await samplesRetainedFrom(db) : 0;
     for (const hour of hours) {
       step = `rollup of hour ${iso(hour)}`;
-      const rolled = hour >= retainedFrom;
-      if (rolled) await rollUpHour(db, region, hour);
-      store.hourRolledUp(hour, dayOf(hour), rolled && getConfig().otlp !== undefined);
+      const retained = hour >= retainedFrom;
+      if (retained) await rollUpHour(db, region, hour);
+      store.hourRolledUp(hour, dayOf(hour), retained && getConfig().otlp !== undefined);
+      if (retained) rolled++;
     }
     for (const day of store.dirtyDaysThrough(dayOf(now) - DAY_MS)) {
       step = `daily rollup of ${iso(day).slice(0, 10)}`;
       await rollUpDay(db, region, day);
       store.dayRolledUp(day);
+      rolled++;
     }
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     store.noteDutyError('last_rollup_error', `${step}: ${message}`);
     console.error(`region ${region}: ${step} failed, kept for retry: ${message}`);
-    return false;
+    return { ok: false, rolled };
   }
   store.noteDutyError('last_rollup_error', null);
-  return true;
+  return { ok: true, rolled };
 }
 
 /**

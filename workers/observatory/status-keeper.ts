@@ -21,6 +21,7 @@ import { configWindows, coveringWindow, MAX_API_WINDOWS, type MaintenanceWindow 
 import type { PeriodState } from '../../shared/status/levels.ts';
 import type { Finding } from '../../shared/status/evaluate.ts';
 import { NotificationOutbox, type OutboxSummary } from './notify/outbox.ts';
+import { markViews } from './views/mark-views.ts';
 
 export { MAX_ATTEMPTS, RETRY_BASE_MS, type DeliveryAttempt } from './notify/outbox.ts';
 import type { PairFinding } from './status-evaluation.ts';
@@ -117,6 +118,8 @@ export class StatusKeeper extends DurableObject<Env> {
       }
     });
     await this.wake(now);
+    // The status view is built anew (once for the reports of one tick: the builder waits for them to settle).
+    await markViews(this.env, ['status']);
     return applied;
   }
 

@@ -26,8 +26,23 @@ import { sampleRoutes } from './samples.ts';
 import { statusRoutes } from './status.ts';
 import { tickRoutes } from './ticks.ts';
 import { vendorIncidentRoutes } from './vendor-incidents.ts';
+import { viewRoutes } from './views.ts';
+import { serveViews } from '../views/serve-view.ts';
 
 const app = new Hono<ReaderEnv>();
+// What each response cost in D1 rows and Durable Object requests (what they bill), so a reader such as the site
+// build can count its reads, and the anonymous budget what they spent.
+app.use('*', async (c, next) => {
+  const d1 = meterD1(c.env.DB);
+  const objects = meterDurableObjects(c.env);
+  c.env = { ...c.env, DB: d1.db, ...objects.bindings };
+  c.set('cost', () => ({ rows: d1.rowsRead, doRequests: objects.requests }));
+  await next();
+  c.res.headers.set(ROWS_READ_HEADER, String(d1.rowsRead));
+  c.res.headers.set(ROWS_WRITTEN_HEADER, String(d1.rowsWritten));
+  c.res.headers.set(DO_REQUESTS_HEADER, String(objects.requests));
+});
+
 app.use(
   '/api/v1/*',
   cors({
@@ -38,22 +53,12 @@ app.use(
 );
 // Anonymous reads: rate limited per client; on the live path bounded per request, cached and budgeted per day
 // (public-reads.ts).
+// What the public views hold is answered from them (views/serve-view.ts), the rest on the live path.
 for (const path of ['/api/v1/*', '/metrics']) {
   app.use(path, anonymousReaders);
+  app.use(path, serveViews);
   app.use(path, liveBudget);
 }
-
-// What each response cost in D1 rows and Durable Object requests (what they bill), so a reader such as the site
-// build can count its reads, and the anonymous budget what they spent.
-app.use('*', async (c, next) => {
-  const d1 = meterD1(c.env.DB);
-  const objects = meterDurableObjects(c.env);
-  c.env = { ...c.env, DB: d1.db, ...objects.bindings };
-  await next();
-  c.res.headers.set(ROWS_READ_HEADER, String(d1.rowsRead));
-  c.res.headers.set(ROWS_WRITTEN_HEADER, String(d1.rowsWritten));
-  c.res.headers.set(DO_REQUESTS_HEADER, String(objects.requests));
-});
 
 app.route('/', healthRoutes);
 app.route('/', catalogRoutes);
@@ -71,6 +76,7 @@ app.route('/', uptimeRoutes);
 app.route('/', vendorIncidentRoutes);
 app.route('/', metricsRoutes);
 app.route('/', archiveRoutes);
+app.route('/', viewRoutes);
 
 app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route for ${c.req.method} ${new URL(c.req.url).pathname}` } }, 404));
 app.onError((err, c) => {

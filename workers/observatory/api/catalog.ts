@@ -17,7 +17,18 @@ catalogRoutes.get('/api/v1/regions', async (c) => {
   const w = parseWindow(q, now);
   // Every sample from `from` on is read, whatever `to` says.
   boundRaw(c, Math.max(w.to, now) - w.from, 'regions');
-  const colos = await colosByRegion(c.env.DB, w.from);
+  const { regions } = await regionsDocument(c.env.DB, w.from, w.to);
+  if (q.get('format') === 'csv')
+    return csvResponse(
+      toCsv(regions.map(({ colos: list, ...r }) => ({ ...r, colos: list.map((x) => x.colo ?? 'unknown').join(' ') }))),
+      'regions.csv',
+    );
+  return c.json({ window: { from: new Date(w.from).toISOString(), to: new Date(w.to).toISOString() }, regions });
+});
+
+/** Every configured region with what it has sampled from `from` on (the live route's answer, and the catalog view's). */
+export async function regionsDocument(db: D1Database, from: number, to: number) {
+  const colos = await colosByRegion(db, from);
   const regions = getConfig().regions.map((r) => {
     const seen = colos.filter((x) => x.region === r.code);
     return {
@@ -29,13 +40,8 @@ catalogRoutes.get('/api/v1/regions', async (c) => {
       colos: seen.map((x) => ({ colo: x.colo, samples: x.samples, outside_region: x.outside })),
     } satisfies RegionInfo;
   });
-  if (q.get('format') === 'csv')
-    return csvResponse(
-      toCsv(regions.map(({ colos: list, ...r }) => ({ ...r, colos: list.map((x) => x.colo ?? 'unknown').join(' ') }))),
-      'regions.csv',
-    );
-  return c.json({ window: { from: new Date(w.from).toISOString(), to: new Date(w.to).toISOString() }, regions });
-});
+  return { window: { from: new Date(from).toISOString(), to: new Date(to).toISOString() }, regions };
+}
 
 catalogRoutes.get('/api/v1/targets', async (c) => {
   const q = new URL(c.req.url).searchParams;
@@ -43,10 +49,17 @@ catalogRoutes.get('/api/v1/targets', async (c) => {
   const now = Date.now();
   const w = parseWindow(q, now);
   boundRaw(c, Math.max(w.to, now) - w.from, 'targets');
-  const seen = await lastSampleByTarget(c.env.DB, w.from);
+  const { targets } = await targetsDocument(c.env.DB, c.env.REFERENCE_URL, w.from);
+  if (q.get('format') === 'csv') return csvResponse(toCsv(targets), 'targets.csv');
+  return c.json({ targets });
+});
+
+/** Every configured target with what it has sampled from `from` on (the live route's answer, and the catalog view's). */
+export async function targetsDocument(db: D1Database, referenceUrl: string, from: number) {
+  const seen = await lastSampleByTarget(db, from);
   const targets = getConfig().targets.map((t) => {
     const s = seen.find((x) => x.target === t.id);
-    const host = new URL(t.url.replace('{REFERENCE_URL}', c.env.REFERENCE_URL)).host;
+    const host = new URL(t.url.replace('{REFERENCE_URL}', referenceUrl)).host;
     return {
       id: t.id,
       label: t.label,
@@ -61,6 +74,5 @@ catalogRoutes.get('/api/v1/targets', async (c) => {
       last_sample_at: s ? new Date(s.last_started_at).toISOString() : null,
     } satisfies TargetInfo;
   });
-  if (q.get('format') === 'csv') return csvResponse(toCsv(targets), 'targets.csv');
-  return c.json({ targets });
-});
+  return { targets };
+}

@@ -7,6 +7,7 @@ import type { ReaderEnv } from './public-reads.ts';
 import type { ProberStatus } from '../region-prober.ts';
 import { vendorPagesHealth } from './vendor-incidents.ts';
 import { onlyKnown } from './query.ts';
+import type { ViewAges } from '../views/manifest.ts';
 
 /** One region's duties as health reports them: what waits, and each duty's last failure (null: none since it last succeeded). */
 export function regionDuties(s: ProberStatus) {
@@ -40,55 +41,67 @@ export const healthRoutes = new Hono<ReaderEnv>();
 
 healthRoutes.get('/api/v1/health', async (c) => {
   onlyKnown(new URL(c.req.url).searchParams, []);
+  const views = c.env.PUBLIC_VIEWS.getByName('global');
+  const { doc, ok } = await healthDocument(c.env, (now) => views.ages(now));
+  return c.json(doc, ok ? 200 : 503);
+});
+
+/**
+ * The health answer (the live route's, and the health view's): D1 and the last tick, the schedule and the plan,
+ * each region's duties and the status keeper's notifications (their objects' storage), the vendor status pages,
+ * and how old each public view is. `ok` false when D1 cannot be read.
+ */
+export async function healthDocument(env: Env, viewAges: (now: number) => Promise<ViewAges>) {
   const config = getConfig();
   const capacity = getCapacity();
   let db: 'ok' | 'unavailable' = 'ok';
   let last: Awaited<ReturnType<typeof latestTick>> = null;
   try {
-    last = await latestTick(c.env.DB);
+    last = await latestTick(env.DB);
   } catch {
     db = 'unavailable';
   }
   // Every notification attempt (recent ones), and what waits: the keeper's own storage, no D1 read.
-  const keeper = await c.env.STATUS_KEEPER.getByName('global')
+  const keeper = await env.STATUS_KEEPER.getByName('global')
     .status()
     .catch((e: unknown) => ({ error: e instanceof Error ? e.message : String(e) }));
   // Each region's own object: its queue and each duty's last failure (its storage, no D1 read).
   const duties = await Promise.all(
     config.regions.map((r) =>
-      c.env.REGION_PROBER.getByName(r.code, { locationHint: r.locationHint })
+      env.REGION_PROBER.getByName(r.code, { locationHint: r.locationHint })
         .status()
         .then((s) => ({ ...regionDuties(s), region: r.code }))
         .catch((e: unknown) => ({ region: r.code, error: e instanceof Error ? e.message : String(e) })),
     ),
   );
-  return c.json(
-    {
-      status: db === 'ok' ? 'ok' : 'degraded',
-      db,
-      last_tick_at: last ? new Date(last.tick_id).toISOString() : null,
-      schedule: config.schedule,
-      plan: config.plan,
-      spread: capacity.spread,
-      limited_by: capacity.bindingLimit,
-      regions: config.regions.length,
-      targets: config.targets.length,
-      prompt_variants: config.promptVariants.map((v) => ({
-        id: v.id,
-        label: v.label,
-        prompt_tokens: v.promptTokens,
-        max_tokens: v.maxTokens,
-        ...(v.promptCache ? { prompt_cache: true as const } : {}),
-        ...(v.warmPassOf ? { warm_pass_of: v.warmPassOf } : {}),
-      })) satisfies PromptVariantInfo[],
-      simulated: c.env.SIMULATED_REGIONS === '1',
-      open_incidents: 'error' in keeper ? null : keeper.open_incidents.length,
-      incidents_unwritten: 'error' in keeper ? null : keeper.incidents_unwritten,
-      notifications: 'error' in keeper ? { error: keeper.error } : keeper.notifications,
-      duties,
-      // Each vendor status page's poll: the failure holding now, if any (vendor-status.ts).
-      vendor_status: await vendorPagesHealth(c.env.DB),
-    },
-    db === 'ok' ? 200 : 503,
-  );
-});
+  // The public views: when each part was built, and its last failure (the view builder's storage).
+  const views = await viewAges(Date.now()).catch((e: unknown) => ({ error: e instanceof Error ? e.message : String(e) }));
+  const doc = {
+    status: db === 'ok' ? 'ok' : 'degraded',
+    db,
+    last_tick_at: last ? new Date(last.tick_id).toISOString() : null,
+    schedule: config.schedule,
+    plan: config.plan,
+    spread: capacity.spread,
+    limited_by: capacity.bindingLimit,
+    regions: config.regions.length,
+    targets: config.targets.length,
+    prompt_variants: config.promptVariants.map((v) => ({
+      id: v.id,
+      label: v.label,
+      prompt_tokens: v.promptTokens,
+      max_tokens: v.maxTokens,
+      ...(v.promptCache ? { prompt_cache: true as const } : {}),
+      ...(v.warmPassOf ? { warm_pass_of: v.warmPassOf } : {}),
+    })) satisfies PromptVariantInfo[],
+    simulated: env.SIMULATED_REGIONS === '1',
+    open_incidents: 'error' in keeper ? null : keeper.open_incidents.length,
+    incidents_unwritten: 'error' in keeper ? null : keeper.incidents_unwritten,
+    notifications: 'error' in keeper ? { error: keeper.error } : keeper.notifications,
+    duties,
+    // Each vendor status page's poll: the failure holding now, if any (vendor-status.ts).
+    vendor_status: await vendorPagesHealth(env.DB),
+    views,
+  };
+  return { doc, ok: db === 'ok' };
+}

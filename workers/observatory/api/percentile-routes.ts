@@ -17,6 +17,7 @@ import {
   percentileGroups,
   percentileGroupsFromRollups,
   type GroupColumn,
+  type GroupRecord,
   type Metric,
 } from './percentiles.ts';
 import type { RollupGroupColumn } from '../../../shared/rollup/percentiles.ts';
@@ -34,7 +35,7 @@ percentileRoutes.get('/api/v1/percentiles', async (c) => {
   const by = groupingFor(
     metric,
     (parseList(q, 'by', GROUP_COLUMNS) ?? ['region', 'target']) as GroupColumn[],
-    filter.variants?.length ?? getConfig().promptVariants.length,
+    getConfig().promptVariants.length,
   );
   // Raw samples while the window lies within their retention (exact, with intervals); hourly rollups beyond it.
   const rawFrom = now - getConfig().retentionDays * DAY_MS;
@@ -90,15 +91,27 @@ async function rollupPercentiles(
     rollupBy,
   );
   if (q.get('format') === 'csv') return csvResponse(toCsv(groups), `percentiles-${metric}.csv`);
-  return c.json({
+  return c.json(rollupPercentileDoc(groups, metric, by, fromHour, toHour, filter.methodVersion!));
+}
+
+/** The answer of percentiles from rollups over whole hours [fromHour, toHour): the live route's and the views'. */
+export function rollupPercentileDoc(
+  groups: GroupRecord[],
+  metric: Metric,
+  by: readonly GroupColumn[],
+  fromHour: number,
+  toHour: number,
+  methodVersion: number,
+) {
+  return {
     metric,
-    by,
-    source: 'rollups',
+    by: [...by],
+    source: 'rollups' as const,
     // The whole hours inside the asked window; the current hour is rolled up once it has ended.
     window: { from: new Date(fromHour).toISOString(), to: new Date(toHour).toISOString() },
-    method_version: filter.methodVersion,
+    method_version: methodVersion,
     method: `percentiles merged from hourly (and, for whole UTC days, daily) base-2 exponential histograms (scale ${HISTOGRAM_SCALE}), each within ${(HISTOGRAM_RELATIVE_ERROR * 100).toFixed(2)} % of the exact value over the same samples; 95 % order-statistic intervals whose bounds are read from the histogram within the same error; error_rate over all samples`,
     relative_error: HISTOGRAM_RELATIVE_ERROR,
     groups,
-  });
+  };
 }

@@ -29,11 +29,15 @@ export type Metric = MetricField;
  */
 export const PER_SOURCE_FIGURES: readonly Metric[] = ['network_ms', 'server_ms', 'residual_ms'];
 
-/** The grouping a metric is reported by: the split's parts always per split_source. */
-export function groupingFor(metric: Metric, by: readonly GroupColumn[], variantsSelected: number): GroupColumn[] {
+/**
+ * The grouping a metric is reported by: the split's parts always per split_source, and every figure per prompt
+ * variant when the configuration has more than one (`variants`), whichever of them a request names, so an answer
+ * narrowed to one variant has the shape of the whole.
+ */
+export function groupingFor(metric: Metric, by: readonly GroupColumn[], variants: number): GroupColumn[] {
   const grouping: GroupColumn[] = PER_SOURCE_FIGURES.includes(metric) && !by.includes('split_source') ? [...by, 'split_source'] : [...by];
   // Prompt variants are never pooled either: a 200-token and a 32,000-token prompt are different workloads.
-  return variantsSelected > 1 && !grouping.includes('prompt_variant') ? [...grouping, 'prompt_variant'] : grouping;
+  return variants > 1 && !grouping.includes('prompt_variant') ? [...grouping, 'prompt_variant'] : grouping;
 }
 
 export type { GroupRecord } from '../../../shared/rollup/percentiles.ts';

@@ -38,7 +38,8 @@ function cacheSeconds(env: Env): number {
   return Number.isFinite(s) && s > 0 ? s : 0;
 }
 
-export type ReaderEnv = { Bindings: Env; Variables: { anonymous: boolean } };
+/** `cost`: what the request has cost so far, in D1 rows read and Durable Object requests (app.ts meters both). */
+export type ReaderEnv = { Bindings: Env; Variables: { anonymous: boolean; cost: () => { rows: number; doRequests: number } } };
 
 /** The methods that read: HEAD is a GET without its body, and costs what the GET costs. */
 export const isRead = (method: string) => method === 'GET' || method === 'HEAD';
@@ -123,7 +124,8 @@ export const liveBudget: MiddlewareHandler<ReaderEnv> = async (c, next) => {
     return served;
   }
   await next();
-  addSpent(Number(c.res.headers.get(ROWS_READ_HEADER) ?? 0), Number(c.res.headers.get(DO_REQUESTS_HEADER) ?? 0), now);
+  const cost = c.get('cost')();
+  addSpent(cost.rows, cost.doRequests, now);
   const work: Promise<unknown>[] = [];
   if (flushDue(budgets, now)) work.push(flush(spendOn(c.env), now).catch((e) => console.error('read budget: could not add reads', e)));
   if (c.res.status === 200 && seconds > 0) {

@@ -1,0 +1,192 @@
+/**
+ * The public views: computed once by the view builder, answered to every anonymous GET and HEAD from R2 with no
+ * D1 row read and no Durable Object called, narrowed by region, target and variant, cacheable (Cache-Control,
+ * ETag, 304), and equal to what the live path computes over the same data.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { SELF } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { VIEW_WINDOWS } from '../../shared/views/windows.ts';
+import { ROLLUP_FIGURES } from '../../workers/observatory/api/percentiles.ts';
+import { forgetViews, viewKey } from '../../workers/observatory/views/view-store.ts';
+import { alarmsUntil, drain } from './drain.ts';
+import { fireCron } from './fire-cron.ts';
+import { config } from './test-config.ts';
+
+const HOUR = 3_600_000;
+const FIVE_MIN = 300_000;
+const now = Date.now();
+const lastHour = Math.floor(now / HOUR) * HOUR;
+// Ticks in the two hours before the last whole hour, and one two days ago (its day has daily rows).
+const ticks = [lastHour - 2 * HOUR + 10 * FIVE_MIN, lastHour - HOUR + FIVE_MIN, lastHour - HOUR + 7 * FIVE_MIN, lastHour - 50 * HOUR];
+const regions = config.regions.map((r) => r.code);
+const token = { authorization: `Bearer ${env.READ_TOKEN}` };
+
+const get = (path: string, init: RequestInit = {}) => SELF.fetch(`https://observatory.test${path}`, init);
+const rowsRead = (r: Response) => r.headers.get('x-d1-rows-read');
+
+async function buildViews(): Promise<void> {
+  const r = await SELF.fetch('https://observatory.test/api/v1/views', {
+    method: 'POST',
+    headers: { authorization: `Bearer ${env.ADMIN_TOKEN}` },
+  });
+  expect(r.status, await r.clone().text()).toBe(200);
+}
+
+beforeAll(async () => {
+  for (const t of ticks) await fireCron(t);
+  await drain(regions);
+  // Every hour rolled up and every tick judged by the status keeper before the views are built.
+  for (const region of regions) {
+    const stub = env.REGION_PROBER.getByName(region);
+    await alarmsUntil(region, async () => {
+      const s = await stub.status();
+      // Today's day stays owed until it ends; every ended hour is rolled up by the alarm that judges its ticks.
+      return s.pendingEvaluations === 0 && s.lastRollupError === null;
+    });
+  }
+  await buildViews();
+}, 120_000);
+
+/** Every query of a view route the views hold: each window, with and without filters. */
+const VIEW_QUERIES = [
+  '/api/v1/status',
+  '/api/v1/health',
+  '/api/v1/regions',
+  '/api/v1/targets',
+  '/api/v1/percentiles',
+  ...VIEW_WINDOWS.flatMap((w) => [
+    `/api/v1/percentiles?window=${w.id}`,
+    `/api/v1/percentiles?window=${w.id}&metric=server_ms`,
+    `/api/v1/percentiles?window=${w.id}&region=weur`,
+    `/api/v1/percentiles?window=${w.id}&target=ref-chat,ref-messages&variant=tiny`,
+    `/api/v1/percentiles?window=${w.id}&by=target`,
+  ]),
+];
+
+describe('the public views', () => {
+  it('answer every anonymous GET and HEAD they hold without D1 or a Durable Object, cacheable', async () => {
+    for (const path of VIEW_QUERIES) {
+      const r = await get(path);
+      expect(r.status, `${path}: ${await r.clone().text()}`).toBe(200);
+      expect(r.headers.get('x-view'), path).toBeTruthy();
+      expect(rowsRead(r), path).toBe('0');
+      expect(r.headers.get('x-do-requests'), path).toBe('0');
+      expect(r.headers.get('cache-control'), path).toMatch(/^public, max-age=\d+, stale-while-revalidate=\d+$/);
+      expect(Number(r.headers.get('age')), path).toBeGreaterThanOrEqual(0);
+      expect(Date.parse(r.headers.get('last-modified')!), path).toBeGreaterThan(0);
+      const etag = r.headers.get('etag')!;
+      expect(etag, path).toMatch(/^"[0-9a-f-]+"$/);
+      await r.json();
+      const head = await get(path, { method: 'HEAD' });
+      expect(head.status, path).toBe(200);
+      expect(head.headers.get('etag'), path).toBe(etag);
+      expect(rowsRead(head), path).toBe('0');
+      expect(await head.text()).toBe('');
+      for (const method of ['GET', 'HEAD']) {
+        const again = await get(path, { method, headers: { 'if-none-match': etag } });
+        expect(again.status, `${method} ${path} with If-None-Match`).toBe(304);
+        expect(rowsRead(again)).toBe('0');
+      }
+    }
+  });
+
+  it('narrow by region, target and variant, each narrowed answer with its own ETag', async () => {
+    const whole = await (await get('/api/v1/percentiles?window=7d')).json<{ groups: Array<{ region: string; target: string }> }>();
+    expect(new Set(whole.groups.map((g) => g.region)).size).toBeGreaterThan(1);
+    const weur = await get('/api/v1/percentiles?window=7d&region=weur');
+    const narrowed = await weur.json<{ groups: Array<{ region: string; target: string }> }>();
+    expect(narrowed.groups.length).toBeGreaterThan(0);
+    expect(narrowed.groups).toEqual(whole.groups.filter((g) => g.region === 'weur'));
+    const two = await (await get('/api/v1/percentiles?window=7d&target=ref-chat&region=enam,apac')).json<typeof whole>();
+    expect(two.groups).toEqual(whole.groups.filter((g) => g.target === 'ref-chat' && ['enam', 'apac'].includes(g.region)));
+    expect(weur.headers.get('etag')).not.toBe((await get('/api/v1/percentiles?window=7d')).headers.get('etag'));
+    expect(weur.headers.get('etag')).not.toBe((await get('/api/v1/percentiles?window=7d&region=enam')).headers.get('etag'));
+  });
+
+  it('equal the live computation over the same data: every window and figure, whole and narrowed', async () => {
+    for (const w of VIEW_WINDOWS) {
+      for (const metric of ROLLUP_FIGURES) {
+        // Narrowed to each region, as a free-plan request of the live path merges (the whole grid of 90 days is more).
+        for (const region of [...regions, undefined]) {
+          const narrow = region ? `&region=${region}` : '';
+          const view = await (await get(`/api/v1/percentiles?window=${w.id}&metric=${metric}${narrow}`)).json<{
+            window: { from: string; to: string };
+          }>();
+          const from = Date.parse(view.window.from);
+          const to = Date.parse(view.window.to);
+          const live = await get(`/api/v1/percentiles?source=rollups&metric=${metric}&from=${from}&to=${to}${narrow}`, { headers: token });
+          expect(live.headers.get('x-view')).toBeNull();
+          const answer = await live.json<{ error?: { code: string } }>();
+          // The whole grid over 90 days is more than one live request may merge (too_much_work): its regions are compared.
+          if (!region && answer.error?.code === 'too_much_work') continue;
+          expect(view, `${w.id} ${metric} ${region ?? 'every region'}`).toEqual(answer);
+        }
+      }
+      const pooled = await (await get(`/api/v1/percentiles?window=${w.id}&by=target`)).json<{ window: { from: string; to: string } }>();
+      const live = await get(
+        `/api/v1/percentiles?source=rollups&by=target&from=${Date.parse(pooled.window.from)}&to=${Date.parse(pooled.window.to)}`,
+        { headers: token },
+      );
+      const answer = await live.json<{ error?: { code: string } }>();
+      if (answer.error?.code !== 'too_much_work') expect(pooled).toEqual(answer);
+    }
+    // The views hold samples: the 7-day one counts the day two days ago and the last hours.
+    const week = await (await get('/api/v1/percentiles?window=7d')).json<{ groups: Array<{ samples: number }> }>();
+    expect(week.groups.reduce((n, g) => n + g.samples, 0)).toBeGreaterThan(0);
+  });
+
+  it('equal the live status and catalog', async () => {
+    const { generated_at: _, ...status } = await (await get('/api/v1/status')).json<Record<string, unknown>>();
+    const { generated_at: __, ...liveStatus } = await (await get('/api/v1/status', { headers: token })).json<Record<string, unknown>>();
+    expect(status).toEqual(liveStatus);
+    const targets = await (await get('/api/v1/targets')).json<{ targets: Array<{ samples: number }> }>();
+    expect(targets.targets.some((t) => t.samples > 0)).toBe(true);
+    const from = lastHour - 24 * HOUR;
+    expect(targets).toEqual(await (await get(`/api/v1/targets?from=${from}`, { headers: token })).json());
+    const regionsView = await (await get('/api/v1/regions')).json<{ window: { from: string; to: string } }>();
+    const liveRegions = await (
+      await get(`/api/v1/regions?from=${from}&to=${Date.parse(regionsView.window.to)}`, { headers: token })
+    ).json();
+    expect(regionsView).toEqual(liveRegions);
+  });
+
+  it('leave what they do not hold to the live path', async () => {
+    for (const path of [
+      '/api/v1/percentiles?window=6h',
+      '/api/v1/percentiles?window=24h&source=raw',
+      `/api/v1/percentiles?from=${lastHour - 3 * HOUR}&to=${lastHour}`,
+      '/api/v1/percentiles?window=7d&by=region&source=rollups',
+      '/api/v1/percentiles?window=7d&by=target&region=weur&source=rollups',
+      '/api/v1/percentiles?window=7d&format=csv&source=rollups',
+      '/api/v1/targets?window=2h',
+    ]) {
+      const r = await get(path);
+      expect(r.status, path).toBe(200);
+      expect(r.headers.get('x-view'), path).toBeNull();
+    }
+    // A bad value is the route's own 400, whichever path it would have taken.
+    for (const path of ['/api/v1/percentiles?window=7d&region=mars', '/api/v1/percentiles?window=7d&metric=nope']) {
+      const r = await get(path);
+      expect(r.status, path).toBe(400);
+    }
+    // A token holder reads live.
+    expect((await get('/api/v1/percentiles?window=7d', { headers: token })).headers.get('x-view')).toBeNull();
+  });
+
+  it('are said in health to be this old, and a view never built falls back to the live path', async () => {
+    const health = await (await get('/api/v1/health', { headers: token })).json<{
+      views: Record<string, { age_seconds: number; error: string | null }>;
+    }>();
+    for (const part of ['status', 'percentiles', 'catalog', 'health']) {
+      expect(health.views[part], part).toBeDefined();
+      expect(health.views[part].error, part).toBeNull();
+      expect(health.views[part].age_seconds, part).toBeGreaterThanOrEqual(0);
+    }
+    await env.ARCHIVE.delete(viewKey('percentiles/30d/tpot_ms'));
+    forgetViews();
+    const r = await get('/api/v1/percentiles?window=30d&metric=tpot_ms&source=rollups');
+    expect(r.status).toBe(200);
+    expect(r.headers.get('x-view')).toBe('missing');
+  });
+});
