@@ -4,7 +4,7 @@
  * after its first ticks rather than wait for the next change.
  */
 import { Hono } from 'hono';
-import { VIEW_PARTS, type ViewPartName } from '../views/public-views.ts';
+import { VIEW_PARTS, type ViewPartName } from '../views/parts.ts';
 import { forgetViews } from '../views/view-store.ts';
 import { agesOf } from '../views/manifest.ts';
 import { requireAdmin } from './admin.ts';

@@ -12,8 +12,7 @@ import { SECOND_MS } from '../../../shared/time.ts';
 import { viewText } from '../../../shared/views/view-text.ts';
 import { meterD1 } from '../db/meter.ts';
 import { agesOf, emptyManifest, type PartState, type ViewAges, type ViewManifest } from './manifest.ts';
-import { percentileViews } from './percentile-views.ts';
-import { catalogViews, healthViews, statusViews } from './status-views.ts';
+import { viewParts, type ViewPartName } from './parts.ts';
 import type { ViewPart } from './view-part.ts';
 import { VIEW_PREFIX, writeView } from './view-store.ts';
 
@@ -22,14 +21,6 @@ export const SETTLE_MS = 10 * SECOND_MS;
 /** How long a failed part waits before it is tried again. */
 export const RETRY_MS = 30 * SECOND_MS;
 export const MANIFEST_VIEW_KEY = `${VIEW_PREFIX}manifest.json`;
-
-/** Every part, in the order a build runs them: health last, so it tells the others' ages. */
-export function viewParts(ages: (now: number) => Promise<ViewAges>): ViewPart[] {
-  return [statusViews, percentileViews, catalogViews, healthViews(ages)];
-}
-/** The parts' names and routes (their builders need no object): what the read API's view gate reads. */
-export const VIEW_PARTS: readonly ViewPart[] = viewParts(async () => ({}));
-export type ViewPartName = 'status' | 'percentiles' | 'catalog' | 'health';
 
 type Row = Record<string, SqlStorageValue>;
 

@@ -1,0 +1,37 @@
+/**
+ * The public views as bench/duties.ts measures them at the goal's 6 regions × 10 targets: the text of the largest
+ * percentile view (90 days of TTFT by region × target, interval and all), and what answering an anonymous request
+ * from it costs: whole (the stored text as it is), narrowed to one region, and to one region × target (string
+ * operations on its lines), a 304 for a reader that holds it. Each answer is timed on its own, for its p99.
+ */
+import { rollupPercentileGroups } from '../shared/rollup/percentiles.ts';
+import type { Rollup } from '../shared/rollup/rollup.ts';
+import { viewText } from '../shared/views/view-text.ts';
+import { rollupPercentileDoc } from '../workers/observatory/api/percentile-routes.ts';
+import type { GroupColumn } from '../workers/observatory/api/percentiles.ts';
+import { viewAnswer } from '../workers/observatory/views/view-answer.ts';
+import { keysFirst, pairFilter, type ViewMatch } from '../workers/observatory/views/view-part.ts';
+import type { StoredView } from '../workers/observatory/views/view-store.ts';
+
+const BY: GroupColumn[] = ['region', 'target'];
+const LIST = { field: 'groups', keys: ['region', 'target'] };
+
+/** The 90-day TTFT view of these rows (90 daily rows a pair) as the builder stores it. */
+export function percentileView(rows: Rollup[], from: number, to: number): StoredView {
+  const groups = rollupPercentileGroups(rows, 'ttft_ms', BY).map((g) => keysFirst(g, LIST.keys));
+  const text = viewText(rollupPercentileDoc(groups, 'ttft_ms', BY, from, to, 2) as unknown as Record<string, unknown>, LIST);
+  return { name: 'percentiles/90d/ttft_ms', text, hash: '0123456789abcdef', builtAt: to };
+}
+
+export function viewRequests(view: StoredView, region: string, target: string) {
+  const whole: ViewMatch = { view: view.name };
+  const oneRegion: ViewMatch = { view: view.name, filter: pairFilter(LIST, { regions: [region] }) };
+  const onePair: ViewMatch = { view: view.name, filter: pairFilter(LIST, { regions: [region], targets: [target] }) };
+  const at = view.builtAt + 30_000;
+  return {
+    whole: () => viewAnswer(view, whole, 'GET', null, at).body!.length,
+    region: () => viewAnswer(view, oneRegion, 'GET', null, at).body!.length,
+    pair: () => viewAnswer(view, onePair, 'GET', null, at).body!.length,
+    notModified: () => viewAnswer(view, whole, 'GET', `"${view.hash}"`, at).status,
+  };
+}
