@@ -18,7 +18,7 @@ const LIST = { field: 'groups', keys: ['region', 'target'] };
 
 /** The 90-day TTFT view of these rows (90 daily rows a pair) as the builder stores it. */
 export function percentileView(rows: Rollup[], from: number, to: number): StoredView {
-  const groups = rollupPercentileGroups(rows, 'ttft_ms', BY).map((g) => keysFirst(g, LIST.keys));
+  const groups = rollupPercentileGroups(rows, 'ttft_ms', ['region', 'target']).map((g) => keysFirst(g, LIST.keys));
   const text = viewText(rollupPercentileDoc(groups, 'ttft_ms', BY, from, to, 2) as unknown as Record<string, unknown>, LIST);
   return { name: 'percentiles/90d/ttft_ms', text, hash: '0123456789abcdef', builtAt: to };
 }
