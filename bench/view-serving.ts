@@ -7,13 +7,12 @@
 import { rollupPercentileGroups } from '../shared/rollup/percentiles.ts';
 import type { Rollup } from '../shared/rollup/rollup.ts';
 import { viewText } from '../shared/views/view-text.ts';
-import { rollupPercentileDoc } from '../workers/observatory/api/percentile-routes.ts';
-import type { GroupColumn } from '../workers/observatory/api/percentiles.ts';
+import { rollupPercentileDoc } from '../shared/rollup/percentile-doc.ts';
 import { viewAnswer } from '../workers/observatory/views/view-answer.ts';
-import { keysFirst, pairFilter, type ViewMatch } from '../workers/observatory/views/view-part.ts';
-import type { StoredView } from '../workers/observatory/views/view-store.ts';
+import { keysFirst, pairFilter, type ViewMatch } from '../shared/views/view-match.ts';
+import type { StoredView } from '../workers/observatory/views/view-answer.ts';
 
-const BY: GroupColumn[] = ['region', 'target'];
+const BY = ['region', 'target'] as const;
 const LIST = { field: 'groups', keys: ['region', 'target'] };
 
 /** The 90-day TTFT view of these rows (90 daily rows a pair) as the builder stores it. */

@@ -3,7 +3,6 @@ import { Hono, type Context } from 'hono';
 import { toCsv } from '../../../shared/csv.ts';
 import { PERCENTILE_ROW_UNITS, percentileRowUnits } from '../../../shared/config/read-limits.ts';
 import { HOUR_MS, SPLIT_METRICS } from '../../../shared/rollup/rollup.ts';
-import { HISTOGRAM_RELATIVE_ERROR, HISTOGRAM_SCALE } from '../../../shared/stats/exp-histogram.ts';
 import { DAY_MS } from '../../../shared/time.ts';
 import { getConfig } from '../config.ts';
 import type { SampleFilter } from '../db/samples.ts';
@@ -17,11 +16,11 @@ import {
   percentileGroups,
   percentileGroupsFromRollups,
   type GroupColumn,
-  type GroupRecord,
   type Metric,
 } from './percentiles.ts';
 import type { RollupGroupColumn } from '../../../shared/rollup/percentiles.ts';
 import type { ReaderEnv } from './public-reads.ts';
+import { rollupPercentileDoc } from '../../../shared/rollup/percentile-doc.ts';
 import { onlyKnown, parseChoice, parseList } from './query.ts';
 
 export const percentileRoutes = new Hono<ReaderEnv>();
@@ -92,26 +91,4 @@ async function rollupPercentiles(
   );
   if (q.get('format') === 'csv') return csvResponse(toCsv(groups), `percentiles-${metric}.csv`);
   return c.json(rollupPercentileDoc(groups, metric, by, fromHour, toHour, filter.methodVersion!));
-}
-
-/** The answer of percentiles from rollups over whole hours [fromHour, toHour): the live route's and the views'. */
-export function rollupPercentileDoc(
-  groups: GroupRecord[],
-  metric: Metric,
-  by: readonly GroupColumn[],
-  fromHour: number,
-  toHour: number,
-  methodVersion: number,
-) {
-  return {
-    metric,
-    by: [...by],
-    source: 'rollups' as const,
-    // The whole hours inside the asked window; the current hour is rolled up once it has ended.
-    window: { from: new Date(fromHour).toISOString(), to: new Date(toHour).toISOString() },
-    method_version: methodVersion,
-    method: `percentiles merged from hourly (and, for whole UTC days, daily) base-2 exponential histograms (scale ${HISTOGRAM_SCALE}), each within ${(HISTOGRAM_RELATIVE_ERROR * 100).toFixed(2)} % of the exact value over the same samples; 95 % order-statistic intervals whose bounds are read from the histogram within the same error; error_rate over all samples`,
-    relative_error: HISTOGRAM_RELATIVE_ERROR,
-    groups,
-  };
 }

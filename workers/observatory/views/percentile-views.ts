@@ -12,7 +12,7 @@ import { DAY_MS, HOUR_MS } from '../../../shared/time.ts';
 import { getConfig } from '../config.ts';
 import { rollupsIn } from '../db/rollups.ts';
 import { pairLists } from '../api/filters.ts';
-import { rollupPercentileDoc } from '../api/percentile-routes.ts';
+import { rollupPercentileDoc } from '../../../shared/rollup/percentile-doc.ts';
 import { GROUP_COLUMNS, groupingFor, ROLLUP_FIGURES, type GroupColumn, type Metric } from '../api/percentiles.ts';
 import { parseChoice, parseList } from '../api/query.ts';
 import { keysFirst, onlyParams, pairFilter, type BuiltView, type ViewMatcher, type ViewPart } from './view-part.ts';

@@ -4,12 +4,21 @@
  */
 import { SECOND_MS } from '../../../shared/time.ts';
 import { filterViewText } from '../../../shared/views/view-text.ts';
-import type { ViewMatch } from './view-part.ts';
-import type { StoredView } from './view-store.ts';
+import type { ViewMatch } from '../../../shared/views/view-match.ts';
 
 /** How long a browser or CDN may reuse an answer without asking again, and how much longer while it revalidates. */
 export const MAX_AGE_S = 60;
 export const STALE_S = 300;
+
+/** A view as read: its text, its content's hash (the ETag) and when it was built. */
+export interface StoredView {
+  name: string;
+  text: string;
+  /** Hex SHA-256 of the text, cut to 16 characters. */
+  hash: string;
+  /** When the builder made it (epoch ms). */
+  builtAt: number;
+}
 
 export interface ViewAnswer {
   status: 200 | 304;

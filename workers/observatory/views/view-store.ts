@@ -8,6 +8,7 @@
  * crowd of readers costs about one R2 read per view, isolate and MEMORY_MS, not one per request.
  */
 import { SECOND_MS } from '../../../shared/time.ts';
+import type { StoredView } from './view-answer.ts';
 
 export const VIEW_PREFIX = 'views/';
 export const viewKey = (name: string) => `${VIEW_PREFIX}${name}.json`;
@@ -16,14 +17,7 @@ export const MEMORY_MS = 10 * SECOND_MS;
 /** The most bytes of views one isolate keeps (of 128 MB an isolate may use). */
 export const MEMORY_BYTES = 16 * 1024 * 1024;
 
-export interface StoredView {
-  name: string;
-  text: string;
-  /** Hex SHA-256 of the text, cut to 16 characters. */
-  hash: string;
-  /** When the builder made it (epoch ms). */
-  builtAt: number;
-}
+export type { StoredView };
 
 export async function textHash(text: string): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
