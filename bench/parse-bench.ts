@@ -1,7 +1,8 @@
 /**
  * CPU time to parse and time one 1,000-token stream, per protocol: the probe's core (StreamMeter +
- * figures) against a naive reader (eventsource-parser + JSON.parse of every event, or split lines +
- * JSON.parse for NDJSON), measured in the same run, interleaved round by round.
+ * figures) against a naive reader (eventsource-parser + JSON.parse of every event, split lines +
+ * JSON.parse for NDJSON, AWS's own event-stream codec + JSON.parse for Bedrock's binary stream), measured
+ * in the same run, interleaved round by round.
  *
  *   npm run bench            # default rounds
  *   npm run bench -- --rounds 30 --json
@@ -9,7 +10,6 @@
 import { createParser } from 'eventsource-parser';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
-import { encodeEventStreamMessage } from '../shared/probe/aws-eventstream-encoder.ts';
 import { StreamMeter } from '../shared/probe/stream-meter.ts';
 import { fillFigures } from '../shared/probe/figures.ts';
 import { protocolFor } from '../shared/probe/protocols/index.ts';
@@ -17,6 +17,8 @@ import { percentile } from '../shared/stats/percentile.ts';
 import { METHOD_VERSION } from '../shared/constants.ts';
 import type { Sample } from '../shared/types.ts';
 import { STREAMS, TOKENS } from './synthetic-streams.ts';
+import { bedrockConverseMessages, bedrockEvent } from './synthetic-bedrock.ts';
+import { concatBytes } from '../shared/bytes.ts';
 
 const WORKER_FREE_CPU_MS = 10;
 const args = process.argv.slice(2);
@@ -41,27 +43,6 @@ function coreOnce(api: (typeof STREAMS)[number]['api'], reads: Uint8Array[]): nu
 
 type Framing = 'sse' | 'ndjson' | 'aws-eventstream';
 const awsCodec = new EventStreamCodec(toUtf8, fromUtf8);
-
-/** Bedrock ConverseStream of the same 1,000 tokens, one message per read, as Bedrock pads them (`p`). */
-function bedrockConverse(): Uint8Array[] {
-  const ev = (type: string, body: object) =>
-    encodeEventStreamMessage(
-      { ':event-type': type, ':content-type': 'application/json', ':message-type': 'event' },
-      fromUtf8(JSON.stringify(body)),
-    );
-  const words = [' the', ' quick', ' brown', ' fox', ' jumps', ' over', ' lazy', ' dogs', '.', '\n'];
-  const reads = [ev('messageStart', { p: 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJ', role: 'assistant' })];
-  for (let i = 0; i < TOKENS; i++)
-    reads.push(
-      ev('contentBlockDelta', { contentBlockIndex: 0, delta: { text: words[i % 10] }, p: 'abcdefghijklmnop'.slice(0, 3 + (i % 13)) }),
-    );
-  reads.push(
-    ev('contentBlockStop', { contentBlockIndex: 0, p: 'abcdefghijklmnopqrstuvwxyz' }),
-    ev('messageStop', { stopReason: 'max_tokens' }),
-  );
-  reads.push(ev('metadata', { usage: { inputTokens: 64, outputTokens: TOKENS, totalTokens: TOKENS + 64 }, metrics: { latencyMs: 9000 } }));
-  return reads;
-}
 
 function naiveOnce(framing: Framing, reads: Uint8Array[]): number {
   const decoder = new TextDecoder();
@@ -127,7 +108,7 @@ const rows: Row[] = [];
 const encoder = new TextEncoder();
 const cases: Array<{ api: (typeof STREAMS)[number]['api']; framing: Framing; reads: Uint8Array[] }> = [
   ...STREAMS.map((s) => ({ api: s.api, framing: s.framing, reads: s.events().map((e) => encoder.encode(e)) })),
-  { api: 'bedrock-converse', framing: 'aws-eventstream', reads: bedrockConverse() },
+  { api: 'bedrock-converse', framing: 'aws-eventstream', reads: bedrockConverseMessages() },
 ];
 for (const s of cases) {
   const reads = s.reads;
@@ -170,18 +151,21 @@ for (const s of cases) {
 function hostileMs(
   name: string,
   api: (typeof STREAMS)[number]['api'],
-  head: string,
-  body: string,
+  head: string | Uint8Array,
+  body: string | Uint8Array,
   bytes: number,
 ): { name: string; mib: number; ms: number; error: string | null } {
   const encoder = new TextEncoder();
-  const piece = encoder.encode(body.repeat(Math.max(1, Math.floor(65_536 / body.length))));
+  const asBytes = (x: string | Uint8Array) => (typeof x === 'string' ? encoder.encode(x) : x);
+  const one = asBytes(body);
+  const piece = concatBytes(Array(Math.max(1, Math.floor(65_536 / one.length))).fill(one));
+  const first = asBytes(head);
   const times: number[] = [];
   let error: string | null = null;
   for (let r = 0; r < 5; r++) {
     const meter = new StreamMeter(protocolFor(api));
     const start = cpuMs();
-    meter.onRead(encoder.encode(head), 0);
+    meter.onRead(first, 0);
     for (let sent = 0; sent < bytes && !meter.finished; sent += piece.length) meter.onRead(piece, 1);
     meter.onClose(2);
     times.push(cpuMs() - start);
@@ -195,6 +179,14 @@ const hostile = [
   hostileMs('a single huge token', 'openai-chat', 'data: {"choices":[{"index":0,"delta":{"content":"', 'y', 6 * 1_048_576),
   hostileMs('a comment flood', 'openai-chat', '', ': x\n', 8 * 1_048_576),
   hostileMs('events failing the template late', 'anthropic-messages', learned, learned.replace('"hi"}}', '"hi","x":1}}'), 4 * 1_048_576),
+  // Bedrock: after a learned delta, 1 KiB tokens whose message has one more key at its end.
+  hostileMs(
+    'messages failing the template late',
+    'bedrock-converse',
+    bedrockEvent('contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'hi' }, p: 'abc' }),
+    bedrockEvent('contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'y'.repeat(1024) }, p: 'abc', x: 1 }),
+    4 * 1_048_576,
+  ),
 ];
 
 if (args.includes('--json')) {

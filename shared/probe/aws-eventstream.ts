@@ -15,6 +15,7 @@
  * copied, once, into a buffer of its announced length (or, before its 12-byte prelude is in, a buffer of
  * 12), and each byte is checked by a CRC once. Bounded: a message announcing more than the caps stops
  * the decoder before anything is allocated for it. Any fault stops it too: nothing after it is read.
+ * A reader may take whole, checked messages straight from their bytes (`RawMessages`).
  * (Writing messages: aws-eventstream-encoder.ts.)
  */
 import { MAX_EVENT_CHARS } from '../constants.ts';
@@ -59,8 +60,21 @@ export const MAX_EVENT_STREAM_PAYLOAD_BYTES = MAX_EVENT_CHARS;
 /** The largest message the caps allow. */
 export const MAX_EVENT_STREAM_MESSAGE_BYTES = MIN_MESSAGE_BYTES + MAX_EVENT_STREAM_HEADERS_BYTES + MAX_EVENT_STREAM_PAYLOAD_BYTES;
 
+/**
+ * A reader that takes whole messages straight from their bytes (protocols/message-template.ts): offered each
+ * message once both its CRCs have checked, before its headers are read, and told where each message it did not
+ * take lay once that message was handed on, so that it can learn its shape.
+ */
+export interface RawMessages {
+  /** Takes the message b[start..end) if it recognises it (it is then not handed on): returns true. */
+  take(b: Uint8Array, start: number, end: number): boolean;
+  /** The message b[start..end) was just handed on; its payload is b[payloadStart..end - CRC_BYTES). */
+  seen(b: Uint8Array, start: number, payloadStart: number, end: number): void;
+}
+
 export interface EventStreamOptions {
   onFault?: FaultSink;
+  raw?: RawMessages;
   /** Caps (bytes); the defaults above. */
   maxPayloadBytes?: number;
   maxHeadersBytes?: number;
@@ -72,7 +86,7 @@ const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'
 const utf8 = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 
 export function createEventStreamDecoder(onMessage: MessageSink, options: EventStreamOptions = {}): ByteFramer {
-  const { onFault, maxPayloadBytes = MAX_EVENT_STREAM_PAYLOAD_BYTES, maxHeadersBytes = MAX_EVENT_STREAM_HEADERS_BYTES } = options;
+  const { onFault, raw, maxPayloadBytes = MAX_EVENT_STREAM_PAYLOAD_BYTES, maxHeadersBytes = MAX_EVENT_STREAM_HEADERS_BYTES } = options;
   const maxMessageBytes = MIN_MESSAGE_BYTES + maxHeadersBytes + maxPayloadBytes;
   /** The prelude of a message begun in an earlier read, while fewer than 12 of its bytes are in. */
   const prelude = new Uint8Array(PRELUDE_BYTES);
@@ -114,10 +128,12 @@ export function createEventStreamDecoder(onMessage: MessageSink, options: EventS
   /** The whole message at b[start..end), its prelude checked already (its CRC `preludeCrc`). */
   function complete(b: Uint8Array, start: number, end: number, preludeCrc: number): void {
     if (crc32(b, start + 8, end - CRC_BYTES, preludeCrc) !== u32(b, end - CRC_BYTES)) return fault('event-stream message CRC mismatch');
+    if (raw !== undefined && raw.take(b, start, end)) return;
     const headersEnd = start + PRELUDE_BYTES + u32(b, start + 4);
     const headers = readHeaders(b, start + PRELUDE_BYTES, headersEnd);
     if (typeof headers === 'string') return fault(headers);
     onMessage(headers, b.subarray(headersEnd, end - CRC_BYTES));
+    raw?.seen(b, start, headersEnd, end);
   }
 
   return {

@@ -1,8 +1,9 @@
 import { createLineDecoder, createSseDecoder, type Framer, type RawEvents } from './sse-decoder.ts';
-import { createEventStreamDecoder, dispatchMessage, type ByteFramer } from './aws-eventstream.ts';
+import { createEventStreamDecoder, dispatchMessage, type ByteFramer, type RawMessages } from './aws-eventstream.ts';
 import { createStreamState, type StreamState } from './stream-state.ts';
 import type { Protocol } from './protocols/protocol.ts';
 import { learnTemplate, takeByTemplate } from './protocols/token-template.ts';
+import { learnMessageTemplate, takeByMessageTemplate, type MessageTemplate } from './protocols/message-template.ts';
 
 const STREAM_DECODE = { stream: true } as const;
 const CONTROL_CHARACTER = /[\x00-\x1f]/;
@@ -93,7 +94,29 @@ export class StreamMeter {
     };
     const framing = { onOverflow, raw };
     if (protocol.framing === 'aws-eventstream') {
-      // Each message reaches the sink as an event: its type, and its payload's text (aws-eventstream.ts).
+      // Each message reaches the sink as an event: its type, and its payload's text (aws-eventstream.ts);
+      // or, once a fast path has read one token message, those of its shape are read from their bytes.
+      let template: MessageTemplate | null = null;
+      const rawMessages: RawMessages | undefined =
+        fast === undefined
+          ? undefined
+          : {
+              take(b, start, end) {
+                if (template === null || state.protocolError !== null) return false;
+                state.eventHasToken = false;
+                if (!takeByMessageTemplate(template, b, start, end, state)) return false;
+                if (state.eventHasToken) state.tokenEvents++;
+                return true;
+              },
+              seen(b, start, payloadStart, end) {
+                if (!learnable) return;
+                learnable = false;
+                // The byte template reads a token and nothing else: an event whose usage a fast path deferred is not one.
+                if (learnDefers) return;
+                const { sliceOpen, sliceClose, sliceKind } = state;
+                template = learnMessageTemplate(b, start, payloadStart, end, sliceOpen, sliceClose, sliceKind, volatiles) ?? template;
+              },
+            };
       this.framer = null;
       this.messages = createEventStreamDecoder(
         (headers, payload) => {
@@ -101,7 +124,7 @@ export class StreamMeter {
           const wrong = dispatchMessage(headers, payload, sink);
           if (wrong !== null) onOverflow(wrong);
         },
-        { onFault: onOverflow },
+        { onFault: onOverflow, raw: rawMessages },
       );
     } else {
       this.messages = null;

@@ -207,6 +207,59 @@ describe('messages handed on as events', () => {
   });
 });
 
+describe('a reader that takes messages from their bytes (RawMessages)', () => {
+  /** Every message offered (its bytes), every message handed on (its index among those offered), and each seen payload. */
+  function offer(reads: readonly Uint8Array[], takes: (index: number) => boolean) {
+    const offered: string[] = [];
+    const handedOn: number[] = [];
+    const seen: string[] = [];
+    const faults: string[] = [];
+    const d = createEventStreamDecoder(() => handedOn.push(offered.length - 1), {
+      onFault: (detail) => faults.push(detail),
+      raw: {
+        take: (b, start, end) => {
+          offered.push(hex(b.subarray(start, end)));
+          return takes(offered.length - 1);
+        },
+        seen: (b, start, payloadStart, end) => {
+          expect(hex(b.subarray(start, end))).toBe(offered.at(-1));
+          seen.push(hex(b.subarray(payloadStart, end - 4)));
+        },
+      },
+    });
+    for (const r of reads) d.push(r);
+    d.end();
+    return { offered, handedOn, seen, faults };
+  }
+
+  it('is offered every message whole, split or not; one it takes is not handed on, and one it leaves is seen after', () => {
+    const random = mulberry32(3);
+    const sizes = Array.from({ length: 2_000 }, () => 1 + Math.floor(random() * 300));
+    const cases: Array<[Uint8Array[], Uint8Array[]]> = [
+      [[STREAM], WIRE],
+      [cut(STREAM, sizes), WIRE],
+      [Array.from(concat(WIRE.slice(0, 4)), (b) => Uint8Array.of(b)), WIRE.slice(0, 4)],
+    ];
+    for (const [reads, wire] of cases) {
+      const { offered, handedOn, seen, faults } = offer(reads, (i) => i % 2 === 1);
+      expect(faults).toEqual([]);
+      expect(offered).toEqual(wire.map(hex));
+      expect(handedOn).toEqual(wire.map((_, i) => i).filter((i) => i % 2 === 0));
+      expect(seen).toEqual(handedOn.map((i) => hex(codec.decode(wire[i]).body)));
+    }
+  });
+
+  it('is offered no message whose prelude or message CRC fails, and nothing after it', () => {
+    for (const at of [5, 20, WIRE[2].length - 10, WIRE[2].length - 1]) {
+      const bad = WIRE[2].slice();
+      bad[at] ^= 0x01;
+      const { offered, faults } = offer([concat([WIRE[0], bad, WIRE[3]])], () => true);
+      expect(offered).toEqual([hex(WIRE[0])]);
+      expect(faults).toHaveLength(1);
+    }
+  });
+});
+
 /** A message whose prelude and message CRCs are right for whatever its bytes say (zlib's CRC, not the decoder's). */
 function framed(total: number, headersLength: number, rest: Uint8Array): Uint8Array {
   const out = new Uint8Array(12 + rest.length + 4);

@@ -9,6 +9,7 @@ import {
   type StreamErrorClass,
   type StreamState,
 } from '../stream-state.ts';
+import { ANSWER, REASONING, TOOL, RBRACE, addSlice, stringEnd, type OutputKind } from './fast-path.ts';
 import { bearer, jsonRequest, parseEvent, resolveEndpoint, siblingUrl, type Protocol } from './protocol.ts';
 
 /** Where Bedrock's whole-invocation latency is stored in `server_timings` (MEASUREMENT.md, how this project reads it). */
@@ -23,11 +24,27 @@ const EXCEPTION_CLASSES = new Map<string, StreamErrorClass>([
 const EXCEPTION = 'exception:';
 const ERROR = 'error:';
 
+/** A token delta as Bedrock writes one: the block's index, the delta, and its padding (`p`, any length) or nothing. */
+const DELTA_START = '{"contentBlockIndex":';
+const PAD = ',"p":"';
+/** Each delta that carries one string, up to its opening quote; what closes the delta after the string; what it is. */
+const DELTAS: ReadonlyArray<readonly [string, string, OutputKind]> = [
+  [',"delta":{"text":"', '}', ANSWER],
+  [',"delta":{"reasoningContent":{"text":"', '}}', REASONING],
+  [',"delta":{"toolUse":{"input":"', '}}', TOOL],
+];
+const ZERO = 48;
+const NINE = 57;
+const QUOTE = '"';
+const BACKSLASH = '\\';
+
 /**
  * AWS Bedrock `ConverseStream`: AWS's binary event stream, one JSON payload per message, from `messageStart`
  * to `messageStop` (the stop reason) and `metadata` (usage and Bedrock's latency). A stream that closes right
  * after `messageStop` is complete; `metadata`, when it comes, is read and ends the reading. Errors come as
  * exception messages (`exception:<type>`, see StreamMeter), throttling and unavailability classed as such.
+ * A token delta of Bedrock's own shape is read by a fast path, and those after it of the same shape straight
+ * from their bytes (protocols/message-template.ts).
  * Authorisation: a Bedrock API key is a bearer token; SigV4 signing is added outside the protocol.
  */
 export const bedrockConverse: Protocol = {
@@ -56,6 +73,11 @@ export const bedrockConverse: Protocol = {
   // The runtime API has no cheap read of its own: the origin's root (behind a gateway, the path before `/model/…`),
   // which answers without reaching a model.
   rttUrl: (url) => siblingUrl(url, /\/model\/[^/]+\/converse-stream$/, ''),
+  // The padding changes from message to message; the message template (message-template.ts) skips it.
+  volatiles: [{ key: '"p":', kind: 'plain' }],
+  fastEvent(event, data, s) {
+    return event === 'contentBlockDelta' && fastDelta(data, s);
+  },
   onEvent(event, data, s) {
     if (event.startsWith(EXCEPTION)) return readException(event.slice(EXCEPTION.length), data, s);
     if (event.startsWith(ERROR)) return readException(event.slice(ERROR.length), data, s);
@@ -87,6 +109,62 @@ export const bedrockConverse: Protocol = {
     }
   },
 };
+
+/**
+ * A token delta of exactly the shape Bedrock sends, `{"contentBlockIndex":N,"delta":{"text":"…"},"p":"…"}`
+ * (or the reasoning text or tool input in its place; the padding may be absent): its string, read without
+ * parsing the payload. The whole payload is checked, so no other key can hide in it; a token with an escape
+ * JSON lacks, an escaped padding, or anything else is left to the full parse.
+ */
+function fastDelta(data: string, s: StreamState): boolean {
+  if (!data.startsWith(DELTA_START)) return false;
+  const digits = DELTA_START.length;
+  let p = digits;
+  while (p < data.length && data.charCodeAt(p) >= ZERO && data.charCodeAt(p) <= NINE) p++;
+  // A JSON integer: no leading zero.
+  if (p === digits || (data.charCodeAt(digits) === ZERO && p > digits + 1)) return false;
+  for (const [pattern, closer, kind] of DELTAS) {
+    if (!data.startsWith(pattern, p)) continue;
+    const open = p + pattern.length - 1;
+    const close = jsonStringEnd(data, open);
+    if (close === -1 || !data.startsWith(closer, close + 1)) return false;
+    const rest = close + 1 + closer.length;
+    if (data.length === rest + 1 ? data.charCodeAt(rest) !== RBRACE : !paddingEnds(data, rest)) return false;
+    addSlice(s, data, open, close, kind);
+    return true;
+  }
+  return false;
+}
+
+/** Index of the quote closing the string opened at `open`, or -1 when it has an escape (or no end). */
+function plainStringEnd(data: string, open: number): number {
+  const close = data.indexOf(QUOTE, open + 1);
+  if (close === -1) return -1;
+  const backslash = data.indexOf(BACKSLASH, open + 1);
+  return backslash !== -1 && backslash < close ? -1 : close;
+}
+
+/** Index of the quote closing the JSON string opened at `open`, or -1 when it has no end or an escape JSON lacks. */
+function jsonStringEnd(data: string, open: number): number {
+  const close = stringEnd(data, open);
+  if (close === -1) return -1;
+  const backslash = data.indexOf(BACKSLASH, open + 1);
+  if (backslash === -1 || backslash > close) return close;
+  // Rare outside tool input: the escapes are checked by the parser itself.
+  try {
+    JSON.parse(data.slice(open, close + 1));
+    return close;
+  } catch {
+    return -1;
+  }
+}
+
+/** data[at..] is the padding and the payload's end: `,"p":"…"}`, a plain string. */
+function paddingEnds(data: string, at: number): boolean {
+  if (!data.startsWith(PAD, at)) return false;
+  const close = plainStringEnd(data, at + PAD.length - 1);
+  return close === data.length - 2 && data.charCodeAt(close + 1) === RBRACE;
+}
 
 /** Usage (outputTokens counts every generated token, reasoning included) and Bedrock's own latency. */
 function readMetadata(e: any, s: StreamState): void {
