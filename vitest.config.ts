@@ -85,6 +85,9 @@ export default defineConfig({
                 READ_TOKEN: 'test-read-token',
                 // Most tests fire crons at chosen times; the heartbeat's own test turns it on for its ticks.
                 LATE_TICKS: 'off',
+                // The public views are built when a test asks (POST /api/v1/views), so what an anonymous reader gets is
+                // the live path until then, whatever the timing of a file's alarms.
+                VIEW_BUILDS: 'on-demand',
                 // Notification channels of test-config.ts, all at the loopback receiver.
                 NOTIFY_URL: inject('notifyReceiverUrl'),
                 // The stand-in vendor Statuspages (tests/helpers/statuspage-server.ts), for tests/workers/vendor-status.test.ts.

@@ -11,6 +11,7 @@ import type { PERCENTILE_NAMES } from './stats/percentile.ts';
 import type { Finding } from './status/evaluate.ts';
 import type { Incident, IncidentEvent, IncidentRegion } from './status/incidents.ts';
 import type { PairStatus } from './status/pair-state.ts';
+import type { FidelityRow, ServedPlaceRow } from './rollup/hour-places.ts';
 import type { StatusRules } from './status/rules.ts';
 
 export interface ApiWindow {
@@ -278,4 +279,18 @@ export interface StatusHistoryRowDoc {
   maintenance: number;
   no_data: number;
   note: string | null;
+}
+
+/** GET /api/v1/served-by: each region × target × variant's places of answer over whole hours (shared/rollup/hour-places.ts). */
+export interface ServedByDoc {
+  window: ApiWindow;
+  source: 'rollups';
+  rows: Array<{ region: string; target: string; prompt_variant: string; places: ServedPlaceRow[] }>;
+}
+
+/** GET /api/v1/fidelity: how far each region × target × variant's timing claims held over whole hours. */
+export interface FidelityDoc {
+  window: ApiWindow;
+  source: 'rollups';
+  rows: Array<{ region: string; target: string; prompt_variant: string } & FidelityRow>;
 }

@@ -34,6 +34,9 @@ export const D1_ROWS_WRITTEN_PER_SAMPLE = 4;
 export const DO_ROWS_WRITTEN_PER_PROBE = 2;
 /** Rolling up a region's hour writes, per target × variant, its hourly row and its running total (each key is its table: no index). */
 export const ROLLUP_ROWS_WRITTEN_PER_PAIR = 2;
+/** The place records' row per region × target × variant and hour (shared/rollup/hour-places.ts), and its retention delete. */
+export const PLACES_ROWS_WRITTEN_PER_PAIR_HOUR = 1;
+export const PLACES_ROWS_DELETED_PER_PAIR_HOUR = 1;
 /** The paired comparisons' row (shared/rollup/paired-hours.ts) per region × variant with two or more targets and hour, and its retention delete. */
 export const PAIRED_ROWS_WRITTEN_PER_REGION_VARIANT_HOUR = 1;
 export const PAIRED_ROWS_DELETED_PER_REGION_VARIANT_HOUR = 1;
@@ -305,6 +308,7 @@ export function capacity(config: ObservatoryConfig): Capacity {
   const d1RowsWrittenPerDay =
     probesPerDay * D1_ROWS_WRITTEN_PER_SAMPLE +
     rollupRowsPerDay * (ROLLUP_ROWS_WRITTEN_PER_PAIR + ROLLUP_ROWS_DELETED_PER_PAIR) +
+    rollupRowsPerDay * (PLACES_ROWS_WRITTEN_PER_PAIR_HOUR + PLACES_ROWS_DELETED_PER_PAIR_HOUR) +
     perTick * DAILY_ROWS_WRITTEN_PER_PAIR +
     perTick * (PROFILE_ROWS_WRITTEN_PER_PAIR_DAY + PROFILE_ROWS_DELETED_PER_PAIR_DAY) +
     pairedGroups * HOURS_PER_DAY * (PAIRED_ROWS_WRITTEN_PER_REGION_VARIANT_HOUR + PAIRED_ROWS_DELETED_PER_REGION_VARIANT_HOUR) +

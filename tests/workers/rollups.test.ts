@@ -37,6 +37,7 @@ import {
   ROLLUP_ROWS_READ_PER_PAIR,
   ROLLUP_ROWS_READ_PER_SAMPLE_IN_HOUR,
   ROLLUP_ROWS_WRITTEN_PER_PAIR,
+  PLACES_ROWS_WRITTEN_PER_PAIR_HOUR,
   PAIRED_ROWS_WRITTEN_PER_REGION_VARIANT_HOUR,
   PROFILE_ROWS_WRITTEN_PER_PAIR_DAY,
 } from '../../shared/config/capacity.ts';
@@ -393,7 +394,9 @@ describe('what a rollup costs (the capacity model counts these)', () => {
     // The unique key leads with tick_id: the hour's rows of every region are scanned, the region filtered after.
     expect(meter.rowsRead).toBe(inHour * ROLLUP_ROWS_READ_PER_SAMPLE_IN_HOUR + pairs * ROLLUP_ROWS_READ_PER_PAIR);
     // … and the paired comparisons' row of its one variant (two targets succeeded in it).
-    expect(meter.rowsWritten).toBe(pairs * ROLLUP_ROWS_WRITTEN_PER_PAIR + PAIRED_ROWS_WRITTEN_PER_REGION_VARIANT_HOUR);
+    expect(meter.rowsWritten).toBe(
+      pairs * (ROLLUP_ROWS_WRITTEN_PER_PAIR + PLACES_ROWS_WRITTEN_PER_PAIR_HOUR) + PAIRED_ROWS_WRITTEN_PER_REGION_VARIANT_HOUR,
+    );
     // Writing the region's day reads the day's hourly rows of every region, and writes a daily row per pair.
     meter.reset();
     await rollUpDay(meter.db, 'weur', dayOf(hour));

@@ -138,6 +138,11 @@ describe('the sample schema', () => {
       maintenance: 'INTEGER',
       no_data: 'INTEGER',
       note: 'TEXT',
+      samples: 'INTEGER',
+      last_started_at: 'REAL',
+      colos: 'TEXT',
+      served: 'TEXT',
+      fidelity: 'TEXT',
     };
     // A prompt-cache block's server-time d is null in an hour without a server figure on both passes (TTFT's too, for symmetry).
     const nullable = new Set(['cache_hours.d_ttft', 'cache_hours.d_server', 'status_hours.note', 'status_days.note']);

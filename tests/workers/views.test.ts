@@ -4,7 +4,7 @@
  * ETag, 304), and equal to what the live path computes over the same data.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SELF } from 'cloudflare:test';
+import { runDurableObjectAlarm, runInDurableObject, SELF } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { VIEW_WINDOWS } from '../../shared/views/windows.ts';
 import { ROLLUP_FIGURES } from '../../workers/observatory/api/percentiles.ts';
@@ -53,7 +53,10 @@ const VIEW_QUERIES = [
   '/api/v1/status',
   '/api/v1/health',
   '/api/v1/regions',
-  '/api/v1/targets',
+  '/api/v1/targets?window=24h',
+  '/api/v1/served-by',
+  '/api/v1/served-by?region=apac&target=ref-chat',
+  '/api/v1/fidelity?variant=tiny',
   '/api/v1/percentiles',
   ...VIEW_WINDOWS.flatMap((w) => [
     `/api/v1/percentiles?window=${w.id}`,
@@ -136,19 +139,57 @@ describe('the public views', () => {
     expect(week.groups.reduce((n, g) => n + g.samples, 0)).toBeGreaterThan(0);
   });
 
-  it('equal the live status and catalog', async () => {
+  it('equal the live status, catalog, places of answer and fidelity', async () => {
     const { generated_at: _, ...status } = await (await get('/api/v1/status')).json<Record<string, unknown>>();
     const { generated_at: __, ...liveStatus } = await (await get('/api/v1/status', { headers: token })).json<Record<string, unknown>>();
     expect(status).toEqual(liveStatus);
-    const targets = await (await get('/api/v1/targets')).json<{ targets: Array<{ samples: number }> }>();
-    expect(targets.targets.some((t) => t.samples > 0)).toBe(true);
-    const from = lastHour - 24 * HOUR;
-    expect(targets).toEqual(await (await get(`/api/v1/targets?from=${from}`, { headers: token })).json());
-    const regionsView = await (await get('/api/v1/regions')).json<{ window: { from: string; to: string } }>();
-    const liveRegions = await (
-      await get(`/api/v1/regions?from=${from}&to=${Date.parse(regionsView.window.to)}`, { headers: token })
-    ).json();
-    expect(regionsView).toEqual(liveRegions);
+    const hours = `from=${lastHour - 24 * HOUR}&to=${lastHour}`;
+    const targets = await (await get('/api/v1/targets')).json<{ targets: Array<{ id: string; samples: number }> }>();
+    // Every sample of the 24 whole hours: the ticks of the two hours before the last.
+    const stored = await env.DB.prepare('SELECT target, COUNT(*) AS n FROM samples WHERE tick_id >= ? AND tick_id < ? GROUP BY target')
+      .bind(lastHour - 24 * HOUR, lastHour)
+      .all<{ target: string; n: number }>();
+    expect(stored.results.length).toBeGreaterThan(0);
+    for (const row of stored.results) expect(targets.targets.find((t) => t.id === row.target)?.samples, row.target).toBe(row.n);
+    expect(targets).toEqual(await (await get(`/api/v1/targets?source=rollups&${hours}`, { headers: token })).json());
+    const regionsView = await (await get('/api/v1/regions')).json<{
+      regions: Array<{ samples: number; colos: Array<{ samples: number }> }>;
+    }>();
+    expect(regionsView).toEqual(await (await get(`/api/v1/regions?source=rollups&${hours}`, { headers: token })).json());
+    for (const r of regionsView.regions) expect(r.colos.reduce((n, c) => n + c.samples, 0)).toBe(r.samples);
+    for (const route of ['served-by', 'fidelity']) {
+      const view = await (await get(`/api/v1/${route}`)).json<{ rows: Array<{ region: string }> }>();
+      expect(view.rows.length, route).toBeGreaterThan(0);
+      expect(view, route).toEqual(await (await get(`/api/v1/${route}?${hours}`, { headers: token })).json());
+      const apac = await (await get(`/api/v1/${route}?region=apac`)).json<typeof view>();
+      expect(apac.rows, route).toEqual(view.rows.filter((r) => r.region === 'apac'));
+    }
+    // Where each was answered: the reference endpoint names no place; its TTFT median is that of the successes.
+    const served = await (await get('/api/v1/served-by?region=weur&target=ref-chat')).json<{
+      rows: Array<{ places: Array<{ place: string | null; samples: number; ttft_p50: number | null }> }>;
+    }>();
+    const ttft = await env.DB.prepare(
+      "SELECT ttft_ms FROM samples WHERE region = 'weur' AND target = 'ref-chat' AND error IS NULL AND tick_id >= ? AND tick_id < ? ORDER BY ttft_ms",
+    )
+      .bind(lastHour - 24 * HOUR, lastHour)
+      .all<{ ttft_ms: number }>();
+    const values = ttft.results.map((r) => r.ttft_ms);
+    const median = values.length % 2 ? values[(values.length - 1) / 2] : (values[values.length / 2 - 1] + values[values.length / 2]) / 2;
+    expect(served.rows[0].places).toEqual([{ place: null, source: null, samples: 3, ttft_p50: median }]);
+  });
+
+  it('are built by the marks their data owners set: only the parts marked', async () => {
+    const views = env.PUBLIC_VIEWS.getByName('global');
+    await views.markDirty(['status']);
+    expect(await views.dirtyParts()).toContain('status');
+    const before = (await views.manifest()).parts;
+    // The alarm a mark sets (in the tests, the tests set it: VIEW_BUILDS is on-demand).
+    await runInDurableObject(views, (_, state) => state.storage.setAlarm(Date.now() + 60_000));
+    expect(await runDurableObjectAlarm(views)).toBe(true);
+    const after = (await views.manifest()).parts;
+    expect(after.status.built_at).toBeGreaterThan(before.status.built_at!);
+    expect(after.percentiles.built_at).toBe(before.percentiles.built_at);
+    expect(await views.dirtyParts()).not.toContain('status');
   });
 
   it('leave what they do not hold to the live path', async () => {

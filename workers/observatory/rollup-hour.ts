@@ -1,6 +1,7 @@
 /**
  * Writes one region's rollup of one hour from the hour's samples in D1, and moves the running
- * totals by the difference from the hour's previous rows, in one transaction. The same samples give
+ * totals by the difference from the hour's previous rows, in one transaction (with the hour's paired blocks,
+ * prompt-cache blocks and place records, from the same samples). The same samples give
  * the same rows, so a retried tick or a second rollup never counts twice.
  */
 import { DAY_MS, applyToTotals, mergeByGroup, rollUp } from '../../shared/rollup/rollup.ts';
@@ -10,6 +11,8 @@ import { upsertProfileStatements } from './db/profiles.ts';
 import { upsertPairedHourStatements } from './db/paired.ts';
 import { upsertCacheHourStatements } from './db/cache.ts';
 import { cacheHours } from '../../shared/rollup/cache-hours.ts';
+import { hourPlaces } from '../../shared/rollup/hour-places.ts';
+import { upsertPlacesStatements } from './db/places.ts';
 import { rollupsIn, rollupsOfRegionHour, rollupTotals, samplesOfHour, upsertDailyRollups, upsertRollups } from './db/rollups.ts';
 
 export async function rollUpHour(db: D1Database, region: string, hour: number): Promise<void> {
@@ -21,6 +24,7 @@ export async function rollUpHour(db: D1Database, region: string, hour: number): 
   await upsertRollups(db, fresh, totals, [
     ...upsertPairedHourStatements(db, pairedHours(samples)),
     ...upsertCacheHourStatements(db, cacheHours(samples)),
+    ...upsertPlacesStatements(db, hourPlaces(samples, hour)),
   ]);
 }
 

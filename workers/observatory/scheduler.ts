@@ -6,6 +6,7 @@
 import { getCapacity, getConfig, tickJobs } from './config.ts';
 import { archiveFinalRollups, archiveSampleTables, deleteArchivedRollups } from './archive-run.ts';
 import { deleteDerivedBefore } from './db/rollups.ts';
+import { deletePlacesBefore } from './db/places.ts';
 import { deleteIncidentsBefore } from './db/status.ts';
 import { DAY_MS, MINUTE_MS } from '../../shared/time.ts';
 import { tickSlice } from '../../shared/config/schedule.ts';
@@ -90,8 +91,10 @@ export async function applyRetention(env: Env, tickId: number): Promise<{ sample
   const archived = await archiveSampleTables(env, tickId, cut, true);
   await archiveFinalRollups(env, tickId, cut);
   const rollupCut = tickId - rollupRetentionDays * DAY_MS;
+  // The hours' place records go with the raw samples they summarise (a catalog or fidelity window is days, not months).
+  const places = await deletePlacesBefore(env.DB, cut);
   return {
-    samples: archived.reduce((n, r) => n + r.deleted, 0),
+    samples: archived.reduce((n, r) => n + r.deleted, 0) + places,
     rollups: (await deleteArchivedRollups(env, rollupCut)) + (await deleteDerivedBefore(env.DB, rollupCut)),
     // Resolved incidents are kept as long as rollups (their history page and feed).
     incidents: await deleteIncidentsBefore(env.DB, tickId - rollupRetentionDays * DAY_MS),

@@ -27,6 +27,7 @@ import { statusRoutes } from './status.ts';
 import { tickRoutes } from './ticks.ts';
 import { vendorIncidentRoutes } from './vendor-incidents.ts';
 import { viewRoutes } from './views.ts';
+import { placeRoutes } from './places.ts';
 import { serveViews } from '../views/serve-view.ts';
 
 const app = new Hono<ReaderEnv>();
@@ -62,6 +63,7 @@ for (const path of ['/api/v1/*', '/metrics']) {
 
 app.route('/', healthRoutes);
 app.route('/', catalogRoutes);
+app.route('/', placeRoutes);
 app.route('/', sampleRoutes);
 app.route('/', percentileRoutes);
 app.route('/', rollupRoutes);

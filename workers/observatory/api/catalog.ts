@@ -1,78 +1,146 @@
-/** What is probed, and from where: GET /api/v1/regions and /api/v1/targets, with what each has sampled. */
+/**
+ * What is probed, and from where: GET /api/v1/regions and /api/v1/targets, with what each has sampled, from the
+ * raw samples (`source=raw`, the default for a window of `from`/`to`: every sample from `from` on) or from the
+ * hours' place records (`source=rollups`: whole hours, a row a pair and hour, what the catalog views hold).
+ */
 import type { RegionInfo, TargetInfo } from '../../../shared/api-types.ts';
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { toCsv } from '../../../shared/csv.ts';
+import { mergeColos, type HourPlaces } from '../../../shared/rollup/hour-places.ts';
+import { HOUR_MS } from '../../../shared/time.ts';
 import { getConfig } from '../config.ts';
+import { placesIn } from '../db/places.ts';
 import { colosByRegion, lastSampleByTarget } from '../db/samples.ts';
-import { boundRaw, csvResponse, WINDOW_PARAMS } from './filters.ts';
-import type { ReaderEnv } from './public-reads.ts';
-import { onlyKnown, parseWindow } from './query.ts';
+import { ApiError } from './errors.ts';
+import { ANON_HOURLY_MS, boundRaw, csvResponse, WINDOW_PARAMS } from './filters.ts';
+import { requireTokenFor, type ReaderEnv } from './public-reads.ts';
+import { onlyKnown, parseChoice, parseWindow, type Window } from './query.ts';
+import { ANON_LIMITS } from '../../../shared/config/read-limits.ts';
 
 export const catalogRoutes = new Hono<ReaderEnv>();
 
-catalogRoutes.get('/api/v1/regions', async (c) => {
+const iso = (t: number) => new Date(t).toISOString();
+
+/** The whole hours [from, to) of a window. */
+export function wholeHours(w: Window): Window {
+  const from = Math.ceil(w.from / HOUR_MS) * HOUR_MS;
+  return { from, to: Math.max(from, Math.floor(w.to / HOUR_MS) * HOUR_MS) };
+}
+
+/** The window and source of a catalog request; the place records of its whole hours when it asks for them. */
+async function catalogSource(c: Context<ReaderEnv>, what: string) {
   const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, [...WINDOW_PARAMS, 'format']);
+  onlyKnown(q, [...WINDOW_PARAMS, 'source', 'format']);
   const now = Date.now();
   const w = parseWindow(q, now);
-  // Every sample from `from` on is read, whatever `to` says.
-  boundRaw(c, Math.max(w.to, now) - w.from, 'regions');
-  const { regions } = await regionsDocument(c.env.DB, w.from, w.to);
+  const source = parseChoice(q, 'source', ['raw', 'rollups'] as const, 'raw');
+  if (source === 'raw') {
+    // Every sample from `from` on is read, whatever `to` says.
+    boundRaw(c, Math.max(w.to, now) - w.from, what);
+    return { q, source, window: w, places: null };
+  }
+  const hours = wholeHours(w);
+  if (hours.to - hours.from > ANON_HOURLY_MS) requireTokenFor(c, `${what} over more than ${ANON_LIMITS.hourlyWindowDays} days of hours`);
+  if (hours.from >= hours.to) throw new ApiError(400, 'bad_request', 'source=rollups answers whole hours: the window holds none');
+  return { q, source, window: hours, places: await placesIn(c.env.DB, hours) };
+}
+
+catalogRoutes.get('/api/v1/regions', async (c) => {
+  const { q, source, window, places } = await catalogSource(c, 'regions');
+  const doc = places ? regionsFromPlaces(places, window) : await regionsDocument(c.env.DB, window.from, window.to);
   if (q.get('format') === 'csv')
     return csvResponse(
-      toCsv(regions.map(({ colos: list, ...r }) => ({ ...r, colos: list.map((x) => x.colo ?? 'unknown').join(' ') }))),
+      toCsv(doc.regions.map(({ colos: list, ...r }) => ({ ...r, colos: list.map((x) => x.colo ?? 'unknown').join(' ') }))),
       'regions.csv',
     );
-  return c.json({ window: { from: new Date(w.from).toISOString(), to: new Date(w.to).toISOString() }, regions });
+  return c.json({ ...doc, source });
 });
 
-/** Every configured region with what it has sampled from `from` on (the live route's answer, and the catalog view's). */
+catalogRoutes.get('/api/v1/targets', async (c) => {
+  const { q, source, window, places } = await catalogSource(c, 'targets');
+  const doc = places
+    ? targetsFromPlaces(places, window, c.env.REFERENCE_URL)
+    : await targetsDocument(c.env.DB, c.env.REFERENCE_URL, window.from, window.to);
+  if (q.get('format') === 'csv') return csvResponse(toCsv(doc.targets), 'targets.csv');
+  return c.json({ ...doc, source });
+});
+
+const regionOf = (code: string, samples: number, last: number | null, colos: RegionInfo['colos']): RegionInfo => {
+  const r = getConfig().regions.find((x) => x.code === code)!;
+  return {
+    code: r.code,
+    label: r.label,
+    location_hint: r.locationHint,
+    samples,
+    last_sample_at: last === null ? null : iso(last),
+    colos,
+  };
+};
+
+/** Every configured region with what it has sampled from `from` on, from the raw samples. */
 export async function regionsDocument(db: D1Database, from: number, to: number) {
   const colos = await colosByRegion(db, from);
   const regions = getConfig().regions.map((r) => {
     const seen = colos.filter((x) => x.region === r.code);
-    return {
-      code: r.code,
-      label: r.label,
-      location_hint: r.locationHint,
-      samples: seen.reduce((n, x) => n + x.samples, 0),
-      last_sample_at: seen.length ? new Date(Math.max(...seen.map((x) => x.last_started_at))).toISOString() : null,
-      colos: seen.map((x) => ({ colo: x.colo, samples: x.samples, outside_region: x.outside })),
-    } satisfies RegionInfo;
+    return regionOf(
+      r.code,
+      seen.reduce((n, x) => n + x.samples, 0),
+      seen.length ? Math.max(...seen.map((x) => x.last_started_at)) : null,
+      seen.map((x) => ({ colo: x.colo, samples: x.samples, outside_region: x.outside })),
+    );
   });
-  return { window: { from: new Date(from).toISOString(), to: new Date(to).toISOString() }, regions };
+  return { window: { from: iso(from), to: iso(to) }, regions };
 }
 
-catalogRoutes.get('/api/v1/targets', async (c) => {
-  const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, [...WINDOW_PARAMS, 'format']);
-  const now = Date.now();
-  const w = parseWindow(q, now);
-  boundRaw(c, Math.max(w.to, now) - w.from, 'targets');
-  const { targets } = await targetsDocument(c.env.DB, c.env.REFERENCE_URL, w.from);
-  if (q.get('format') === 'csv') return csvResponse(toCsv(targets), 'targets.csv');
-  return c.json({ targets });
-});
+/** The same from the place records of whole hours (the catalog view's answer). */
+export function regionsFromPlaces(places: readonly HourPlaces[], w: Window) {
+  const regions = getConfig().regions.map((r) => {
+    const mine = places.filter((p) => p.region === r.code);
+    return regionOf(
+      r.code,
+      mine.reduce((n, p) => n + p.samples, 0),
+      mine.length ? Math.max(...mine.map((p) => p.last_started_at)) : null,
+      mergeColos(mine).map(([colo, samples, outside]) => ({ colo, samples, outside_region: outside })),
+    );
+  });
+  return { window: { from: iso(w.from), to: iso(w.to) }, regions };
+}
 
-/** Every configured target with what it has sampled from `from` on (the live route's answer, and the catalog view's). */
-export async function targetsDocument(db: D1Database, referenceUrl: string, from: number) {
+const targetOf = (t: ReturnType<typeof getConfig>['targets'][number], referenceUrl: string, samples: number, last: number | null) =>
+  ({
+    id: t.id,
+    label: t.label,
+    provider: t.provider,
+    api: t.api,
+    model: t.model,
+    endpoint_host: new URL(t.url.replace('{REFERENCE_URL}', referenceUrl)).host,
+    reference: t.reference === true,
+    prompt_cache: t.promptCache === true,
+    regions: t.regions ?? getConfig().regions.map((r) => r.code),
+    samples,
+    last_sample_at: last === null ? null : iso(last),
+  }) satisfies TargetInfo;
+
+/** Every configured target with what it has sampled from `from` on, from the raw samples. */
+export async function targetsDocument(db: D1Database, referenceUrl: string, from: number, to: number) {
   const seen = await lastSampleByTarget(db, from);
   const targets = getConfig().targets.map((t) => {
     const s = seen.find((x) => x.target === t.id);
-    const host = new URL(t.url.replace('{REFERENCE_URL}', referenceUrl)).host;
-    return {
-      id: t.id,
-      label: t.label,
-      provider: t.provider,
-      api: t.api,
-      model: t.model,
-      endpoint_host: host,
-      reference: t.reference === true,
-      prompt_cache: t.promptCache === true,
-      regions: t.regions ?? getConfig().regions.map((r) => r.code),
-      samples: s?.samples ?? 0,
-      last_sample_at: s ? new Date(s.last_started_at).toISOString() : null,
-    } satisfies TargetInfo;
+    return targetOf(t, referenceUrl, s?.samples ?? 0, s ? s.last_started_at : null);
   });
-  return { targets };
+  return { window: { from: iso(from), to: iso(to) }, targets };
+}
+
+/** The same from the place records of whole hours (the catalog view's answer). */
+export function targetsFromPlaces(places: readonly HourPlaces[], w: Window, referenceUrl: string) {
+  const targets = getConfig().targets.map((t) => {
+    const mine = places.filter((p) => p.target === t.id);
+    return targetOf(
+      t,
+      referenceUrl,
+      mine.reduce((n, p) => n + p.samples, 0),
+      mine.length ? Math.max(...mine.map((p) => p.last_started_at)) : null,
+    );
+  });
+  return { window: { from: iso(w.from), to: iso(w.to) }, targets };
 }

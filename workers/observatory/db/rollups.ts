@@ -5,6 +5,7 @@ import { deletePairedHoursBefore, PAIRED_TABLE_SHAPE } from './paired.ts';
 import { CACHE_TABLE_SHAPE, deleteCacheHoursBefore } from './cache.ts';
 import { deleteHistoryBefore, deleteMaintenanceBefore, STATUS_HISTORY_SHAPES } from './status-history.ts';
 import { deleteProfilesBefore, PROFILE_TABLE_SHAPE } from './profiles.ts';
+import { PLACES_TABLE_SHAPE } from './places.ts';
 import {
   DAY_MS,
   HOUR_MS,
@@ -17,6 +18,7 @@ import {
 import { blobBytes, bodyValues, fromRollupRow } from './rollup-row.ts';
 import type { StoredFigureRow } from '../../../shared/rollup/percentiles.ts';
 import type { CacheSample } from '../../../shared/rollup/cache-hours.ts';
+import type { PlaceSample } from '../../../shared/rollup/hour-places.ts';
 
 const SAMPLE_COLUMNS_READ = [
   'tick_id',
@@ -31,6 +33,14 @@ const SAMPLE_COLUMNS_READ = [
   // The prompt-cache blocks' (shared/rollup/cache-hours.ts), read with the rest.
   'cache_pass',
   'cached_tokens',
+  // The place records' (shared/rollup/hour-places.ts).
+  'started_at',
+  'colo',
+  'colo_outside_region',
+  'served_by',
+  'served_by_source',
+  'split_note',
+  'rtt_ms',
 ];
 const ROLLUP_COLUMNS = [
   'hour',
@@ -75,6 +85,7 @@ export const ROLLUP_TABLE_SHAPES = {
   cache_hours: CACHE_TABLE_SHAPE,
   ...STATUS_HISTORY_SHAPES,
   hour_profiles: PROFILE_TABLE_SHAPE,
+  hour_places: PLACES_TABLE_SHAPE,
 } as const;
 
 /** A rollup table: hourly rows, or daily rows merged from them. */
@@ -85,11 +96,15 @@ const TABLES = {
 } as const;
 
 /** The samples of one region's hour, as a rollup reads them (a few columns of tens of rows). */
-export async function samplesOfHour(db: D1Database, region: string, hour: number): Promise<Array<RollupSample & CacheSample>> {
+export async function samplesOfHour(
+  db: D1Database,
+  region: string,
+  hour: number,
+): Promise<Array<RollupSample & CacheSample & PlaceSample>> {
   const { results } = await db
     .prepare(`SELECT ${SAMPLE_COLUMNS_READ.join(', ')} FROM samples WHERE tick_id >= ? AND tick_id < ? AND region = ?`)
     .bind(hour, hour + HOUR_MS, region)
-    .all<RollupSample & CacheSample>();
+    .all<RollupSample & CacheSample & PlaceSample>();
   return results;
 }
 

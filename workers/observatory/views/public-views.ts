@@ -39,14 +39,26 @@ export class PublicViews extends DurableObject<Env> {
     });
   }
 
-  /** The parts whose data changed; built SETTLE_MS from now (or sooner, when an alarm is set already). */
+  /**
+   * The parts whose data changed; built SETTLE_MS from now (or sooner, when an alarm is set already). With
+   * VIEW_BUILDS "on-demand" (the Workers tests, which build when they choose) they are only marked.
+   */
   async markDirty(parts: readonly ViewPartName[]): Promise<void> {
     const sql = this.ctx.storage.sql;
     for (const part of new Set(parts))
       sql.exec('INSERT INTO dirty (part, marks) VALUES (?, 1) ON CONFLICT DO UPDATE SET marks = marks + 1', part);
+    if ((this.env as { VIEW_BUILDS?: string }).VIEW_BUILDS === 'on-demand') return;
     const at = Date.now() + SETTLE_MS;
     const current = await this.ctx.storage.getAlarm();
     if (current === null || current > at) await this.ctx.storage.setAlarm(at);
+  }
+
+  /** The parts marked and not yet built. */
+  async dirtyParts(): Promise<string[]> {
+    return this.ctx.storage.sql
+      .exec<Row>('SELECT part FROM dirty ORDER BY part')
+      .toArray()
+      .map((r) => String(r.part));
   }
 
   /** Builds these parts (every part when none is named) now; what the admin route and the demo ask for. */

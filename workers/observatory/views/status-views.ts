@@ -1,20 +1,36 @@
 /**
  * The views of what changes every tick: GET /api/v1/status (the status keeper's verdict now), GET /api/v1/health
- * (each region's duties, the keeper's notifications, how old each view is), and the catalog of regions and
- * targets with what each sampled over the last 24 whole hours (GET /api/v1/regions and /api/v1/targets).
+ * (each region's duties, the keeper's notifications, how old each view is); and, rebuilt with each rolled-up hour,
+ * the catalog of regions and targets, where each was answered and how its timing claims held, over the last 24
+ * whole hours (GET /api/v1/regions, /targets, /served-by and /fidelity, from one read of the hours' place records).
  */
 import { DAY_MS, HOUR_MS } from '../../../shared/time.ts';
 import { healthDocument } from '../api/health.ts';
-import { regionsDocument, targetsDocument } from '../api/catalog.ts';
+import { regionsFromPlaces, targetsFromPlaces } from '../api/catalog.ts';
+import { pairLists } from '../api/filters.ts';
+import { fidelityDocument, servedByDocument } from '../api/places.ts';
+import { placesIn } from '../db/places.ts';
 import { statusDocument } from '../api/status.ts';
 import type { ViewAges } from './manifest.ts';
-import { onlyParams, type ViewPart } from './view-part.ts';
+import { onlyParams, pairFilter, type ViewMatcher, type ViewPart } from './view-part.ts';
 
 /** A view answered whole, for a request that names no parameter (or only format=json). */
 const whole = (view: string) => (q: URLSearchParams) => (onlyParams(q, ['format']) ? { view } : null);
-/** The catalog's window: the 24 hours before the last whole hour, as a request `window=24h` asks (its default). */
-const catalog = (view: string) => (q: URLSearchParams) =>
-  onlyParams(q, ['window', 'format']) && (q.get('window') ?? '24h') === '24h' ? { view } : null;
+/** The catalog's window: the 24 whole hours before the last one, as a request `window=24h` asks (its default). */
+const catalog =
+  (view: string): ViewMatcher =>
+  (q) =>
+    onlyParams(q, ['window', 'source', 'format']) && (q.get('window') ?? '24h') === '24h' && (q.get('source') ?? 'rollups') === 'rollups'
+      ? { view }
+      : null;
+/** The same for a route of region × target × variant rows, narrowed by them. */
+const PAIR_ROWS = { field: 'rows', keys: ['region', 'target', 'prompt_variant'] };
+const pairRows =
+  (view: string): ViewMatcher =>
+  (q) =>
+    onlyParams(q, ['window', 'region', 'target', 'variant', 'format']) && (q.get('window') ?? '24h') === '24h'
+      ? { view, filter: pairFilter(PAIR_ROWS, pairLists(q)) }
+      : null;
 
 export const statusViews: ViewPart = {
   name: 'status',
@@ -27,12 +43,21 @@ export const statusViews: ViewPart = {
 
 export const catalogViews: ViewPart = {
   name: 'catalog',
-  routes: { '/api/v1/regions': catalog('regions'), '/api/v1/targets': catalog('targets') },
+  routes: {
+    '/api/v1/regions': catalog('regions'),
+    '/api/v1/targets': catalog('targets'),
+    '/api/v1/served-by': pairRows('served-by'),
+    '/api/v1/fidelity': pairRows('fidelity'),
+  },
   async build({ env, db, now }) {
-    const from = Math.floor(now / HOUR_MS) * HOUR_MS - DAY_MS;
+    const to = Math.floor(now / HOUR_MS) * HOUR_MS;
+    const window = { from: to - DAY_MS, to };
+    const places = await placesIn(db, window);
     return [
-      { name: 'regions', doc: await regionsDocument(db, from, now) },
-      { name: 'targets', doc: await targetsDocument(db, env.REFERENCE_URL, from) },
+      { name: 'regions', doc: { ...regionsFromPlaces(places, window), source: 'rollups' } },
+      { name: 'targets', doc: { ...targetsFromPlaces(places, window, env.REFERENCE_URL), source: 'rollups' } },
+      { name: 'served-by', doc: servedByDocument(places, window), list: PAIR_ROWS },
+      { name: 'fidelity', doc: fidelityDocument(places, window), list: PAIR_ROWS },
     ];
   },
 };
