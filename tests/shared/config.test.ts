@@ -261,8 +261,11 @@ describe('capacity', () => {
     // 4 rows per sample; per hourly rollup (3 × 5 a hour) its row and its running total, then the row's retention
     // delete; per day a daily row per pair and its delete; per region (one variant, five targets) and hour the paired
     // comparisons' row and its delete.
-    // And a time profile row per pair and day, and its delete; per pair and hour the status history's hour and day rows, and their deletes.
-    expect(c.d1RowsWrittenPerDay).toBe(3 * 5 * 288 * 4 + 3 * 5 * 24 * 3 + 3 * 5 * 2 + 3 * 24 * 2 + 3 * 5 * 2 + 3 * 5 * 24 * 4);
+    // And a time profile row per pair and day, and its delete; per pair and hour the status history's hour and day rows, and their deletes,
+    // and the hour's place record and its delete.
+    expect(c.d1RowsWrittenPerDay).toBe(
+      3 * 5 * 288 * 4 + 3 * 5 * 24 * 3 + 3 * 5 * 2 + 3 * 24 * 2 + 3 * 5 * 2 + 3 * 5 * 24 * 4 + 3 * 5 * 24 * 2,
+    );
     // Each region's hourly rollup reads the hour's samples of all 3 regions, and per pair its previous row and total;
     // each region's day reads the day's hourly rows of all regions, and 3 per pair replacing its row; the retention mark hourly.
     expect(c.d1RowsRead.rollups).toBe(3 * 3 * 5 * 288 + 3 * 5 * 24 * 2 + 3 * 3 * 5 * 24 + 3 * 5 * 3 + 3 * 24);

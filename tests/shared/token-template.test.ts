@@ -96,6 +96,26 @@ describe('the token template', () => {
       expectSameReading(s.api, events, 'tricky tokens');
     });
 
+    it(`${s.api}: an escape or a control character JSON does not allow is a protocol error, as the full parse says`, () => {
+      // A token in the fast path's reach (the first events, learning their shape) and one in the template's.
+      const tokenAt = (e: string) => /"(?:text|content|delta)":"[^"\\]+"/.exec(e);
+      const events = s.events();
+      const first = events.findIndex((e) => tokenAt(e) !== null);
+      const later = events.findIndex((e, i) => i >= 40 && tokenAt(e) !== null);
+      expect(first).toBeGreaterThanOrEqual(0);
+      expect(later).toBeGreaterThan(first);
+      for (const bad of ['a\\x', 'b\\u12G4', 'c\\u12', 'tab\there', 'nul\u0000']) {
+        for (const at of [first, later]) {
+          const changed = events.map((e, i) => (i === at ? e.replace(/("(?:text|content|delta)":)"[^"\\]+"/, `$1"${bad}"`) : e));
+          const reads = cut(changed, 0);
+          const fast = read(s.api, reads, true);
+          const label = `${JSON.stringify(bad)} at event ${at}`;
+          expect(fast, label).toEqual(read(s.api, reads, false));
+          expect(fast.state.protocolError, label).toMatch(/unparsable/);
+        }
+      }
+    });
+
     it(`${s.api}: a raw line break inside a value goes the long way`, () => {
       for (const brk of ['\n', '\r', '\r\n']) {
         const events = s.events().map((e, i) => (i === 40 ? e.replace('" fox"', `" f${brk}ox"`) : e));

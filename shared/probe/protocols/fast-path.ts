@@ -36,7 +36,11 @@ export function wholeObject(data: string): boolean {
   return data.charCodeAt(end) === RBRACE && count(data, '{') === count(data, '}');
 }
 
-/** Index of the quote that closes the JSON string whose opening quote is at `open`, or -1. */
+/**
+ * Index of the quote that closes the JSON string whose opening quote is at `open`, or -1, also when the string
+ * holds what JSON does not allow (a control character, an unknown escape, a \u without four hex digits): the full
+ * parse then says the event is unparsable, as it must.
+ */
 export function stringEnd(data: string, open: number): number {
   let i = open;
   for (;;) {
@@ -44,8 +48,40 @@ export function stringEnd(data: string, open: number): number {
     if (i === -1) return -1;
     let backslashes = 0;
     for (let j = i - 1; data.charCodeAt(j) === BACKSLASH; j--) backslashes++;
-    if ((backslashes & 1) === 0) return i;
+    if ((backslashes & 1) === 0) return validJsonText(data, open + 1, i) ? i : -1;
   }
+}
+
+/** The characters a JSON escape may name after its backslash (besides `u` and its four hex digits). */
+const ESCAPED = new Set([34, 92, 47, 98, 102, 110, 114, 116]); // " \ / b f n r t
+const SPACE = 32;
+const U = 117;
+
+const isHex = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
+
+/**
+ * Whether data[from, to) is valid JSON string text: no control character, and each escape one JSON has. One
+ * pass over a token's few characters; `to` is the index of the closing quote.
+ */
+export function validJsonText(data: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = data.charCodeAt(i);
+    if (c < SPACE) return false;
+    if (c !== BACKSLASH) continue;
+    const e = data.charCodeAt(++i);
+    if (e === U) {
+      if (
+        i + 4 >= to + 1 ||
+        !isHex(data.charCodeAt(i + 1)) ||
+        !isHex(data.charCodeAt(i + 2)) ||
+        !isHex(data.charCodeAt(i + 3)) ||
+        !isHex(data.charCodeAt(i + 4))
+      )
+        return false;
+      i += 4;
+    } else if (!ESCAPED.has(e)) return false;
+  }
+  return true;
 }
 
 /** Index of the opening quote of the string value right after `pattern` (which ends with that quote), or -1. */

@@ -17,6 +17,7 @@
  * Bounded: every compare is a slice of a piece's length; a hole is scanned once, up to its end; and
  * the piece before any hole holds a quote, so the quote searches of successive events cannot pile up.
  */
+import { validJsonText } from './fast-path.ts';
 import type { StreamState } from '../stream-state.ts';
 import type { OutputKind } from '../stream-state.ts';
 import { addSlice } from './fast-path.ts';
@@ -53,7 +54,7 @@ function hasAt(text: string, piece: string, pos: number): boolean {
 function tokenEnd(text: string, from: number): number {
   for (let i = from; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === QUOTE) return i;
+    if (c === QUOTE) return validJsonText(text, from, i) ? i : -1;
     if (c < SPACE) return -1;
     if (c === BACKSLASH && (++i >= text.length || text.charCodeAt(i) < SPACE)) return -1;
   }
