@@ -21,6 +21,8 @@ import { configWindows, coveringWindow, MAX_API_WINDOWS, type MaintenanceWindow 
 import type { PeriodState } from '../../shared/status/levels.ts';
 import type { Finding } from '../../shared/status/evaluate.ts';
 import { NotificationOutbox, type OutboxSummary } from './notify/outbox.ts';
+import { SubrequestBudget } from './subrequest-budget.ts';
+import { PLAN_LIMITS } from '../../shared/config/plan-limits.ts';
 
 export { MAX_ATTEMPTS, RETRY_BASE_MS, type DeliveryAttempt } from './notify/outbox.ts';
 import type { PairFinding } from './status-evaluation.ts';
@@ -161,7 +163,8 @@ export class StatusKeeper extends DurableObject<Env> {
     this.queueReminders(now);
     await this.writeIncidents();
     this.historyFailed = !(await this.history.writeEnded(this.env.DB, now));
-    await this.outbox.deliverDue(now);
+    // Each send is one of this alarm's subrequests (the plan's limit); what the budget refuses waits for the next alarm.
+    await this.outbox.deliverDue(now, new SubrequestBudget(PLAN_LIMITS[getConfig().plan].subrequestsPerInvocation));
     this.outbox.prune();
     await this.wake(Date.now());
   }
