@@ -2,13 +2,14 @@
 import { app } from './api/app.ts';
 import { applyRetention, runBursts, runTick, tickIdFor, unreachedRegions } from './scheduler.ts';
 import { getConfig } from './config.ts';
-import { pollVendorStatus } from './vendor-status.ts';
+import { handOverVendorStatus } from './vendor-status-poller.ts';
 import { MINUTE_MS } from '../../shared/time.ts';
 
 export { RegionProber } from './region-prober.ts';
 export { StatusKeeper } from './status-keeper.ts';
 export { BurstRunner } from './burst-runner.ts';
 export { ReadBudget } from './read-budget.ts';
+export { VendorStatusPoller } from './vendor-status-poller.ts';
 
 export default {
   fetch: app.fetch,
@@ -20,7 +21,7 @@ export default {
     }
     const tickId = tickIdFor(controller.scheduledTime);
     ctx.waitUntil(applyRetention(env, tickId));
-    ctx.waitUntil(pollVendorStatus(env, tickId));
+    ctx.waitUntil(handOverVendorStatus(env, tickId));
     // Awaited, not left to waitUntil: the handler ends once every region holds its jobs. A region it did not
     // reach (the handler died first) runs the tick itself once it is overdue (tick-heartbeat.ts).
     const report = await runTick(env, tickId, { fromCron: true });
