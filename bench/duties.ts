@@ -26,6 +26,16 @@ import { webhookSignature } from '../workers/observatory/notify/webhook-signatur
 import { ROLLUP_METRICS, rollupToBase64Json, rollupToJson } from '../shared/rollup/rollup.ts';
 import { COMPARISONS_PER_REQUEST, PERCENTILE_ROW_UNITS, ROLLUP_PAGE_ROWS } from '../shared/config/read-limits.ts';
 import { percentileView, viewRequests } from './view-serving.ts';
+import {
+  parseIncidentsBody,
+  StatuspageTooLargeError,
+  VENDOR_BODY_MAX_BYTES,
+  VENDOR_MAX_LISTED_COMPONENTS,
+  VENDOR_MAX_LISTED_ENTRIES,
+  VENDOR_MAX_LISTED_INCIDENTS,
+  VENDOR_MAX_LISTED_UPDATES,
+} from '../shared/status/statuspage.ts';
+import { craftedIncidentsList, realisticIncidentsList } from '../tests/helpers/statuspage-fixtures.ts';
 
 /** CPU one invocation gets, by where the duty runs. */
 const CPU_MS = {
@@ -183,6 +193,31 @@ const regionDayStored = once(() =>
 const goalView = once(() => percentileView(dailyRows90().map(fromRollupRow), HOUR0 - 90 * DAY, HOUR0));
 const viewAnswers = once(() => viewRequests(goalView(), 'apac', 'target-7'));
 
+/** A vendor's incidents.json body as the poller receives it (at most VENDOR_BODY_MAX_BYTES). */
+const vendorBody = (make: () => unknown) => once(() => new TextEncoder().encode(JSON.stringify(make())));
+/** The poller alarm's reading of a body (vendor-status-poller.ts): decoded, parsed, counted, read; a refusal costs its parse and count. */
+function readVendorBody(body: Uint8Array): number {
+  try {
+    return parseIncidentsBody(body).incidents.length;
+  } catch (e) {
+    if (e instanceof StatuspageTooLargeError) return -1;
+    throw e;
+  }
+}
+const VENDOR_CAPS = { incidents: VENDOR_MAX_LISTED_INCIDENTS, entries: VENDOR_MAX_LISTED_ENTRIES };
+const vendorBodies = {
+  real: vendorBody(() => realisticIncidentsList()),
+  tiny: vendorBody(() => craftedIncidentsList.tinyIncidents(VENDOR_BODY_MAX_BYTES)),
+  updates: vendorBody(() => craftedIncidentsList.manyUpdates(VENDOR_BODY_MAX_BYTES)),
+  components: vendorBody(() => craftedIncidentsList.manyComponents(VENDOR_BODY_MAX_BYTES)),
+  capsUpdates: vendorBody(() =>
+    craftedIncidentsList.underCaps(VENDOR_BODY_MAX_BYTES, { ...VENDOR_CAPS, perList: VENDOR_MAX_LISTED_UPDATES }, 'updates'),
+  ),
+  capsComponents: vendorBody(() =>
+    craftedIncidentsList.underCaps(VENDOR_BODY_MAX_BYTES, { ...VENDOR_CAPS, perList: VENDOR_MAX_LISTED_COMPONENTS }, 'components'),
+  ),
+};
+
 /** `each`: every run is also timed on its own, for the p99 of one answer (what one request costs at worst). */
 const DUTIES: Array<{ name: string; runsIn: RunsIn; run: () => unknown; each?: boolean }> = [
   {
@@ -311,6 +346,42 @@ const DUTIES: Array<{ name: string; runsIn: RunsIn; run: () => unknown; each?: b
     name: 'a signed webhook delivery',
     runsIn: 'Durable Object alarm or request',
     run: () => webhookSignature(KEYS, 'inc-1:opened:hook', HOUR0, message).length,
+  },
+  // The vendor status poller's alarm reading one page's body (vendor-status-poller.ts); the cron only hands it the tick.
+  {
+    // A busy vendor's list as large as real ones run: 50 incidents, 6 updates and 6 components each, 530 KB.
+    name: 'vendor status: a real 530 KB page read',
+    runsIn: 'Durable Object alarm or request',
+    run: () => readVendorBody(vendorBodies.real()),
+  },
+  {
+    // Crafted bodies just under the byte cap, refused by their counts: 19,783 tiny incidents; one incident with
+    // 16,639 updates; one with 55,174 components.
+    name: 'vendor status: 1 MiB of tiny incidents, refused',
+    runsIn: 'Durable Object alarm or request',
+    run: () => readVendorBody(vendorBodies.tiny()),
+  },
+  {
+    name: 'vendor status: 1 MiB of updates, refused',
+    runsIn: 'Durable Object alarm or request',
+    run: () => readVendorBody(vendorBodies.updates()),
+  },
+  {
+    name: 'vendor status: 1 MiB of components, refused',
+    runsIn: 'Durable Object alarm or request',
+    run: () => readVendorBody(vendorBodies.components()),
+  },
+  {
+    // The most a 1 MiB body may list within the count caps and be read: 34 incidents of 500 updates each (17,034 entries),
+    // or 250 incidents of 79 distinct components each (20,000 entries, of which the kept 50 incidents' first names are read).
+    name: 'vendor status: the most within the caps, updates',
+    runsIn: 'Durable Object alarm or request',
+    run: () => readVendorBody(vendorBodies.capsUpdates()),
+  },
+  {
+    name: 'vendor status: the most within the caps, components',
+    runsIn: 'Durable Object alarm or request',
+    run: () => readVendorBody(vendorBodies.capsComponents()),
   },
 ];
 

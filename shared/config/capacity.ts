@@ -399,13 +399,14 @@ export function capacity(config: ObservatoryConfig): Capacity {
     config.regions.length * (HOURS_PER_DAY * DO_ROWS_WRITTEN_PER_REGION_HOUR + DO_ROWS_WRITTEN_PER_REGION_DAY) +
     regionTicksPerDay * (DO_ROWS_WRITTEN_PER_REGION_TICK_STATUS + DO_ROWS_WRITTEN_PER_REGION_TICK_HEARTBEAT) +
     probesPerDay * KEEPER_ROWS_WRITTEN_PER_PAIR +
-    targetVariants * ticksPerDay * KEEPER_ROWS_WRITTEN_PER_TARGET_TICK;
+    targetVariants * ticksPerDay * KEEPER_ROWS_WRITTEN_PER_TARGET_TICK +
+    vendorStatusCosts(config).doRowsWrittenPerDay;
   const bursts = burstCosts(config);
   // Per region and tick: an alarm per probesPerAlarm probes (the last one also rolls up and evaluates), one RPC from the
   // scheduler and one report to the status keeper.
   const perAlarm = probesPerAlarm(config);
   const alarmsPerDay = ticksPerDay * Object.values(probesPerRegionTick).reduce((n, p) => n + Math.max(1, Math.ceil(p / perAlarm)), 0);
-  const doRequestsPerDay = alarmsPerDay + 2 * regionTicksPerDay + bursts.doRequestsPerDay;
+  const doRequestsPerDay = alarmsPerDay + 2 * regionTicksPerDay + bursts.doRequestsPerDay + vendorStatusCosts(config).doRequestsPerDay;
   const doGbSecondsPerDay = probesPerDay * config.probeSecondsEstimate * DO_GB + bursts.doGbSecondsPerDay;
   const tickSeconds = tickProbeSlots * config.probeSecondsEstimate;
 

@@ -18,6 +18,12 @@ export interface PlanLimits {
   workerRequestsPerDay: number;
 }
 
+/**
+ * Connections one invocation may have waiting for their response headers at once, on every plan; a further one
+ * is queued until one of them has its headers (its own timeout running meanwhile).
+ */
+export const OPEN_CONNECTIONS_PER_INVOCATION = 6;
+
 export const PLAN_LIMITS: Record<'free' | 'paid', PlanLimits> = {
   free: {
     hardDailyLimits: true,

@@ -1,7 +1,7 @@
 /** The targets' vendor status pages (`statusPage`): the distinct pages, and their checks in words a user can act on. */
 import type { TargetConfig } from './types.ts';
 
-/** Distinct status pages at most: each is one subrequest of the cron's invocation when it is polled. */
+/** Distinct status pages at most: each is one subrequest of the vendor status poller's alarm when it is polled. */
 export const MAX_STATUS_PAGES = 10;
 
 const VAR = /^\{[A-Z][A-Z0-9_]*\}$/;
@@ -39,6 +39,6 @@ export function statusPageProblems(targets: readonly TargetConfig[]): string[] {
   }
   const pages = statusPagesOf(targets);
   if (pages.length > MAX_STATUS_PAGES)
-    p.push(`${pages.length} distinct statusPage values; at most ${MAX_STATUS_PAGES} (each is polled from the cron's one invocation)`);
+    p.push(`${pages.length} distinct statusPage values; at most ${MAX_STATUS_PAGES} (each is one subrequest of the poller's one alarm)`);
   return p;
 }

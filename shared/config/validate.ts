@@ -22,6 +22,8 @@ export class ConfigError extends Error {
 export const ID_PATTERN = '[a-z0-9][a-z0-9._-]{0,62}';
 const ID = new RegExp(`^${ID_PATTERN}$`);
 const SECRET_NAME = /^[A-Z][A-Z0-9_]{0,63}$/;
+/** The largest prompt a variant may ask for: its request, about 750 KB, fits the reference endpoint's MAX_BODY_BYTES. */
+export const MAX_PROMPT_TOKENS = 200_000;
 const CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'api-key', 'x-goog-api-key', 'proxy-authorization', 'cookie'];
 
 function isInt(v: unknown, min: number, max: number): v is number {
@@ -53,7 +55,8 @@ export function validateConfig(config: ObservatoryConfig): ObservatoryConfig {
   if (variantIds.length === 0) p.push('promptVariants: at least one prompt variant is needed');
   for (const v of config.promptVariants ?? []) {
     if (!ID.test(v.id ?? '')) p.push(`prompt variant "${v.id}": id must be lower-case letters, digits, ".", "_" or "-"`);
-    if (!isInt(v.promptTokens, 1, 200_000)) p.push(`prompt variant "${v.id}": promptTokens must be a whole number from 1 to 200000`);
+    if (!isInt(v.promptTokens, 1, MAX_PROMPT_TOKENS))
+      p.push(`prompt variant "${v.id}": promptTokens must be a whole number from 1 to ${MAX_PROMPT_TOKENS}`);
     if (!isInt(v.maxTokens, 1, 32_768)) p.push(`prompt variant "${v.id}": maxTokens must be a whole number from 1 to 32768`);
   }
   for (const d of duplicates(variantIds)) p.push(`prompt variant "${d}" is listed twice`);
@@ -237,7 +240,7 @@ function promptCacheProblems(config: ObservatoryConfig, variantIds: string[]): s
     cacheIds.push(v.id);
     if (config.promptVariants.some((x) => x.id === warmPassId(v.id) && x.warmPassOf !== v.id))
       p.push(`${where}: its second passes are stored as "${warmPassId(v.id)}", which another prompt variant already is`);
-    if (isInt(v.promptTokens, 1, 200_000) && v.promptTokens < MIN_CACHED_PROMPT_TOKENS)
+    if (isInt(v.promptTokens, 1, MAX_PROMPT_TOKENS) && v.promptTokens < MIN_CACHED_PROMPT_TOKENS)
       p.push(
         `${where}: a prompt-cache variant needs promptTokens of at least ${MIN_CACHED_PROMPT_TOKENS} (providers cache no shorter prefix)`,
       );

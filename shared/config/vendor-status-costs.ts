@@ -16,6 +16,9 @@ export const VENDOR_UPDATES_PER_INCIDENT = 4;
 /** A changed incident: its row and its created_at index entry; with each changed poll, the page's state row. */
 export const VENDOR_ROWS_WRITTEN_PER_CHANGE = 2;
 export const VENDOR_STATE_ROWS_WRITTEN_PER_CHANGE = 1;
+/** Each poll in the poller (workers/observatory/vendor-status-poller.ts): the cron's hand-over and the alarm; the duty kept, its alarm, its removal. */
+export const VENDOR_DO_REQUESTS_PER_POLL = 2;
+export const VENDOR_DO_ROWS_WRITTEN_PER_POLL = 3;
 /** The retention delete of an incident: its row and its index entry. */
 export const VENDOR_ROWS_DELETED_PER_INCIDENT = 2;
 /** Vendor incidents a site build asks for at most (site/src/data/collect.ts), and the days it asks about. */
@@ -39,7 +42,10 @@ export function vendorStatusCosts(config: ObservatoryConfig) {
     // it sets them beside are read again, as few as the build's own incidents request reads).
     siteBuildRequests: pages === 0 ? 0 : 1,
     siteBuildRowsRead: pages === 0 ? 0 : pages + Math.min(SITE_VENDOR_INCIDENTS, pages * SITE_VENDOR_DAYS * VENDOR_INCIDENTS_PER_PAGE_DAY),
-    // One fetch per page from the cron's invocation, when it polls.
-    subrequestsPerCron: pages,
+    doRequestsPerDay: pollsPerDay * VENDOR_DO_REQUESTS_PER_POLL,
+    doRowsWrittenPerDay: pollsPerDay * VENDOR_DO_ROWS_WRITTEN_PER_POLL,
+    // The cron only hands the tick to the poller (one RPC); the poller's alarm fetches each page.
+    subrequestsPerCron: pages === 0 ? 0 : 1,
+    subrequestsPerPollerAlarm: pages,
   };
 }

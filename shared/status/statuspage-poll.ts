@@ -1,14 +1,16 @@
 /**
  * One poll of a vendor's Statuspage: a conditional GET of its incidents list (If-None-Match and
  * If-Modified-Since from the last answer that brought a change), bounded in time (headers and body
- * together) and in bytes (the body is read a chunk at a time and dropped past the cap, never parsed
- * whole first). Every failure is one of a few kinds, in words. `fetch` is a parameter, so this runs
+ * together), in bytes (the body is read a chunk at a time and dropped past the cap, never parsed
+ * whole first) and in counts (statuspage.ts: a list past its cap is refused before any entry is read).
+ * Every failure is one of a few kinds, in words. `fetch` is a parameter, so this runs
  * in workerd, Node and tests alike.
  */
 import { concatBytes } from '../bytes.ts';
 import {
-  parseIncidents,
+  parseIncidentsBody,
   StatuspageFormatError,
+  StatuspageTooLargeError,
   STATUSPAGE_INCIDENTS_PATH,
   VENDOR_BODY_MAX_BYTES,
   VENDOR_POLL_TIMEOUT_MS,
@@ -98,21 +100,16 @@ export async function pollStatuspage(
       if (e instanceof Timeout || timedOut) return failed('timeout', `its body did not arrive within ${seconds}`);
       return failed('unreachable', `its body broke off: ${(e as Error).message}`);
     }
-    let json: unknown;
-    try {
-      json = JSON.parse(new TextDecoder().decode(body));
-    } catch (e) {
-      return failed('malformed', `its body is not JSON (${(e as Error).message})`);
-    }
     try {
       return {
         kind: 'fetched',
-        ...parseIncidents(json),
+        ...parseIncidentsBody(body),
         etag: response.headers.get('etag'),
         lastModified: response.headers.get('last-modified'),
       };
     } catch (e) {
       if (e instanceof StatuspageFormatError) return failed('malformed', e.message);
+      if (e instanceof StatuspageTooLargeError) return failed('too_large', `${e.message}; not read`);
       throw e;
     }
   } finally {

@@ -3,7 +3,8 @@
  * Teams, Google Chat) on loopback: it records each request (path, query, headers, body, the status it
  * answered) and can be told to fail the next n requests with 503, as a receiver that is down: all of
  * them, or only those whose delivery id contains `match` (test files share this receiver). A path with
- * a segment `/status-NNN/` is answered NNN, always (a receiver that refuses, without shared state).
+ * a segment `/status-NNN/` is answered NNN, always (a receiver that refuses, without shared state); one
+ * with a segment `/delay-NNNN/` is answered NNNN ms after it arrived (a slow receiver; recorded on arrival).
  * Under /pagerduty/, /teams/ and /google-chat/ it answers as those services do. Control routes live
  * under /_control/.
  */
@@ -37,15 +38,26 @@ export async function startNotifyReceiver(): Promise<NotifyReceiver> {
   const received: ReceivedNotification[] = [];
   let failNext = 0;
   let failMatch = '';
+  const timers = new Set<NodeJS.Timeout>();
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       const body = Buffer.concat(chunks).toString('utf8');
-      const reply = (status: number, json: unknown) => {
+      const delayMs = Number(/\/delay-(\d+)\//.exec(url.pathname)?.[1] ?? 0);
+      const send = (status: number, json: unknown) => {
+        if (res.destroyed) return;
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(json));
+      };
+      const reply = (status: number, json: unknown) => {
+        if (delayMs === 0) return send(status, json);
+        const t = setTimeout(() => {
+          timers.delete(t);
+          send(status, json);
+        }, delayMs);
+        timers.add(t);
       };
       if (url.pathname === '/_control/received') return reply(200, received);
       if (url.pathname === '/_control/reset') {
@@ -96,6 +108,11 @@ export async function startNotifyReceiver(): Promise<NotifyReceiver> {
   });
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise((r) => server.close(() => r())),
+    close: () =>
+      new Promise((r) => {
+        for (const t of timers) clearTimeout(t);
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

@@ -6,12 +6,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { startStatuspageServer, type StatuspageServer } from '../helpers/statuspage-server.ts';
-import { statuspageIncident } from '../helpers/statuspage-fixtures.ts';
+import { craftedIncidentsList, realisticIncidentsList, statuspageIncident } from '../helpers/statuspage-fixtures.ts';
 import {
   incidentFingerprint,
   parseIncidents,
+  parseIncidentsBody,
   StatuspageFormatError,
+  StatuspageTooLargeError,
+  VENDOR_BODY_MAX_BYTES,
+  VENDOR_COMPONENTS_PER_INCIDENT,
   VENDOR_INCIDENTS_PER_POLL,
+  VENDOR_MAX_LISTED_COMPONENTS,
+  VENDOR_MAX_LISTED_ENTRIES,
+  VENDOR_MAX_LISTED_INCIDENTS,
+  VENDOR_MAX_LISTED_UPDATES,
   VENDOR_TEXT_MAX_CHARS,
   VENDOR_UPDATES_PER_INCIDENT,
 } from '../../shared/status/statuspage.ts';
@@ -104,6 +112,87 @@ describe('a Statuspage incidents list', () => {
     // The first ones (how it was posted) and the last (how it ended).
     expect(i.updates[0].at).toBe(T0);
     expect(i.updates.at(-1)).toEqual({ status: 'resolved', at: T0 + 29 * MIN });
+  });
+
+  it("reads a busy vendor's page as large as real ones run (530 KB): every incident, update and component kept", () => {
+    const body = new TextEncoder().encode(JSON.stringify(realisticIncidentsList()));
+    expect(Math.round(body.byteLength / 1_000)).toBe(530);
+    const { incidents, listed, skipped } = parseIncidentsBody(body);
+    expect([listed, skipped, incidents.length]).toEqual([50, 0, 50]);
+    expect(incidents.every((i) => i.updates.length === 6 && i.components.length === 6)).toBe(true);
+  });
+
+  const bytesOf = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
+  const tooLarge = (v: unknown) => {
+    try {
+      parseIncidentsBody(bytesOf(v));
+    } catch (e) {
+      if (e instanceof StatuspageTooLargeError) return e.message;
+      throw e;
+    }
+    return null;
+  };
+
+  it('refuses the crafted bodies within the byte cap that cost the most to read, by their counts, before reading an entry', () => {
+    const tiny = craftedIncidentsList.tinyIncidents(VENDOR_BODY_MAX_BYTES);
+    const updates = craftedIncidentsList.manyUpdates(VENDOR_BODY_MAX_BYTES);
+    const components = craftedIncidentsList.manyComponents(VENDOR_BODY_MAX_BYTES);
+    for (const body of [tiny, updates, components]) expect(bytesOf(body).byteLength).toBeLessThanOrEqual(VENDOR_BODY_MAX_BYTES);
+    expect(tiny.incidents.length).toBeGreaterThan(15_000);
+    expect(tooLarge(tiny)).toBe(`it lists ${tiny.incidents.length.toLocaleString('en-US')} incidents, over the 250 read at most`);
+    expect(tooLarge(updates)).toMatch(/^its incident #1 lists 1[0-9],\d{3} updates, over the 500 read at most$/);
+    expect(tooLarge(components)).toMatch(/^its incident #1 lists [\d,]+ components, over the 500 read at most$/);
+  });
+
+  it('reads a body at every count cap, and refuses it one entry past any', () => {
+    const incident = (i: number, o: { updates?: number; components?: number; affected?: number } = {}) => ({
+      id: `k${i}`,
+      created_at: iso(T0 + i * MIN),
+      components: Array.from({ length: o.components ?? 0 }, (_, c) => ({ name: `c${c}` })),
+      incident_updates: Array.from({ length: o.updates ?? 0 }, (_, u) => ({
+        status: 'monitoring',
+        display_at: iso(T0 + u * MIN),
+        affected_components: Array.from({ length: o.affected ?? 0 }, (_, c) => ({ name: `a${c}` })),
+      })),
+    });
+    const list = (n: number, o?: Parameters<typeof incident>[1]) => ({ incidents: Array.from({ length: n }, (_, i) => incident(i, o)) });
+    const atCaps: Array<[string, unknown, unknown]> = [
+      ['incidents', list(VENDOR_MAX_LISTED_INCIDENTS), list(VENDOR_MAX_LISTED_INCIDENTS + 1)],
+      ['updates', list(1, { updates: VENDOR_MAX_LISTED_UPDATES }), list(1, { updates: VENDOR_MAX_LISTED_UPDATES + 1 })],
+      ['components', list(1, { components: VENDOR_MAX_LISTED_COMPONENTS }), list(1, { components: VENDOR_MAX_LISTED_COMPONENTS + 1 })],
+      [
+        'affected components',
+        list(1, { updates: 1, affected: VENDOR_MAX_LISTED_COMPONENTS }),
+        list(1, { updates: 1, affected: VENDOR_MAX_LISTED_COMPONENTS + 1 }),
+      ],
+      // All lists together: 40 incidents of 499 updates each is 20,000 entries; one component more passes the cap.
+      [
+        'entries',
+        list(40, { updates: 499 }),
+        { incidents: [...list(39, { updates: 499 }).incidents, incident(39, { updates: 499, components: 1 })] },
+      ],
+    ];
+    for (const [what, at, past] of atCaps) {
+      expect(tooLarge(at), `${what} at the cap`).toBeNull();
+      expect(tooLarge(past), `${what} past the cap`).not.toBeNull();
+    }
+    expect(40 * (1 + 499)).toBe(VENDOR_MAX_LISTED_ENTRIES);
+    expect(tooLarge(atCaps[4][2])).toBe(
+      'its lists hold more than 20,000 entries in all (incidents, updates and components), the most read',
+    );
+  });
+
+  it('reads only the incidents it keeps: a list at the cap costs what its newest VENDOR_INCIDENTS_PER_POLL do', () => {
+    // Every incident with its components' cap of distinct names: only the kept ones' are read, and those only up to the names kept.
+    const body = craftedIncidentsList.underCaps(
+      VENDOR_BODY_MAX_BYTES,
+      { incidents: VENDOR_MAX_LISTED_INCIDENTS, perList: VENDOR_MAX_LISTED_COMPONENTS, entries: VENDOR_MAX_LISTED_ENTRIES },
+      'components',
+    );
+    expect(tooLarge(body)).toBeNull();
+    const { incidents, listed } = parseIncidentsBody(bytesOf(body));
+    expect([listed, incidents.length]).toEqual([VENDOR_MAX_LISTED_INCIDENTS, VENDOR_INCIDENTS_PER_POLL]);
+    expect(incidents.every((i) => i.components.length === VENDOR_COMPONENTS_PER_INCIDENT)).toBe(true);
   });
 
   it('refuses what is not an incidents list', () => {
@@ -209,6 +298,15 @@ describe('one poll of a Statuspage on loopback', () => {
       failure: 'unreachable',
     });
     expect(await poll('empty')).toMatchObject({ kind: 'fetched', listed: 0 });
+  });
+
+  it('names a body past a count cap too_large, not read', async () => {
+    server.set('crafted', { mode: 'incidents', incidents: craftedIncidentsList.tinyIncidents(VENDOR_BODY_MAX_BYTES - 1_024).incidents });
+    expect(await poll('crafted', { timeoutMs: 5_000, maxBytes: VENDOR_BODY_MAX_BYTES })).toMatchObject({
+      kind: 'failed',
+      failure: 'too_large',
+      error: expect.stringMatching(/^it lists [\d,]+ incidents, over the 250 read at most; not read$/),
+    });
   });
 });
 
@@ -336,7 +434,7 @@ describe('statusPage in the configuration', () => {
     ]);
     const many = Array.from({ length: MAX_STATUS_PAGES + 1 }, (_, i) => target(`t${i}`, `https://status${i}.example.com`));
     expect(statusPageProblems(many)).toEqual([
-      `${MAX_STATUS_PAGES + 1} distinct statusPage values; at most ${MAX_STATUS_PAGES} (each is polled from the cron's one invocation)`,
+      `${MAX_STATUS_PAGES + 1} distinct statusPage values; at most ${MAX_STATUS_PAGES} (each is one subrequest of the poller's one alarm)`,
     ]);
   });
 
@@ -347,7 +445,17 @@ describe('statusPage in the configuration', () => {
     // One page polled every 5 minutes: its state row read each poll; a busy vendor's 4 updates a day, each a changed incident
     // (its row and index entry) and the page's state, and the incident's retention delete.
     expect(c).toMatchObject({ pages: 1, pollsPerDay: 288, d1RowsReadPerDay: 288, d1RowsWrittenPerDay: 4 * 3 + 2, siteBuildRequests: 1 });
+    // Each poll is the cron's hand-over to the poller and the poller's alarm (2 requests), and 3 of its storage rows
+    // (the duty kept, its alarm, the duty removed); the cron makes one subrequest, the alarm one a page.
+    expect(c).toMatchObject({
+      doRequestsPerDay: 2 * 288,
+      doRowsWrittenPerDay: 3 * 288,
+      subrequestsPerCron: 1,
+      subrequestsPerPollerAlarm: 1,
+    });
     expect(capacity(withPage).d1RowsWrittenPerDay - capacity(config).d1RowsWrittenPerDay).toBe(c.d1RowsWrittenPerDay);
+    expect(capacity(withPage).doRequestsPerDay - capacity(config).doRequestsPerDay).toBe(c.doRequestsPerDay);
+    expect(capacity(withPage).doRowsWrittenPerDay - capacity(config).doRowsWrittenPerDay).toBe(c.doRowsWrittenPerDay);
     expect(capacity(withPage).siteBuildRequests - capacity(config).siteBuildRequests).toBe(1);
   });
 });

@@ -8,6 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { NotificationOutbox } from '../../workers/observatory/notify/outbox.ts';
+import { SubrequestBudget } from '../../workers/observatory/subrequest-budget.ts';
+import { PLAN_LIMITS } from '../../shared/config/plan-limits.ts';
 import type { NotificationsConfig, NotifyEvent } from '../../shared/status/channels.ts';
 import { expectConsoleErrors } from './console-errors.ts';
 import { ERRORS_FIRED, escalated, opened, resolved, type Step } from '../helpers/incident-fixture.ts';
@@ -41,7 +43,7 @@ async function run(messages: Array<[Step, NotifyEvent, string?]>): Promise<Recor
     const outbox = new NotificationOutbox(state.storage, testEnv, () => notifications);
     outbox.migrate();
     for (const [s, kind, suffix] of messages) outbox.queue(s.incident, s.event, kind, NOW, suffix);
-    await outbox.deliverDue(NOW);
+    await outbox.deliverDue(NOW, new SubrequestBudget(PLAN_LIMITS.free.subrequestsPerInvocation));
     const rows = state.storage.sql
       .exec<{ id: string; state: string; attempts: number }>('SELECT id, state, attempts FROM deliveries')
       .toArray();

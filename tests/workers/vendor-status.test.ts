@@ -1,12 +1,13 @@
 /**
- * Vendor status pages in workerd: the cron polls the Statuspage its targets name (a loopback stand-in,
- * tests/helpers/statuspage-server.ts), stores its incidents in D1 and writes nothing when nothing changed;
- * malformed, huge, slow and failing answers are each a clear error on /api/v1/health, written once, and lose
- * nothing; GET /api/v1/vendor-incidents sets them beside the probes' incidents with the detection lead.
+ * Vendor status pages in workerd: the cron hands each tick's duty to the poller, whose alarm polls the Statuspage
+ * its targets name (a loopback stand-in, tests/helpers/statuspage-server.ts), stores its incidents in D1 and writes
+ * nothing when nothing changed; malformed, huge, over-long, slow and failing answers are each a clear error on
+ * /api/v1/health, written once, and lose nothing; GET /api/v1/vendor-incidents sets them beside the probes'
+ * incidents with the detection lead.
  * The page is `{VENDOR_STATUS_URL}` (test-config.ts): unset in every other test, so inactive there.
  */
 import { describe, expect, it } from 'vitest';
-import { SELF } from 'cloudflare:test';
+import { runDurableObjectAlarm, runInDurableObject, SELF } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { fireCron } from './fire-cron.ts';
 import { drain } from './drain.ts';
@@ -14,15 +15,23 @@ import { expectConsoleErrors } from './console-errors.ts';
 import { config } from './test-config.ts';
 import { meterD1 } from '../../workers/observatory/db/meter.ts';
 import { upsertIncidents } from '../../workers/observatory/db/status.ts';
-import { pollsAt, pollVendorStatus } from '../../workers/observatory/vendor-status.ts';
-import { VENDOR_BODY_MAX_BYTES, VENDOR_INCIDENTS_PER_POLL, VENDOR_POLL_MS } from '../../shared/status/statuspage.ts';
-import { statuspageIncident, type StatuspageFixture, type StatuspageHit } from '../helpers/statuspage-fixtures.ts';
+import { pollsAt, pollVendorStatus, type VendorStatusWork } from '../../workers/observatory/vendor-status.ts';
+import { POLLER_NAME } from '../../workers/observatory/vendor-status-poller.ts';
+import {
+  VENDOR_BODY_MAX_BYTES,
+  VENDOR_INCIDENTS_PER_POLL,
+  VENDOR_MAX_LISTED_INCIDENTS,
+  VENDOR_MAX_LISTED_UPDATES,
+  VENDOR_POLL_MS,
+} from '../../shared/status/statuspage.ts';
+import { craftedIncidentsList, statuspageIncident, type StatuspageFixture, type StatuspageHit } from '../helpers/statuspage-fixtures.ts';
 import { opened, resolved } from '../helpers/incident-fixture.ts';
 import type { VendorIncidentsDoc, VendorPageDoc } from '../../shared/api-types.ts';
 
 const BASE = env.STATUSPAGE_URL;
 const PAGE = '{VENDOR_STATUS_URL}';
 const MIN = 60_000;
+const DAY = 24 * 60 * MIN;
 /** 2026-11-03 12:00 UTC: not the first tick of a day (no retention), on the 5-minute grid. */
 const T = Date.UTC(2026, 10, 3, 12, 0);
 const iso = (t: number) => new Date(t).toISOString();
@@ -68,12 +77,30 @@ const two = (t: number) => [
   statuspageIncident({ id: 'v2', name: 'Slow responses', created: iso(t - 5 * MIN) }),
 ];
 
+const poller = () => env.VENDOR_STATUS_POLLER.getByName(POLLER_NAME);
+/** Runs the poller's alarm until the duty it holds is done (bounded). */
+async function settlePoller(): Promise<void> {
+  for (let i = 0; i < 50 && (await poller().pending()) !== null; i++) {
+    await runDurableObjectAlarm(poller());
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  expect(await poller().pending()).toBeNull();
+}
+
 describe('the vendor status poll', () => {
-  it('runs on the cron for the page the targets name, and stores its incidents', async () => {
+  it('is handed by the cron, which fetches nothing itself, to the poller, whose alarm polls the page and stores its incidents', async () => {
     await clear();
     await serve('wired', { mode: 'incidents', incidents: two(T), etag: '"w1"' });
-    await fireCron(T, { bindings: pointedAt('wired').env });
+    // The cron with a poller that only records what it is handed: the cron's own invocation reads no page.
+    const handed: VendorStatusWork[] = [];
+    const recording = { getByName: () => ({ schedule: async (work: VendorStatusWork) => void handed.push(work) }) };
+    await fireCron(T, { bindings: { ...pointedAt('wired').env, VENDOR_STATUS_POLLER: recording } as unknown as Env });
     await drain(REGIONS);
+    expect(handed).toEqual([{ tickId: T, pages: [{ page: PAGE, url: `${BASE}/wired` }], retention: false, poll: true }]);
+    expect(await hits('wired')).toEqual([]);
+    // The poller's alarm does the duty (the cron's real call is this one).
+    await poller().schedule(handed[0]);
+    await settlePoller();
     expect((await stored()).map((i) => [i.id, i.name, i.status, i.resolved_at])).toEqual([
       ['v1', 'Elevated errors', 'resolved', T - 10 * MIN],
       ['v2', 'Slow responses', 'investigating', null],
@@ -90,10 +117,23 @@ describe('the vendor status poll', () => {
       watched_since: iso(T),
       error: null,
     });
-    // A cron without the variable (every other test's) polls nothing.
+    // A cron without the variable (every other test's) hands nothing over, and nothing is polled.
     await fireCron(T + 5 * MIN);
     await drain(REGIONS);
+    expect(await poller().pending()).toBeNull();
     expect(await hits('wired')).toHaveLength(1);
+  });
+
+  it('keeps the newer of two duties handed over before its alarm, and a retention delete asked for', async () => {
+    const work = (tickId: number, retention: boolean): VendorStatusWork => ({ tickId, pages: [], retention, poll: false });
+    // An alarm far ahead stands for one not yet fired (schedule keeps an alarm already set), so none runs meanwhile.
+    await runInDurableObject(poller(), (_, state: DurableObjectState) => state.storage.setAlarm(Date.now() + DAY));
+    await poller().schedule(work(T - DAY, true));
+    await poller().schedule(work(T, false));
+    await poller().schedule(work(T - 5 * MIN, false));
+    expect(await poller().pending()).toEqual(work(T, true));
+    await runInDurableObject(poller(), (_, state: DurableObjectState) => state.storage.setAlarm(Date.now()));
+    await settlePoller();
   });
 
   it('writes nothing to D1 when nothing changed: a 304 for its ETag, or the same list again', async () => {
@@ -141,6 +181,17 @@ describe('the vendor status poll', () => {
       [{ mode: 'malformed' }, 'malformed', /^its body is not JSON/],
       [{ mode: 'huge', bytes: VENDOR_BODY_MAX_BYTES + 1 }, 'too_large', /passed the 1,048,576 bytes read at most/],
       [{ mode: 'huge', bytes: 50 * 1024 * 1024, declareLength: true }, 'too_large', /52,428,800 bytes, over the 1,048,576/],
+      // Bodies within the byte cap, crafted to cost the most CPU to read: refused by their counts, before any entry is read.
+      [
+        { mode: 'incidents', incidents: craftedIncidentsList.tinyIncidents(VENDOR_BODY_MAX_BYTES - 1_024).incidents },
+        'too_large',
+        new RegExp(`^it lists [\\d,]+ incidents, over the ${VENDOR_MAX_LISTED_INCIDENTS} read at most; not read`),
+      ],
+      [
+        { mode: 'incidents', incidents: craftedIncidentsList.manyUpdates(VENDOR_BODY_MAX_BYTES - 1_024).incidents },
+        'too_large',
+        new RegExp(`^its incident #1 lists [\\d,]+ updates, over the ${VENDOR_MAX_LISTED_UPDATES} read at most; not read`),
+      ],
       [{ mode: 'status', status: 503 }, 'http', /^answered HTTP 503/],
       [{ mode: 'slow-body', delayMs: 10_000, incidents: [] }, 'timeout', /^its body did not arrive within 0.3 s/],
       [{ mode: 'slow-headers', delayMs: 10_000 }, 'timeout', /^no answer within 0.3 s/],

@@ -4,7 +4,7 @@
  * read API wraps each request's namespaces in one, so the anonymous readers' budget counts what they cost in
  * Durable Object requests as well as in D1 rows (api/public-reads.ts).
  */
-export const DO_BINDINGS = ['REGION_PROBER', 'STATUS_KEEPER', 'BURST_RUNNER', 'PUBLIC_VIEWS'] as const;
+export const DO_BINDINGS = ['REGION_PROBER', 'STATUS_KEEPER', 'BURST_RUNNER', 'PUBLIC_VIEWS', 'VENDOR_STATUS_POLLER'] as const;
 
 export interface DoMeter {
   /** The namespaces to use instead of env's, each counting into `requests`. */

@@ -2,7 +2,7 @@
 import { app } from './api/app.ts';
 import { applyRetention, runBursts, runTick, tickIdFor, unreachedRegions } from './scheduler.ts';
 import { getConfig } from './config.ts';
-import { pollVendorStatus } from './vendor-status.ts';
+import { handOverVendorStatus } from './vendor-status-poller.ts';
 import { MINUTE_MS } from '../../shared/time.ts';
 import { markViews } from './views/mark-views.ts';
 
@@ -11,6 +11,7 @@ export { StatusKeeper } from './status-keeper.ts';
 export { BurstRunner } from './burst-runner.ts';
 export { ReadBudget } from './read-budget.ts';
 export { PublicViews } from './views/public-views.ts';
+export { VendorStatusPoller } from './vendor-status-poller.ts';
 
 export default {
   fetch: app.fetch,
@@ -22,7 +23,7 @@ export default {
     }
     const tickId = tickIdFor(controller.scheduledTime);
     ctx.waitUntil(applyRetention(env, tickId));
-    ctx.waitUntil(pollVendorStatus(env, tickId));
+    ctx.waitUntil(handOverVendorStatus(env, tickId));
     // Health's view follows each tick (the regions' queues and duties change with it).
     ctx.waitUntil(markViews(env, ['health']));
     // Awaited, not left to waitUntil: the handler ends once every region holds its jobs. A region it did not

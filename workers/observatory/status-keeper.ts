@@ -22,6 +22,8 @@ import type { PeriodState } from '../../shared/status/levels.ts';
 import type { Finding } from '../../shared/status/evaluate.ts';
 import { NotificationOutbox, type OutboxSummary } from './notify/outbox.ts';
 import { markViews } from './views/mark-views.ts';
+import { SubrequestBudget } from './subrequest-budget.ts';
+import { PLAN_LIMITS } from '../../shared/config/plan-limits.ts';
 
 export { MAX_ATTEMPTS, RETRY_BASE_MS, type DeliveryAttempt } from './notify/outbox.ts';
 import type { PairFinding } from './status-evaluation.ts';
@@ -164,7 +166,8 @@ export class StatusKeeper extends DurableObject<Env> {
     this.queueReminders(now);
     await this.writeIncidents();
     this.historyFailed = !(await this.history.writeEnded(this.env.DB, now));
-    await this.outbox.deliverDue(now);
+    // Each send is one of this alarm's subrequests (the plan's limit); what the budget refuses waits for the next alarm.
+    await this.outbox.deliverDue(now, new SubrequestBudget(PLAN_LIMITS[getConfig().plan].subrequestsPerInvocation));
     this.outbox.prune();
     await this.wake(Date.now());
   }

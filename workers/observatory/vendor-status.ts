@@ -1,7 +1,8 @@
 /**
- * Vendor status pages, polled from the cron's tick: each distinct page the targets name (`statusPage`) at most
- * once every VENDOR_POLL_MS (on the first tick of each such period), bounded (shared/status/statuspage-poll.ts:
- * a timeout, a byte cap, the newest VENDOR_INCIDENTS_PER_POLL incidents) and conditional (the ETag and
+ * Vendor status pages, polled for the cron's tick in the poller's alarm (vendor-status-poller.ts; the cron only
+ * hands it the work, vendorStatusWork): each distinct page the targets name (`statusPage`) at most once every
+ * VENDOR_POLL_MS (on the first tick of each such period), bounded (shared/status/statuspage-poll.ts: a timeout, a
+ * byte cap, count caps, the newest VENDOR_INCIDENTS_PER_POLL incidents) and conditional (the ETag and
  * Last-Modified of the last answer that brought a change). D1 is written only when something changed: an
  * incident's kept fields (by fingerprint), the page's first poll, or its failure (a new one, or its end). A
  * failed poll changes no incident: what was recorded stays. Errors are classified, recorded on the page's row
@@ -82,24 +83,56 @@ export interface VendorPollOptions {
   fetch?: typeof fetch;
 }
 
-/** The tick's vendor-status duty; never throws (each failure is recorded or logged). */
-export async function pollVendorStatus(env: Env, tickId: number, options: VendorPollOptions = {}): Promise<PagePollReport[]> {
+/** A tick's vendor-status duty, as the cron hands it to the poller: plain data, stored until its alarm does it. */
+export interface VendorStatusWork {
+  tickId: number;
+  /** Each distinct page, its address resolved from the cron's bindings (null: its variable is unset, the page inactive). */
+  pages: Array<{ page: string; url: string | null }>;
+  /** The first tick after midnight UTC: resolved vendor incidents older than the rollups' retention go. */
+  retention: boolean;
+  /** The first tick of a VENDOR_POLL_MS period: the pages are polled. */
+  poll: boolean;
+}
+
+/** The tick's duty (cheap: the configuration and the bindings alone), or null without a page. */
+export function vendorStatusWork(env: Env, tickId: number): VendorStatusWork | null {
   const pages = statusPagesOf(getConfig().targets);
-  if (pages.length === 0) return [];
+  if (pages.length === 0) return null;
   const tickMs = getCapacity().tickMinutes * MINUTE_MS;
+  return {
+    tickId,
+    pages: pages.map((p) => ({ page: p.page, url: resolvePage(p.page, env) })),
+    retention: tickId % DAY_MS < tickMs,
+    poll: pollsAt(tickId, tickMs),
+  };
+}
+
+/** Whether a duty has anything to do that needs the poller: a retention delete, or a page to poll. */
+export function needsPoller(work: VendorStatusWork | null): work is VendorStatusWork {
+  return work !== null && (work.retention || (work.poll && work.pages.some((p) => p.url !== null)));
+}
+
+/** The tick's vendor-status duty done at once, here (tests; the observatory's own ticks hand it to the poller). */
+export async function pollVendorStatus(env: Env, tickId: number, options: VendorPollOptions = {}): Promise<PagePollReport[]> {
+  const work = vendorStatusWork(env, tickId);
+  return work === null ? [] : runVendorStatus(env.DB, work, options);
+}
+
+/** Does a tick's vendor-status duty; never throws (each failure is recorded or logged). */
+export async function runVendorStatus(db: D1Database, work: VendorStatusWork, options: VendorPollOptions = {}): Promise<PagePollReport[]> {
+  const { tickId } = work;
   try {
-    // The first tick after midnight UTC: resolved vendor incidents older than the rollups' retention go.
-    if (tickId % DAY_MS < tickMs) await deleteVendorIncidentsBefore(env.DB, tickId - getConfig().rollupRetentionDays * DAY_MS);
+    if (work.retention) await deleteVendorIncidentsBefore(db, tickId - getConfig().rollupRetentionDays * DAY_MS);
   } catch (e) {
     console.error(`vendor status: retention delete failed: ${(e as Error).message}`);
   }
-  if (!pollsAt(tickId, tickMs)) return [];
-  const active = pages.map((p) => ({ ...p, url: resolvePage(p.page, env) }));
+  if (!work.poll) return [];
+  const active = work.pages;
   const reports: PagePollReport[] = active.filter((p) => p.url === null).map((p) => ({ page: p.page, outcome: 'inactive', written: 0 }));
   if (reports.length === active.length) return reports;
   let states: PageState[];
   try {
-    states = await readPageStates(env.DB);
+    states = await readPageStates(db);
   } catch (e) {
     // Without the validators and fingerprints a poll would rewrite everything: skipped until D1 answers.
     const error = `vendor status: poll state unreadable, polls skipped this tick: ${(e as Error).message}`;
@@ -131,7 +164,7 @@ export async function pollVendorStatus(env: Env, tickId: number, options: Vendor
         if (outcome.kind === 'failed') console.error(`vendor status ${page}: ${outcome.failure}: ${outcome.error}`);
         if (!next.write) return report;
         try {
-          await writePoll(env.DB, next.state, next.changed);
+          await writePoll(db, next.state, next.changed);
           return { ...report, written: next.changed.length };
         } catch (e) {
           console.error(`vendor status ${page}: D1 write failed, retried at the next poll: ${(e as Error).message}`);

@@ -16,6 +16,7 @@ import { errorResponse } from './request.ts';
 import type { CacheUse } from './formats/format.ts';
 import { plannedReasoningTokens, type ReasoningControl } from './reasoning-tokens.ts';
 import { honestClaim, impossibleClaim, setTimingHeaders } from './timing-claims.ts';
+import { clampHeaderWait, GATEWAY_TIMEOUT, headerDeadlineMs, overCapMessage } from './response-caps.ts';
 
 export interface Completion {
   format: StreamFormat<Wire>;
@@ -30,7 +31,7 @@ export interface Completion {
   reasoning: ReasoningControl;
   profile: Profile;
   fault: Fault | null;
-  /** Longest any fault may hold the connection. */
+  /** Longest the connection is held without headers (a fault's, or a plan's: response-caps.ts). */
   maxHoldMs: number;
   /** Caps on one response whatever its parameters ask for: its duration from arrival, and its bytes. */
   maxStreamMs: number;
@@ -75,7 +76,7 @@ export async function serveCompletion(c: Completion, arrived: number): Promise<R
     const retry: Record<string, string> = status === 429 || status === 503 ? { 'retry-after': String(RETRY_AFTER_S) } : {};
     return withTiming(errorResponse(c.format, status, faultMessage(status), retry), { app: performance.now() - arrived });
   }
-  if (c.fault === 'slow-headers') await sleep(Math.min(c.profile.slow_headers_ms, c.maxHoldMs));
+  if (c.fault === 'slow-headers') await sleep(Math.min(c.profile.slow_headers_ms, headerDeadlineMs(c)));
 
   // A replica with a concurrency limit refuses the request beyond it, as vendors do (429, retry-after).
   const concurrent = (inFlight.get(c.replica) ?? 0) + 1;
@@ -105,11 +106,15 @@ export async function serveCompletion(c: Completion, arrived: number): Promise<R
   const usage: Usage = { promptTokens: c.promptTokens, outputTokens: c.maxTokens, reasoningTokens: reasoning, cache: c.cache };
 
   if (!c.stream || c.fault === 'wrong-content-type') {
+    // The headers leave with the whole body: at the last chunk's time, unless that lies past the caps.
+    const planned = schedule.chunks[schedule.chunks.length - 1].at;
+    const wait = clampHeaderWait(planned, c);
     try {
-      await sleep(schedule.chunks[schedule.chunks.length - 1].at - (performance.now() - arrived));
+      await sleep(arrived + wait.waitMs - performance.now());
     } finally {
       leave(c.replica);
     }
+    if (wait.overCap) return counted(overCap(c, 'the whole response', planned, arrived), n);
     const body = c.format.nonStreamed(ctx, answerTokens(0, c.maxTokens - reasoning), usage, performance.now() - arrived);
     return counted(
       withTiming(new Response(body, { headers: { 'content-type': 'application/json' } }), { app: performance.now() - arrived }, c),
@@ -133,7 +138,12 @@ export async function serveCompletion(c: Completion, arrived: number): Promise<R
   // Hold mode: queue and prefill happen before the headers, which leave together with the first chunk.
   // One timer for both phases: each timer adds its own lateness, which the runtime's clock cannot see.
   const handling = performance.now() - arrived;
-  await sleep(arrived + schedule.chunks[0].at - performance.now());
+  const wait = clampHeaderWait(schedule.chunks[0].at, c);
+  await sleep(arrived + wait.waitMs - performance.now());
+  if (wait.overCap) {
+    leave(c.replica);
+    return counted(overCap(c, 'the first token', schedule.chunks[0].at, arrived), n);
+  }
   run.queueFirstChunk();
   const spent = performance.now() - arrived;
   const queued = Math.min(schedule.queueMs, spent - handling);
@@ -143,6 +153,11 @@ export async function serveCompletion(c: Completion, arrived: number): Promise<R
   );
   run.produce(1).finally(() => closeQuietly(writer));
   return response;
+}
+
+/** A response whose headers were planned past the caps, answered at them (response-caps.ts). */
+function overCap(c: Completion, what: string, plannedMs: number, arrived: number): Response {
+  return withTiming(errorResponse(c.format, GATEWAY_TIMEOUT, overCapMessage(what, plannedMs, c)), { app: performance.now() - arrived });
 }
 
 /** A response reached its global cap (duration or bytes): it ends there, without its end event. */
@@ -185,7 +200,14 @@ class StreamRun {
     const bytes = wireBytes(piece);
     this.bytesSent += bytes.byteLength;
     if (this.bytesSent > this.c.maxResponseBytes) return Promise.reject(new CapReached(`over ${this.c.maxResponseBytes} bytes`));
+    // Every write, a fault's padding and keep-alives included, within the duration cap (a slow reader's too).
+    if (this.leftMs() < 0) return Promise.reject(new CapReached(`over ${this.c.maxStreamMs} ms`));
     return this.writer.write(bytes);
+  }
+
+  /** What is left of the response's duration cap. */
+  private leftMs(): number {
+    return this.c.maxStreamMs - (performance.now() - this.arrived);
   }
 
   /** Sleeps until `due` (performance.now() time), unless that lies past the response's duration cap. */
@@ -269,7 +291,7 @@ class StreamRun {
     this.struck = true;
     switch (fault) {
       case 'stall':
-        await sleep(Math.min(this.c.profile.stall_ms, this.c.maxHoldMs));
+        await sleep(Math.min(this.c.profile.stall_ms, this.c.maxHoldMs, this.leftMs()));
         return true;
       case 'close-early':
         return true;

@@ -30,7 +30,8 @@ export class DeliveryError extends Error {
 }
 
 export const DELIVERY_HEADER = 'x-observatory-delivery';
-const TIMEOUT_MS = 10_000;
+/** A send (its answer's headers and the part of its reply that is read, or the email binding) that takes longer has failed, as `no_response`. */
+export const DELIVERY_TIMEOUT_MS = 10_000;
 const TELEGRAM_API = 'https://api.telegram.org';
 const DISCORD_MAX = 2_000;
 const GOOGLE_CHAT_MAX = 4_096;
@@ -233,6 +234,7 @@ export async function deliver(
   env: Secrets,
   now: number,
   fetcher: typeof fetch = fetch,
+  timeoutMs: number = DELIVERY_TIMEOUT_MS,
 ): Promise<number | null> {
   if (c.type === 'email') {
     const binding = env[c.binding] as EmailBinding | undefined;
@@ -252,7 +254,7 @@ export async function deliver(
   try {
     // A receiver that redirects is not followed: the request carries a signature or a token, and the
     // URL it names was not configured.
-    response = await fetcher(req, { signal: AbortSignal.timeout(TIMEOUT_MS), redirect: 'manual' });
+    response = await fetcher(req, { signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
   } catch (e) {
     throw new DeliveryError('no_response', `no response: ${e instanceof Error ? e.message : String(e)}`);
   }

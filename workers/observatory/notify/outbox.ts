@@ -2,17 +2,21 @@
  * The status keeper's notification outbox: one message per incident event and channel, queued in the
  * keeper's storage inside the transaction that changed the incident, then delivered by the keeper's
  * alarm with exponential backoff. An incident's messages reach a channel in order ("resolved" never
- * before "opened"); a message's id makes a second queueing of the same event a no-op. Two tables:
+ * before "opened"); a message's id makes a second queueing of the same event a no-op. Each channel is
+ * sent to on its own, beside the others, each send bounded in time and taken from the alarm's
+ * subrequest budget, so a slow or failing receiver delays no other channel. Two tables:
  * `deliveries` (the queue, and the newest delivered messages) and `attempts` (the log /api/v1/health shows).
  */
 import { HOUR_MS } from '../../../shared/time.ts';
 import { redact } from '../../../shared/probe/error-detail.ts';
 import type { Incident, IncidentEvent } from '../../../shared/status/incidents.ts';
 import { buildMessage, type NotificationMessage } from '../../../shared/status/messages.ts';
-import { routesTo, type NotificationsConfig, type NotifyEvent } from '../../../shared/status/channels.ts';
+import { routesTo, type ChannelConfig, type NotificationsConfig, type NotifyEvent } from '../../../shared/status/channels.ts';
 import { findVariant, getConfig, targetLabel } from '../config.ts';
 import { secretValues } from '../secret-values.ts';
-import { deliver, DeliveryError, inactiveReason } from './deliver.ts';
+import { deliver, DELIVERY_TIMEOUT_MS, DeliveryError, inactiveReason } from './deliver.ts';
+import type { SubrequestBudget } from '../subrequest-budget.ts';
+import { OPEN_CONNECTIONS_PER_INVOCATION } from '../../../shared/config/plan-limits.ts';
 
 /** First retry after this long, doubling up to RETRY_MAX_MS. */
 export const RETRY_BASE_MS = 5_000;
@@ -28,6 +32,21 @@ const ATTEMPTS_KEPT = 200;
 const DELIVERED_KEPT = 500;
 
 type Row = Record<string, SqlStorageValue>;
+
+export interface OutboxOptions {
+  /** The bound of one send (default DELIVERY_TIMEOUT_MS). */
+  sendTimeoutMs?: number;
+}
+
+/** What one send came to: the receiver's status, and the failure's kind, words and permanence (no error: delivered). */
+interface SendResult {
+  status: number | null;
+  error: string | null;
+  message: string;
+  permanent: boolean;
+}
+
+class SendTimeout extends Error {}
 
 export interface DeliveryAttempt {
   delivery_id: string;
@@ -54,11 +73,18 @@ export class NotificationOutbox {
   private readonly secrets: Record<string, unknown>;
   /** The configuration's notifications (a test gives its own channels). */
   private readonly config: () => NotificationsConfig | undefined;
+  private readonly sendTimeoutMs: number;
 
-  constructor(storage: DurableObjectStorage, env: Env, config: () => NotificationsConfig | undefined = () => getConfig().notifications) {
+  constructor(
+    storage: DurableObjectStorage,
+    env: Env,
+    config: () => NotificationsConfig | undefined = () => getConfig().notifications,
+    options: OutboxOptions = {},
+  ) {
     this.storage = storage;
     this.secrets = env as unknown as Record<string, unknown>;
     this.config = config;
+    this.sendTimeoutMs = options.sendTimeoutMs ?? DELIVERY_TIMEOUT_MS;
   }
 
   private channels() {
@@ -103,85 +129,111 @@ export class NotificationOutbox {
   }
 
   /**
-   * Sends every due message, oldest first; a failure is recorded and retried with exponential
-   * backoff. A message waits while an older one of the same incident to the same channel is still
-   * pending, so "resolved" never arrives before "opened".
+   * Sends every due message, each channel's oldest first; a failure is recorded and retried with
+   * exponential backoff. A message waits while an older one of the same incident to the same channel is
+   * still pending, so "resolved" never arrives before "opened". The channels are sent to side by side
+   * (at most OPEN_CONNECTIONS_PER_INVOCATION at once), each send bounded by its own timeout. Each send
+   * takes one subrequest from `budget` (the alarm's): one the budget refuses is not attempted, uses up no
+   * attempt, and waits (with the rest of its channel) for the next alarm, as does the rest of a channel
+   * whose receiver did not answer in time, so one alarm waits for a dead receiver once.
    */
-  async deliverDue(now: number): Promise<void> {
-    const sql = this.storage.sql;
-    const channels = new Map(this.channels().map((c) => [c.name, c]));
-    const due = sql
+  async deliverDue(now: number, budget: SubrequestBudget): Promise<void> {
+    const due = this.storage.sql
       .exec<Row>(
         `SELECT d.n, d.id, d.channel, d.message, d.attempts FROM deliveries d WHERE d.state = 'pending' AND d.next_at <= ?
       AND NOT EXISTS (SELECT 1 FROM deliveries e WHERE e.state = 'pending' AND e.channel = d.channel AND e.incident_id = d.incident_id AND e.n < d.n) ORDER BY d.n`,
         now,
       )
       .toArray();
-    for (const d of due) {
-      const channel = channels.get(String(d.channel));
-      const attempts = Number(d.attempts) + 1;
-      let status: number | null = null;
-      // Stored and published: the failure's kind alone. Its message (a receiver's reply, perhaps a URL that is
-      // the credential) goes only to the log, redacted.
-      let error: string | null = null;
-      let message = '';
-      // A receiver that refused the message itself (PagerDuty's 400): the same bytes again would be refused too.
-      let permanent = false;
-      if (!channel) {
-        error = 'not_configured';
-        message = `channel ${d.channel} is no longer configured`;
-      } else {
-        try {
-          status = await deliver(channel, JSON.parse(String(d.message)) as NotificationMessage, this.secrets, Date.now());
-        } catch (e) {
-          error = e instanceof DeliveryError ? e.kind : 'internal';
-          message = e instanceof Error ? e.message : String(e);
-          if (e instanceof DeliveryError) {
-            status = e.status;
-            permanent = e.permanent;
-          }
-        }
-      }
-      const at = Date.now();
-      this.storage.transactionSync(() => {
-        sql.exec(
-          'INSERT INTO attempts (delivery_id, channel, at, ok, status, error) VALUES (?, ?, ?, ?, ?, ?)',
-          d.id,
-          d.channel,
-          at,
-          error === null ? 1 : 0,
-          status,
-          error?.slice(0, 300) ?? null,
-        );
-        if (error === null)
-          sql.exec(
-            "UPDATE deliveries SET state = 'delivered', attempts = ?, done_at = ?, last_error = NULL WHERE id = ?",
-            attempts,
-            at,
-            d.id,
-          );
-        else if (permanent || attempts >= MAX_ATTEMPTS)
-          sql.exec(
-            "UPDATE deliveries SET state = 'failed', attempts = ?, done_at = ?, last_error = ? WHERE id = ?",
-            attempts,
-            at,
-            error.slice(0, 300),
-            d.id,
-          );
-        else
-          sql.exec(
-            'UPDATE deliveries SET attempts = ?, next_at = ?, last_error = ? WHERE id = ?',
-            attempts,
-            at + Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** (attempts - 1)),
-            error.slice(0, 300),
-            d.id,
-          );
-      });
-      if (error !== null)
-        console.error(
-          `status keeper: delivery ${d.id} to ${d.channel} failed (attempt ${attempts}${permanent ? ', refused, not retried' : attempts >= MAX_ATTEMPTS ? ', given up' : ', will retry'}): ${error}${status !== null ? ` ${status}` : ''}: ${redact(message, secretValues(this.secrets)).slice(0, 300)}`,
-        );
+    const byChannel = new Map<string, Row[]>();
+    for (const d of due) byChannel.set(String(d.channel), [...(byChannel.get(String(d.channel)) ?? []), d]);
+    const channels = new Map(this.channels().map((c) => [c.name, c]));
+    const waiting = [...byChannel];
+    const lane = async () => {
+      for (let next = waiting.shift(); next !== undefined; next = waiting.shift())
+        await this.deliverChannel(channels.get(next[0]), next[1], budget);
+    };
+    await Promise.all(Array.from({ length: Math.min(OPEN_CONNECTIONS_PER_INVOCATION, waiting.length) }, lane));
+  }
+
+  /** One channel's due messages, oldest first, until one is refused by the budget or its receiver does not answer in time. */
+  private async deliverChannel(channel: ChannelConfig | undefined, rows: Row[], budget: SubrequestBudget): Promise<void> {
+    for (const d of rows) {
+      let result: SendResult;
+      if (!channel)
+        result = { status: null, error: 'not_configured', message: `channel ${d.channel} is no longer configured`, permanent: false };
+      else if (!budget.take(1)) return;
+      else result = await this.send(channel, JSON.parse(String(d.message)) as NotificationMessage);
+      this.record(d, result);
+      if (result.error === 'no_response') return;
     }
+  }
+
+  /** One send, bounded by the send timeout whatever the channel (the email binding has no timeout of its own). */
+  private async send(channel: ChannelConfig, m: NotificationMessage): Promise<SendResult> {
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new SendTimeout()), this.sendTimeoutMs);
+    });
+    try {
+      const status = await Promise.race([deliver(channel, m, this.secrets, Date.now(), fetch, this.sendTimeoutMs), timeout]);
+      return { status, error: null, message: '', permanent: false };
+    } catch (e) {
+      if (e instanceof SendTimeout)
+        return { status: null, error: 'no_response', message: `no answer within ${this.sendTimeoutMs} ms`, permanent: false };
+      // Stored and published: the failure's kind alone. Its message (a receiver's reply, perhaps a URL that is
+      // the credential) goes only to the log, redacted. A receiver that refused the message itself (PagerDuty's
+      // 400) is not retried: the same bytes again would be refused too.
+      if (e instanceof DeliveryError) return { status: e.status, error: e.kind, message: e.message, permanent: e.permanent };
+      return { status: null, error: 'internal', message: e instanceof Error ? e.message : String(e), permanent: false };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Records an attempt and its message's next state (delivered, failed, or retried with backoff), and logs a failure. */
+  private record(d: Row, { status, error, message, permanent }: SendResult): void {
+    const sql = this.storage.sql;
+    const attempts = Number(d.attempts) + 1;
+    const at = Date.now();
+    this.storage.transactionSync(() => {
+      sql.exec(
+        'INSERT INTO attempts (delivery_id, channel, at, ok, status, error) VALUES (?, ?, ?, ?, ?, ?)',
+        d.id,
+        d.channel,
+        at,
+        error === null ? 1 : 0,
+        status,
+        error?.slice(0, 300) ?? null,
+      );
+      if (error === null)
+        sql.exec(
+          "UPDATE deliveries SET state = 'delivered', attempts = ?, done_at = ?, last_error = NULL WHERE id = ?",
+          attempts,
+          at,
+          d.id,
+        );
+      else if (permanent || attempts >= MAX_ATTEMPTS)
+        sql.exec(
+          "UPDATE deliveries SET state = 'failed', attempts = ?, done_at = ?, last_error = ? WHERE id = ?",
+          attempts,
+          at,
+          error.slice(0, 300),
+          d.id,
+        );
+      else
+        sql.exec(
+          'UPDATE deliveries SET attempts = ?, next_at = ?, last_error = ? WHERE id = ?',
+          attempts,
+          at + Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** (attempts - 1)),
+          error.slice(0, 300),
+          d.id,
+        );
+    });
+    if (error !== null)
+      console.error(
+        `status keeper: delivery ${d.id} to ${d.channel} failed (attempt ${attempts}${permanent ? ', refused, not retried' : attempts >= MAX_ATTEMPTS ? ', given up' : ', will retry'}): ${error}${status !== null ? ` ${status}` : ''}: ${redact(message, secretValues(this.secrets)).slice(0, 300)}`,
+      );
   }
 
   prune(): void {
