@@ -75,6 +75,7 @@ describe('status history (from the status keeper)', () => {
     down: 0,
     maintenance: 0,
     no_data: 0,
+    late: 0,
     ...counts,
     note,
   });

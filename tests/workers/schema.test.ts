@@ -137,6 +137,7 @@ describe('the sample schema', () => {
       down: 'INTEGER',
       maintenance: 'INTEGER',
       no_data: 'INTEGER',
+      late: 'INTEGER',
       note: 'TEXT',
     };
     // A prompt-cache block's server-time d is null in an hour without a server figure on both passes (TTFT's too, for symmetry).

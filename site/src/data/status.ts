@@ -28,7 +28,7 @@ export const startOf = (r: HistoryRow): string => (r.hour ?? r.day)!;
 export function tallyOfRow(r: HistoryRow): PeriodTally {
   const counts = emptyCounts();
   for (const s of PERIOD_STATES) counts[s] = r[s === 'no-data' ? 'no_data' : s];
-  return { counts, note: r.note };
+  return { counts, note: r.note, late: r.late ?? 0 };
 }
 
 /** One period of a target: its state as a whole, each region's, the ticks judged, and the worst evidence in words. */
