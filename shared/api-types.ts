@@ -266,7 +266,7 @@ export interface MaintenanceDoc {
   source: 'config' | 'api';
 }
 
-/** One row of GET /api/v1/status-history: a period (its ISO start under `hour` or `day`), its key, the ticks the keeper judged in each state, and the worst tick's words. */
+/** One row of GET /api/v1/status-history: a period (its ISO start under `hour` or `day`), its key, the ticks the keeper judged in each state (and how many of them came late), and the worst tick's words. */
 export interface StatusHistoryRowDoc {
   hour?: string;
   day?: string;
@@ -278,6 +278,8 @@ export interface StatusHistoryRowDoc {
   down: number;
   maintenance: number;
   no_data: number;
+  /** Of those ticks, the ones whose report reached the keeper after it had judged the tick without it (docs/STATUS.md). */
+  late: number;
   note: string | null;
 }
 

@@ -113,7 +113,7 @@ export const STATUS_BASELINE_HOURS = BASELINE_DAYS + TRAILING_HOURS;
 export const DO_ROWS_WRITTEN_PER_REGION_TICK_STATUS = 3;
 /** Per region and tick: the newest tick noted for the heartbeat, and its alarm set for the next one (tick-heartbeat.ts). */
 export const DO_ROWS_WRITTEN_PER_REGION_TICK_HEARTBEAT = 2;
-/** Per evaluated pair: its state in the status keeper, and its tick in the status history's hour row; per target × variant and tick: where its incident stepped. */
+/** Per evaluated pair: its state in the status keeper, and its tick in the status history's hour row. */
 export const KEEPER_ROWS_WRITTEN_PER_PAIR = 2;
 /** The status history (workers/observatory/db/status-history.ts) per region × target × variant and hour: its hour row and its day's, then their retention deletes. */
 export const HISTORY_ROWS_WRITTEN_PER_PAIR_HOUR = 2;
@@ -122,7 +122,8 @@ export const HISTORY_ROWS_DELETED_PER_PAIR_HOUR = 2;
 export const HISTORY_ROWS_READ_PER_PAIR_HOUR = 26;
 /** A site build reads the last 24 hours and 90 days of it, and the maintenance windows. */
 export const SITE_BUILD_HISTORY_ROWS_PER_PAIR = 24 + 90;
-export const KEEPER_ROWS_WRITTEN_PER_TARGET_TICK = 1;
+/** Per target × variant and tick: the tick waiting for its regions, removed once judged, and where its incident stepped (status-judge.ts). */
+export const KEEPER_ROWS_WRITTEN_PER_TARGET_TICK = 3;
 export const DEFAULT_READERS = { siteRebuildMinutes: 60, metricsScrapeSeconds: 60, apiRequestsPerDay: 1_000 } as const;
 const HOURS_PER_DAY = 24;
 /** Durable Object memory billed for duration (GB). */

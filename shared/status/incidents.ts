@@ -66,6 +66,7 @@ export const MAX_INCIDENT_POINTS = 600;
 /** Probes of each affected region before the opening that the incident keeps for its chart. */
 export const POINTS_BEFORE = 6;
 
+const byTime = (a: IncidentPoint, b: IncidentPoint) => a.t - b.t || a.region.localeCompare(b.region);
 const isBad = (p: PairState) => p.state === 'degraded' || p.state === 'down';
 const fmt = (v: number) => Math.round(v).toLocaleString('en-US');
 
@@ -94,7 +95,8 @@ export interface IncidentStep {
 
 /**
  * The target's incident once every region has been evaluated at `tick` (the keeper waits for the
- * slowest region, so one tick's reports make one step): `pairs` are the target's pair states,
+ * slowest region until the tick's deadline, so one tick's reports make one step; a late report makes
+ * a step of its own, status-judge.ts): `pairs` are the target's pair states,
  * `status` its aggregate. Returns the incident (null when none is open; a just-resolved one is
  * returned once) and the event to record, if any.
  */
@@ -121,8 +123,13 @@ export function stepIncident(
     threshold: f.rules.find((r) => r.rule === 'ttft')?.threshold ?? null,
   });
   const withPoints = (i: Incident): Incident => {
-    const points = pairs.filter((p) => p.finding.tick_id === tick && i.regions.includes(p.region)).map((p) => pointOf(p.finding, p.region));
-    return points.length === 0 ? i : { ...i, points: [...i.points, ...points].slice(-MAX_INCIDENT_POINTS) };
+    // Each probe once (a late report's step sees the others' probes of that tick again), in time order whatever
+    // order the regions' steps came in (a late report adds its point behind newer ones).
+    const had = new Set(i.points.map((p) => `${p.t}|${p.region}`));
+    const points = pairs
+      .filter((p) => p.finding.tick_id === tick && i.regions.includes(p.region) && !had.has(`${tick}|${p.region}`))
+      .map((p) => pointOf(p.finding, p.region));
+    return points.length === 0 ? i : { ...i, points: [...i.points, ...points].sort(byTime).slice(-MAX_INCIDENT_POINTS) };
   };
   /** At the opening, the affected regions' probes of the ticks before it: the chart shows what "normal" was. */
   const before = (regionsHit: string[]): IncidentPoint[] =>
@@ -134,7 +141,7 @@ export function stepIncident(
           .slice(-POINTS_BEFORE)
           .map((h) => pointOf(h.finding, p.region)),
       )
-      .sort((a, b) => a.t - b.t || a.region.localeCompare(b.region));
+      .sort(byTime);
   if (affected.length === 0) {
     if (!open) return { incident: null, event: null };
     const event: IncidentEvent = {
@@ -147,7 +154,14 @@ export function stepIncident(
       summary: `${label}: resolved, every region operational again`,
     };
     return {
-      incident: withPoints({ ...open, status: 'resolved', updated_at: tick, resolved_at: tick, timeline: [...open.timeline, event] }),
+      incident: withPoints({
+        ...open,
+        status: 'resolved',
+        // Its last update is its resolution, even one a late report made at an older tick than the last step's.
+        updated_at: tick,
+        resolved_at: tick,
+        timeline: [...open.timeline, event],
+      }),
       event,
     };
   }
@@ -190,7 +204,8 @@ export function stepIncident(
     scope: scope === 'target' ? 'target' : open.scope,
     regions: [...new Set([...open.regions, ...affected.map((p) => p.region)])].sort(),
     rules: [...new Set([...open.rules, ...fired])],
-    updated_at: tick,
+    // A late report's step (status-judge.ts) may be of a tick older than the last one: the newest stays.
+    updated_at: Math.max(open.updated_at, tick),
   };
   if (!escalated && !changed) return { incident: withPoints(merged), event: null };
   const event: IncidentEvent = {

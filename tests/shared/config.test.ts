@@ -298,7 +298,8 @@ describe('capacity', () => {
     );
     // Per probe its job (2), its pair's state in the status keeper and its tick in the history (2); per region hour and day the
     // rollup marks; per region tick its evaluation mark (3) and the heartbeat (2); per target and tick where its incident stepped (1).
-    expect(c.doRowsWrittenPerDay).toBe(3 * 5 * 288 * 4 + 3 * (24 * 2 + 2) + 3 * 288 * (3 + 2) + 5 * 288);
+    // … and per target-variant and tick, the keeper's 3: the tick waiting for its regions, its removal, the frontier.
+    expect(c.doRowsWrittenPerDay).toBe(3 * 5 * 288 * 4 + 3 * (24 * 2 + 2) + 3 * 288 * (3 + 2) + 5 * 288 * 3);
     // Per region and tick: its 5 probes in one alarm (3 at a time, 6 an alarm at most) that also rolls up and
     // evaluates, the scheduler's RPC and the report to the status keeper.
     expect(probesPerAlarm(oneVariant)).toBe(6);
@@ -351,10 +352,10 @@ describe('capacity', () => {
     const big: ObservatoryConfig = structuredClone(oneVariant);
     for (let i = 0; i < 40; i++) big.targets.push({ ...oneVariant.targets[0], id: `t${i}` });
     const c = capacity(big);
-    // 45 targets × 3 regions × 288 × 4 rows = 155,520 rows written a day > 100,000; the reads grow with them (API
-    // queries read every pair) and bind first.
+    // 45 targets × 3 regions × 288 × 4 rows = 155,520 rows written a day > 100,000; the Durable Objects' rows
+    // written grow faster still (the status keeper's 3 per target and tick besides each probe's) and bind first.
     expect(c.d1RowsWrittenPerDay).toBeGreaterThan(PLAN_LIMITS.free.d1RowsWrittenPerDay);
-    expect(c.bindingLimit).toBe('D1 rows read per day');
+    expect(c.bindingLimit).toBe('Durable Object storage rows written per day');
     expect(c.spread).toBe(2);
     expect(capacity({ ...big, plan: 'paid' }).spread).toBe(1);
   });

@@ -508,9 +508,11 @@ describe('the built site in Chromium', () => {
       const week = data.windows.find((w) => w.id === '7d')!.window;
       expect(await marks.count()).toBe(periodStarts(Date.parse(week.from), Date.parse(week.to), 86_400_000).length);
       for (const label of await marks.evaluateAll((ms) => ms.map((m) => m.getAttribute('aria-label')!)))
-        expect(label).toMatch(/^\d{4}-\d{2}-\d{2}: (Operational|Degraded|Down|Maintenance|No data)/);
+        expect(label).toMatch(/^\d{4}-\d{2}-\d{2}: (Operational|Partial outage|Degraded|Down|Maintenance|No data)/);
     }
-    expect(await page.locator('.legend').first().textContent()).toMatch(/Operational.*Degraded.*Down.*Maintenance.*No data/s);
+    expect(await page.locator('.legend').first().textContent()).toMatch(
+      /Operational.*Partial outage.*Degraded.*Down.*Maintenance.*No data/s,
+    );
     expect(await page.locator('.incidents-open li').count()).toBe(PAIRS.length);
     // Without a mouse: a mark takes the focus from the keyboard and shows its details.
     const mark = page.locator('#status-rows ol.bar button.mark').last();

@@ -1,6 +1,9 @@
 /** The site's derived figures: status rules, scenario rankings with ties, series. */
 import { describe, expect, it } from 'vitest';
 import { cellWords, statusCells, tallyOfRow, type HistoryRow } from '../../site/src/data/status.ts';
+import { stateCss, stateFill } from '../../site/src/data/state-styles.ts';
+import { badgeColor, historyBadgeSvg } from '../../site/src/data/badge.ts';
+import { PARTIAL_BAND, STATE_COLORS, STATE_LABELS, STRIP_STATES } from '../../shared/status/levels.ts';
 import { uptimeMonth } from '../../shared/status/uptime.ts';
 import { crossover, expectedTotal, flipSentence, overlap, rank, tieBandAround, type Expected } from '../../site/src/data/compare.ts';
 import { scopedTo, variantPath } from '../../site/src/data/variants.ts';
@@ -75,6 +78,7 @@ describe('status history (from the status keeper)', () => {
     down: 0,
     maintenance: 0,
     no_data: 0,
+    late: 0,
     ...counts,
     note,
   });
@@ -99,7 +103,8 @@ describe('status history (from the status keeper)', () => {
 
   it("judges a target by the keeper's rule over its regions, each region by its worst tick", () => {
     const cells = statusCells(rows, 't', ['chat'], ['weur', 'enam', 'apac'], [...days, '2026-11-04T00:00:00.000Z']);
-    expect(cells.map((c) => c.state)).toEqual(['operational', 'degraded', 'operational', 'no-data']);
+    // Day 1: apac down while the target as a whole stayed operational: a partial outage, not a clean day.
+    expect(cells.map((c) => c.state)).toEqual(['partial', 'degraded', 'operational', 'no-data']);
     expect(cells[0].regions).toEqual([
       { region: 'weur', state: 'operational' },
       { region: 'enam', state: 'operational' },
@@ -109,15 +114,50 @@ describe('status history (from the status keeper)', () => {
     expect(cells[1].note).toBe('p99 TTFT 2.9 s against a baseline of 1.1 s');
     expect(cells[2].regions.find((r) => r.region === 'apac')!.state).toBe('maintenance');
     expect(cellWords(cells[0], '2026-11-01')).toBe(
-      '2026-11-01: Operational (apac down), 864 region-ticks judged; the last 3 probes failed',
+      '2026-11-01: Partial outage (apac down), 864 region-ticks judged; the last 3 probes failed',
     );
     expect(cellWords(cells[3], '2026-11-04')).toBe('2026-11-04: No data, nothing judged');
     // Folded: the worst of the target's variants.
     expect(statusCells(rows, 't', ['chat', 'code'], ['weur', 'enam', 'apac'], days).map((c) => c.state)).toEqual([
-      'operational',
+      'partial',
       'degraded',
       'down',
     ]);
+    // An hour the same: a region degraded in it, the others fine.
+    const hour = '2026-11-01T10:00:00.000Z';
+    const hourly = [
+      { ...row(hour, 'weur', { operational: 12 }), day: undefined, hour },
+      { ...row(hour, 'enam', { operational: 12 }), day: undefined, hour },
+      { ...row(hour, 'apac', { operational: 10, degraded: 2 }), day: undefined, hour },
+    ];
+    expect(statusCells(hourly, 't', ['chat'], ['weur', 'enam', 'apac'], [hour]).map((c) => c.state)).toEqual(['partial']);
+  });
+
+  it('defines each strip state once: its label, its colour in both schemes, its CSS and its badge colour', () => {
+    const css = stateCss();
+    for (const s of STRIP_STATES) {
+      expect(STATE_LABELS[s], s).toMatch(/^[A-Z]/);
+      expect(css).toContain(`--state-${s}: ${STATE_COLORS[s].light};`);
+      expect(css).toContain(`--state-${s}: ${STATE_COLORS[s].dark};`);
+      expect(css).toContain(`.bar .mark.${s}`);
+      expect(css).toContain(`background: ${stateFill(s)};`);
+      expect(css).toContain(`.swatch.${s}`);
+      expect(badgeColor(s)).toBe(STATE_COLORS[s].light);
+    }
+    // Every state its own colour; partial drawn over the operational colour, with a band of its own.
+    expect(new Set(STRIP_STATES.map((s) => STATE_COLORS[s].light)).size).toBe(STRIP_STATES.length);
+    expect(stateFill('partial')).toBe(
+      `linear-gradient(to bottom, var(--state-partial) 0 ${PARTIAL_BAND * 100}%, var(--state-operational) ${PARTIAL_BAND * 100}% 100%)`,
+    );
+    // The history badge: a mark per period, a partial one in both colours, each named.
+    const svg = historyBadgeSvg('T', '7 d by day, worst partial outage', [
+      { state: 'operational', words: 'day 1: Operational' },
+      { state: 'partial', words: 'day 2: Partial outage (apac down)' },
+    ]);
+    expect(svg).toContain('aria-label="T: 7 d by day, worst partial outage"');
+    expect(svg.match(new RegExp(`fill="${STATE_COLORS.partial.light}"`, 'g'))).toHaveLength(1);
+    expect(svg.match(new RegExp(`fill="${STATE_COLORS.operational.light}"`, 'g'))).toHaveLength(2);
+    expect(svg.match(/<title>day 2: Partial outage \(apac down\)<\/title>/g)).toHaveLength(2);
   });
 
   it("counts a month's uptime over the ticks due, maintenance left out, a tick never judged as unknown, never up", () => {

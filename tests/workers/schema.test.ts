@@ -137,6 +137,7 @@ describe('the sample schema', () => {
       down: 'INTEGER',
       maintenance: 'INTEGER',
       no_data: 'INTEGER',
+      late: 'INTEGER',
       note: 'TEXT',
       samples: 'INTEGER',
       last_started_at: 'REAL',

@@ -34,13 +34,14 @@ export class KeeperHistory {
       PRIMARY KEY (hour, target, variant, region)) WITHOUT ROWID`);
   }
 
-  /** A tick judged (in the report's transaction); a tick already recorded keeps its first judgement. */
+  /** A tick judged (in the report's transaction); a tick already recorded keeps its first judgement. `late`: its report came after the tick was judged. */
   record(
     tick: number,
     key: { target: string; variant: string; region: string },
     state: PeriodState,
     note: string | null,
     now = Date.now(),
+    late = false,
   ): void {
     const sql = this.storage.sql;
     const hour = hourOf(tick);
@@ -55,7 +56,8 @@ export class KeeperHistory {
       .toArray()[0];
     const ticks: TickJudgements = row ? JSON.parse(String(row.ticks)) : {};
     if (ticks[tick] !== undefined) return;
-    ticks[tick] = [state, note === null ? null : note.slice(0, NOTE_CHARS)];
+    const words = note === null ? null : note.slice(0, NOTE_CHARS);
+    ticks[tick] = late ? [state, words, 1] : [state, words];
     sql.exec(
       `INSERT INTO history (hour, target, variant, region, ticks, unwritten, touched_at) VALUES (?, ?, ?, ?, ?, 1, ?)
       ON CONFLICT DO UPDATE SET ticks = excluded.ticks, unwritten = 1, touched_at = excluded.touched_at`,

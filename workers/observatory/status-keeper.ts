@@ -1,23 +1,26 @@
 /**
  * The status keeper: one Durable Object for the whole observatory. Each region's object sends it
  * the findings of each tick it has evaluated; the keeper applies them to the region × target states
- * (hysteresis), derives each target's status, opens, updates and resolves incidents, and queues one
- * message per incident event and channel. All of that happens in one synchronous storage
- * transaction per report, and a finding not newer than the pair's last one is refused, so a retried
- * tick, a repeated alarm or two overlapping reports can never open a second incident or queue a
- * message twice. Its alarm then writes incidents to D1 and delivers the queue, with backoff.
+ * (hysteresis), derives each target's status, and judges each tick once every region due at it has
+ * reported it or its deadline has passed (status-judge.ts): opens, updates and resolves incidents, and
+ * queues one message per incident event and channel. All of that happens in one synchronous storage
+ * transaction per report (or per alarm, for a deadline), and a finding not newer than the pair's last
+ * one is refused, so a retried tick, a repeated alarm or two overlapping reports can never open a
+ * second incident or queue a message twice. Its alarm also writes incidents to D1 and delivers the
+ * queue, with backoff.
  */
 import { MINUTE_MS } from '../../shared/time.ts';
 import { DurableObject } from 'cloudflare:workers';
-import { getCapacity, getConfig, targetLabel, storedList } from './config.ts';
+import { getConfig } from './config.ts';
 import { resolveStatusRules } from '../../shared/status/rules.ts';
-import { nextPairState, pairAt, targetStatus, type PairState, type TargetStatus } from '../../shared/status/pair-state.ts';
-import { firedWords, stepIncident, type Incident } from '../../shared/status/incidents.ts';
+import { nextPairState, targetStatus, type PairState, type TargetStatus } from '../../shared/status/pair-state.ts';
+import { firedWords, type Incident } from '../../shared/status/incidents.ts';
 import { DEFAULT_REMINDER_MINUTES } from '../../shared/status/channels.ts';
 import { upsertIncidents } from './db/status.ts';
 import { deleteMaintenance, insertMaintenance } from './db/status-history.ts';
 import { KeeperHistory } from './status-history.ts';
 import { configWindows, coveringWindow, MAX_API_WINDOWS, type MaintenanceWindow } from '../../shared/status/maintenance.ts';
+import { regionsOf, TickJudge } from './status-judge.ts';
 import type { PeriodState } from '../../shared/status/levels.ts';
 import type { Finding } from '../../shared/status/evaluate.ts';
 import { NotificationOutbox, type OutboxSummary } from './notify/outbox.ts';
@@ -29,9 +32,6 @@ export { MAX_ATTEMPTS, RETRY_BASE_MS, type DeliveryAttempt } from './notify/outb
 import type { PairFinding } from './status-evaluation.ts';
 
 const D1_RETRY_MS = 30_000;
-/** A region that has not reported for this many ticks (of wall time, at least MIN_LIVE_MINUTES) is not waited for. */
-const LAG_TICKS = 3;
-const MIN_LIVE_MINUTES = 10;
 
 type Row = Record<string, SqlStorageValue>;
 
@@ -42,11 +42,6 @@ export interface KeeperStatus {
   notifications: OutboxSummary;
   incidents_unwritten: number;
 }
-
-const regionsOf = (target: string, variant: string) =>
-  getConfig()
-    .regions.map((r) => r.code)
-    .filter((code) => storedList(code).some((w) => w.target.id === target && w.variant.id === variant));
 
 /** The evidence of a judged tick in words: the rules that fired, or the maintenance window's note. */
 function tickNote(finding: Finding, state: PeriodState, window: MaintenanceWindow | null): string | null {
@@ -62,19 +57,17 @@ function tickNote(finding: Finding, state: PeriodState, window: MaintenanceWindo
 export class StatusKeeper extends DurableObject<Env> {
   private readonly outbox: NotificationOutbox;
   private readonly history: KeeperHistory;
+  private readonly judge: TickJudge;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.outbox = new NotificationOutbox(ctx.storage, env);
     this.history = new KeeperHistory(ctx.storage);
+    this.judge = new TickJudge(ctx.storage, this.outbox);
     ctx.blockConcurrencyWhile(async () => {
       const sql = ctx.storage.sql;
       sql.exec(
         'CREATE TABLE IF NOT EXISTS pairs (region TEXT NOT NULL, target TEXT NOT NULL, variant TEXT NOT NULL, state TEXT NOT NULL, PRIMARY KEY (region, target, variant)) WITHOUT ROWID',
-      );
-      // The last tick each target's incident was stepped at (once all its regions had reported it).
-      sql.exec(
-        'CREATE TABLE IF NOT EXISTS stepped (target TEXT NOT NULL, variant TEXT NOT NULL, tick INTEGER NOT NULL, PRIMARY KEY (target, variant)) WITHOUT ROWID',
       );
       // Open incidents (and resolved ones until D1 holds them): the source of truth while open.
       sql.exec(
@@ -84,6 +77,7 @@ export class StatusKeeper extends DurableObject<Env> {
       sql.exec('CREATE TABLE IF NOT EXISTS maintenance (id TEXT PRIMARY KEY, body TEXT NOT NULL) WITHOUT ROWID');
       this.outbox.migrate();
       this.history.migrate();
+      this.judge.migrate();
     });
   }
 
@@ -95,17 +89,20 @@ export class StatusKeeper extends DurableObject<Env> {
     const windows = this.maintenanceWindows();
     this.ctx.storage.transactionSync(() => {
       const touched = new Set<string>();
+      const late: Array<{ target: string; variant: string; tick: number }> = [];
       for (const f of findings) {
         const key = { region, target: f.target, variant: f.variant };
+        const tick = f.finding.tick_id;
         const next = nextPairState(this.pair(key), key, f.finding, rules);
+        // Late: applied, but its tick was judged already (at its deadline, without this region).
+        const isLate = next !== null && tick <= this.judge.frontier(f.target, f.variant);
         // The tick in the history: as the state it put the pair in, or, judged after a newer tick (a backfill), as the
         // rules found it; inside a maintenance window, as maintenance.
-        const window = coveringWindow(windows, f.target, region, f.finding.tick_id);
+        const window = coveringWindow(windows, f.target, region, tick);
         const state: PeriodState = window ? 'maintenance' : next ? next.state : (f.finding.level ?? 'no-data');
-        this.history.record(f.finding.tick_id, key, state, tickNote(f.finding, state, window), now);
+        this.history.record(tick, key, state, tickNote(f.finding, state, window), now, isLate);
         if (!next) continue;
         applied++;
-        touched.add(`${f.target}\n${f.variant}`);
         this.ctx.storage.sql.exec(
           'INSERT INTO pairs (region, target, variant, state) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET state = excluded.state',
           region,
@@ -113,10 +110,16 @@ export class StatusKeeper extends DurableObject<Env> {
           f.variant,
           JSON.stringify({ ...next, reported_at: now }),
         );
+        if (isLate) late.push({ target: f.target, variant: f.variant, tick });
+        else {
+          this.judge.noted(f.target, f.variant, tick, now);
+          touched.add(`${f.target}\n${f.variant}`);
+        }
       }
+      for (const l of late) this.judge.judgeLate(l.target, l.variant, region, l.tick, now, windows);
       for (const key of touched) {
         const [target, variant] = key.split('\n');
-        this.stepTarget(target, variant, now, windows);
+        this.judge.judge(target, variant, now, windows);
       }
     });
     await this.wake(now);
@@ -163,6 +166,9 @@ export class StatusKeeper extends DurableObject<Env> {
 
   override async alarm(): Promise<void> {
     const now = Date.now();
+    // Ticks whose deadline passed with a region still silent: judged without it.
+    const windows = this.maintenanceWindows();
+    this.ctx.storage.transactionSync(() => this.judge.judgeDue(now, windows));
     this.queueReminders(now);
     await this.writeIncidents();
     this.historyFailed = !(await this.history.writeEnded(this.env.DB, now));
@@ -172,7 +178,7 @@ export class StatusKeeper extends DurableObject<Env> {
     await this.wake(Date.now());
   }
 
-  /** Sets the alarm for the earliest pending work (D1 writes at once, deliveries when due, reminders). */
+  /** Sets the alarm for the earliest pending work (D1 writes at once, deliveries when due, reminders, a tick's deadline). */
   private async wake(now: number): Promise<void> {
     const sql = this.ctx.storage.sql;
     const times: number[] = [];
@@ -180,6 +186,8 @@ export class StatusKeeper extends DurableObject<Env> {
       times.push(now + (this.d1Failed ? D1_RETRY_MS : 0));
     const due = this.outbox.nextDue();
     if (due !== null) times.push(due);
+    const deadline = this.judge.nextDeadline();
+    if (deadline !== null) times.push(deadline);
     const history = this.history.nextWriteAt(now);
     if (history !== null) times.push(Math.max(history, this.historyFailed ? now + D1_RETRY_MS : 0));
     const reminderMs = this.reminderMs();
@@ -270,132 +278,10 @@ export class StatusKeeper extends DurableObject<Env> {
     });
   }
 
-  /**
-   * Steps the target's incident through every tick that all its live regions have now reported,
-   * in tick order, each with the regions' states as they stood at that tick: a region that reports
-   * a burst of ticks (a backfill) before or after the others still makes one step per tick. A
-   * region that has not reported for LAG_TICKS ticks of wall time (stopped, or failing) is not
-   * waited for, nor one that has never reported.
-   */
-  private stepTarget(target: string, variant: string, now: number, windows: readonly MaintenanceWindow[]): void {
-    const sql = this.ctx.storage.sql;
-    const regions = regionsOf(target, variant);
-    const pairs = this.pairsOf(target, variant).filter((p) => regions.includes(p.region));
-    const capacity = getCapacity();
-    const liveMs = Math.max(LAG_TICKS * capacity.tickMinutes * capacity.spread, MIN_LIVE_MINUTES) * MINUTE_MS;
-    const live = pairs.filter((p) => (p.reported_at ?? 0) >= now - liveMs);
-    if (live.length === 0) return;
-    const ready = Math.min(...live.map((p) => p.last_tick));
-    const row = sql.exec<Row>('SELECT tick FROM stepped WHERE target = ? AND variant = ?', target, variant).toArray()[0];
-    const stepped = row ? Number(row.tick) : -Infinity;
-    const ticks = [...new Set(pairs.flatMap((p) => (p.history ?? []).map((h) => h.tick)))]
-      .filter((t) => t > stepped && t <= ready)
-      .sort((a, b) => a - b);
-    for (const tick of ticks) {
-      // A region not waited for (silent) counts as no data, not as its last state: it can neither hold an incident open nor tip the half.
-      const view = live.map((p) => pairAt(p, tick)).filter((p): p is PairState => p !== null);
-      // A region inside a maintenance window is left out: it can neither open, escalate nor resolve an incident.
-      const covered = new Map(regions.map((r) => [r, coveringWindow(windows, target, r, tick)]));
-      const judged = regions.filter((r) => !covered.get(r));
-      const open = this.openIncident(target, variant);
-      let step =
-        judged.length > 0
-          ? stepIncident(
-              open,
-              targetStatus(
-                target,
-                variant,
-                judged,
-                view.filter((p) => judged.includes(p.region)),
-              ),
-              view.filter((p) => judged.includes(p.region)),
-              tick,
-              targetLabel(target),
-            )
-          : { incident: open, event: null };
-      // An open incident whose regions are in maintenance stays open (left out is not recovered), annotated once a window.
-      if (open && step.event?.kind === 'resolved' && open.regions.some((r) => covered.get(r))) step = { incident: open, event: null };
-      if (step.incident?.status === 'open') step = { ...step, incident: annotated(step.incident, covered, tick, targetLabel(target)) };
-      if (!step.incident) continue;
-      sql.exec(
-        `INSERT INTO incidents (id, target, variant, status, body, unwritten, reminded_at) VALUES (?, ?, ?, ?, ?, 1, ?)
-        ON CONFLICT DO UPDATE SET status = excluded.status, body = excluded.body, unwritten = 1`,
-        step.incident.id,
-        target,
-        variant,
-        step.incident.status,
-        JSON.stringify(step.incident),
-        now,
-      );
-      if (step.event && step.event.kind !== 'updated') {
-        this.outbox.queue(step.incident, step.event, step.event.kind, now);
-        if (step.incident.status === 'open') sql.exec('UPDATE incidents SET reminded_at = ? WHERE id = ?', now, step.incident.id);
-      }
-    }
-    if (ready > stepped)
-      sql.exec(
-        'INSERT INTO stepped (target, variant, tick) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET tick = excluded.tick',
-        target,
-        variant,
-        ready,
-      );
-  }
-
   private pair(key: { region: string; target: string; variant: string }): PairState | null {
     const row = this.ctx.storage.sql
       .exec<Row>('SELECT state FROM pairs WHERE region = ? AND target = ? AND variant = ?', key.region, key.target, key.variant)
       .toArray()[0];
     return row ? (JSON.parse(String(row.state)) as PairState) : null;
   }
-
-  private pairsOf(target: string, variant: string): PairState[] {
-    return this.ctx.storage.sql
-      .exec<Row>('SELECT state FROM pairs WHERE target = ? AND variant = ?', target, variant)
-      .toArray()
-      .map((r) => JSON.parse(String(r.state)) as PairState);
-  }
-
-  private openIncident(target: string, variant: string): Incident | null {
-    const row = this.ctx.storage.sql
-      .exec<Row>("SELECT body FROM incidents WHERE target = ? AND variant = ? AND status = 'open'", target, variant)
-      .toArray()[0];
-    return row ? (JSON.parse(String(row.body)) as Incident) : null;
-  }
-}
-
-/**
- * The incident with a note of each maintenance window that now covers one of its regions, once a window: it is
- * not escalated while the window lasts, and the note sends no message (an `updated` event).
- */
-function annotated(incident: Incident, covered: ReadonlyMap<string, MaintenanceWindow | null>, tick: number, label: string): Incident {
-  const seen = new Set(incident.maintenance ?? []);
-  const fresh = [
-    ...new Map([...covered.values()].filter((w): w is MaintenanceWindow => w !== null && !seen.has(w.id)).map((w) => [w.id, w])).values(),
-  ];
-  if (fresh.length === 0) return incident;
-  let out = { ...incident, maintenance: [...seen, ...fresh.map((w) => w.id)] };
-  for (const w of fresh) {
-    const where = [...covered.entries()]
-      .filter(([, c]) => c?.id === w.id)
-      .map(([r]) => r)
-      .join(', ');
-    const last = out.timeline.at(-1)!;
-    out = {
-      ...out,
-      updated_at: tick,
-      timeline: [
-        ...out.timeline,
-        {
-          seq: out.timeline.length,
-          at: tick,
-          kind: 'updated',
-          severity: out.severity,
-          scope: out.scope,
-          regions: last.regions,
-          summary: `${label}: maintenance in ${where} until ${new Date(w.ends_at).toISOString()} (${w.note}); not escalated while it lasts`,
-        },
-      ],
-    };
-  }
-  return out;
 }

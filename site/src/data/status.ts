@@ -2,7 +2,8 @@
  * The status history as the site shows it, from the status keeper's counted judgements (GET /api/v1/status-history;
  * shared/status/period-tally.ts) and nothing else: the same states the incidents follow. A region's period is its
  * worst tick; the target's is the keeper's own rule over its regions (wholeTarget: degraded or down when at least
- * half of the regions not in maintenance agree); a target with several prompt variants shows the worst of them.
+ * half of the regions not in maintenance agree), or `partial` when it stayed operational as a whole while one of its
+ * regions was degraded or down (levels.ts); a target with several prompt variants shows the worst of them.
  */
 import {
   emptyCounts,
@@ -12,11 +13,13 @@ import {
   type PeriodCounts,
   type PeriodTally,
 } from '../../../shared/status/period-tally.ts';
-import { PERIOD_STATES, STATE_LABELS, worstState, type PeriodState } from '../../../shared/status/levels.ts';
+import { PERIOD_STATES, STATE_LABELS, worstState, type PeriodState, type StripState } from '../../../shared/status/levels.ts';
 import type { StatusHistoryRowDoc } from '../../../shared/api-types.ts';
+import { DAY_MS, HOUR_MS } from '../../../shared/time.ts';
+import type { SiteData, WindowView } from './types.ts';
 
 export { STATE_LABELS };
-export type Status = PeriodState;
+export type Status = StripState;
 
 /** One row of GET /api/v1/status-history. */
 export type HistoryRow = StatusHistoryRowDoc;
@@ -28,13 +31,13 @@ export const startOf = (r: HistoryRow): string => (r.hour ?? r.day)!;
 export function tallyOfRow(r: HistoryRow): PeriodTally {
   const counts = emptyCounts();
   for (const s of PERIOD_STATES) counts[s] = r[s === 'no-data' ? 'no_data' : s];
-  return { counts, note: r.note };
+  return { counts, note: r.note, late: r.late ?? 0 };
 }
 
-/** One period of a target: its state as a whole, each region's, the ticks judged, and the worst evidence in words. */
+/** One period of a target: its state as a whole (or partial), each region's, the ticks judged, and the worst evidence in words. */
 export interface StatusCell {
   start: string;
-  state: PeriodState;
+  state: StripState;
   regions: Array<{ region: string; state: PeriodState }>;
   /** Region-ticks judged (a tick of 3 regions counts 3). */
   n: number;
@@ -74,9 +77,10 @@ export function statusCells(
     }
     const merged = mergeTallies(tallies);
     const n = PERIOD_STATES.reduce((sum, s) => sum + merged.counts[s], 0);
+    const regional = [...regionStates.values()].some((s) => s === 'degraded' || s === 'down');
     return {
       start,
-      state,
+      state: state === 'operational' && regional ? 'partial' : state,
       regions: regions.map((region) => ({ region, state: regionStates.get(region)! })),
       n,
       counts: merged.counts,
@@ -99,4 +103,27 @@ export function cellWords(c: StatusCell, stamp: string): string {
     bad.length > 0 && c.state !== 'no-data' ? ` (${bad.map((r) => `${r.region} ${STATE_LABELS[r.state].toLowerCase()}`).join(', ')})` : '';
   const judged = c.n === 0 ? 'nothing judged' : `${c.n.toLocaleString('en-US')} region-ticks judged`;
   return `${stamp}: ${STATE_LABELS[c.state]}${where}, ${judged}${c.note ? `; ${c.note}` : ''}`;
+}
+
+/** A view's stamp of a period: its hour in the 24 h view, its day in the others. */
+export const periodStamp = (iso: string, hourly: boolean): string =>
+  hourly ? `${iso.slice(0, 13).replace('T', ' ')}:00 UTC` : iso.slice(0, 10);
+
+/**
+ * A target's strip over a view, as the status page and its history badge both draw it: an hour a mark in the 24 h
+ * view, a day in the others, over the variants the status judges it in (or the site's variant) and every region.
+ */
+export function viewCells(data: SiteData, view: WindowView, target: string): StatusCell[] {
+  const hourly = view.resolution === 'hour';
+  const starts = periodStarts(Date.parse(view.window.from), Date.parse(view.window.to), hourly ? HOUR_MS : DAY_MS);
+  const judged = (data.status?.targets ?? []).filter((x) => x.target === target);
+  const variants = judged.length > 0 ? judged.map((x) => x.prompt_variant) : [data.variant.id];
+  const rows = hourly ? data.status_history.hours : data.status_history.days;
+  return statusCells(
+    rows,
+    target,
+    variants,
+    data.regions.map((r) => r.code),
+    starts,
+  );
 }

@@ -50,7 +50,8 @@ statusHistoryRoutes.get('/api/v1/status-history', async (c) => {
   return c.json({
     window: { from: iso(from), to: iso(Math.max(from, to)) },
     resolution,
-    counts: 'ticks the status keeper judged in each state: operational, degraded, down, maintenance, no_data',
+    counts:
+      'ticks the status keeper judged in each state: operational, degraded, down, maintenance, no_data; late: of those, reported after the keeper had judged the tick',
     rows: page.rows.map(({ period, ...r }) => ({ [resolution]: iso(period), ...r }) satisfies StatusHistoryRowDoc),
     next_cursor: page.next === null ? null : String(page.next),
   });

@@ -1,6 +1,7 @@
 /**
- * The status history in D1 (migrations/0014_status_history.sql): the keeper's counted judgements per hour and per
- * UTC day for each region × target × prompt variant, and the maintenance windows the admin API made.
+ * The status history in D1 (migrations/0014_status_history.sql, 0016_status_late.sql): the keeper's counted
+ * judgements per hour and per UTC day for each region × target × prompt variant (with how many of them came late),
+ * and the maintenance windows the admin API made.
  */
 import { PERIOD_STATES } from '../../../shared/status/levels.ts';
 import type { PeriodTally } from '../../../shared/status/period-tally.ts';
@@ -10,16 +11,18 @@ import { DAY_MS } from '../../../shared/time.ts';
 import { periodWhere, wholePeriodPage } from './periods.ts';
 
 /** The count columns, in the order of PERIOD_STATES (`no-data` as no_data). */
-const COUNT_COLUMNS = PERIOD_STATES.map((s) => s.replace('-', '_'));
+const STATE_COLUMNS = PERIOD_STATES.map((s) => s.replace('-', '_'));
+/** Every counted column: a tick per state, and the late ones among them. */
+const COUNT_COLUMNS = [...STATE_COLUMNS, 'late'];
 
-/** Each table's columns and key as the code writes them (tests/workers/schema.test.ts holds the migration to them). */
+/** Each table's columns and key as the code writes them (tests/workers/schema.test.ts holds the migrations to them; `late` came after). */
 export const STATUS_HISTORY_SHAPES = {
   status_hours: {
-    columns: ['hour', 'target', 'prompt_variant', 'region', ...COUNT_COLUMNS, 'note'],
+    columns: ['hour', 'target', 'prompt_variant', 'region', ...STATE_COLUMNS, 'note', 'late'],
     key: ['hour', 'target', 'prompt_variant', 'region'],
   },
   status_days: {
-    columns: ['day', 'target', 'prompt_variant', 'region', ...COUNT_COLUMNS, 'note'],
+    columns: ['day', 'target', 'prompt_variant', 'region', ...STATE_COLUMNS, 'note', 'late'],
     key: ['day', 'target', 'prompt_variant', 'region'],
   },
 } as const;
@@ -60,7 +63,9 @@ export async function writeHistory(db: D1Database, hours: readonly HistoryHour[]
     days.set(`${d}|${h.target}|${h.variant}|${h.region}`, [d, h.target, h.variant, h.region]);
   }
   await db.batch([
-    ...hours.map((h) => hour.bind(h.hour, h.target, h.variant, h.region, ...PERIOD_STATES.map((s) => h.tally.counts[s]), h.tally.note)),
+    ...hours.map((h) =>
+      hour.bind(h.hour, h.target, h.variant, h.region, ...PERIOD_STATES.map((s) => h.tally.counts[s]), h.tally.late, h.tally.note),
+    ),
     ...[...days.values()].map(([d, target, variant, region]) => day.bind(d, d + DAY_MS, target, variant, region)),
   ]);
 }
