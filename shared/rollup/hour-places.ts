@@ -2,7 +2,7 @@
  * Where each hour's samples were taken and answered, per region × target × prompt variant: how many, the newest,
  * the Cloudflare colos they ran in, the places the vendor said it answered from (each with its successful probes'
  * TTFT), and how far the vendor's own timing claims held against the round trip. Written with the hour's rollup,
- * from the same samples (migrations/0016_hour_places.sql), so the catalog, "answered from" and the fidelity
+ * from the same samples (migrations/0017_hour_places.sql), so the catalog, "answered from" and the fidelity
  * check of any window of whole hours read one row a pair and hour, not every sample.
  *
  * The TTFT values and the claim's differences are kept as they are (one a tick at most: a few dozen numbers an

@@ -1,4 +1,4 @@
-/** The hours' place records in D1 (migrations/0016_hour_places.sql): a row per region × target × variant × hour. */
+/** The hours' place records in D1 (migrations/0017_hour_places.sql): a row per region × target × variant × hour. */
 import type { HourPlaces } from '../../../shared/rollup/hour-places.ts';
 import { periodWhere, type PeriodFilter } from './periods.ts';
 
