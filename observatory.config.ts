@@ -4,8 +4,9 @@
  *
  * - regions: one Durable Object per region, created near its locationHint.
  * - targets: what to probe. API keys are Worker secrets, named here by `apiKeySecret` and set with
- *   `npx wrangler secret put NAME --env production` (locally: a line NAME=… in .dev.vars). A key never
- *   belongs in this file, in D1, in logs or on the site.
+ *   `npx wrangler secret put NAME --env production`; locally a line NAME=… in .dev.vars beside wrangler.toml, which
+ *   npm run dev and npm start read (docs/PROVIDERS.md "Local keys"). A key never belongs in this file, in D1, in logs
+ *   or on the site.
  * - promptVariants: fixed input and output sizes; every probe's prompt also carries a fresh nonce.
  *
  * The defaults probe the bundled reference endpoint ({REFERENCE_URL}), so everything works locally
@@ -113,7 +114,7 @@ export const config: ObservatoryConfig = {
     channels: [
       // The local demo's sink: npm start sets DEMO_WEBHOOK_URL and the signing key; unset when deployed, so inactive there.
       { name: 'demo-sink', type: 'webhook', url: '{DEMO_WEBHOOK_URL}', signingSecret: 'DEMO_WEBHOOK_SIGNING_KEY' },
-      // Your own, secrets set with `npx wrangler secret put NAME --env production`:
+      // Your own, secrets set with `npx wrangler secret put NAME --env production` (locally in .dev.vars, as a {VAR} URL's variable is):
       // { name: 'ops-slack', type: 'slack', urlSecret: 'SLACK_WEBHOOK_URL' },
       // { name: 'pager', type: 'ntfy', url: 'https://ntfy.sh/my-llm-alerts', events: ['opened', 'escalated'] },
     ],

@@ -24,6 +24,7 @@ try {
     apiPort: port('port', values.port, 8787),
     referencePort: port('reference-port', values['reference-port'], 8788),
     persistTo: values['persist-to'] ?? '.wrangler/state',
+    command: 'npm run dev',
     log: (line) => console.log(`  [wrangler] ${line}`),
     progress: (line) => console.log(`• ${line}`),
   });

@@ -6,11 +6,12 @@
 import { forEachPage, pageUrl, type Paged } from '../shared/api-pages.ts';
 import { DAY_MS, HOUR_MS } from '../shared/time.ts';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { startWorker, type RunningWorker } from './worker-runtime.ts';
 import { assertPortFree, freePort, runWrangler, startWrangler, stopProcess, waitForHttp } from './processes.ts';
+import { LOCAL_WRANGLER_ENV, readLocalSecrets, writeLocalVars } from './local-vars.ts';
 
 export interface LocalOptions {
   /** 0: any free port (a port another process takes first is tried again with another). */
@@ -22,6 +23,8 @@ export interface LocalOptions {
   vars?: (referenceUrl: string) => Promise<Record<string, string>>;
   /** Extra bindings of the reference endpoint (its SCHEDULED_FAULTS in the demo). */
   referenceBindings?: Record<string, string>;
+  /** Who sets the generated variables, in what the run prints about them ("npm run dev"; default "this run"). */
+  command?: string;
   /** Where wrangler's own output goes. */
   log: (line: string) => void;
   progress: (line: string) => void;
@@ -45,8 +48,8 @@ export async function startLocalObservatory(o: LocalOptions): Promise<LocalObser
   const persistTo = resolve(o.persistTo);
   let reference: RunningWorker | null = null;
   let dev: ChildProcess | null = null;
-  // The Worker's variables and secrets (the admin token, signing keys) go in a file only this user can read,
-  // never on a command line, where `ps` shows them to everyone.
+  // The Worker's variables and secrets (the user's .dev.vars, the admin token, signing keys) go in a file only this
+  // user can read, never on a command line, where `ps` shows them to everyone (local-vars.ts).
   const envFile = join(persistTo, 'observatory.env');
   const stop = async () => {
     if (dev) await stopProcess(dev);
@@ -56,6 +59,14 @@ export async function startLocalObservatory(o: LocalOptions): Promise<LocalObser
   try {
     if (o.apiPort !== 0) await assertPortFree(o.apiPort, '--port');
     if (o.referencePort !== 0) await assertPortFree(o.referencePort, '--reference-port');
+    const secrets = readLocalSecrets();
+    o.progress(
+      secrets.files.length === 0
+        ? 'no .dev.vars (local secrets): a target whose key it would hold is skipped, and /api/v1/health names the key'
+        : `local secrets from ${secrets.files.join(' and ')}: ${Object.keys(secrets.values).join(', ') || 'none'}`,
+    );
+    if (process.env.CLOUDFLARE_ENV)
+      o.progress(`CLOUDFLARE_ENV=${process.env.CLOUDFLARE_ENV} is not used: a local run is wrangler.toml's top level, with .dev.vars`);
     o.progress('starting the reference LLM endpoint');
     // On loopback, for this machine only: open, asked for explicitly.
     reference = await startWorker({
@@ -64,7 +75,7 @@ export async function startLocalObservatory(o: LocalOptions): Promise<LocalObser
       bindings: { REFERENCE_OPEN: 'true', ...o.referenceBindings },
     });
     o.progress(`reference LLM endpoint on ${reference.url}; applying D1 migrations to the local database in ${persistTo}`);
-    await runWrangler(['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo]);
+    await runWrangler(['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo], LOCAL_WRANGLER_ENV);
     const adminToken = randomBytes(16).toString('hex');
     const readToken = randomBytes(16).toString('hex');
     const vars: Record<string, string> = {
@@ -73,7 +84,11 @@ export async function startLocalObservatory(o: LocalOptions): Promise<LocalObser
       READ_TOKEN: readToken,
       ...(await o.vars?.(reference.url)),
     };
-    writeEnvFile(envFile, vars);
+    const replaced = writeLocalVars(envFile, secrets.values, vars);
+    if (replaced.length > 0)
+      o.progress(
+        `${secrets.files.join(' and ')} also sets ${replaced.join(', ')}: ${o.command ?? 'this run'} sets these itself, and uses its own values`,
+      );
     for (let attempt = 1; ; attempt++) {
       const port = o.apiPort === 0 ? await freePort() : o.apiPort;
       o.progress(`starting the scheduler, regional Durable Objects and API on 127.0.0.1:${port}`);
@@ -93,21 +108,6 @@ export async function startLocalObservatory(o: LocalOptions): Promise<LocalObser
 }
 
 class PortTakenError extends Error {}
-
-/** A dotenv file (`NAME='value'`: single quotes keep a value literal, JSON included), readable by this user alone. */
-function writeEnvFile(path: string, vars: Record<string, string>): void {
-  mkdirSync(resolve(path, '..'), { recursive: true });
-  for (const [k, v] of Object.entries(vars))
-    if (/['\r\n]/.test(v)) throw new Error(`variable ${k} holds a quote or a line break, which a dotenv file cannot keep literal`);
-  writeFileSync(
-    path,
-    Object.entries(vars)
-      .map(([k, v]) => `${k}='${v}'\n`)
-      .join(''),
-    { mode: 0o600 },
-  );
-  chmodSync(path, 0o600); // also when an earlier run left the file behind
-}
 
 /** `wrangler dev` on the port, once its API answers; rejects with its last lines when it stops first. */
 async function startApi(port: number, persistTo: string, envFile: string, log: (line: string) => void): Promise<ChildProcess> {
@@ -138,6 +138,7 @@ async function startApi(port: number, persistTo: string, envFile: string, log: (
       if (portTaken === null && /Address already in use/.test(line)) portTaken = line;
       log(line);
     },
+    LOCAL_WRANGLER_ENV,
   );
   const died = new Promise<never>((_, reject) =>
     dev.once('exit', (code) => {

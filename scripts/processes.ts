@@ -16,11 +16,11 @@ export function wranglerArgs(args: string[]): [string, string[]] {
   return [process.execPath, [new URL('../node_modules/wrangler/bin/wrangler.js', import.meta.url).pathname, ...args]];
 }
 
-/** Runs wrangler to completion; rejects with its output when it fails. */
-export function runWrangler(args: string[]): Promise<string> {
+/** Runs wrangler to completion (`env`: variables set on top of WRANGLER_ENV); rejects with its output when it fails. */
+export function runWrangler(args: string[], env: Record<string, string> = {}): Promise<string> {
   const [cmd, argv] = wranglerArgs(args);
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, argv, { env: WRANGLER_ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, argv, { env: { ...WRANGLER_ENV, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
@@ -42,10 +42,10 @@ const kill = (signal) => { try { process.kill(-pgid, signal); } catch {} };
 process.stdin.on('close', () => { kill('SIGTERM'); setTimeout(() => { kill('SIGKILL'); process.exit(0); }, 5000); });
 process.stdin.resume();`;
 
-/** Starts a long-running wrangler (dev) in a process group of its own; its output goes to `log`. */
-export function startWrangler(args: string[], log: (line: string) => void): ChildProcess {
+/** Starts a long-running wrangler (dev) in a process group of its own (`env` as for runWrangler); its output goes to `log`. */
+export function startWrangler(args: string[], log: (line: string) => void, env: Record<string, string> = {}): ChildProcess {
   const [cmd, argv] = wranglerArgs(args);
-  const child = spawn(cmd, argv, { env: WRANGLER_ENV, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(cmd, argv, { env: { ...WRANGLER_ENV, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const forward = (chunk: Buffer) =>
     chunk
       .toString()

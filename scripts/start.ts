@@ -104,6 +104,7 @@ try {
     apiPort,
     referencePort,
     persistTo,
+    command: 'npm start',
     referenceBindings: { SCHEDULED_FAULTS: scheduledFaults },
     log: (line) => {
       if (/error|✘/i.test(line)) progress.say(`  [wrangler] ${line}`);

@@ -14,8 +14,9 @@ export interface ScriptProcess {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-export function runScript(script: string, args: string[]): ScriptProcess {
-  const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+/** `cwd`: the checkout to run it in (default this one), e.g. a copy with its own config (project-copy.ts). */
+export function runScript(script: string, args: string[], cwd?: string): ScriptProcess {
+  const child = spawn(process.execPath, [script, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));

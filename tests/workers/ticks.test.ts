@@ -3,7 +3,7 @@
  * a failing target that stops nothing, a D1 outage that loses nothing, and no secret stored.
  */
 import { describe, expect, it } from 'vitest';
-import { runDurableObjectAlarm, SELF } from 'cloudflare:test';
+import { runDurableObjectAlarm, runInDurableObject, SELF } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { alarmsUntil, drain } from './drain.ts';
 import { expectConsoleErrors } from './console-errors.ts';
@@ -11,6 +11,7 @@ import { config } from './test-config.ts';
 import { METHOD_VERSION } from '../../shared/constants.ts';
 import { fireCron } from './fire-cron.ts';
 import { tickJobs } from '../../workers/observatory/config.ts';
+import type { RegionProber } from '../../workers/observatory/region-prober.ts';
 
 const REGIONS = config.regions.map((r) => r.code);
 const TICK = 1_767_225_600_000; // 2026-01-01T00:00:00Z, on the 5-minute grid
@@ -71,6 +72,22 @@ describe('a scheduled tick', () => {
   it('a target whose secret is missing is skipped and reported, not stored', async () => {
     expect(await count("target = 'ref-no-key'")).toBe(0);
     expect((await env.REGION_PROBER.getByName('weur').status()).missingSecrets).toEqual(['ABSENT_KEY']);
+  });
+
+  it('a missing secret set since (a new .dev.vars, wrangler secret put) is no longer reported', async () => {
+    const weur = env.REGION_PROBER.getByName('weur');
+    const status = await runInDurableObject(weur, async (instance: RegionProber) => {
+      const prober = instance as unknown as { env: Env };
+      const real = prober.env;
+      prober.env = { ...real, ABSENT_KEY: 'set-since' } as Env;
+      try {
+        return await instance.status();
+      } finally {
+        prober.env = real;
+      }
+    });
+    expect(status.missingSecrets).toEqual([]);
+    expect((await weur.status()).missingSecrets).toEqual(['ABSENT_KEY']);
   });
 
   it('a retried tick or a repeated alarm writes no duplicates', async () => {
