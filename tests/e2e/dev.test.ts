@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { runScript, type ScriptProcess } from '../helpers/script-process.ts';
 import { config } from '../../observatory.config.ts';
 import { probesPerTick } from '../../shared/config/schedule.ts';
+import { expectFromView, viewQueries } from '../helpers/view-queries.ts';
+import { HOUR_MS } from '../../shared/time.ts';
 
 let dev: ScriptProcess;
 let api: string;
@@ -80,4 +82,40 @@ describe('npm run dev', () => {
     const health = await (await fetch(`${api}/api/v1/health`)).json();
     expect(health).toMatchObject({ status: 'ok', db: 'ok' });
   }, 90_000);
+
+  it('answers every public view route anonymously without D1, once a past hour is rolled up and its views built', async () => {
+    const admin = { authorization: `Bearer ${/admin token:\s+([0-9a-f]{32})/.exec(output)![1]}`, 'content-type': 'application/json' };
+    // A tick of the hour before the last whole one: its hour has ended, so the regions roll it up, then mark its views.
+    const tickId = Math.floor(Date.now() / HOUR_MS) * HOUR_MS - HOUR_MS;
+    const posted = await fetch(`${api}/api/v1/ticks`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({ tick_id: tickId, backfill: true }),
+    });
+    expect(posted.status, await posted.clone().text()).toBe(202);
+    // The views are built by themselves (VIEW_BUILDS "auto"): a few seconds after the regions' rollups mark them.
+    type Ages = Record<string, { built_at: string | null; error: string | null }>;
+    let ages: Ages = {};
+    for (let i = 0; i < 240; i++) {
+      const health = (await (await fetch(`${api}/api/v1/health`, { headers: admin })).json()) as { views: Ages };
+      ages = health.views;
+      const percentiles = ages.percentiles?.built_at ? Date.parse(ages.percentiles.built_at) : 0;
+      const rolled = await (
+        await fetch(`${api}/api/v1/rollups?resolution=hour&from=${tickId}&to=${tickId + HOUR_MS}`, { headers: admin })
+      ).json();
+      if (percentiles > 0 && (rolled as { rows: unknown[] }).rows.length > 0 && percentiles > Date.now() - 60_000) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    for (const part of ['status', 'health', 'percentiles', 'catalog']) {
+      expect(ages[part]?.built_at, part).toBeTruthy();
+      expect(ages[part]?.error, part).toBeNull();
+    }
+    const get = (path: string, init?: RequestInit) => fetch(`${api}${path}`, init);
+    const queries = viewQueries(
+      config.regions.map((r) => r.code),
+      config.targets.map((t) => t.id),
+      config.promptVariants[0].id,
+    );
+    for (const path of queries) await expectFromView(get, path);
+  }, 180_000);
 });
