@@ -28,13 +28,19 @@ export class PublicViews extends DurableObject<Env> {
   private readonly parts: ViewPart[];
   /** The manifest of the build under way (health, built last, reports the others' new ages). */
   private building: ViewManifest | null = null;
+  /**
+   * Marks each part has had in this object's life, so a build clears a part's stored mark only if no mark came
+   * while it was building; the stored mark is written once, when a part turns dirty, not at every mark (a tick's
+   * reports mark the status a region each).
+   */
+  private readonly marks = new Map<string, number>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.parts = viewParts(async (now) => this.ages(now));
     ctx.blockConcurrencyWhile(async () => {
-      // Marked parts (name → how often marked; a build clears what it saw), and the manifest.
-      ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS dirty (part TEXT PRIMARY KEY, marks INTEGER NOT NULL) WITHOUT ROWID');
+      // Marked parts (a build clears them), and the manifest.
+      ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS dirty (part TEXT PRIMARY KEY) WITHOUT ROWID');
       ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS manifest (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
     });
   }
@@ -45,8 +51,11 @@ export class PublicViews extends DurableObject<Env> {
    */
   async markDirty(parts: readonly ViewPartName[]): Promise<void> {
     const sql = this.ctx.storage.sql;
-    for (const part of new Set(parts))
-      sql.exec('INSERT INTO dirty (part, marks) VALUES (?, 1) ON CONFLICT DO UPDATE SET marks = marks + 1', part);
+    const dirty = new Set(await this.dirtyParts());
+    for (const part of new Set(parts)) {
+      this.marks.set(part, (this.marks.get(part) ?? 0) + 1);
+      if (!dirty.has(part)) sql.exec('INSERT INTO dirty (part) VALUES (?) ON CONFLICT DO NOTHING', part);
+    }
     if ((this.env as { VIEW_BUILDS?: string }).VIEW_BUILDS === 'on-demand') return;
     const at = Date.now() + SETTLE_MS;
     const current = await this.ctx.storage.getAlarm();
@@ -77,11 +86,7 @@ export class PublicViews extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
-    const marked = this.ctx.storage.sql.exec<Row>('SELECT part, marks FROM dirty').toArray();
-    const failed = await this.buildParts(
-      marked.map((r) => String(r.part) as ViewPartName),
-      new Map(marked.map((r) => [String(r.part), Number(r.marks)])),
-    );
+    const failed = await this.buildParts((await this.dirtyParts()) as ViewPartName[]);
     if (failed > 0) {
       const at = Date.now() + RETRY_MS;
       const current = await this.ctx.storage.getAlarm();
@@ -89,13 +94,14 @@ export class PublicViews extends DurableObject<Env> {
     }
   }
 
-  /** Builds the parts named, in the parts' order; a part's marks seen are cleared once it is written. Returns the failures. */
-  private async buildParts(names: readonly ViewPartName[], marks = new Map<string, number>()): Promise<number> {
+  /** Builds the parts named, in the parts' order; a part's mark is cleared once it is written. Returns the failures. */
+  private async buildParts(names: readonly ViewPartName[]): Promise<number> {
     const manifest = this.manifest();
     this.building = manifest;
     let failed = 0;
     for (const part of this.parts.filter((p) => names.includes(p.name as ViewPartName))) {
       const started = Date.now();
+      const seen = this.marks.get(part.name) ?? 0;
       const d1 = meterD1(this.env.DB);
       const state: PartState = manifest.parts[part.name] ?? {
         built_at: null,
@@ -124,9 +130,8 @@ export class PublicViews extends DurableObject<Env> {
           error: null,
           failed_at: null,
         };
-        const seen = marks.get(part.name);
-        if (seen !== undefined) this.ctx.storage.sql.exec('DELETE FROM dirty WHERE part = ? AND marks = ?', part.name, seen);
-        else this.ctx.storage.sql.exec('DELETE FROM dirty WHERE part = ?', part.name);
+        // A mark that came while it was building keeps the part marked for the next alarm.
+        if ((this.marks.get(part.name) ?? 0) === seen) this.ctx.storage.sql.exec('DELETE FROM dirty WHERE part = ?', part.name);
       } catch (e) {
         failed++;
         const message = e instanceof Error ? e.message : String(e);
