@@ -296,3 +296,10 @@ export interface FidelityDoc {
   source: 'rollups';
   rows: Array<{ region: string; target: string; prompt_variant: string } & FidelityRow>;
 }
+
+/** GET /api/v1/time-profiles: each region × target × variant's 7 × 24 cells, `[days, probes, ttft_p50]`, Monday 0 h first. */
+export interface TimeProfilesDoc {
+  window: ApiWindow;
+  cells: string;
+  rows: Array<{ region: string; target: string; prompt_variant: string; cells: Array<[number, number, number | null]> }>;
+}

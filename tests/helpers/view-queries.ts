@@ -17,6 +17,8 @@ export function viewQueries(regions: readonly string[], targets: readonly string
     '/api/v1/served-by',
     `/api/v1/served-by?region=${r1}&target=${t1}`,
     `/api/v1/fidelity?variant=${variant}`,
+    '/api/v1/time-profiles',
+    `/api/v1/time-profiles?region=${r1}&target=${t1}`,
     '/api/v1/percentiles',
     ...VIEW_WINDOWS.flatMap((w) => [
       `/api/v1/percentiles?window=${w.id}`,

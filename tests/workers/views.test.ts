@@ -141,6 +141,27 @@ describe('the public views', () => {
     expect(served.rows[0].places).toEqual([{ place: null, source: null, samples: 3, ttft_p50: median }]);
   });
 
+  it('equal the live time profiles: each cell the median of its days', async () => {
+    const view = await (await get('/api/v1/time-profiles')).json<{
+      window: { from: string; to: string };
+      rows: Array<{ region: string; target: string; cells: Array<[number, number, number | null]> }>;
+    }>();
+    expect(view.rows.length).toBeGreaterThan(0);
+    const live = await get(`/api/v1/time-profiles?from=${Date.parse(view.window.from)}&to=${Date.parse(view.window.to)}`, {
+      headers: token,
+    });
+    expect(view).toEqual(await live.json());
+    // The day two days ago holds one tick: its weekday's cell at that hour has one day.
+    const day = new Date(ticks[3]);
+    const cell = ((day.getUTCDay() + 6) % 7) * 24 + day.getUTCHours();
+    const chat = view.rows.find((r) => r.region === 'weur' && r.target === 'ref-chat')!;
+    expect(chat.cells).toHaveLength(7 * 24);
+    expect(chat.cells[cell][0]).toBe(1);
+    expect(chat.cells.filter(([days]) => days > 0)).toHaveLength(1);
+    const narrowed = await (await get('/api/v1/time-profiles?region=weur&target=ref-chat')).json<typeof view>();
+    expect(narrowed.rows).toEqual([chat]);
+  });
+
   it('are built by the marks their data owners set: only the parts marked', async () => {
     const views = env.PUBLIC_VIEWS.getByName('global');
     await views.markDirty(['status']);

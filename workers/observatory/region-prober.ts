@@ -278,9 +278,9 @@ export class RegionProber extends DurableObject<Env> {
 
   /** The rollups owed (rollup-duty.ts), then their OTLP push; false when a rollup failed (kept for retry). */
   private async rollUp(region: string): Promise<boolean> {
-    const { ok, rolled } = await rollUpDirtyHours(this.store, this.env.DB, region, Date.now());
-    // The views of rollups (and the catalog, rebuilt with them) are built anew.
-    if (rolled > 0) await markViews(this.env, ['percentiles', 'catalog']);
+    const { ok, rolled, days } = await rollUpDirtyHours(this.store, this.env.DB, region, Date.now());
+    // The views of rollups (and the catalog, rebuilt with them) are built anew; the time profiles when a day was written.
+    if (rolled > 0) await markViews(this.env, days > 0 ? ['percentiles', 'catalog', 'profiles'] : ['percentiles', 'catalog']);
     if (!ok) return false;
     if (!(await pushPendingToOtlp(this.store, this.env, region, this.budget)) && (await this.ctx.storage.getAlarm()) === null)
       await this.ctx.storage.setAlarm(Date.now() + FLUSH_RETRY_MS);

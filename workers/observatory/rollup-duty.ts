@@ -21,16 +21,17 @@ const iso = (t: number) => new Date(t).toISOString();
  * from the hour's samples in D1: the same samples give the same rows, so a retried tick or a second
  * rollup never counts twice. Then the daily rows of every ended day with an hour rolled up, merged
  * from its hourly rows. `ok` false (the hours and days stay dirty) when D1 fails; `rolled`: the hours and days
- * written.
+ * written, `days` of them days.
  */
 export async function rollUpDirtyHours(
   store: ProberStore,
   db: D1Database,
   region: string,
   now: number,
-): Promise<{ ok: boolean; rolled: number }> {
+): Promise<{ ok: boolean; rolled: number; days: number }> {
   const hours = store.dirtyHoursBefore(hourOf(now));
   let rolled = 0;
+  let days = 0;
   let step = 'daily rollup seeding';
   try {
     if (store.meta('daily_rollups_seeded') === null) {
@@ -53,15 +54,16 @@ export async function rollUpDirtyHours(
       await rollUpDay(db, region, day);
       store.dayRolledUp(day);
       rolled++;
+      days++;
     }
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     store.noteDutyError('last_rollup_error', `${step}: ${message}`);
     console.error(`region ${region}: ${step} failed, kept for retry: ${message}`);
-    return { ok: false, rolled };
+    return { ok: false, rolled, days };
   }
   store.noteDutyError('last_rollup_error', null);
-  return { ok: true, rolled };
+  return { ok: true, rolled, days };
 }
 
 /**

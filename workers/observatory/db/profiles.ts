@@ -52,6 +52,20 @@ async function profileRowsIn(db: D1Database, f: ProfileFilter, limit?: number): 
   return results.map((r) => ({ ...r, day: Number(r.day) }));
 }
 
+/** A day's row with its hours read: what a profile is computed from. */
+export interface ProfileDay {
+  day: number;
+  region: string;
+  target: string;
+  prompt_variant: string;
+  hours: Array<[number, number | null]>;
+}
+
+/** Every row of the days [fromDay, toDay) asked for, its hours parsed. */
+export async function profilesIn(db: D1Database, f: ProfileFilter): Promise<ProfileDay[]> {
+  return (await profileRowsIn(db, f)).map((r) => ({ ...r, hours: JSON.parse(r.hours) as ProfileDay['hours'] }));
+}
+
 /** A page of rows as stored (their hours' JSON untouched), whole days from `fromDay` on, at most about `limit` rows. */
 export function profilePage(db: D1Database, f: ProfileFilter, limit: number): Promise<{ rows: StoredProfileRow[]; next: number | null }> {
   return wholePeriodPage(
