@@ -192,6 +192,7 @@ function stamped(sample: Sample, job: Job, region: RegionConfig, env: Pick<Probe
 /**
  * The one sample of a probe that never got to measure (its code failed, or the runtime stopped it
  * again and again): a failed sample of its own class, so error rates count it and nothing is lost.
+ * `secrets`: every secret value of the deployment (secretValues), removed from the detail before it is cut.
  */
 export function failedJobSample(
   job: Job,
@@ -201,7 +202,7 @@ export function failedJobSample(
   env: Pick<ProbeEnvironment, 'colo' | 'simulated'>,
   error: ErrorClass,
   detail: string,
-  secrets: string[] = [],
+  secrets: readonly string[],
 ): StoredSample {
   const sample = Object.assign(emptySample(), {
     method_version: METHOD_VERSION,

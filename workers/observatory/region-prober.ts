@@ -16,6 +16,7 @@ import { burstTargetsStored } from './db/bursts.ts';
 import { flushBurstOutbox, runOwedBurst } from './burst-queue.ts';
 import { COLO_REFRESH_MS, fetchColo } from './colo.ts';
 import { failedJobSample, MissingSecretError, runCacheJob, runJob } from './probe-job.ts';
+import { secretValues } from './secret-values.ts';
 import { insertSamples, storedKeys } from './db/samples.ts';
 import { hourOf } from '../../shared/rollup/rollup.ts';
 import { pushPendingToOtlp, rollUpDirtyHours } from './rollup-duty.ts';
@@ -382,7 +383,16 @@ export class RegionProber extends DurableObject<Env> {
   ): StoredSample[] {
     const warm = variant.promptCache ? warmPassOf(variant.id) : undefined;
     return [variant, ...(warm ? [warm] : [])].map((v, i) => {
-      const sample = failedJobSample(job, region, target, v, { colo, simulated: this.env.SIMULATED_REGIONS === '1' }, 'internal', detail);
+      const sample = failedJobSample(
+        job,
+        region,
+        target,
+        v,
+        { colo, simulated: this.env.SIMULATED_REGIONS === '1' },
+        'internal',
+        detail,
+        secretValues(this.env as unknown as Record<string, unknown>),
+      );
       if (warm) sample.cache_pass = i + 1;
       return sample;
     });
