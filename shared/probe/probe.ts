@@ -5,7 +5,7 @@ import { httpErrorDetail, readErrorBody, safeDetail } from './error-detail.ts';
 import { buildCachePrompt, buildPrompt, randomNonce } from './prompt.ts';
 import { protocolFor } from './protocols/index.ts';
 import { servedBy } from './served-by.ts';
-import { AccessTokenCache, authorize, authSecrets, AuthError, type AuthContext } from './auth.ts';
+import { AccessTokenCache, authorize, authSecrets, AuthError, tokenTimeoutMs, type AuthContext } from './auth.ts';
 import type { BuiltRequest } from './protocols/protocol.ts';
 import { StreamMeter } from './stream-meter.ts';
 import { emptySample } from '../sample-fields.ts';
@@ -122,13 +122,14 @@ async function probeOnce(o: ProbeOptions): Promise<ProbeResult> {
       }),
       o.target.auth,
       o.authContext ?? defaultAuthContext,
+      tokenTimeoutMs(timeouts),
     );
   } catch (e) {
     if (!(e instanceof AuthError)) throw e;
     // Nothing was sent to the vendor: the sample says why, with no figures.
     sample.started_at = wallClock();
     sample.status = e.status;
-    sample.error = e.status === null ? 'network' : 'http';
+    sample.error = e.errorClass;
     sample.error_detail = safeDetail(`authorisation failed: ${e.message}`, secrets);
     return { sample };
   }
