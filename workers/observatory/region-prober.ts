@@ -27,6 +27,7 @@ import { BaselineCache, evaluatePendingTicks } from './status-evaluation.ts';
 import type { StoredSample } from './db/sample-row.ts';
 import { AccessTokenCache, type AuthContext } from '../../shared/probe/auth.ts';
 import { jobKey, ProberStore, type DutyErrorKey, type QueuedJob } from './prober-store.ts';
+import { StoredSplitSourceBook } from './split-source-book.ts';
 import type { PromptVariantConfig, RegionConfig, TargetConfig } from '../../shared/config/types.ts';
 
 export type { Delivery, TickState } from './tick-heartbeat.ts';
@@ -100,10 +101,13 @@ export class RegionProber extends DurableObject<Env> {
   };
   /** What the running alarm may still fetch or call (one alarm at a time runs in an object); set as each alarm starts. */
   private budget = new SubrequestBudget(0);
+  /** Each target's split sources here (shared/probe/split-sources.ts), kept in this object's storage. */
+  private readonly splitSources: StoredSplitSourceBook;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.store = new ProberStore(ctx.storage);
+    this.splitSources = new StoredSplitSourceBook(this.store);
     ctx.blockConcurrencyWhile(async () => this.store.migrate());
   }
 
@@ -437,6 +441,7 @@ export class RegionProber extends DurableObject<Env> {
       colo,
       simulated: this.env.SIMULATED_REGIONS === '1',
       authContext: this.authContext,
+      splitSources: this.splitSources,
     };
     try {
       const warm = variant.promptCache ? warmPassOf(variant.id) : undefined;
