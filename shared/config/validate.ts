@@ -9,6 +9,7 @@ import { statusPageProblems } from './validate-vendor-status.ts';
 import { burstCadence, DEFAULT_BURST_LEVELS, MAX_BURST_LEVEL } from './bursts.ts';
 import { warmPassId, withWarmPasses } from './work-list.ts';
 import { MIN_CACHED_PROMPT_TOKENS } from '../constants.ts';
+import { MAX_SERVER_TIMING_NAME_CHARS, validServerTimingEntry } from '../probe/server-timing.ts';
 
 export class ConfigError extends Error {
   readonly problems: string[];
@@ -89,6 +90,11 @@ export function validateConfig(config: ObservatoryConfig): ObservatoryConfig {
         p.push(`${where}: maxTokensParam must be one of ${MAX_TOKENS_PARAMS.join(', ')}`);
       else if (t.api !== 'openai-chat') p.push(`${where}: maxTokensParam applies to api openai-chat only`);
     }
+    for (const entry of t.serverTimingMetrics ?? [])
+      if (typeof entry !== 'string' || !validServerTimingEntry(entry))
+        p.push(
+          `${where}: serverTimingMetrics entry "${String(entry).slice(0, 80)}" must be metric names of letters, digits, ".", "_" or "-" (at most ${MAX_SERVER_TIMING_NAME_CHARS} characters each), joined by "+"`,
+        );
     for (const r of t.regions ?? []) if (!regionCodes.includes(r)) p.push(`${where}: unknown region "${r}"`);
     for (const v of t.promptVariants ?? []) if (!variantIds.includes(v)) p.push(`${where}: unknown prompt variant "${v}"`);
     if (t.price !== undefined) {

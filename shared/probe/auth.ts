@@ -11,7 +11,8 @@ import { AwsV4Signer } from 'aws4fetch';
 import { importPKCS8, SignJWT } from 'jose';
 import type { BuiltRequest } from './protocols/protocol.ts';
 import { regionOfHost } from './served-by.ts';
-import type { FetchLike, ResolvedAuth, ServiceAccountKey } from '../types.ts';
+import { readBounded } from './bounded-body.ts';
+import type { ErrorClass, FetchLike, ResolvedAuth, ServiceAccountKey, Timeouts } from '../types.ts';
 
 export type { ResolvedAuth, ServiceAccountKey } from '../types.ts';
 
@@ -21,17 +22,33 @@ export const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platf
 const TOKEN_LIFETIME_S = 3_600;
 /** A cached token is renewed this long before it expires, so no probe starts with one about to lapse. */
 export const TOKEN_RENEW_BEFORE_MS = 5 * 60_000;
-/** Longest token answer read (a token response is about 1 KiB). */
-const TOKEN_BODY_LIMIT = 64 * 1024;
+/** Longest token answer read (a token response is about 1 KiB): reading stops at it. */
+export const TOKEN_BODY_LIMIT = 64 * 1024;
+/**
+ * Longest wait for a token endpoint's whole answer (Google's takes well under a second). A probe waits
+ * at most the least of this, its headers timeout and its total bound (tokenTimeoutMs): a token endpoint
+ * that never answers gives a failed sample within the probe's own bound, and holds only its own lane.
+ */
+export const TOKEN_TIMEOUT_MS = 10_000;
 
-/** An authorisation step that failed (no token, a bad key): the probe's sample says what, before anything was timed. */
+/** How long a probe with these timeouts waits for a token. */
+export const tokenTimeoutMs = (t: Pick<Timeouts, 'headersMs' | 'totalMs'>): number => Math.min(TOKEN_TIMEOUT_MS, t.headersMs, t.totalMs);
+
+/**
+ * An authorisation step that failed (no token, a bad key): the probe's sample says what, before anything
+ * was timed. Its class (MEASUREMENT.md): `http` when the token endpoint answered with an error status,
+ * `timeout_headers` when it gave no whole answer in time, else `network`. The message is not cut: the
+ * sample's detail is cut after redaction (safeDetail), so no secret in it survives as a prefix.
+ */
 export class AuthError extends Error {
   /** The token endpoint's HTTP status, when it answered. */
   readonly status: number | null;
+  readonly errorClass: ErrorClass;
 
-  constructor(message: string, status: number | null = null) {
+  constructor(message: string, status: number | null = null, errorClass?: ErrorClass) {
     super(message);
     this.status = status;
+    this.errorClass = errorClass ?? (status === null ? 'network' : 'http');
   }
 }
 
@@ -67,8 +84,13 @@ export interface AuthContext {
   now?: () => number;
 }
 
-/** The request with its authorisation added. */
-export async function authorize(request: BuiltRequest, auth: ResolvedAuth | undefined, ctx: AuthContext): Promise<BuiltRequest> {
+/** The request with its authorisation added; a token request waits at most `timeoutMs`. */
+export async function authorize(
+  request: BuiltRequest,
+  auth: ResolvedAuth | undefined,
+  ctx: AuthContext,
+  timeoutMs: number = TOKEN_TIMEOUT_MS,
+): Promise<BuiltRequest> {
   if (!auth) return request;
   switch (auth.type) {
     case 'header':
@@ -76,7 +98,7 @@ export async function authorize(request: BuiltRequest, auth: ResolvedAuth | unde
     case 'aws-sigv4':
       return signSigV4(request, auth);
     case 'google-service-account':
-      return withHeaders(request, { authorization: `Bearer ${await googleToken(auth.key, auth.mode, ctx)}` });
+      return withHeaders(request, { authorization: `Bearer ${await googleToken(auth.key, auth.mode, ctx, timeoutMs)}` });
   }
 }
 
@@ -110,9 +132,15 @@ async function signSigV4(request: BuiltRequest, auth: Extract<ResolvedAuth, { ty
 /**
  * A Google access token for the service account: from the cache, else a JWT signed with its key and
  * exchanged at its token URI (`token-exchange`), or the signed JWT itself used as the token
- * (`self-signed`, which Google APIs accept with a scope claim and which needs no request).
+ * (`self-signed`, which Google APIs accept with a scope claim and which needs no request). The
+ * exchange, answer and body, takes at most `timeoutMs`, and at most TOKEN_BODY_LIMIT of its body is read.
  */
-export async function googleToken(key: ServiceAccountKey, mode: 'token-exchange' | 'self-signed', ctx: AuthContext): Promise<string> {
+export async function googleToken(
+  key: ServiceAccountKey,
+  mode: 'token-exchange' | 'self-signed',
+  ctx: AuthContext,
+  timeoutMs: number = TOKEN_TIMEOUT_MS,
+): Promise<string> {
   const now = (ctx.now ?? Date.now)();
   const cacheKey = `${mode}|${key.client_email}|${key.private_key_id ?? ''}`;
   const cached = ctx.tokens.get(cacheKey, now);
@@ -137,35 +165,79 @@ export async function googleToken(key: ServiceAccountKey, mode: 'token-exchange'
     ctx.tokens.put(cacheKey, jwt, (issuedAt + TOKEN_LIFETIME_S) * 1000);
     return jwt;
   }
-  const fetchFn = ctx.fetch ?? ((input: string, init?: RequestInit) => fetch(input, init));
   ctx.tokens.fetches++;
-  let response: Response;
-  try {
-    response = await fetchFn(tokenUri, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: jwt }).toString(),
-    });
-  } catch (e) {
-    throw new AuthError(`token request to ${new URL(tokenUri).host} failed: ${e instanceof Error ? e.message : String(e)}`);
-  }
-  const text = (await response.text()).slice(0, TOKEN_BODY_LIMIT);
+  const { status, ok, text, atCap } = await exchange(ctx, tokenUri, jwt, timeoutMs);
   let body: { access_token?: unknown; expires_in?: unknown; error?: unknown; error_description?: unknown } = {};
   try {
     body = JSON.parse(text);
   } catch {
     // described below
   }
-  if (!response.ok || typeof body.access_token !== 'string' || body.access_token === '') {
+  if (!ok || typeof body.access_token !== 'string' || body.access_token === '') {
     const why =
       typeof body.error === 'string'
         ? `${body.error}${typeof body.error_description === 'string' ? `: ${body.error_description}` : ''}`
-        : 'no access_token';
-    throw new AuthError(`token request to ${new URL(tokenUri).host} answered ${response.status}: ${why.slice(0, 200)}`, response.status);
+        : `no access_token${atCap ? ` in its first ${TOKEN_BODY_LIMIT} bytes (read no further)` : ''}`;
+    throw new AuthError(`token request to ${new URL(tokenUri).host} answered ${status}: ${why}`, status);
   }
   const lifetime = typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : TOKEN_LIFETIME_S;
   ctx.tokens.put(cacheKey, body.access_token, now + lifetime * 1000);
   return body.access_token;
+}
+
+/**
+ * The token request and its answer, read to at most TOKEN_BODY_LIMIT, all within `timeoutMs`: the
+ * request is aborted at the deadline, and the wait ends then even for a fetch that ignores the abort.
+ */
+async function exchange(
+  ctx: AuthContext,
+  tokenUri: string,
+  jwt: string,
+  timeoutMs: number,
+): Promise<{ status: number; ok: boolean; text: string; atCap: boolean }> {
+  const fetchFn = ctx.fetch ?? ((input: string, init?: RequestInit) => fetch(input, init));
+  const host = new URL(tokenUri).host;
+  const controller = new AbortController();
+  let answered = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      // Settled before the abort, so the abort's own rejection of the request never wins the race.
+      reject(
+        new AuthError(
+          answered
+            ? `token request to ${host}: its answer did not end within ${timeoutMs} ms`
+            : `token request to ${host}: no answer within ${timeoutMs} ms`,
+          null,
+          'timeout_headers',
+        ),
+      );
+      controller.abort();
+    }, timeoutMs);
+  });
+  const work = async () => {
+    let response: Response;
+    try {
+      response = await fetchFn(tokenUri, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: jwt }).toString(),
+        signal: controller.signal,
+        // The assertion is a credential: never sent on to a URL that was not configured.
+        redirect: 'manual',
+      });
+    } catch (e) {
+      throw new AuthError(`token request to ${host} failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    answered = true;
+    const { text, atCap } = await readBounded(response, TOKEN_BODY_LIMIT);
+    return { status: response.status, ok: response.ok, text, atCap };
+  };
+  try {
+    return await Promise.race([work(), deadline]);
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+  }
 }
 
 /** A service-account key file's JSON, checked for what the probe needs. */

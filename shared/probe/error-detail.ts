@@ -1,5 +1,6 @@
 import { ERROR_BODY_LIMIT_BYTES, ERROR_DETAIL_MAX_CHARS } from '../constants.ts';
 import { describeError } from './protocols/protocol.ts';
+import { readBounded } from './bounded-body.ts';
 
 /**
  * Vendor key shapes that must never reach a log, the database or the site: OpenAI and Anthropic
@@ -53,24 +54,7 @@ export function safeDetail(text: string, secrets: readonly (string | undefined)[
 
 /** Reads at most ERROR_BODY_LIMIT_BYTES of an error body, then lets go of the stream. */
 export async function readErrorBody(response: Response): Promise<string> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  let bytes = 0;
-  try {
-    while (bytes < ERROR_BODY_LIMIT_BYTES) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      bytes += value.byteLength;
-      text += decoder.decode(value, { stream: true });
-    }
-  } catch {
-    // a body that fails mid-read still yields what arrived
-  } finally {
-    reader.cancel().catch(() => {});
-  }
-  return text.slice(0, ERROR_BODY_LIMIT_BYTES);
+  return (await readBounded(response, ERROR_BODY_LIMIT_BYTES)).text;
 }
 
 /** `HTTP 429 rate_limit_exceeded: …` from a status and an error body in any vendor's shape. */

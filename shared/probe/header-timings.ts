@@ -1,4 +1,4 @@
-import { parseServerTiming, serverTimingClaims, SERVER_TIMING_PREFIX, type TimingClaim } from './server-timing.ts';
+import { keptMetrics, parseServerTiming, serverTimingClaims, SERVER_TIMING_PREFIX, type TimingClaim } from './server-timing.ts';
 
 /** Vendor headers that report server time (ms) spent before the headers were sent. */
 const MS_HEADERS = [
@@ -13,7 +13,10 @@ export const FIREWORKS_TTFT_HEADER = 'fireworks-server-time-to-first-token';
 const MS_PER_S = 1_000;
 
 export interface HeaderTimings {
-  /** Every server timing found, by source name: the raw claims (`server-timing.<metric>`, vendor headers). */
+  /**
+   * Every server timing found, by source name: the raw claims (`server-timing.<metric>`, vendor headers);
+   * of Server-Timing, the metrics a sample keeps (server-timing.ts keptMetrics: bounded in name and number).
+   */
   timings: Record<string, number>;
   /** The claims that may stand for the server's time before its headers (MEASUREMENT.md (1)). */
   claims: TimingClaim[];
@@ -24,7 +27,7 @@ export interface HeaderTimings {
 export function readHeaderTimings(headers: Headers, serverTimingMetrics?: readonly string[]): HeaderTimings {
   const timings: Record<string, number> = {};
   const metrics = parseServerTiming(headers.get('server-timing'));
-  for (const m of metrics) {
+  for (const m of keptMetrics(metrics, serverTimingMetrics)) {
     const key = SERVER_TIMING_PREFIX + m.name;
     if (m.dur !== null && !(key in timings)) timings[key] = m.dur;
   }

@@ -5,11 +5,12 @@ import { httpErrorDetail, readErrorBody, safeDetail } from './error-detail.ts';
 import { buildCachePrompt, buildPrompt, randomNonce } from './prompt.ts';
 import { protocolFor } from './protocols/index.ts';
 import { servedBy } from './served-by.ts';
-import { AccessTokenCache, authorize, authSecrets, AuthError, type AuthContext } from './auth.ts';
+import { AccessTokenCache, authorize, authSecrets, AuthError, tokenTimeoutMs, type AuthContext } from './auth.ts';
 import type { BuiltRequest } from './protocols/protocol.ts';
 import { StreamMeter } from './stream-meter.ts';
 import { emptySample } from '../sample-fields.ts';
 import { warmUp } from './warm-up.ts';
+import { boundedSplitSource, MemorySplitSourceBook, type SplitSourceBook } from './split-sources.ts';
 import { Watchdog, type Expiry } from './watchdog.ts';
 import type { Clock, ErrorClass, FetchLike, ProbeTarget, PromptVariant, Sample, Timeouts } from '../types.ts';
 
@@ -55,6 +56,8 @@ export interface ProbeOptions {
   arrivalOf?: (received: Response | Uint8Array) => number | undefined;
   /** Token cache and token fetch for targets authorised by a service account (probe/auth.ts); one per process or region object. */
   authContext?: AuthContext;
+  /** The unconfigured Server-Timing names each target's split_source may take (probe/split-sources.ts); one per process or region object. */
+  splitSources?: SplitSourceBook;
   /**
    * Awaited just before t0, after all preparation. In a Worker the clock only advances on I/O, so a
    * zero timer here makes t0 the time of the fetch, not of the last I/O before the preparation.
@@ -68,8 +71,9 @@ export interface ProbeResult {
   text?: { answer: string; reasoning: string; tool: string };
 }
 
-/** Tokens of a process that passes no context of its own (the CLI). */
+/** Tokens and split sources of a process that passes none of its own (the CLI). */
 const defaultAuthContext: AuthContext = { tokens: new AccessTokenCache() };
+const defaultSplitSources = new MemorySplitSourceBook();
 
 interface Failure {
   error: ErrorClass;
@@ -122,13 +126,14 @@ async function probeOnce(o: ProbeOptions): Promise<ProbeResult> {
       }),
       o.target.auth,
       o.authContext ?? defaultAuthContext,
+      tokenTimeoutMs(timeouts),
     );
   } catch (e) {
     if (!(e instanceof AuthError)) throw e;
     // Nothing was sent to the vendor: the sample says why, with no figures.
     sample.started_at = wallClock();
     sample.status = e.status;
-    sample.error = e.status === null ? 'network' : 'http';
+    sample.error = e.errorClass;
     sample.error_detail = safeDetail(`authorisation failed: ${e.message}`, secrets);
     return { sample };
   }
@@ -231,6 +236,7 @@ async function probeOnce(o: ProbeOptions): Promise<ProbeResult> {
     // A stream that ended without an answer failed at its end: its figures up to the end stand.
     const failed = failure !== null && failure.error !== 'no_answer';
     fillFigures(sample, { t0, headersAt, meter, headerTimings, rttMs: o.rttMs ?? null, rttNote: o.rttNote, failed });
+    sample.split_source = boundedSplitSource(sample.split_source, o.target, o.splitSources ?? defaultSplitSources);
     // Where it was answered: only once something answered (a request that reached nobody was served nowhere).
     const served = responseHeaders ? servedBy(meter?.state.servedBy ?? null, responseHeaders, request.url) : null;
     sample.served_by = served?.value ?? null;

@@ -77,29 +77,56 @@ export interface TimingClaim {
 export const SERVER_TIMING_PREFIX = 'server-timing.';
 
 /**
+ * Bounds on what a response's Server-Timing may put in a sample (MEASUREMENT.md, how this project reads
+ * the contract): the name's length and characters, and how many metrics of one response are kept.
+ * Real servers send a handful of short names (`total`, `cfOrigin`, `gfet4t7`).
+ */
+export const MAX_SERVER_TIMING_NAME_CHARS = 64;
+export const MAX_SERVER_TIMING_METRICS = 16;
+/** Letters, digits, `_`, `.` and `-`: every real vendor's names, and plain text as a label or a CSV cell. */
+const KEPT_NAME = /^[A-Za-z0-9_.-]+$/;
+
+/** A metric name kept in a sample: short enough, and of the kept characters. */
+export const keptMetricName = (name: string): boolean => name.length <= MAX_SERVER_TIMING_NAME_CHARS && KEPT_NAME.test(name);
+
+/** A `serverTimingMetrics` entry the probe can match: kept names, joined by `+`. */
+export const validServerTimingEntry = (entry: string): boolean => entry.split('+').every((p) => keptMetricName(p.trim()));
+
+/**
+ * The metrics a sample keeps: those with a `dur` and a kept name, the first of each name (case aside),
+ * the first MAX_SERVER_TIMING_METRICS of them, and every one a configured entry names besides.
+ */
+export function keptMetrics(metrics: ServerTimingMetric[], configured?: readonly string[]): ServerTimingMetric[] {
+  const named = new Set((configured ?? []).flatMap((entry) => entry.split('+').map((p) => p.trim().toLowerCase())));
+  const seen = new Set<string>();
+  const kept: ServerTimingMetric[] = [];
+  let others = 0;
+  for (const m of metrics) {
+    const key = m.name.toLowerCase();
+    if (m.dur === null || seen.has(key) || !keptMetricName(m.name)) continue;
+    if (!named.has(key)) {
+      if (others >= MAX_SERVER_TIMING_METRICS) continue;
+      others++;
+    }
+    seen.add(key);
+    kept.push(m);
+  }
+  return kept;
+}
+
+/**
  * The Server-Timing metrics that may stand for the server's time before its headers. Nested metrics
  * (a `total` around its parts, Cloudflare's `cfOrigin` around the origin's own) must never be summed,
  * so without configuration every single metric with a `dur` is a candidate, and the largest plausible
  * one wins. A configured entry is a metric name, or names joined by `+` for sequential parts that the
- * server reports separately; only configured entries that are present are candidates.
+ * server reports separately; only configured entries that are present are candidates. Only the
+ * metrics a sample keeps (keptMetrics) are candidates.
  */
-export function serverTimingClaims(metrics: ServerTimingMetric[], configured?: readonly string[]): TimingClaim[] {
-  const durs = new Map<string, number>();
-  for (const m of metrics) {
-    const key = m.name.toLowerCase();
-    if (m.dur !== null && !durs.has(key)) durs.set(key, m.dur);
-  }
-  if (!configured || configured.length === 0) {
-    const claims: TimingClaim[] = [];
-    const seen = new Set<string>();
-    for (const m of metrics) {
-      const key = m.name.toLowerCase();
-      if (m.dur === null || seen.has(key)) continue;
-      seen.add(key);
-      claims.push({ source: SERVER_TIMING_PREFIX + m.name, ms: m.dur });
-    }
-    return claims;
-  }
+export function serverTimingClaims(parsed: ServerTimingMetric[], configured?: readonly string[]): TimingClaim[] {
+  // Each kept metric has a `dur` and is the first of its name.
+  const metrics = keptMetrics(parsed, configured);
+  if (!configured || configured.length === 0) return metrics.map((m) => ({ source: SERVER_TIMING_PREFIX + m.name, ms: m.dur! }));
+  const durs = new Map(metrics.map((m) => [m.name.toLowerCase(), m.dur!]));
   const claims: TimingClaim[] = [];
   for (const entry of configured) {
     const parts = entry.split('+').map((p) => p.trim().toLowerCase());

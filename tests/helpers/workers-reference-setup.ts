@@ -4,6 +4,7 @@ import { startWorker } from '../../scripts/worker-runtime.ts';
 import { startOtlpCollector } from './otlp-collector.ts';
 import { startNotifyReceiver } from './notify-receiver.ts';
 import { startStatuspageServer } from './statuspage-server.ts';
+import { startHostileServer } from './hostile-server.ts';
 import { SCHEDULED_FAULTS } from './outages.ts';
 
 export const TEST_REFERENCE_KEY = 'sk-test-SECRET-0123456789abcdef';
@@ -16,11 +17,14 @@ export default async function setup(project: TestProject) {
   const collector = await startOtlpCollector();
   const receiver = await startNotifyReceiver();
   const statuspages = await startStatuspageServer();
+  const hostile = await startHostileServer();
   project.provide('workersReferenceUrl', reference.url);
   project.provide('otlpCollectorUrl', collector.url);
   project.provide('notifyReceiverUrl', receiver.url);
   project.provide('statuspageUrl', statuspages.url);
+  project.provide('hostileServerUrl', hostile.url);
   return async () => {
+    await hostile.close();
     await statuspages.close();
     await receiver.close();
     await collector.close();
@@ -34,5 +38,7 @@ declare module 'vitest' {
     otlpCollectorUrl: string;
     notifyReceiverUrl: string;
     statuspageUrl: string;
+    /** A vendor, token endpoint and receiver that misbehave (hostile-server.ts); tests read it with inject(). */
+    hostileServerUrl: string;
   }
 }

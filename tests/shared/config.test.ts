@@ -173,6 +173,13 @@ describe('observatory.config.ts', () => {
       },
       'concurrency must be 1, 2 or 3',
     ],
+    [
+      'a Server-Timing metric no response could keep',
+      (c) => {
+        c.targets[0].serverTimingMetrics = ['queue+pre fill!'];
+      },
+      'serverTimingMetrics entry "queue+pre fill!" must be metric names of letters',
+    ],
   ];
   for (const [name, change, message] of cases) {
     it(`rejects ${name}`, () => expect(problems(change).join('\n')).toContain(message));

@@ -1,5 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { parseServerTiming, serverTimingClaims } from '../../shared/probe/server-timing.ts';
+import {
+  keptMetrics,
+  MAX_SERVER_TIMING_METRICS,
+  MAX_SERVER_TIMING_NAME_CHARS,
+  parseServerTiming,
+  serverTimingClaims,
+  validServerTimingEntry,
+} from '../../shared/probe/server-timing.ts';
+import {
+  boundedSplitSource,
+  MAX_SPLIT_SOURCES_PER_TARGET,
+  MemorySplitSourceBook,
+  OTHER_SPLIT_SOURCE,
+} from '../../shared/probe/split-sources.ts';
 import { readHeaderTimings, upstreamColo } from '../../shared/probe/header-timings.ts';
 
 describe('Server-Timing parser', () => {
@@ -90,5 +103,61 @@ describe('vendor header timings', () => {
     expect(upstreamColo(new Headers({ 'cf-ray': '91445a6048e4bb26-MXP' }))).toBe('MXP');
     expect(upstreamColo(new Headers({ 'cf-ray': 'CF-RAY-XXX' }))).toBeNull();
     expect(upstreamColo(new Headers())).toBeNull();
+  });
+});
+
+describe('bounds on what Server-Timing puts in a sample', () => {
+  it('keeps short plain names only, the first of each, at most MAX_SERVER_TIMING_METRICS, and configured ones besides', () => {
+    const many = Array.from({ length: 30 }, (_, i) => `m${i};dur=${i}`);
+    const header = [
+      `${'x'.repeat(MAX_SERVER_TIMING_NAME_CHARS + 1)};dur=900`,
+      'odd!name;dur=800',
+      'Total;dur=5',
+      'total;dur=7',
+      ...many,
+      'late;dur=3',
+    ];
+    const kept = keptMetrics(parseServerTiming(header.join(', ')));
+    expect(kept.map((m) => m.name)).toEqual(['Total', ...Array.from({ length: MAX_SERVER_TIMING_METRICS - 1 }, (_, i) => `m${i}`)]);
+    // A configured name counts against no bound, wherever it comes.
+    expect(keptMetrics(parseServerTiming(header.join(', ')), ['late']).map((m) => m.name)).toContain('late');
+    const timings = readHeaderTimings(new Headers({ 'server-timing': header.join(', ') })).timings;
+    expect(Object.keys(timings)).toHaveLength(MAX_SERVER_TIMING_METRICS);
+    expect(serverTimingClaims(parseServerTiming(header.join(', ')))).toHaveLength(MAX_SERVER_TIMING_METRICS);
+  });
+
+  it('takes configured entries only of kept names', () => {
+    expect(validServerTimingEntry('queue+prefill')).toBe(true);
+    expect(validServerTimingEntry('cfOrigin')).toBe(true);
+    expect(validServerTimingEntry('odd!name')).toBe(false);
+    expect(validServerTimingEntry('x'.repeat(MAX_SERVER_TIMING_NAME_CHARS + 1))).toBe(false);
+  });
+});
+
+describe('split sources of unconfigured Server-Timing names', () => {
+  const target = { id: 't' };
+  it('admits the first MAX_SPLIT_SOURCES_PER_TARGET per target; the rest are server-timing.other', () => {
+    const book = new MemorySplitSourceBook();
+    const names = Array.from({ length: MAX_SPLIT_SOURCES_PER_TARGET + 3 }, (_, i) => `server-timing.q${i}`);
+    const stored = names.map((n) => boundedSplitSource(n, target, book));
+    expect(stored).toEqual([
+      ...names.slice(0, MAX_SPLIT_SOURCES_PER_TARGET),
+      ...names.slice(MAX_SPLIT_SOURCES_PER_TARGET).map(() => OTHER_SPLIT_SOURCE),
+    ]);
+    // An admitted name keeps its place; another target has a book of its own.
+    expect(boundedSplitSource(names[0], target, book)).toBe(names[0]);
+    expect(boundedSplitSource(names[5], { id: 'u' }, book)).toBe(names[5]);
+  });
+
+  it('never folds the sources the code names, configured entries, or none', () => {
+    const book = new MemorySplitSourceBook();
+    for (let i = 0; i < MAX_SPLIT_SOURCES_PER_TARGET; i++) boundedSplitSource(`server-timing.q${i}`, target, book);
+    for (const known of ['openai-processing-ms', 'rtt', 'x_groq.usage', 'fireworks-server-time-to-first-token', 'metrics'])
+      expect(boundedSplitSource(known, target, book)).toBe(known);
+    expect(boundedSplitSource(null, target, book)).toBeNull();
+    const configured = { id: 't', serverTimingMetrics: ['queue+prefill', 'cfOrigin'] };
+    expect(boundedSplitSource('server-timing.queue+prefill', configured, book)).toBe('server-timing.queue+prefill');
+    expect(boundedSplitSource('server-timing.cfOrigin', configured, book)).toBe('server-timing.cfOrigin');
+    expect(book.admitted('t')).toHaveLength(MAX_SPLIT_SOURCES_PER_TARGET);
   });
 });

@@ -16,6 +16,6 @@ describe('escaping', () => {
       { detail: '=HYPERLINK("http://x","y")', plus: '+1', at: '@SUM(A1)', tab: '\tx', minus: '-2+3', n: -1.5, ok: 'fine' },
     ]);
     const row = csv.split('\r\n')[1];
-    expect(row).toBe(`"'=HYPERLINK(""http://x"",""y"")",'+1,'@SUM(A1),'\tx,'-2+3,-1.5,fine`);
+    expect(row).toBe(`"'=HYPERLINK(""http://x"",""y"")",'+1,'@SUM(A1),"'\tx",'-2+3,-1.5,fine`);
   });
 });

@@ -2,9 +2,13 @@
 import { otlpMetricsRequest, type OtlpConfig } from '../../shared/rollup/otlp.ts';
 import { METHOD_VERSION } from '../../shared/constants.ts';
 import type { Rollup } from '../../shared/rollup/rollup.ts';
-import { readErrorBody, redact } from '../../shared/probe/error-detail.ts';
+import { readErrorBody, safeDetail } from '../../shared/probe/error-detail.ts';
 import { secretValues } from './secret-values.ts';
 
+/** Longest wait for the collector's answer to one push. */
+export const OTLP_PUSH_TIMEOUT_MS = 10_000;
+
+/** Why a push failed: published on /api/v1/health, so redacted before it is cut (safeDetail). */
 export class OtlpPushError extends Error {}
 
 /** The endpoint itself, or the Worker variable `{VAR}` names. */
@@ -27,19 +31,27 @@ export async function pushToOtlp(config: OtlpConfig, env: Record<string, unknown
     headers[config.header] = secret;
   }
   const url = otlpEndpoint(config, env);
-  // Never to another URL than the one configured: a redirect would carry the secret header with it.
-  const response = await fetch(url, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify(otlpMetricsRequest(rows, `method ${METHOD_VERSION}`)),
-    signal: AbortSignal.timeout(10_000),
-    redirect: 'manual',
-  });
+  const host = new URL(url).host;
+  let response: Response;
+  try {
+    // Never to another URL than the one configured: a redirect would carry the secret header with it.
+    response = await fetch(url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(otlpMetricsRequest(rows, `method ${METHOD_VERSION}`)),
+      signal: AbortSignal.timeout(OTLP_PUSH_TIMEOUT_MS),
+      redirect: 'manual',
+    });
+  } catch (e) {
+    throw new OtlpPushError(
+      safeDetail(`OTLP collector ${host} gave no answer: ${e instanceof Error ? e.message : String(e)}`, secretValues(env)),
+    );
+  }
   // OTLP/HTTP: 2xx is accepted (a partial success still is); anything else is retried later.
   if (!response.ok) {
-    const reply =
-      response.status >= 300 && response.status < 400 ? 'a redirect, not followed' : (await readErrorBody(response)).slice(0, 200);
-    throw new OtlpPushError(`OTLP collector ${new URL(url).host} answered ${response.status}: ${redact(reply, secretValues(env))}`);
+    const reply = response.status >= 300 && response.status < 400 ? 'a redirect, not followed' : await readErrorBody(response);
+    // Redacted before it is cut: a secret the collector echoes across the cut would otherwise leave its start behind.
+    throw new OtlpPushError(safeDetail(`OTLP collector ${host} answered ${response.status}: ${reply}`, secretValues(env)));
   }
   await response.body?.cancel();
 }

@@ -13,6 +13,7 @@ import type { StoredSample } from './db/sample-row.ts';
 import type { Job } from './config.ts';
 import { secretValues } from './secret-values.ts';
 import { parseServiceAccount, type AuthContext, type ResolvedAuth } from '../../shared/probe/auth.ts';
+import type { SplitSourceBook } from '../../shared/probe/split-sources.ts';
 
 export interface ProbeEnvironment {
   referenceUrl: string;
@@ -21,6 +22,8 @@ export interface ProbeEnvironment {
   simulated: boolean;
   /** The region object's service-account tokens, and the fetch that counts token requests (probe/auth.ts). */
   authContext?: AuthContext;
+  /** The region object's book of each target's split sources (probe/split-sources.ts). */
+  splitSources?: SplitSourceBook;
 }
 
 export class MissingSecretError extends Error {
@@ -130,6 +133,7 @@ export async function runJob(
     rttNote: rtt?.note,
     beforeT0: clockAdvance,
     authContext: env.authContext,
+    splitSources: env.splitSources,
     redact: secretValues(env.secrets),
   });
   return stamped(sample, job, region, env);
@@ -166,6 +170,7 @@ export async function runCacheJob(
       cachePass: n,
       beforeT0: clockAdvance,
       authContext: env.authContext,
+      splitSources: env.splitSources,
       redact: secretValues(env.secrets),
     });
     sample.cache_pass = n;
@@ -192,6 +197,7 @@ function stamped(sample: Sample, job: Job, region: RegionConfig, env: Pick<Probe
 /**
  * The one sample of a probe that never got to measure (its code failed, or the runtime stopped it
  * again and again): a failed sample of its own class, so error rates count it and nothing is lost.
+ * `secrets`: every secret value of the deployment (secretValues), removed from the detail before it is cut.
  */
 export function failedJobSample(
   job: Job,
@@ -201,7 +207,7 @@ export function failedJobSample(
   env: Pick<ProbeEnvironment, 'colo' | 'simulated'>,
   error: ErrorClass,
   detail: string,
-  secrets: string[] = [],
+  secrets: readonly string[],
 ): StoredSample {
   const sample = Object.assign(emptySample(), {
     method_version: METHOD_VERSION,

@@ -24,8 +24,16 @@ export interface QueuedBurst {
   attempts: number;
 }
 
-/** Meta keys: one row each. */
-export type MetaKey = 'region' | 'colo' | 'colo_checked_at' | 'missing_secrets' | 'ticks' | 'daily_rollups_seeded' | DutyErrorKey;
+/** Meta keys: one row each (`split_sources`: split-source-book.ts). */
+export type MetaKey =
+  | 'region'
+  | 'colo'
+  | 'colo_checked_at'
+  | 'missing_secrets'
+  | 'ticks'
+  | 'daily_rollups_seeded'
+  | 'split_sources'
+  | DutyErrorKey;
 
 /** Each duty's last failure, in a row of its own (null once it succeeds again). */
 export type DutyErrorKey =

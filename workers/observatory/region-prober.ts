@@ -16,6 +16,7 @@ import { burstTargetsStored } from './db/bursts.ts';
 import { flushBurstOutbox, runOwedBurst } from './burst-queue.ts';
 import { COLO_REFRESH_MS, fetchColo } from './colo.ts';
 import { failedJobSample, MissingSecretError, runCacheJob, runJob } from './probe-job.ts';
+import { secretValues } from './secret-values.ts';
 import { insertSamples, storedKeys } from './db/samples.ts';
 import { hourOf } from '../../shared/rollup/rollup.ts';
 import { pushPendingToOtlp, rollUpDirtyHours } from './rollup-duty.ts';
@@ -27,6 +28,7 @@ import { BaselineCache, evaluatePendingTicks } from './status-evaluation.ts';
 import type { StoredSample } from './db/sample-row.ts';
 import { AccessTokenCache, type AuthContext } from '../../shared/probe/auth.ts';
 import { jobKey, ProberStore, type DutyErrorKey, type QueuedJob } from './prober-store.ts';
+import { StoredSplitSourceBook } from './split-source-book.ts';
 import type { PromptVariantConfig, RegionConfig, TargetConfig } from '../../shared/config/types.ts';
 
 export type { Delivery, TickState } from './tick-heartbeat.ts';
@@ -100,10 +102,13 @@ export class RegionProber extends DurableObject<Env> {
   };
   /** What the running alarm may still fetch or call (one alarm at a time runs in an object); set as each alarm starts. */
   private budget = new SubrequestBudget(0);
+  /** Each target's split sources here (shared/probe/split-sources.ts), kept in this object's storage. */
+  private readonly splitSources: StoredSplitSourceBook;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.store = new ProberStore(ctx.storage);
+    this.splitSources = new StoredSplitSourceBook(this.store);
     ctx.blockConcurrencyWhile(async () => this.store.migrate());
   }
 
@@ -390,7 +395,16 @@ export class RegionProber extends DurableObject<Env> {
   ): StoredSample[] {
     const warm = variant.promptCache ? warmPassOf(variant.id) : undefined;
     return [variant, ...(warm ? [warm] : [])].map((v, i) => {
-      const sample = failedJobSample(job, region, target, v, { colo, simulated: this.env.SIMULATED_REGIONS === '1' }, 'internal', detail);
+      const sample = failedJobSample(
+        job,
+        region,
+        target,
+        v,
+        { colo, simulated: this.env.SIMULATED_REGIONS === '1' },
+        'internal',
+        detail,
+        secretValues(this.env as unknown as Record<string, unknown>),
+      );
       if (warm) sample.cache_pass = i + 1;
       return sample;
     });
@@ -435,6 +449,7 @@ export class RegionProber extends DurableObject<Env> {
       colo,
       simulated: this.env.SIMULATED_REGIONS === '1',
       authContext: this.authContext,
+      splitSources: this.splitSources,
     };
     try {
       const warm = variant.promptCache ? warmPassOf(variant.id) : undefined;

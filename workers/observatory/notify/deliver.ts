@@ -7,7 +7,8 @@ import { bytesToBase64 } from '../../../shared/base64.ts';
 import { channelSecrets, type ChannelConfig, type NotifyEvent } from '../../../shared/status/channels.ts';
 import { FACT_TITLES, type MessageFacts, type NotificationMessage } from '../../../shared/status/messages.ts';
 import { webhookSignature, WebhookKeyError } from './webhook-signature.ts';
-import { readErrorBody } from '../../../shared/probe/error-detail.ts';
+import { readErrorBody, redact } from '../../../shared/probe/error-detail.ts';
+import { secretValues } from '../secret-values.ts';
 
 /**
  * What kind of failure a delivery met: all that is published (with the HTTP status). The message,
@@ -260,12 +261,14 @@ export async function deliver(
   }
   // At most ERROR_BODY_LIMIT_BYTES of a reply: enough for Telegram's confirmation, never a whole hostile body.
   const text = await readErrorBody(response);
+  // Redacted before it is cut: a secret the receiver echoes across the cut would otherwise leave its start behind.
+  const reply = (max: number): string => redact(text, secretValues(env)).slice(0, max);
   if (response.status >= 300 && response.status < 400)
     throw new DeliveryError('redirect', `HTTP ${response.status} redirect, not followed`, response.status);
   if (c.type === 'pagerduty' && response.status === 400)
-    throw new DeliveryError('rejected', `PagerDuty refused the event (HTTP 400), not retried${text ? `: ${text.slice(0, 200)}` : ''}`, 400);
-  if (!response.ok) throw new DeliveryError('http', `HTTP ${response.status}${text ? `: ${text.slice(0, 120)}` : ''}`, response.status);
+    throw new DeliveryError('rejected', `PagerDuty refused the event (HTTP 400), not retried${text ? `: ${reply(200)}` : ''}`, 400);
+  if (!response.ok) throw new DeliveryError('http', `HTTP ${response.status}${text ? `: ${reply(120)}` : ''}`, response.status);
   if (c.type === 'telegram' && !/"ok"\s*:\s*true/.test(text))
-    throw new DeliveryError('not_confirmed', `Telegram did not confirm: ${text.slice(0, 120)}`, response.status);
+    throw new DeliveryError('not_confirmed', `Telegram did not confirm: ${reply(120)}`, response.status);
   return response.status;
 }
