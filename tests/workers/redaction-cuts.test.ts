@@ -78,7 +78,7 @@ describe('redaction before every cut', () => {
   it('the detail of a job whose own code failed, stored with every configured secret removed', async () => {
     const region = 'weur';
     const tickId = Date.UTC(2026, 3, 11, 4);
-    expectConsoleErrors(/probe of broken-config failed unexpectedly/);
+    const logged = expectConsoleErrors(/probe of broken-config failed unexpectedly/);
     const config = getConfig();
     // A stand-in for a bug in the code around the probe: reading the target throws, naming a secret it holds.
     const broken = {
@@ -107,5 +107,11 @@ describe('redaction before every cut', () => {
       .first<{ error: string; error_detail: string }>();
     expect(row?.error).toBe('internal');
     expect(row?.error_detail).toBe('probe failed: Error: header template failed near [redacted]');
+    // The log line says the same, redacted: not the raw exception.
+    expect(logged.length).toBeGreaterThan(0);
+    for (const line of logged) {
+      expect(line).toContain('header template failed near [redacted]');
+      expect(line).not.toContain(env.ADMIN_TOKEN.slice(0, 6));
+    }
   });
 });

@@ -22,6 +22,7 @@ import { hourOf } from '../../shared/rollup/rollup.ts';
 import { pushPendingToOtlp, rollUpDirtyHours } from './rollup-duty.ts';
 import { archiveRegionDays } from './archive-duty.ts';
 import { markViews } from './views/mark-views.ts';
+import { redact } from '../../shared/probe/error-detail.ts';
 import type { DayCount } from './db/archive.ts';
 import type { ArchiveTable } from '../../shared/archive/manifest.ts';
 import { BaselineCache, evaluatePendingTicks } from './status-evaluation.ts';
@@ -461,9 +462,12 @@ export class RegionProber extends DurableObject<Env> {
         console.error(`region ${region.code}: ${e.message}; target skipped`);
         return null;
       }
-      // The probe's own code failed around the measurement (the core itself never throws): one failed sample.
-      console.error(`region ${region.code}: probe of ${job.target} failed unexpectedly; stored as an internal error`, e);
+      // The probe's own code failed around the measurement (the core itself never throws): one failed sample. The log
+      // gets what the sample gets, redacted (an exception's message or stack may quote a key), never the raw exception.
       const what = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+      console.error(
+        `region ${region.code}: probe of ${job.target} failed unexpectedly; stored as an internal error: ${redact(what, secretValues(this.env as unknown as Record<string, unknown>))}`,
+      );
       return this.failedSamples(job, region, target, variant, colo, `probe failed: ${what}`);
     }
   }
