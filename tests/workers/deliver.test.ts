@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { env } from 'cloudflare:workers';
-import { deliver, DeliveryError } from '../../workers/observatory/notify/deliver.ts';
+import { deliver, DeliveryError, inactiveReason } from '../../workers/observatory/notify/deliver.ts';
 import { buildMessage, type NotificationMessage } from '../../shared/status/messages.ts';
 import type { ChannelConfig, NotifyEvent } from '../../shared/status/channels.ts';
 import { ERRORS_FIRED, escalated, opened, resolved, type Step } from '../helpers/incident-fixture.ts';
@@ -251,5 +251,18 @@ describe('Google Chat', () => {
     expect(bodies[0].text).toMatch(
       /^🔴 Incident opened: Reference chat, tiny prompt — degraded in apac\nReference chat · prompt variant Tiny\napac degraded: error rate 60 %/,
     );
+  });
+});
+
+describe('a channel is active', () => {
+  it('only with every variable of its URL and every secret it needs set, and says which is missing', () => {
+    const slack: ChannelConfig = { name: 'slack', type: 'slack', urlSecret: 'SLACK_URL' };
+    const hook: ChannelConfig = { name: 'hook', type: 'webhook', url: '{HOOK_BASE}/in', signingSecret: 'HOOK_KEY' };
+    expect(inactiveReason(slack, {})).toBe('secret SLACK_URL is not set');
+    expect(inactiveReason(slack, { SLACK_URL: '' })).toBe('secret SLACK_URL is not set');
+    expect(inactiveReason(slack, { SLACK_URL: 'https://hooks.example/T/B/X' })).toBeNull();
+    expect(inactiveReason(hook, { HOOK_KEY: 'whsec_x' })).toBe('variable HOOK_BASE is not set');
+    expect(inactiveReason(hook, { HOOK_BASE: 'https://in.example' })).toBe('secret HOOK_KEY is not set');
+    expect(inactiveReason(hook, { HOOK_BASE: 'https://in.example', HOOK_KEY: 'whsec_x' })).toBeNull();
   });
 });

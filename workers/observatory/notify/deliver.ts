@@ -195,12 +195,17 @@ function request(c: ChannelConfig, m: NotificationMessage, env: Secrets, now: nu
 }
 
 /**
- * Why a channel cannot be used in this deployment (a {VAR} in its URL is empty: the local demo's sink
- * when deployed), or null. Such a channel is skipped, not retried, and listed as inactive.
+ * Why a channel cannot be used in this deployment (a {VAR} in its URL is empty: the local demo's sink when
+ * deployed; a secret it needs is not set: its URL, its signing key, its token), or null. Such a channel is skipped,
+ * not retried, and listed as inactive with the reason, so health says what to set.
  */
 export function inactiveReason(c: ChannelConfig, env: Secrets): string | null {
-  const unset = channelSecrets(c).vars.find((name) => typeof env[name] !== 'string' || env[name] === '');
-  return unset === undefined ? null : `variable ${unset} is not set`;
+  const needs = channelSecrets(c);
+  const isUnset = (name: string) => typeof env[name] !== 'string' || env[name] === '';
+  const variable = needs.vars.find(isUnset);
+  if (variable !== undefined) return `variable ${variable} is not set`;
+  const secret = needs.secrets.find(isUnset);
+  return secret === undefined ? null : `secret ${secret} is not set`;
 }
 
 /** The raw RFC 5322 message for the send_email binding. */
