@@ -170,7 +170,7 @@ export interface TimelineDoc {
 export interface BurstsDoc {
   schedule: string | null;
   levels: number[];
-  /** The runs the reports cover (ISO times). */
+  /** The runs the report covers (ISO times): the newest `runs`, whichever regions and targets it is narrowed to, or every run of a window. */
   runs: string[];
   method: string;
   reports: Array<{ region: string; target: string; prompt_variant: string; levels: LevelReport[] }>;

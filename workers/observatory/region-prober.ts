@@ -275,8 +275,9 @@ export class RegionProber extends DurableObject<Env> {
   /** The rollups owed (rollup-duty.ts), then their OTLP push; false when a rollup failed (kept for retry). */
   private async rollUp(region: string): Promise<boolean> {
     const { ok, rolled } = await rollUpDirtyHours(this.store, this.env.DB, region, Date.now());
-    // The views of rollups (and the catalog, rebuilt with them) are built anew.
-    if (rolled > 0) await markViews(this.env, ['percentiles', 'catalog']);
+    // The views of rollups (percentiles, the timeline, the scrape of the running totals; the catalog with them) are
+    // built anew.
+    if (rolled > 0) await markViews(this.env, ['percentiles', 'catalog', 'timeline', 'metrics']);
     if (!ok) return false;
     if (!(await pushPendingToOtlp(this.store, this.env, region, this.budget)) && (await this.ctx.storage.getAlarm()) === null)
       await this.ctx.storage.setAlarm(Date.now() + FLUSH_RETRY_MS);
