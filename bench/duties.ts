@@ -24,7 +24,7 @@ import { samplesParquet } from '../shared/archive/parquet-file.ts';
 import { archiveSamples } from '../tests/helpers/archive-samples.ts';
 import { webhookSignature } from '../workers/observatory/notify/webhook-signature.ts';
 import { ROLLUP_METRICS, rollupToBase64Json, rollupToJson } from '../shared/rollup/rollup.ts';
-import { COMPARISONS_PER_REQUEST, PERCENTILE_ROW_UNITS, ROLLUP_PAGE_ROWS } from '../shared/config/read-limits.ts';
+import { COMPARISONS_PER_REQUEST, PERCENTILE_ROW_UNITS, ROLLUP_PAGE_ROWS, TIMELINE_ROW_UNITS } from '../shared/config/read-limits.ts';
 import { percentileView, viewRequests } from './view-serving.ts';
 import {
   parseIncidentsBody,
@@ -36,6 +36,8 @@ import {
   VENDOR_MAX_LISTED_UPDATES,
 } from '../shared/status/statuspage.ts';
 import { craftedIncidentsList, realisticIncidentsList } from '../tests/helpers/statuspage-fixtures.ts';
+import { timelineView } from './timeline-view.ts';
+import { timelineDoc } from '../shared/rollup/timeline.ts';
 
 /** CPU one invocation gets, by where the duty runs. */
 const CPU_MS = {
@@ -192,6 +194,10 @@ const regionDayStored = once(() =>
 /** The largest percentile view at the goal, and the answers of an anonymous request from it (bench/view-serving.ts). */
 const goalView = once(() => percentileView(dailyRows90().map(fromRollupRow), HOUR0 - 90 * DAY, HOUR0));
 const viewAnswers = once(() => viewRequests(goalView(), 'apac', 'target-7'));
+/** The largest timeline view at the goal (90 d, every pair: 60 series of 90 days), and the answers from it (bench/timeline-view.ts). */
+const timelineAnswers = once(() =>
+  viewRequests(timelineView(dailyRows90().map(fromRollupRow), HOUR0 - 90 * DAY, HOUR0), 'apac', 'target-7'),
+);
 
 /** A vendor's incidents.json body as the poller receives it (at most VENDOR_BODY_MAX_BYTES). */
 const vendorBody = (make: () => unknown) => once(() => new TextEncoder().encode(JSON.stringify(make())));
@@ -243,6 +249,24 @@ const DUTIES: Array<{ name: string; runsIn: RunsIn; run: () => unknown; each?: b
     runsIn: 'read API (Worker, free plan)',
     run: () => viewAnswers().notModified(),
     each: true,
+  },
+  {
+    name: 'a timeline view to one region (90 d, 60 series)',
+    runsIn: 'read API (Worker, free plan)',
+    run: () => timelineAnswers().region(),
+    each: true,
+  },
+  {
+    // api/timeline.ts at its cap (TIMELINE_ROW_UNITS): a point a daily row, its counts, errors and TTFT p50 and p95.
+    name: `the live timeline of ${TIMELINE_ROW_UNITS.free} daily rows`,
+    runsIn: 'read API (Worker, free plan)',
+    run: () =>
+      timelineDoc(
+        dailyRows90().slice(0, TIMELINE_ROW_UNITS.free).map(fromRollupRow),
+        { from: HOUR0 - 90 * DAY, to: HOUR0, resolution: 'day' },
+        false,
+        2,
+      ).series.length,
   },
   {
     // archive-duty.ts: a region's ended day of raw samples (2,880 rows at the goal) encoded as its Snappy Parquet file.
@@ -478,4 +502,5 @@ if (process.argv.includes('--json')) {
     );
   const view = goalView();
   console.log(`the largest percentile view at the goal: ${Math.round(view.text.length / 1024)} KiB`);
+  console.log(`the largest timeline view at the goal: ${Math.round(timelineAnswers().whole() / 1024)} KiB`);
 }

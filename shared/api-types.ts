@@ -4,6 +4,7 @@
  * (the percentile list, the status rules, findings and incidents), so a change there changes both sides.
  */
 import type { LevelReport } from './bursts/level-report.ts';
+import type { ErrorClass } from './ids.ts';
 import type { PairedFigure } from './rollup/paired-hours.ts';
 import type { CacheDiscount } from './rollup/cache-hours.ts';
 import type { PairedResult } from './stats/paired.ts';
@@ -126,11 +127,51 @@ export interface IncidentDoc extends Omit<Incident, 'opened_at' | 'updated_at' |
   points?: Incident['points'];
 }
 
+/**
+ * One period of the timeline (shared/rollup/timeline.ts) for one region × target × prompt variant (region '*': its
+ * regions merged): its probes, its failures by error class and TTFT p50/p95 from the rollups' histograms. The site
+ * draws these (its windows' `history` and `target_history`).
+ */
+export interface TimelinePoint {
+  region: string;
+  target: string;
+  prompt_variant: string;
+  /** The period's start (ISO): an hour, or a UTC day (today's so far: its ended hours). */
+  start: string;
+  probes: number;
+  failures: number;
+  /** Failures per error class. */
+  errors: Partial<Record<ErrorClass, number>>;
+  ttft_p50: number | null;
+  ttft_p95: number | null;
+}
+
+/** The key of a timeline's series, first in each (the public views narrow their lines by it). */
+export type TimelineKey = 'region' | 'target' | 'prompt_variant';
+
+/** One series of GET /api/v1/timeline: a region × target × variant's periods (those with probes), oldest first. */
+export type TimelineSeries = Pick<TimelinePoint, TimelineKey> & { points: Array<Omit<TimelinePoint, TimelineKey>> };
+
+/** GET /api/v1/timeline. */
+export interface TimelineDoc {
+  /** The whole hours it covers. */
+  window: ApiWindow;
+  /** Its points' period: an hour for a window of a day or less, a UTC day beyond. */
+  resolution: 'hour' | 'day';
+  /** Per target × variant, its regions merged (region '*'), rather than per region. */
+  pooled: boolean;
+  method_version: number;
+  method: string;
+  relative_error: number;
+  /** In the order of region, target, variant. */
+  series: TimelineSeries[];
+}
+
 /** GET /api/v1/bursts (without `streams`). */
 export interface BurstsDoc {
   schedule: string | null;
   levels: number[];
-  /** The runs the reports cover (ISO times). */
+  /** The runs the report covers (ISO times): the newest `runs`, whichever regions and targets it is narrowed to, or every run of a window. */
   runs: string[];
   method: string;
   reports: Array<{ region: string; target: string; prompt_variant: string; levels: LevelReport[] }>;

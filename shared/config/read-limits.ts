@@ -22,6 +22,13 @@ export const ROLLUP_PAGE_ROWS = { base64: 120, json: 15 } as const;
  */
 export const PERCENTILE_ROW_UNITS = { free: 800, paid: 1_000_000 } as const;
 export const HOURLY_ROW_UNITS = 0.5;
+/**
+ * What one timeline request from rollups may read, by plan, in the same row units: each row makes a point of its
+ * own (its counts, errors and two quantiles), about three times a percentile's work a row, so on the free plan
+ * half as many rows fit half of a Worker request's 10 ms (bench/duties.ts): 400 daily rows, e.g. 90 days of 4
+ * pairs. The public views hold the site's windows whole.
+ */
+export const TIMELINE_ROW_UNITS = { free: 400, paid: 1_000_000 } as const;
 
 /** Rollup rows per pair a window of whole hours [fromHour, toHour) is answered from: daily rows for whole UTC days, hourly rows at its edges. */
 export function rollupRowsCovering(fromHour: number, toHour: number): { daily: number; hourly: number } {

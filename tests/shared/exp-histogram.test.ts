@@ -161,6 +161,20 @@ describe('exponential histogram', () => {
     expect(encodeHistogram(fromBytes.toHistogram())).toEqual(encodeHistogram(merged));
     expect(encodeHistogram(fromDecoded.toHistogram())).toEqual(encodeHistogram(merged));
     expect(new HistogramSum().toHistogram()).toEqual(emptyHistogram());
+    // Its quantiles are the very ones of the merged histogram, read from the dense counts.
+    const qs = [0, 0.01, 0.25, 0.5, 0.9, 0.95, 0.99, 1];
+    expect(fromBytes.quantiles(qs)).toEqual(qs.map((q) => quantile(merged, q)));
+    for (const h of shards) {
+      const one = new HistogramSum();
+      one.addEncoded(encodeHistogram(h));
+      expect(one.quantiles([0.95, 0.5])).toEqual([quantile(h, 0.95), quantile(h, 0.5)]);
+    }
+    expect(new HistogramSum().quantiles([0.5])).toEqual([null]);
+    // Emptied, a sum is as new: what it sums next alone counts.
+    fromBytes.clear();
+    expect(fromBytes.toHistogram()).toEqual(emptyHistogram());
+    fromBytes.add(shards[0]);
+    expect(encodeHistogram(fromBytes.toHistogram())).toEqual(encodeHistogram(shards[0]));
   });
 
   it('refuses, when summing bytes, what decoding refuses', () => {

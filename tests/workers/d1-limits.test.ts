@@ -93,6 +93,8 @@ describe("D1's 100 bound parameters", () => {
       `/api/v1/samples?region=${regions}&target=${targets}&split_source=${sources}&window=366d`,
       `/api/v1/percentiles?source=rollups&window=366d&by=region,target,prompt_variant,split_source&region=${repeated}`,
       `/api/v1/rollups?resolution=day&region=${repeated}&target=${targets}`,
+      `/api/v1/timeline?from=${Date.now() - 366 * 86_400_000}&region=${repeated}&target=${targets}`,
+      `/api/v1/timeline?window=90d&pooled=true&region=${repeated}&target=${targets}`,
     ];
     for (const url of urls) {
       const r = await SELF.fetch(`http://observatory${url}`);
@@ -152,6 +154,7 @@ const ROUTES: Record<string, string[]> = {
     'format',
   ],
   '/api/v1/bursts': ['window', 'from', 'to', 'region', 'target', 'runs', 'streams', 'format'],
+  '/api/v1/timeline': ['window', 'from', 'to', 'region', 'target', 'variant', 'pooled', 'format'],
   '/api/v1/compare': ['window', 'from', 'to', 'region', 'variant', 'target', 'figure', 'margin'],
   '/api/v1/paired-hours': ['window', 'from', 'to', 'region', 'variant', 'cursor'],
   '/api/v1/hour-profiles': ['window', 'from', 'to', 'region', 'target', 'variant', 'cursor'],

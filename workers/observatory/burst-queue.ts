@@ -8,6 +8,7 @@ import { runTargetBurst } from './burst-run.ts';
 import { insertBurstSamples, type StoredBurstSample } from './db/bursts.ts';
 import type { ProberStore } from './prober-store.ts';
 import type { RegionConfig } from '../../shared/config/types.ts';
+import { markViews } from './views/mark-views.ts';
 
 /** D1 refused concurrency samples: `kept` says what waits in the burst outbox (a level's streams, or levels). */
 function noteWriteError(store: ProberStore, region: string, e: unknown, kept: string): void {
@@ -59,6 +60,8 @@ export async function runOwedBurst(
     console.error(`region ${region.code}: burst of ${run.target} (tick ${run.tickId}) given up`);
   }
   store.burstDone(run);
+  // Its streams are stored (or, while D1 refuses them, kept for the outbox, which the next run's mark covers).
+  await markViews(env, ['bursts']);
   return true;
 }
 

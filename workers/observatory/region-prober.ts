@@ -22,6 +22,7 @@ import { hourOf } from '../../shared/rollup/rollup.ts';
 import { pushPendingToOtlp, rollUpDirtyHours } from './rollup-duty.ts';
 import { archiveRegionDays } from './archive-duty.ts';
 import { markViews } from './views/mark-views.ts';
+import type { ViewPartName } from './views/parts.ts';
 import { redact } from '../../shared/probe/error-detail.ts';
 import type { DayCount } from './db/archive.ts';
 import type { ArchiveTable } from '../../shared/archive/manifest.ts';
@@ -285,8 +286,10 @@ export class RegionProber extends DurableObject<Env> {
   /** The rollups owed (rollup-duty.ts), then their OTLP push; false when a rollup failed (kept for retry). */
   private async rollUp(region: string): Promise<boolean> {
     const { ok, rolled, days } = await rollUpDirtyHours(this.store, this.env.DB, region, Date.now());
-    // The views of rollups (and the catalog, rebuilt with them) are built anew; the time profiles when a day was written.
-    if (rolled > 0) await markViews(this.env, days > 0 ? ['percentiles', 'catalog', 'profiles'] : ['percentiles', 'catalog']);
+    // The views of rollups (percentiles, the timeline, the scrape of the running totals; the catalog with them) are
+    // built anew; the time profiles when a day was written.
+    const parts: ViewPartName[] = ['percentiles', 'catalog', 'timeline', 'metrics'];
+    if (rolled > 0) await markViews(this.env, days > 0 ? [...parts, 'profiles'] : parts);
     if (!ok) return false;
     if (!(await pushPendingToOtlp(this.store, this.env, region, this.budget)) && (await this.ctx.storage.getAlarm()) === null)
       await this.ctx.storage.setAlarm(Date.now() + FLUSH_RETRY_MS);

@@ -18,18 +18,10 @@ import { monthOf, monthTtft, uptimeMonth, type UptimeMonth } from '../../../shar
 import { tickMinutesOf } from '../../../shared/config/schedule.ts';
 import type { VendorIncidentsDoc } from '../../../shared/api-types.ts';
 import { SITE_VENDOR_DAYS, SITE_VENDOR_INCIDENTS } from '../../../shared/config/vendor-status-costs.ts';
-import {
-  DAY_MS,
-  HOUR_MS,
-  dayOf,
-  hourOf,
-  mergeByGroup,
-  rollupFromBase64Json,
-  type Rollup,
-  type RollupBase64Json,
-} from '../../../shared/rollup/rollup.ts';
-import { mergeGroups, rollupPercentileGroups, type RollupGroupColumn } from '../../../shared/rollup/percentiles.ts';
-import { HISTOGRAM_RELATIVE_ERROR, quantile } from '../../../shared/stats/exp-histogram.ts';
+import { DAY_MS, HOUR_MS, dayOf, hourOf, rollupFromBase64Json, type Rollup, type RollupBase64Json } from '../../../shared/rollup/rollup.ts';
+import { rollupPercentileGroups, type RollupGroupColumn } from '../../../shared/rollup/percentiles.ts';
+import { timelinePoints } from '../../../shared/rollup/timeline.ts';
+import { HISTOGRAM_RELATIVE_ERROR } from '../../../shared/stats/exp-histogram.ts';
 import {
   DEFAULT_WINDOW,
   SITE_METRICS,
@@ -99,28 +91,12 @@ function percentilesOf(rows: Rollup[]): Record<SiteMetric, PercentileGroup[]> {
   ) as Record<SiteMetric, PercentileGroup[]>;
 }
 
-/** One point per row, or per target and period with `byTarget` (its regions merged; region '*'). */
-function historyOf(rows: Rollup[], byTarget = false): HistoryPoint[] {
-  const periods = new Map<number, Rollup[]>();
-  for (const r of rows) periods.set(r.hour, [...(periods.get(r.hour) ?? []), r]);
-  const points = byTarget
-    ? [...periods.entries()].flatMap(([start, inPeriod]) =>
-        mergeGroups(inPeriod, ['target']).map((r) => ({ ...r, hour: start, region: '*' })),
-      )
-    : rows;
-  return points
-    .map((r) => ({
-      start: iso(r.hour),
-      region: r.region,
-      target: r.target,
-      probes: r.probes,
-      failures: r.probes - r.successes,
-      errors: { ...r.errors },
-      ttft_p50: quantile(r.histograms.ttft_ms, 0.5),
-      ttft_p95: quantile(r.histograms.ttft_ms, 0.95),
-    }))
-    .sort((a, b) => a.start.localeCompare(b.start) || a.region.localeCompare(b.region) || a.target.localeCompare(b.target));
-}
+/**
+ * A window's history (shared/rollup/timeline.ts, the function GET /api/v1/timeline and its views call), its points
+ * without their prompt variant, as the site has drawn them (each variant's views are built from its own rows).
+ */
+const historyOf = (rows: Rollup[], resolution: 'hour' | 'day', pooled = false): HistoryPoint[] =>
+  timelinePoints(rows, resolution, pooled).map(({ prompt_variant: _, ...p }) => p);
 
 /**
  * Every view from two reads of rollups: the last 24 whole hours, and the whole days of the longest
@@ -139,13 +115,12 @@ export function windowViews(hourly: Rollup[], daily: Rollup[], now: number): Win
         resolution: 'hour',
         percentiles: percentilesOf(hourly),
         ttft_by_target: byTarget(hourly),
-        history: historyOf(hourly),
-        target_history: historyOf(hourly, true),
+        history: historyOf(hourly, 'hour'),
+        target_history: historyOf(hourly, 'hour', true),
       };
     }
     const from = today - w.days * DAY_MS;
     const days = daily.filter((r) => r.hour >= from);
-    const todaySoFar = mergeByGroup(todaysHours, today);
     const rows = [...days, ...todaysHours];
     return {
       id: w.id,
@@ -154,8 +129,9 @@ export function windowViews(hourly: Rollup[], daily: Rollup[], now: number): Win
       resolution: 'day',
       percentiles: percentilesOf(rows),
       ttft_by_target: byTarget(rows),
-      history: historyOf([...days, ...todaySoFar]),
-      target_history: historyOf([...days, ...todaySoFar], true),
+      // Today's hours merged into today.
+      history: historyOf(rows, 'day'),
+      target_history: historyOf(rows, 'day', true),
     };
   });
 }

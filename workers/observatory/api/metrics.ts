@@ -9,18 +9,24 @@ import { onlyKnown, parseList } from './query.ts';
 
 export const metricsRoutes = new Hono<ReaderEnv>();
 
+/** The scrape of these regions' totals (every region's when none are named): the route's answer, and its views'. */
+export async function metricsText(db: D1Database, regions?: string[]): Promise<string> {
+  return prometheusText(await rollupTotals(db, { methodVersion: METHOD_VERSION, regions }));
+}
+
+/** A query's `region` list, each a configured region (undefined: all of them). */
+export const metricsRegions = (q: URLSearchParams): string[] | undefined =>
+  parseList(
+    q,
+    'region',
+    getConfig().regions.map((r) => r.code),
+  );
+
 // `region=…` (one or more): a scrape of some regions only. At the free-plan goal (6 × 10) a scrape of every pair
-// takes more CPU than a free-plan request has (bench/duties.ts); one scrape job a region fits.
+// takes more CPU than a free-plan request has (bench/duties.ts); one scrape job a region fits. The public views hold
+// every region's scrape and each region's, so an anonymous scrape of either costs no D1 read (views/metrics-views.ts).
 metricsRoutes.get('/metrics', async (c) => {
   const q = new URL(c.req.url).searchParams;
   onlyKnown(q, ['region']);
-  const totals = await rollupTotals(c.env.DB, {
-    methodVersion: METHOD_VERSION,
-    regions: parseList(
-      q,
-      'region',
-      getConfig().regions.map((r) => r.code),
-    ),
-  });
-  return new Response(prometheusText(totals), { headers: { 'content-type': PROMETHEUS_CONTENT_TYPE } });
+  return new Response(await metricsText(c.env.DB, metricsRegions(q)), { headers: { 'content-type': PROMETHEUS_CONTENT_TYPE } });
 });

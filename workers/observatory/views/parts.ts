@@ -1,13 +1,16 @@
 /** Every part of the public views, in the order a build runs them: health last, so it tells the others' ages. */
 import type { ViewAges } from './manifest.ts';
+import { burstViews } from './burst-views.ts';
+import { metricsViews } from './metrics-views.ts';
 import { percentileViews } from './percentile-views.ts';
 import { profileViews } from './profile-views.ts';
 import { catalogViews, healthViews, statusViews } from './status-views.ts';
+import { timelineViews } from './timeline-views.ts';
 import type { ViewPart } from './view-part.ts';
 
 export function viewParts(ages: (now: number) => Promise<ViewAges>): ViewPart[] {
-  return [statusViews, percentileViews, catalogViews, profileViews, healthViews(ages)];
+  return [statusViews, percentileViews, catalogViews, profileViews, timelineViews, burstViews, metricsViews, healthViews(ages)];
 }
 /** The parts' names and routes (their builders need no object): what the read API's view gate reads. */
 export const VIEW_PARTS: readonly ViewPart[] = viewParts(async () => ({}));
-export type ViewPartName = 'status' | 'percentiles' | 'catalog' | 'profiles' | 'health';
+export type ViewPartName = 'status' | 'percentiles' | 'catalog' | 'profiles' | 'timeline' | 'bursts' | 'metrics' | 'health';

@@ -116,8 +116,8 @@ export class PublicViews extends DurableObject<Env> {
         const built = await part.build({ env: this.env, db: d1.db, now: started });
         let bytes = 0;
         for (const v of built) {
-          const text = v.list ? viewText(v.doc as Record<string, unknown>, v.list) : JSON.stringify(v.doc);
-          const stored = await writeView(this.env.ARCHIVE, v.name, text, started);
+          const text = 'text' in v ? v.text : v.list ? viewText(v.doc as Record<string, unknown>, v.list) : JSON.stringify(v.doc);
+          const stored = await writeView(this.env.ARCHIVE, v.name, text, started, 'text' in v ? v.contentType : undefined);
           manifest.views[v.name] = { hash: stored.hash, built_at: started, bytes: text.length };
           bytes += text.length;
         }

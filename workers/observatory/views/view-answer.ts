@@ -10,7 +10,10 @@ import type { ViewMatch } from '../../../shared/views/view-match.ts';
 export const MAX_AGE_S = 60;
 export const STALE_S = 300;
 
-/** A view as read: its text, its content's hash (the ETag) and when it was built. */
+/** What a view's answers are unless it says otherwise. */
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/** A view as read: its text, its content's hash (the ETag), when it was built and what its answers are. */
 export interface StoredView {
   name: string;
   text: string;
@@ -18,6 +21,8 @@ export interface StoredView {
   hash: string;
   /** When the builder made it (epoch ms). */
   builtAt: number;
+  /** Its answers' content type (absent: JSON_CONTENT_TYPE); a view of text other than JSON is served whole. */
+  contentType?: string;
 }
 
 export interface ViewAnswer {
@@ -30,7 +35,7 @@ export interface ViewAnswer {
 export function viewAnswer(view: StoredView, match: ViewMatch, method: string, ifNoneMatch: string | null, now: number): ViewAnswer {
   const etag = match.filter ? `"${view.hash}-${filterHash(match.filter.id)}"` : `"${view.hash}"`;
   const headers = {
-    'content-type': 'application/json; charset=utf-8',
+    'content-type': view.contentType ?? JSON_CONTENT_TYPE,
     'cache-control': `public, max-age=${MAX_AGE_S}, stale-while-revalidate=${STALE_S}`,
     age: String(Math.max(0, Math.floor((now - view.builtAt) / SECOND_MS))),
     etag,

@@ -8,12 +8,11 @@ import type { ViewMatch } from '../../../shared/views/view-match.ts';
 
 export { keysFirst, onlyParams, pairFilter, type PairLists, type ViewFilter, type ViewMatch } from '../../../shared/views/view-match.ts';
 
-/** One view as built: the answer of its route, and its list (absent: it is served whole, never narrowed). */
-export interface BuiltView {
-  name: string;
-  doc: object;
-  list?: ViewList;
-}
+/**
+ * One view as built: the answer of its route as JSON, and its list (absent: it is served whole, never narrowed);
+ * or the answer as ready text, served whole with its content type (the Prometheus scrape).
+ */
+export type BuiltView = { name: string; doc: object; list?: ViewList } | { name: string; text: string; contentType: string };
 
 export interface BuildContext {
   env: Env;

@@ -8,7 +8,7 @@
  * crowd of readers costs about one R2 read per view, isolate and MEMORY_MS, not one per request.
  */
 import { SECOND_MS } from '../../../shared/time.ts';
-import type { StoredView } from './view-answer.ts';
+import { JSON_CONTENT_TYPE, type StoredView } from './view-answer.ts';
 
 export const VIEW_PREFIX = 'views/';
 export const viewKey = (name: string) => `${VIEW_PREFIX}${name}.json`;
@@ -26,13 +26,20 @@ export async function textHash(text: string): Promise<string> {
   return hex;
 }
 
-export async function writeView(bucket: R2Bucket, name: string, text: string, builtAt: number): Promise<StoredView> {
+/** `contentType`: what its answers say they are (a JSON view's by default). */
+export async function writeView(
+  bucket: R2Bucket,
+  name: string,
+  text: string,
+  builtAt: number,
+  contentType = JSON_CONTENT_TYPE,
+): Promise<StoredView> {
   const hash = await textHash(text);
   await bucket.put(viewKey(name), text, {
-    httpMetadata: { contentType: 'application/json; charset=utf-8' },
+    httpMetadata: { contentType },
     customMetadata: { hash, built_at: String(builtAt) },
   });
-  return { name, text, hash, builtAt };
+  return { name, text, hash, builtAt, contentType };
 }
 
 interface Remembered {
@@ -91,6 +98,7 @@ export async function readView(bucket: R2Bucket, name: string, now: number): Pro
     text: await (object as R2ObjectBody).text(),
     hash: meta.hash ?? object.etag,
     builtAt: Number(meta.built_at ?? 0),
+    contentType: object.httpMetadata?.contentType ?? JSON_CONTENT_TYPE,
   };
   remember(view, object.etag, now);
   return view;
