@@ -232,3 +232,12 @@ export async function waitForStatus(apiUrl: string, readToken: string, tick: num
     await new Promise((r) => setTimeout(r, 1_000));
   }
 }
+
+/**
+ * Builds every public view now (POST /api/v1/views): what a site build reads, so a build right after new data
+ * shows it without waiting for the views to settle and build themselves.
+ */
+export async function buildViews(apiUrl: string, adminToken: string): Promise<void> {
+  const r = await fetch(`${apiUrl}/api/v1/views`, { method: 'POST', headers: { authorization: `Bearer ${adminToken}` } });
+  if (!r.ok) throw new Error(`POST /api/v1/views answered ${r.status}: ${(await r.text()).slice(0, 300)}`);
+}

@@ -23,7 +23,7 @@ import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { config } from '../observatory.config.ts';
 import { probesPerTick, tickMinutesOf } from '../shared/config/schedule.ts';
-import { startLocalObservatory, waitForRollups, waitForStatus, type LocalObservatory } from './local-observatory.ts';
+import { buildViews, startLocalObservatory, waitForRollups, waitForStatus, type LocalObservatory } from './local-observatory.ts';
 import { startDelayProxy, type DelayProxy } from './delay-proxy.ts';
 import { serveStatic, type StaticServer } from './static-server.ts';
 import { assertPortFree } from './processes.ts';
@@ -271,7 +271,9 @@ async function rebuild(): Promise<void> {
   const out = join(builds, String(++generation));
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
-  // The archive beside the site (its /archive/ passed to the API's, from the local R2), once the site has an address.
+  // The public views the build reads, built from what has just landed; the archive beside the site (its /archive/
+  // passed to the API's, from the local R2), once the site has an address.
+  await buildViews(api, local.adminToken);
   await buildSite(out, {
     apiUrl: api,
     readToken: local.readToken,

@@ -10,7 +10,13 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { siteWeight } from '../../scripts/site-weight.ts';
-import { startLocalObservatory, waitForRollups, waitForStatus, type LocalObservatory } from '../../scripts/local-observatory.ts';
+import {
+  buildViews,
+  startLocalObservatory,
+  waitForRollups,
+  waitForStatus,
+  type LocalObservatory,
+} from '../../scripts/local-observatory.ts';
 import { SAXParser, type QualifiedTag } from 'sax';
 import { serveStatic, type StaticServer } from '../../scripts/static-server.ts';
 import { buildSite } from '../../scripts/site-build.ts';
@@ -90,6 +96,7 @@ beforeAll(async () => {
   // One concurrency run, for the concurrency charts.
   expect((await fetch(`${local.apiUrl}/api/v1/bursts`, { method: 'POST', headers: admin })).status).toBe(202);
   await waitForBursts(local.apiUrl);
+  await buildViews(local.apiUrl, local.adminToken);
   await buildSite(join(work, 'dist'), { apiUrl: local.apiUrl, readToken: local.readToken });
   site = await serveStatic(join(work, 'dist'));
   data = JSON.parse(readFileSync(join(work, 'dist/data/site-data.json'), 'utf8'));

@@ -13,11 +13,14 @@ import { logTicks } from '../../site/src/charts/charts.ts';
 import { fmt, ms, precise, rate, signed } from '../../site/src/format.ts';
 import { errorsOverTime, itlGaps, prefillFits, splitBySeries, tokensPerChunk, ttftOverTime } from '../../site/src/data/series.ts';
 import type { PercentileGroup, SiteData, SiteSample, WindowView } from '../../site/src/data/types.ts';
-import { windowViews } from '../../site/src/data/collect.ts';
+import { rollupPercentileGroups } from '../../shared/rollup/percentiles.ts';
+import { VIEW_WINDOWS, viewSpan } from '../../shared/views/windows.ts';
+import { spanRows, timelinePoints } from '../../shared/rollup/timeline.ts';
 import { mergeByGroup, rollUp, type Rollup } from '../../shared/rollup/rollup.ts';
 import { HISTOGRAM_RELATIVE_ERROR } from '../../shared/stats/exp-histogram.ts';
 import { ofVariant, variantText } from '../../site/src/data/overview.ts';
 import { answeredFrom } from '../../site/src/data/served.ts';
+import { fidelityOf, hourPlaces, servedPlaces } from '../../shared/rollup/hour-places.ts';
 
 const T0 = Date.UTC(2026, 0, 10);
 function sample(over: Partial<SiteSample>): SiteSample {
@@ -208,7 +211,7 @@ describe('status history (from the status keeper)', () => {
   });
 });
 
-describe('window views from rollups', () => {
+describe('window views from rollups (shared/views/windows.ts, what the percentile and timeline views hold)', () => {
   const NOW = Date.UTC(2026, 5, 30, 10, 20);
   const TODAY = Date.UTC(2026, 5, 30);
   const H = 3_600_000;
@@ -240,7 +243,20 @@ describe('window views from rollups', () => {
       ...r,
       hour: Math.floor(r.hour / D) * D,
     }));
-    const views = Object.fromEntries(windowViews(hourly, daily, NOW).map((v) => [v.id, v]));
+    const views = Object.fromEntries(
+      VIEW_WINDOWS.map((w) => {
+        const span = viewSpan(w.id, NOW);
+        const rows = spanRows(hourly, daily, span);
+        return [
+          w.id,
+          {
+            window: { from: new Date(span.from).toISOString(), to: new Date(span.to).toISOString() },
+            percentiles: { ttft_ms: rollupPercentileGroups(rows, 'ttft_ms', ['region', 'target']) },
+            history: timelinePoints(rows, span.resolution, false),
+          },
+        ];
+      }),
+    );
     const n = (id: string) => views[id].percentiles.ttft_ms[0].n;
     expect([n('24h'), n('7d'), n('30d'), n('90d')]).toEqual([3, 3, 4, 5]);
     expect(views['24h'].window).toEqual({ from: '2026-06-29T10:00:00.000Z', to: '2026-06-30T10:00:00.000Z' });
@@ -440,12 +456,23 @@ describe('prompt variants', () => {
     const row = (prompt_variant: string, ttft_ms: number) => ({ ...sample({ prompt_variant, ttft_ms }), method_version: 2, itl_p99_ms: 9 });
     const rows = rollUp([row('chat', 100), row('long', 900)]);
     const now = T0 + 2 * 3_600_000;
+    // Each variant's views as the site reads them: the view's groups of that variant.
     const of = (id: string) =>
-      windowViews(
-        rows.filter((r) => r.prompt_variant === id),
-        [],
-        now,
-      );
+      VIEW_WINDOWS.map((w) => {
+        const span = viewSpan(w.id, now);
+        const mine = spanRows(
+          rows.filter((r) => r.prompt_variant === id),
+          [],
+          span,
+        );
+        return {
+          id: w.id,
+          label: w.label,
+          window: { from: new Date(span.from).toISOString(), to: new Date(span.to).toISOString() },
+          resolution: span.resolution,
+          percentiles: { ttft_ms: rollupPercentileGroups(mine, 'ttft_ms', ['region', 'target']) },
+        };
+      });
     const full = {
       ...data,
       variant_windows: { chat: of('chat'), long: of('long') },
@@ -526,12 +553,29 @@ describe('answered from', () => {
       sample({ prompt_variant: 'q', served_by: 'Japan East', served_by_source: 'x-ms-region' }),
       sample({ served_by: null, served_by_source: null, ttft_ms: 50 }),
     ];
-    expect(answeredFrom(samples, 'weur', 'a', 'p')).toEqual([
+    // As GET /api/v1/served-by answers it: each pair's places from its hours' place records (shared/rollup/hour-places.ts).
+    const records = hourPlaces(samples, T0);
+    const served = {
+      window: { from: '', to: '' },
+      source: 'rollups' as const,
+      rows: records.map((r) => ({ region: r.region, target: r.target, prompt_variant: r.prompt_variant, places: servedPlaces([r]) })),
+    };
+    expect(answeredFrom({ served }, 'weur', 'a', 'p')).toEqual([
       { place: 'East US', source: 'x-ms-region', samples: 6, ttft_p50: 300 },
       { place: 'Sweden Central', source: 'x-ms-region', samples: 3, ttft_p50: 100 },
       { place: null, source: null, samples: 1, ttft_p50: 50 },
     ]);
-    expect(answeredFrom(samples, 'enam', 'a', 'p')).toEqual([]);
+    expect(answeredFrom({ served }, 'enam', 'a', 'p')).toEqual([]);
+    // Several hours' records merge into one list, the medians over all their successes.
+    const later = hourPlaces(many(2, { served_by: 'East US', served_by_source: 'x-ms-region', ttft_ms: 500 }), T0 + 3_600_000);
+    expect(
+      servedPlaces([...records.filter((r) => r.region === 'weur' && r.target === 'a' && r.prompt_variant === 'p'), ...later])[0],
+    ).toEqual({
+      place: 'East US',
+      source: 'x-ms-region',
+      samples: 8,
+      ttft_p50: 300,
+    });
   });
 });
 
@@ -601,7 +645,13 @@ describe('checks of the method on the site', () => {
       sample({ error: 'timeout_first_token' }),
       sample({ target: 'b', split_source: 'rtt' }),
     ];
-    expect(serverTimeFidelity(rows, 'a', 'p')).toEqual([
+    // As GET /api/v1/fidelity answers it, from the hour's place records.
+    const fidelity = {
+      window: { from: '', to: '' },
+      source: 'rollups' as const,
+      rows: hourPlaces(rows, T0).map((r) => ({ region: r.region, target: r.target, prompt_variant: r.prompt_variant, ...fidelityOf([r]) })),
+    };
+    expect(serverTimeFidelity({ fidelity }, 'a', 'p')).toEqual([
       { region: 'weur', samples: 8, claim_used: 0.75, set_aside: 0.25, network_minus_rtt_p50: 2, source: 'openai-processing-ms' },
     ]);
   });

@@ -1,11 +1,13 @@
 /**
- * Two checks a reader can make of the method itself, from the recent raw samples:
- * - does a probe's place in its tick matter? (TTFT relative to its target's median in the region, by place);
+ * Two checks a reader can make of the method itself:
+ * - does a probe's place in its tick matter? (TTFT relative to its target's median in the region, by place, from the
+ *   recent raw samples);
  * - how far can a vendor's own timing claims be trusted? (per region: how often its claim was used for the split,
- *   how often it was set aside as implausible, and how the split's network part agrees with the round trip).
+ *   how often it was set aside as implausible, and how the split's network part agrees with the round trip: the
+ *   API's answer over the last 24 whole hours).
  */
 import { percentile } from '../../../shared/stats/percentile.ts';
-import type { SiteSample } from './types.ts';
+import type { SiteData, SiteSample } from './types.ts';
 
 export interface PositionRow {
   position: number;
@@ -39,42 +41,19 @@ export function ttftByPosition(samples: readonly SiteSample[], variant: string):
     .map(([position, r]) => ({ position, n: r.length, ratio_p50: percentile(r, 0.5) }));
 }
 
-export interface FidelityRow {
-  region: string;
-  samples: number;
-  /** Share of successful samples split by the vendor's own claim (a header or body timing), not the round trip. */
-  claim_used: number | null;
-  /** Share whose claim was set aside as implausible (split_note). */
-  set_aside: number | null;
-  /** Median of (network_ms from the vendor's claim − the round trip): near 0 when the two ways agree. */
-  network_minus_rtt_p50: number | null;
-  /** The split source most of them had. */
-  source: string | null;
-}
+/** How far a vendor's own timing claims held, per region (GET /api/v1/fidelity over the last 24 whole hours). */
+export type FidelityRow = { region: string } & import('../../../shared/rollup/hour-places.ts').FidelityRow;
 
-export function serverTimeFidelity(samples: readonly SiteSample[], target: string, variant: string): FidelityRow[] {
-  const regions = new Map<string, SiteSample[]>();
-  for (const s of samples) {
-    if (s.target !== target || s.prompt_variant !== variant || s.error !== null) continue;
-    let list = regions.get(s.region);
-    if (!list) regions.set(s.region, (list = []));
-    list.push(s);
-  }
-  return [...regions.entries()]
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([region, rows]) => {
-      const claimed = rows.filter((s) => s.split_source !== null && s.split_source !== 'rtt');
-      const diffs = claimed.filter((s) => s.network_ms !== null && s.rtt_ms !== null).map((s) => s.network_ms! - s.rtt_ms!);
-      const sources = new Map<string, number>();
-      for (const s of rows) if (s.split_source) sources.set(s.split_source, (sources.get(s.split_source) ?? 0) + 1);
-      const source = [...sources.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
-      return {
-        region,
-        samples: rows.length,
-        claim_used: rows.length ? claimed.length / rows.length : null,
-        set_aside: rows.length ? rows.filter((s) => s.split_note !== null).length / rows.length : null,
-        network_minus_rtt_p50: percentile(diffs, 0.5),
-        source,
-      };
-    });
+export function serverTimeFidelity(data: Pick<SiteData, 'fidelity'>, target: string, variant: string): FidelityRow[] {
+  return (data.fidelity?.rows ?? [])
+    .filter((r) => r.target === target && r.prompt_variant === variant && r.samples > 0)
+    .map(({ region, samples, claim_used, set_aside, network_minus_rtt_p50, source }) => ({
+      region,
+      samples,
+      claim_used,
+      set_aside,
+      network_minus_rtt_p50,
+      source,
+    }))
+    .sort((a, b) => a.region.localeCompare(b.region));
 }

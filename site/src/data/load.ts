@@ -4,6 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { collectSiteData, SiteDataError } from './collect.ts';
+import { SITE_PARTS } from './parts/index.ts';
 import { pendingFromEnv } from './pending.ts';
 import type { SiteData } from './types.ts';
 
@@ -21,24 +22,13 @@ async function loadSource(): Promise<SiteData> {
   const file = process.env.SITE_DATA_FILE;
   if (file) {
     try {
-      // An export made before status and incidents existed has neither: shown as "no status yet".
       const data = JSON.parse(await readFile(file, 'utf8')) as Partial<SiteData>;
       // One made before variants had their own views holds the first variant's only.
       const variant_windows = data.variant_windows ?? (data.variant && data.windows ? { [data.variant.id]: data.windows } : {});
-      return {
-        ...data,
-        variant_windows,
-        status: data.status ?? null,
-        incidents: data.incidents ?? [],
-        bursts: data.bursts ?? null,
-        // One made before the prompt-cache probe has none.
-        prompt_caches: data.prompt_caches ?? [],
-        // One made before the status history has none: its strips say "no data".
-        status_history: data.status_history ?? { hours: [], days: [] },
-        maintenance: data.maintenance ?? [],
-        uptime: data.uptime ?? [],
-        source: file,
-      } as SiteData;
+      // An export made before a part existed lacks its fields: the part says what shows instead ("no status yet").
+      const fallbacks = Object.assign({}, ...SITE_PARTS.map((p) => p.fallback ?? {})) as Partial<SiteData>;
+      const filled = Object.fromEntries(Object.entries(fallbacks).map(([k, v]) => [k, data[k as keyof SiteData] ?? v]));
+      return { ...data, ...filled, variant_windows, source: file } as SiteData;
     } catch (e) {
       throw new SiteDataError(`cannot read the data export ${file}: ${(e as Error).message}`);
     }

@@ -3,6 +3,8 @@ import type { StoredRow, MetricField } from '../../../shared/sample-fields.ts';
 import type {
   ApiWindow,
   BurstsDoc,
+  FidelityDoc,
+  ServedByDoc,
   IncidentDoc,
   PercentileGroup,
   MaintenanceDoc,
@@ -81,16 +83,13 @@ export const SITE_METRICS = [
 ] as const satisfies readonly MetricField[];
 export type SiteMetric = (typeof SITE_METRICS)[number];
 
-/** The long-window views the site offers, each answered from rollups (hourly for 24 h, daily plus today's hours otherwise). */
-export const WINDOWS = [
-  { id: '24h', label: '24 h', days: 1 },
-  { id: '7d', label: '7 d', days: 7 },
-  { id: '30d', label: '30 d', days: 30 },
-  { id: '90d', label: '90 d', days: 90 },
-] as const;
-export type WindowId = (typeof WINDOWS)[number]['id'];
-/** The view pages show unless one is chosen. */
-export const DEFAULT_WINDOW: WindowId = '7d';
+/** The windows the site offers: the public views' (shared/views/windows.ts), each answered from rollups. */
+export {
+  DEFAULT_VIEW_WINDOW as DEFAULT_WINDOW,
+  VIEW_WINDOWS as WINDOWS,
+  type ViewWindowId as WindowId,
+} from '../../../shared/views/windows.ts';
+import type { ViewWindowId as WindowId } from '../../../shared/views/windows.ts';
 
 /** One period of a window's history (an hour of the 24 h view, a day of the others) for one region × target. */
 export interface HistoryPoint {
@@ -155,6 +154,11 @@ export interface SiteData {
   windows: WindowView[];
   /** The largest relative error of a percentile read from the rollups' histograms. */
   relative_error: number;
+  /** What the site reads of the health answer beside the catalog: the schedule's spread, how many vendor status pages. */
+  health?: { spread: number; vendor_pages: number };
+  /** Where each region × target × variant was answered, and how far its timing claims held (the last 24 whole hours). */
+  served: ServedByDoc | null;
+  fidelity: FidelityDoc | null;
   /** The bounded slice of raw samples (the newest, every variant) behind timelines, ITL and the split's residual. */
   recent: Window;
   samples: SiteSample[];

@@ -41,14 +41,15 @@ profileRoutes.get('/api/v1/hour-profiles', async (c) => {
 
 /**
  * GET /api/v1/time-profiles: each region × target × variant's hour × weekday profile over whole UTC days (default
- * the last 28, four of each weekday): per cell, in weekday-major order (Monday 0 h first, index weekday × 24 + hour),
+ * the 28 before today, four of each weekday): per cell, in weekday-major order (Monday 0 h first, index weekday × 24 + hour),
  * `[days, probes, ttft_p50]`, the median of the days' hourly TTFT medians (null with too little data), from the
  * same rows as /api/v1/hour-profiles, computed here once (shared/rollup/hour-profile.ts).
  */
 profileRoutes.get('/api/v1/time-profiles', async (c) => {
   const q = new URL(c.req.url).searchParams;
   onlyKnown(q, [...WINDOW_PARAMS, 'region', 'target', 'variant']);
-  const { from, to } = periodWindow(q, DAY_MS, `${SITE_PROFILE_DAYS}d`);
+  // By default the SITE_PROFILE_DAYS whole days before today: four of each weekday.
+  const { from, to } = q.has('window') || q.has('from') ? periodWindow(q, DAY_MS) : profileDays(Date.now());
   if (to - from > ANON_LIMITS.hourlyWindowDays * DAY_MS)
     requireTokenFor(c, `time profiles over more than ${ANON_LIMITS.hourlyWindowDays} days`);
   return c.json(
@@ -59,6 +60,12 @@ profileRoutes.get('/api/v1/time-profiles', async (c) => {
     ),
   );
 });
+
+/** The whole UTC days a profile covers by default: the SITE_PROFILE_DAYS before today's. */
+export function profileDays(now: number): { from: number; to: number } {
+  const to = Math.floor(now / DAY_MS) * DAY_MS;
+  return { from: to - SITE_PROFILE_DAYS * DAY_MS, to };
+}
 
 /** The answer of GET /api/v1/time-profiles from the days' rows: the live route's, and the view's. */
 export function timeProfilesDocument(rows: readonly ProfileDay[], from: number, to: number): TimeProfilesDoc {

@@ -9,6 +9,7 @@ import { rollupPercentileGroups, type RollupFigure, type RollupGroupColumn } fro
 import type { ViewList } from '../../../shared/views/view-text.ts';
 import { isViewWindow, LONGEST_VIEW_DAYS, VIEW_WINDOWS, viewSpan } from '../../../shared/views/windows.ts';
 import { DAY_MS, HOUR_MS } from '../../../shared/time.ts';
+import { spanRows } from '../../../shared/rollup/timeline.ts';
 import { getConfig } from '../config.ts';
 import { rollupsIn } from '../db/rollups.ts';
 import { pairLists } from '../api/filters.ts';
@@ -64,7 +65,7 @@ export const percentileViews: ViewPart = {
     for (const w of VIEW_WINDOWS) {
       const span = viewSpan(w.id, now);
       // A window of days: its whole days' daily rows, then today's ended hours.
-      const rows = w.id === '24h' ? hourly : [...daily.filter((r) => r.hour >= span.from), ...hourly.filter((r) => r.hour >= today)];
+      const rows = spanRows(hourly, daily, span);
       for (const metric of ROLLUP_FIGURES) {
         const groupings = POOLED_VIEW_FIGURES.includes(metric) ? [gridBy(metric), targetBy(metric)] : [gridBy(metric)];
         for (const by of groupings) {

@@ -5,9 +5,8 @@
  */
 import { METHOD_VERSION } from '../../../shared/constants.ts';
 import { SITE_PROFILE_DAYS } from '../../../shared/config/read-limits.ts';
-import { DAY_MS } from '../../../shared/time.ts';
 import { pairLists } from '../api/filters.ts';
-import { timeProfilesDocument } from '../api/profiles.ts';
+import { profileDays, timeProfilesDocument } from '../api/profiles.ts';
 import { profilesIn } from '../db/profiles.ts';
 import { onlyParams, pairFilter, type ViewMatcher, type ViewPart } from './view-part.ts';
 
@@ -23,9 +22,8 @@ export const profileViews: ViewPart = {
   name: 'profiles',
   routes: { '/api/v1/time-profiles': matchProfiles },
   async build({ db, now }) {
-    // As the route reads its default window: the whole days that ended in the last SITE_PROFILE_DAYS days.
-    const to = Math.floor(now / DAY_MS) * DAY_MS;
-    const from = Math.ceil((now - SITE_PROFILE_DAYS * DAY_MS) / DAY_MS) * DAY_MS;
+    // As the route reads its default window: the SITE_PROFILE_DAYS whole days before today.
+    const { from, to } = profileDays(now);
     const rows = await profilesIn(db, { fromDay: from, toDay: to, methodVersion: METHOD_VERSION });
     return [{ name: 'time-profiles', doc: timeProfilesDocument(rows, from, to), list: LIST }];
   },

@@ -1,10 +1,11 @@
 /**
- * The site's history (each window's `history` and `target_history`) now comes from the shared timeline function
- * (shared/rollup/timeline.ts), which GET /api/v1/timeline and its views call: it must give what collect.ts derived
+ * The history the site draws (each window's `history` and `target_history`) comes from the shared timeline function
+ * (shared/rollup/timeline.ts), which GET /api/v1/timeline and its views call: it must give what the site derived
  * before the move, kept here verbatim as the reference, for every window and prompt variant.
  */
 import { describe, expect, it } from 'vitest';
-import { windowViews } from '../../site/src/data/collect.ts';
+import { spanRows, timelinePoints } from '../../shared/rollup/timeline.ts';
+import { VIEW_WINDOWS, viewSpan } from '../../shared/views/windows.ts';
 import type { HistoryPoint } from '../../site/src/data/types.ts';
 import { mergeGroups } from '../../shared/rollup/percentiles.ts';
 import { dayOf, mergeByGroup, rollUp, type Rollup, type RollupSample } from '../../shared/rollup/rollup.ts';
@@ -99,7 +100,13 @@ describe("the site's history from the shared timeline", () => {
     );
     for (const variant of ['chat', 'long']) {
       const mine = (rows: Rollup[]) => rows.filter((r) => r.prompt_variant === variant);
-      const views = windowViews(mine(hourly), mine(daily), now);
+      const views = VIEW_WINDOWS.map((w) => {
+        const span = viewSpan(w.id, now);
+        const rows = spanRows(mine(hourly), mine(daily), span);
+        const strip = (pooled: boolean): HistoryPoint[] =>
+          timelinePoints(rows, span.resolution, pooled).map(({ prompt_variant: _, ...p }) => p);
+        return { id: w.id, history: strip(false), target_history: strip(true) };
+      });
       const before = windowsBefore(mine(hourly), mine(daily), now);
       expect(views.map((v) => v.id)).toEqual(['24h', '7d', '30d', '90d']);
       views.forEach((v, i) => {

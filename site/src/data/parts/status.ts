@@ -1,0 +1,16 @@
+/** The status keeper's verdict now (GET /api/v1/status, from its view), and the concurrency probes' report (its view). */
+import type { BurstsDoc, StatusDoc } from '../../../../shared/api-types.ts';
+import type { SitePart } from './part.ts';
+
+export const statusPart: SitePart = {
+  name: 'status',
+  async collect({ api }) {
+    const status = await api.view<StatusDoc>('status', '/status');
+    const bursts = await api.view<BurstsDoc>('bursts', '/bursts');
+    return { status, bursts: { schedule: bursts.schedule, levels: bursts.levels, runs: bursts.runs, reports: bursts.reports } };
+  },
+  empty() {
+    return { status: null, bursts: null };
+  },
+  fallback: { status: null, bursts: null },
+};
