@@ -5,17 +5,9 @@
  * - GET /api/v1/maintenance: the windows, the configuration's and the admin API's, that end after `from`;
  * - POST /api/v1/maintenance and DELETE /api/v1/maintenance/:id (admin): a window made or taken back.
  */
-import type { StatusHistoryRowDoc } from '../../../shared/api-types.ts';
 import { Hono } from 'hono';
 import { HISTORY_PAGE_ROWS, ANON_LIMITS } from '../../../shared/config/read-limits.ts';
-import {
-  configWindows,
-  MAX_API_WINDOWS,
-  toWindow,
-  windowProblems,
-  type MaintenanceConfig,
-  type MaintenanceWindow,
-} from '../../../shared/status/maintenance.ts';
+import { MAX_API_WINDOWS, toWindow, windowProblems, type MaintenanceConfig } from '../../../shared/status/maintenance.ts';
 import { DAY_MS, HOUR_MS } from '../../../shared/time.ts';
 import { getConfig } from '../config.ts';
 import { historyPage, listMaintenance } from '../db/status-history.ts';
@@ -24,47 +16,36 @@ import { ApiError, badRequest } from './errors.ts';
 import { pairLists, periodWindow, WINDOW_PARAMS } from './filters.ts';
 import { requireTokenFor, type ReaderEnv } from './public-reads.ts';
 import { onlyKnown, parseChoice, parseWindow } from './query.ts';
+import { MAINTENANCE_WINDOW, maintenanceDocument, statusHistoryDocument, windowDoc } from './status-history-docs.ts';
 
 export const statusHistoryRoutes = new Hono<ReaderEnv>();
 
-const iso = (t: number) => new Date(t).toISOString();
+/**
+ * The periods a status-history query asks for: its resolution (day unless asked), and the whole periods inside its
+ * window (`window`, or `from`/`to`; 24 hours of hours or 90 days of days unless asked), with where its page starts.
+ */
+export function historyWindow(q: URLSearchParams, now = Date.now()) {
+  const resolution = parseChoice(q, 'resolution', ['hour', 'day'] as const, 'day');
+  const unit = resolution === 'hour' ? HOUR_MS : DAY_MS;
+  return { resolution, ...periodWindow(q, unit, resolution === 'hour' ? '24h' : '90d', now) };
+}
 
 statusHistoryRoutes.get('/api/v1/status-history', async (c) => {
   const q = new URL(c.req.url).searchParams;
   onlyKnown(q, [...WINDOW_PARAMS, 'resolution', 'region', 'target', 'variant', 'cursor']);
-  const resolution = parseChoice(q, 'resolution', ['hour', 'day'] as const, 'day');
-  const unit = resolution === 'hour' ? HOUR_MS : DAY_MS;
-  const { from, to, start } = periodWindow(q, unit, resolution === 'hour' ? '24h' : '90d');
+  const { resolution, from, to, start } = historyWindow(q);
   if (resolution === 'hour' && to - from > ANON_LIMITS.hourlyWindowDays * DAY_MS)
     requireTokenFor(c, `hourly status history over more than ${ANON_LIMITS.hourlyWindowDays} days`);
-  const page = await historyPage(
-    c.env.DB,
-    {
-      resolution,
-      from: start,
-      to,
-      ...pairLists(q),
-    },
-    HISTORY_PAGE_ROWS,
-  );
-  return c.json({
-    window: { from: iso(from), to: iso(Math.max(from, to)) },
-    resolution,
-    counts: 'ticks the status keeper judged in each state: operational, degraded, down, maintenance, no_data',
-    rows: page.rows.map(({ period, ...r }) => ({ [resolution]: iso(period), ...r }) satisfies StatusHistoryRowDoc),
-    next_cursor: page.next === null ? null : String(page.next),
-  });
+  const page = await historyPage(c.env.DB, { resolution, from: start, to, ...pairLists(q) }, HISTORY_PAGE_ROWS);
+  return c.json(statusHistoryDocument(resolution, from, to, page.rows, page.next));
 });
 
 statusHistoryRoutes.get('/api/v1/maintenance', async (c) => {
   const q = new URL(c.req.url).searchParams;
   onlyKnown(q, ['window', 'from', 'to']);
-  if (!q.has('window') && !q.has('from')) q.set('window', '90d');
+  if (!q.has('window') && !q.has('from')) q.set('window', MAINTENANCE_WINDOW);
   const w = parseWindow(q, Date.now());
-  const windows = [...configWindows(getConfig().maintenance), ...(await listMaintenance(c.env.DB, w.from, MAX_API_WINDOWS))]
-    .filter((x) => x.ends_at > w.from)
-    .sort((a, b) => a.starts_at - b.starts_at || a.id.localeCompare(b.id));
-  return c.json({ from: iso(w.from), windows: windows.map(windowDoc) });
+  return c.json(maintenanceDocument(w.from, await listMaintenance(c.env.DB, w.from, MAX_API_WINDOWS)));
 });
 
 statusHistoryRoutes.post('/api/v1/maintenance', async (c) => {
@@ -108,7 +89,3 @@ statusHistoryRoutes.delete('/api/v1/maintenance/:id', async (c) => {
   if (!gone) throw new ApiError(404, 'not_found', `no maintenance window "${id}"`);
   return c.json({ deleted: id });
 });
-
-function windowDoc(w: MaintenanceWindow) {
-  return { id: w.id, target: w.target, region: w.region, start: iso(w.starts_at), end: iso(w.ends_at), note: w.note, source: w.source };
-}
