@@ -163,7 +163,10 @@ export class StatusKeeper extends DurableObject<Env> {
     const now = Date.now();
     this.queueReminders(now);
     await this.writeIncidents();
+    const hourEnded = this.history.nextWriteAt(now) === now;
     this.historyFailed = !(await this.history.writeEnded(this.env.DB, now));
+    // An ended hour written: the history's views, and the incidents' (their 90 days move with the hours).
+    if (hourEnded && !this.historyFailed) await markViews(this.env, ['history', 'incidents', 'vendor-incidents']);
     await this.outbox.deliverDue(now);
     this.outbox.prune();
     await this.wake(Date.now());
@@ -232,6 +235,7 @@ export class StatusKeeper extends DurableObject<Env> {
         rows.map((r) => JSON.parse(String(r.body)) as Incident),
       );
       this.d1Failed = false;
+      await markViews(this.env, ['incidents', 'vendor-incidents']);
     } catch (e) {
       this.d1Failed = true;
       console.error(

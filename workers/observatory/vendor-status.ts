@@ -13,6 +13,7 @@ import { statusPagesOf } from '../../shared/config/validate-vendor-status.ts';
 import { DEFAULT_POLL_LIMITS, pollStatuspage, type PollLimits, type PollOutcome } from '../../shared/status/statuspage-poll.ts';
 import { incidentFingerprint, VENDOR_POLL_MS, type VendorIncident } from '../../shared/status/statuspage.ts';
 import { DAY_MS, MINUTE_MS } from '../../shared/time.ts';
+import { markViews } from './views/mark-views.ts';
 
 export interface PagePollReport {
   page: string;
@@ -132,6 +133,7 @@ export async function pollVendorStatus(env: Env, tickId: number, options: Vendor
         if (!next.write) return report;
         try {
           await writePoll(env.DB, next.state, next.changed);
+          await markViews(env, ['vendor-incidents']);
           return { ...report, written: next.changed.length };
         } catch (e) {
           console.error(`vendor status ${page}: D1 write failed, retried at the next poll: ${(e as Error).message}`);

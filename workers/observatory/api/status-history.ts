@@ -11,6 +11,7 @@ import { MAX_API_WINDOWS, toWindow, windowProblems, type MaintenanceConfig } fro
 import { DAY_MS, HOUR_MS } from '../../../shared/time.ts';
 import { getConfig } from '../config.ts';
 import { historyPage, listMaintenance } from '../db/status-history.ts';
+import { markViews } from '../views/mark-views.ts';
 import { requireAdmin } from './admin.ts';
 import { ApiError, badRequest } from './errors.ts';
 import { pairLists, periodWindow, WINDOW_PARAMS } from './filters.ts';
@@ -75,6 +76,7 @@ statusHistoryRoutes.post('/api/v1/maintenance', async (c) => {
   if (window.ends_at <= Date.now()) throw badRequest('end lies in the past: a window mutes what is still to come');
   try {
     const made = await c.env.STATUS_KEEPER.getByName('global').addMaintenance(window);
+    await markViews(c.env, ['history']);
     return c.json({ window: windowDoc(made) }, 201);
   } catch (e) {
     throw new ApiError(503, 'not_stored', `the window was not stored: ${e instanceof Error ? e.message : e}`);
@@ -87,5 +89,6 @@ statusHistoryRoutes.delete('/api/v1/maintenance/:id', async (c) => {
   if (id.startsWith('config-')) throw badRequest('a window of the configuration is taken back by editing observatory.config.ts');
   const gone = await c.env.STATUS_KEEPER.getByName('global').removeMaintenance(id);
   if (!gone) throw new ApiError(404, 'not_found', `no maintenance window "${id}"`);
+  await markViews(c.env, ['history']);
   return c.json({ deleted: id });
 });

@@ -1,8 +1,9 @@
 /**
  * The view builder: one Durable Object for the whole observatory. What the public views summarise changes at a
  * few known moments, and each tells this object which part changed (markDirty): a tick was scheduled (health), a
- * region reported a tick to the status keeper (status), a region rolled up an hour (percentiles and the catalog).
- * SETTLE_MS later its alarm builds every part marked since, each from D1 and the observatory's objects, and writes
+ * region reported a tick to the status keeper (status), a region rolled up an hour (percentiles and the catalog),
+ * the keeper wrote an ended hour of the status history (history, and the incidents' windows that move with it) or
+ * incidents (incidents, vendor-incidents), a vendor page's poll wrote (vendor-incidents). SETTLE_MS later its alarm builds every part marked since, each from D1 and the observatory's objects, and writes
  * its views to R2 (view-store.ts), so a report from each region of one tick makes one build. Readers then read
  * the views, never D1 (serve-view.ts). A part that fails stays marked and is tried again RETRY_MS later; its views
  * in R2 stay as they were, and health says how old they are.
@@ -14,6 +15,9 @@ import { meterD1 } from '../db/meter.ts';
 import { agesOf, emptyManifest, type PartState, type ViewAges, type ViewManifest } from './manifest.ts';
 import { percentileViews } from './percentile-views.ts';
 import { catalogViews, healthViews, statusViews } from './status-views.ts';
+import { historyViews } from './history-views.ts';
+import { incidentViews } from './incident-views.ts';
+import { vendorIncidentViews } from './vendor-views.ts';
 import type { ViewPart } from './view-part.ts';
 import { VIEW_PREFIX, writeView } from './view-store.ts';
 
@@ -25,11 +29,11 @@ export const MANIFEST_VIEW_KEY = `${VIEW_PREFIX}manifest.json`;
 
 /** Every part, in the order a build runs them: health last, so it tells the others' ages. */
 export function viewParts(ages: (now: number) => Promise<ViewAges>): ViewPart[] {
-  return [statusViews, percentileViews, catalogViews, healthViews(ages)];
+  return [statusViews, percentileViews, catalogViews, historyViews, incidentViews, vendorIncidentViews, healthViews(ages)];
 }
 /** The parts' names and routes (their builders need no object): what the read API's view gate reads. */
 export const VIEW_PARTS: readonly ViewPart[] = viewParts(async () => ({}));
-export type ViewPartName = 'status' | 'percentiles' | 'catalog' | 'health';
+export type ViewPartName = 'status' | 'percentiles' | 'catalog' | 'history' | 'incidents' | 'vendor-incidents' | 'health';
 
 type Row = Record<string, SqlStorageValue>;
 

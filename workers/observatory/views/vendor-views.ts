@@ -1,0 +1,64 @@
+/**
+ * The views of GET /api/v1/vendor-incidents over its default window (90 days) and limit: the whole answer, and one
+ * per configured target (`target=`), each served whole. A target's answer is not a subset of the whole one's lines
+ * (its own pages, their newest incidents, its own matches), so each is computed apart, from one read of the
+ * pages' states, one of each page's newest incidents and one of each target × status's newest probe incidents.
+ * Marked when a poll writes a page's incidents or state, when the status keeper writes incidents, and each hour
+ * with the history (the window's start moves).
+ */
+import { VENDOR_MATCH_SLACK_MS } from '../../../shared/status/vendor-incidents.ts';
+import { statusPagesOf } from '../../../shared/config/validate-vendor-status.ts';
+import { findTarget, getConfig } from '../config.ts';
+import { newestIncidentsPerKey } from '../db/status.ts';
+import { newestVendorIncidentsPerPage, readPageStates } from '../db/vendor-incidents.ts';
+import { parseWindow } from '../api/query.ts';
+import { MAX_PROBE_INCIDENTS, VENDOR_LIMIT, VENDOR_WINDOW, vendorIncidentsDocument, vendorPagesOf } from '../api/vendor-incidents.ts';
+import { onlyParams, type BuiltView, type ViewMatcher, type ViewPart } from './view-part.ts';
+
+export const vendorViewName = (target?: string) => `vendor-incidents/${VENDOR_WINDOW}${target ? `@target=${target}` : ''}`;
+
+const matchVendorIncidents: ViewMatcher = (q) => {
+  if (!onlyParams(q, ['window', 'target'])) return null;
+  if ((q.get('window') ?? VENDOR_WINDOW) !== VENDOR_WINDOW) return null;
+  const target = q.get('target') ?? undefined;
+  // A target not configured is the live route's 400.
+  if (target !== undefined && !findTarget(target)) return null;
+  return { view: vendorViewName(target) };
+};
+
+export const vendorIncidentViews: ViewPart = {
+  name: 'vendor-incidents',
+  routes: { '/api/v1/vendor-incidents': matchVendorIncidents },
+  async build({ db, now }) {
+    const w = parseWindow(new URLSearchParams({ window: VENDOR_WINDOW }), now);
+    const pages = statusPagesOf(getConfig().targets).map((p) => p.page);
+    // Without a page nothing is compared, and nothing read.
+    const read =
+      pages.length === 0
+        ? null
+        : {
+            states: await readPageStates(db),
+            vendor: await newestVendorIncidentsPerPage(db, { from: w.from, to: w.to, pages, perPage: VENDOR_LIMIT.fallback }),
+            probes: await newestIncidentsPerKey(db, {
+              from: w.from - VENDOR_MATCH_SLACK_MS,
+              perKey: MAX_PROBE_INCIDENTS,
+              withPoints: false,
+            }),
+          };
+    const views: BuiltView[] = [];
+    for (const target of [undefined, ...getConfig().targets.map((t) => t.id)]) {
+      const named = new Set(vendorPagesOf(target).map((p) => p.page));
+      // As the route reads them for the target's pages: the newest of those pages' incidents, and of its probe incidents.
+      const reads =
+        read === null || named.size === 0
+          ? null
+          : {
+              states: read.states,
+              vendor: read.vendor.filter((v) => named.has(v.page)).slice(0, VENDOR_LIMIT.fallback),
+              probes: read.probes.filter((i) => target === undefined || i.target === target).slice(0, MAX_PROBE_INCIDENTS),
+            };
+      views.push({ name: vendorViewName(target), doc: vendorIncidentsDocument(w, now, target, reads) });
+    }
+    return views;
+  },
+};
