@@ -16,7 +16,8 @@ import { monthOf } from '../../shared/status/uptime.ts';
 import type { Incident } from '../../shared/status/incidents.ts';
 import type { VendorIncidentsDoc } from '../../shared/api-types.ts';
 import { writeHistory, historyRows, type HistoryHour } from '../../workers/observatory/db/status-history.ts';
-import { upsertIncidents } from '../../workers/observatory/db/status.ts';
+import { listIncidents, newestIncidentsPerKey, upsertIncidents } from '../../workers/observatory/db/status.ts';
+import { listVendorIncidents, newestVendorIncidentsPerPage } from '../../workers/observatory/db/vendor-incidents.ts';
 import { pollVendorStatus } from '../../workers/observatory/vendor-status.ts';
 import { monthRows, uptimeDocument, uptimeReads, uptimeReport } from '../../workers/observatory/api/uptime.ts';
 import { storedList } from '../../workers/observatory/config.ts';
@@ -98,6 +99,8 @@ function pastIncidents(): Incident[] {
 }
 
 const PAGE = 'views-status';
+/** The page as the targets name it (test-config.ts): the key its incidents are stored under. */
+const PAGE_KEY = '{VENDOR_STATUS_URL}';
 /** A vendor page polled twice: first empty (it is watched from then on), then with two incidents. */
 async function pollVendorPage(): Promise<void> {
   const serve = async (incidents: unknown[]) => {
@@ -208,6 +211,8 @@ const VIEW_QUERIES = [
   '/api/v1/vendor-incidents',
   '/api/v1/vendor-incidents?window=90d',
   ...config.targets.map((t) => `/api/v1/vendor-incidents?target=${t.id}`),
+  '/api/v1/vendor-incidents?limit=500',
+  '/api/v1/vendor-incidents?target=ref-broken&limit=200',
 ];
 
 /** The live route's pages of a status-history query over the view's window: the first's head, every page's rows end to end, how many. */
@@ -305,10 +310,32 @@ describe('the views of the status family', () => {
     expect(built.history.rows_read).toBeLessThanOrEqual(rows);
     // The incidents' views: every incident row read a handful of times (its window's ranking), whatever the views.
     expect(built.incidents.rows_read).toBeLessThanOrEqual(6 * (await count('incidents')));
-    expect(built['vendor-incidents'].views).toBe(config.targets.length + 1);
+    expect(built['vendor-incidents'].views).toBe(2 * (config.targets.length + 1));
     expect(built['vendor-incidents'].rows_read).toBeLessThanOrEqual(
       6 * ((await count('incidents')) + (await count('vendor_incidents'))) + 2,
     );
+  });
+
+  it('read per key what any limit up to theirs selects: the first of them that pass its filter', async () => {
+    const from = now - 90 * DAY;
+    // One a key, so that some of the fixtures' targets and states hold more than that.
+    const perKey = await newestIncidentsPerKey(env.DB, { from, perKey: 1, withPoints: false });
+    let cut = 0;
+    for (const target of [undefined, ...config.targets.map((t) => t.id)])
+      for (const status of [undefined, 'open', 'resolved'] as const)
+        for (const limit of [1]) {
+          const listed = await listIncidents(env.DB, { from, target, status, limit, withPoints: false });
+          const kept = perKey.filter((i) => (!target || i.target === target) && (!status || i.status === status)).slice(0, limit);
+          expect(kept, `${target} ${status} ${limit}`).toEqual(listed);
+        }
+    for (const target of config.targets.map((t) => t.id))
+      for (const status of ['open', 'resolved'] as const)
+        if ((await listIncidents(env.DB, { from, target, status, limit: 500, withPoints: false })).length > 1) cut++;
+    expect(cut).toBeGreaterThan(0);
+    const pages = [PAGE_KEY];
+    const vendor = await newestVendorIncidentsPerPage(env.DB, { from, to: now, pages, perPage: 1 });
+    expect(vendor).toEqual(await listVendorIncidents(env.DB, { from, to: now, pages, limit: 1 }));
+    expect((await listVendorIncidents(env.DB, { from, to: now, pages, limit: 500 })).length).toBeGreaterThan(1);
   });
 
   it('hold the maintenance windows of the 90 days, the live answer from the same instant', async () => {
@@ -371,12 +398,13 @@ describe('the views of the status family', () => {
   });
 
   it('hold the vendor incidents beside the probes: the whole answer and each target’s', async () => {
-    for (const target of [undefined, ...config.targets.map((t) => t.id)]) {
-      const narrow = target ? `target=${target}` : '';
-      const view = await fromView<VendorIncidentsDoc>(`/api/v1/vendor-incidents?${narrow}`);
-      const w = `from=${Date.parse(view.window.from)}&to=${Date.parse(view.window.to)}`;
-      expect(view, narrow).toEqual(await (await live(`/api/v1/vendor-incidents?${w}&${narrow}`)).json());
-    }
+    for (const target of [undefined, ...config.targets.map((t) => t.id)])
+      for (const limit of ['', '&limit=500']) {
+        const narrow = `${target ? `target=${target}` : ''}${limit}`;
+        const view = await fromView<VendorIncidentsDoc>(`/api/v1/vendor-incidents?${narrow}`);
+        const w = `from=${Date.parse(view.window.from)}&to=${Date.parse(view.window.to)}`;
+        expect(view, narrow).toEqual(await (await live(`/api/v1/vendor-incidents?${w}&${narrow}`)).json());
+      }
     const whole = await fromView<VendorIncidentsDoc>('/api/v1/vendor-incidents');
     expect(whole.vendor_incidents.map((v) => v.id)).toEqual(['vs1', 'vs2']);
     expect(whole.probe_incidents.length).toBeGreaterThan(0);
@@ -394,6 +422,7 @@ describe('the views of the status family', () => {
       '/api/v1/incidents?window=7d',
       `/api/v1/incidents?from=${today - DAY}`,
       '/api/v1/vendor-incidents?limit=10',
+      '/api/v1/vendor-incidents?limit=0500',
       '/api/v1/vendor-incidents?window=30d',
     ]) {
       const r = await get(path);

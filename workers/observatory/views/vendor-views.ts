@@ -1,6 +1,7 @@
 /**
- * The views of GET /api/v1/vendor-incidents over its default window (90 days) and limit: the whole answer, and one
- * per configured target (`target=`), each served whole. A target's answer is not a subset of the whole one's lines
+ * The views of GET /api/v1/vendor-incidents over its default window (90 days), at its default limit and at the most
+ * it takes (what the site build asks): the whole answer, and one per configured target (`target=`), each served
+ * whole. A target's answer is not a subset of the whole one's lines
  * (its own pages, their newest incidents, its own matches), so each is computed apart, from one read of the
  * pages' states, one of each page's newest incidents and one of each target × status's newest probe incidents.
  * Marked when a poll writes a page's incidents or state, when the status keeper writes incidents, and each hour
@@ -15,15 +16,21 @@ import { parseWindow } from '../api/query.ts';
 import { MAX_PROBE_INCIDENTS, VENDOR_LIMIT, VENDOR_WINDOW, vendorIncidentsDocument, vendorPagesOf } from '../api/vendor-incidents.ts';
 import { onlyParams, type BuiltView, type ViewMatcher, type ViewPart } from './view-part.ts';
 
-export const vendorViewName = (target?: string) => `vendor-incidents/${VENDOR_WINDOW}${target ? `@target=${target}` : ''}`;
+/** The limits the views hold: the route's default and its most. */
+const VIEW_LIMITS: readonly number[] = [VENDOR_LIMIT.fallback, VENDOR_LIMIT.most];
+
+export const vendorViewName = (target: string | undefined, limit: number) =>
+  `vendor-incidents/${VENDOR_WINDOW}${target ? `@target=${target}` : ''}${limit === VENDOR_LIMIT.fallback ? '' : `@limit=${limit}`}`;
 
 const matchVendorIncidents: ViewMatcher = (q) => {
-  if (!onlyParams(q, ['window', 'target'])) return null;
+  if (!onlyParams(q, ['window', 'target', 'limit'])) return null;
   if ((q.get('window') ?? VENDOR_WINDOW) !== VENDOR_WINDOW) return null;
+  const raw = q.get('limit');
+  const limit = raw === null ? VENDOR_LIMIT.fallback : VIEW_LIMITS.find((l) => String(l) === raw);
+  // A target not configured, or another limit, is the live route's (with its own 400 for a bad one).
   const target = q.get('target') ?? undefined;
-  // A target not configured is the live route's 400.
-  if (target !== undefined && !findTarget(target)) return null;
-  return { view: vendorViewName(target) };
+  if ((target !== undefined && !findTarget(target)) || limit === undefined) return null;
+  return { view: vendorViewName(target, limit) };
 };
 
 export const vendorIncidentViews: ViewPart = {
@@ -38,7 +45,7 @@ export const vendorIncidentViews: ViewPart = {
         ? null
         : {
             states: await readPageStates(db),
-            vendor: await newestVendorIncidentsPerPage(db, { from: w.from, to: w.to, pages, perPage: VENDOR_LIMIT.fallback }),
+            vendor: await newestVendorIncidentsPerPage(db, { from: w.from, to: w.to, pages, perPage: Math.max(...VIEW_LIMITS) }),
             probes: await newestIncidentsPerKey(db, {
               from: w.from - VENDOR_MATCH_SLACK_MS,
               perKey: MAX_PROBE_INCIDENTS,
@@ -46,19 +53,20 @@ export const vendorIncidentViews: ViewPart = {
             }),
           };
     const views: BuiltView[] = [];
-    for (const target of [undefined, ...getConfig().targets.map((t) => t.id)]) {
-      const named = new Set(vendorPagesOf(target).map((p) => p.page));
-      // As the route reads them for the target's pages: the newest of those pages' incidents, and of its probe incidents.
-      const reads =
-        read === null || named.size === 0
-          ? null
-          : {
-              states: read.states,
-              vendor: read.vendor.filter((v) => named.has(v.page)).slice(0, VENDOR_LIMIT.fallback),
-              probes: read.probes.filter((i) => target === undefined || i.target === target).slice(0, MAX_PROBE_INCIDENTS),
-            };
-      views.push({ name: vendorViewName(target), doc: vendorIncidentsDocument(w, now, target, reads) });
-    }
+    for (const target of [undefined, ...getConfig().targets.map((t) => t.id)])
+      for (const limit of VIEW_LIMITS) {
+        const named = new Set(vendorPagesOf(target).map((p) => p.page));
+        // As the route reads them for the target's pages: the newest of those pages' incidents, and of its probe incidents.
+        const reads =
+          read === null || named.size === 0
+            ? null
+            : {
+                states: read.states,
+                vendor: read.vendor.filter((v) => named.has(v.page)).slice(0, limit),
+                probes: read.probes.filter((i) => target === undefined || i.target === target).slice(0, MAX_PROBE_INCIDENTS),
+              };
+        views.push({ name: vendorViewName(target, limit), doc: vendorIncidentsDocument(w, now, target, reads) });
+      }
     return views;
   },
 };
