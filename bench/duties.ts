@@ -38,6 +38,10 @@ import {
 import { craftedIncidentsList, realisticIncidentsList } from '../tests/helpers/statuspage-fixtures.ts';
 import { timelineView } from './timeline-view.ts';
 import { timelineDoc } from '../shared/rollup/timeline.ts';
+import { filterViewText } from '../shared/views/view-text.ts';
+import { historyKeysFor, incidentLines } from '../workers/observatory/views/status-lists.ts';
+import { INCIDENT_LIMIT } from '../workers/observatory/api/incident-docs.ts';
+import { historyViewTexts, incidentViewText } from './status-view-texts.ts';
 
 /** CPU one invocation gets, by where the duty runs. */
 const CPU_MS = {
@@ -224,6 +228,18 @@ const vendorBodies = {
   ),
 };
 
+// The status family's views (views/history-views.ts, incident-views.ts) as stored, and one narrowed as serve-view.ts
+// answers it: its lines kept, the body encoded.
+const historyTexts = once(() => historyViewTexts(REGIONS, TARGETS, HOUR0));
+const incidentText = once(() => incidentViewText(REGIONS, TARGETS, HOUR0));
+type LineFilter = { keys: number; keep: (keys: readonly string[]) => boolean };
+const served = (text: string, f: LineFilter) => new TextEncoder().encode(filterViewText(text, f.keys, f.keep)).byteLength;
+/** The history lines of these targets or regions, read for the keys they narrow (views/status-lists.ts). */
+const historyLines = (n: { targets?: string[]; regions?: string[] }): LineFilter => ({
+  keys: historyKeysFor(n).keys.length,
+  keep: (k) => (!n.targets || n.targets.includes(k[0])) && (!n.regions || n.regions.includes(k[1])),
+});
+
 /** `each`: every run is also timed on its own, for the p99 of one answer (what one request costs at worst). */
 const DUTIES: Array<{ name: string; runsIn: RunsIn; run: () => unknown; each?: boolean }> = [
   {
@@ -365,6 +381,36 @@ const DUTIES: Array<{ name: string; runsIn: RunsIn; run: () => unknown; each?: b
       const levels = holmLevels(stats.map((st) => st.p_value));
       return stats.map((st, i) => pairedResult(st, 0.05, levels[i])).length;
     },
+  },
+  {
+    // GET /api/v1/status-history?target=…&region=… over 90 days: the target's own view of them (540 lines).
+    name: 'view: status history 90 d, one target and region',
+    runsIn: 'read API (Worker, free plan)',
+    run: () => served(historyTexts().oneTarget, historyLines({ targets: [TARGETS[2]], regions: ['weur'] })),
+  },
+  {
+    // GET /api/v1/status-history: the 90 days whole (5,400 lines, about 1 MB, the largest view of the status family),
+    // served as stored: its body encoded, no line read.
+    name: 'view: status history 90 d whole, as stored',
+    runsIn: 'read API (Worker, free plan)',
+    run: () => new TextEncoder().encode(historyTexts().days).byteLength,
+  },
+  {
+    // Two targets at once: the whole 90 days read line by line, each line for its first key (the target).
+    name: 'view: status history 90 d whole, two targets',
+    runsIn: 'read API (Worker, free plan)',
+    run: () => served(historyTexts().days, historyLines({ targets: [TARGETS[2], TARGETS[5]] })),
+  },
+  {
+    name: 'view: status history 24 h (1,440 lines), one region',
+    runsIn: 'read API (Worker, free plan)',
+    run: () => served(historyTexts().hours, historyLines({ regions: ['weur'] })),
+  },
+  {
+    // GET /api/v1/incidents?points=true: the first 50 of 260 incidents (two a week a target), 100 points each.
+    name: 'view: incidents with points, the first 50 of 260',
+    runsIn: 'read API (Worker, free plan)',
+    run: () => served(incidentText(), incidentLines(undefined, undefined, INCIDENT_LIMIT.fallback)),
   },
   {
     name: 'a signed webhook delivery',

@@ -171,7 +171,10 @@ export class StatusKeeper extends DurableObject<Env> {
     this.ctx.storage.transactionSync(() => this.judge.judgeDue(now, windows));
     this.queueReminders(now);
     await this.writeIncidents();
+    const hourEnded = this.history.nextWriteAt(now) === now;
     this.historyFailed = !(await this.history.writeEnded(this.env.DB, now));
+    // An ended hour written: the history's views, and the incidents' (their 90 days move with the hours).
+    if (hourEnded && !this.historyFailed) await markViews(this.env, ['history', 'incidents', 'vendor-incidents']);
     // Each send is one of this alarm's subrequests (the plan's limit); what the budget refuses waits for the next alarm.
     await this.outbox.deliverDue(now, new SubrequestBudget(PLAN_LIMITS[getConfig().plan].subrequestsPerInvocation));
     this.outbox.prune();
@@ -243,6 +246,7 @@ export class StatusKeeper extends DurableObject<Env> {
         rows.map((r) => JSON.parse(String(r.body)) as Incident),
       );
       this.d1Failed = false;
+      await markViews(this.env, ['incidents', 'vendor-incidents']);
     } catch (e) {
       this.d1Failed = true;
       console.error(

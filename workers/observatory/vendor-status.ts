@@ -14,6 +14,7 @@ import { statusPagesOf } from '../../shared/config/validate-vendor-status.ts';
 import { DEFAULT_POLL_LIMITS, pollStatuspage, type PollLimits, type PollOutcome } from '../../shared/status/statuspage-poll.ts';
 import { incidentFingerprint, VENDOR_POLL_MS, type VendorIncident } from '../../shared/status/statuspage.ts';
 import { DAY_MS, MINUTE_MS } from '../../shared/time.ts';
+import { markViews } from './views/mark-views.ts';
 
 export interface PagePollReport {
   page: string;

@@ -5,67 +5,48 @@
  * - GET /api/v1/maintenance: the windows, the configuration's and the admin API's, that end after `from`;
  * - POST /api/v1/maintenance and DELETE /api/v1/maintenance/:id (admin): a window made or taken back.
  */
-import type { StatusHistoryRowDoc } from '../../../shared/api-types.ts';
 import { Hono } from 'hono';
 import { HISTORY_PAGE_ROWS, ANON_LIMITS } from '../../../shared/config/read-limits.ts';
-import {
-  configWindows,
-  MAX_API_WINDOWS,
-  toWindow,
-  windowProblems,
-  type MaintenanceConfig,
-  type MaintenanceWindow,
-} from '../../../shared/status/maintenance.ts';
+import { MAX_API_WINDOWS, toWindow, windowProblems, type MaintenanceConfig } from '../../../shared/status/maintenance.ts';
 import { DAY_MS, HOUR_MS } from '../../../shared/time.ts';
 import { getConfig } from '../config.ts';
 import { historyPage, listMaintenance } from '../db/status-history.ts';
+import { markViews } from '../views/mark-views.ts';
 import { requireAdmin } from './admin.ts';
 import { ApiError, badRequest } from './errors.ts';
 import { pairLists, periodWindow, WINDOW_PARAMS } from './filters.ts';
 import { requireTokenFor, type ReaderEnv } from './public-reads.ts';
 import { onlyKnown, parseChoice, parseWindow } from './query.ts';
+import { MAINTENANCE_WINDOW, maintenanceDocument, statusHistoryDocument, windowDoc } from './status-history-docs.ts';
 
 export const statusHistoryRoutes = new Hono<ReaderEnv>();
 
-const iso = (t: number) => new Date(t).toISOString();
+/**
+ * The periods a status-history query asks for: its resolution (day unless asked), and the whole periods inside its
+ * window (`window`, or `from`/`to`; 24 hours of hours or 90 days of days unless asked), with where its page starts.
+ */
+export function historyWindow(q: URLSearchParams, now = Date.now()) {
+  const resolution = parseChoice(q, 'resolution', ['hour', 'day'] as const, 'day');
+  const unit = resolution === 'hour' ? HOUR_MS : DAY_MS;
+  return { resolution, ...periodWindow(q, unit, resolution === 'hour' ? '24h' : '90d', now) };
+}
 
 statusHistoryRoutes.get('/api/v1/status-history', async (c) => {
   const q = new URL(c.req.url).searchParams;
   onlyKnown(q, [...WINDOW_PARAMS, 'resolution', 'region', 'target', 'variant', 'cursor']);
-  const resolution = parseChoice(q, 'resolution', ['hour', 'day'] as const, 'day');
-  const unit = resolution === 'hour' ? HOUR_MS : DAY_MS;
-  const { from, to, start } = periodWindow(q, unit, resolution === 'hour' ? '24h' : '90d');
+  const { resolution, from, to, start } = historyWindow(q);
   if (resolution === 'hour' && to - from > ANON_LIMITS.hourlyWindowDays * DAY_MS)
     requireTokenFor(c, `hourly status history over more than ${ANON_LIMITS.hourlyWindowDays} days`);
-  const page = await historyPage(
-    c.env.DB,
-    {
-      resolution,
-      from: start,
-      to,
-      ...pairLists(q),
-    },
-    HISTORY_PAGE_ROWS,
-  );
-  return c.json({
-    window: { from: iso(from), to: iso(Math.max(from, to)) },
-    resolution,
-    counts:
-      'ticks the status keeper judged in each state: operational, degraded, down, maintenance, no_data; late: of those, reported after the keeper had judged the tick',
-    rows: page.rows.map(({ period, ...r }) => ({ [resolution]: iso(period), ...r }) satisfies StatusHistoryRowDoc),
-    next_cursor: page.next === null ? null : String(page.next),
-  });
+  const page = await historyPage(c.env.DB, { resolution, from: start, to, ...pairLists(q) }, HISTORY_PAGE_ROWS);
+  return c.json(statusHistoryDocument(resolution, from, to, page.rows, page.next));
 });
 
 statusHistoryRoutes.get('/api/v1/maintenance', async (c) => {
   const q = new URL(c.req.url).searchParams;
   onlyKnown(q, ['window', 'from', 'to']);
-  if (!q.has('window') && !q.has('from')) q.set('window', '90d');
+  if (!q.has('window') && !q.has('from')) q.set('window', MAINTENANCE_WINDOW);
   const w = parseWindow(q, Date.now());
-  const windows = [...configWindows(getConfig().maintenance), ...(await listMaintenance(c.env.DB, w.from, MAX_API_WINDOWS))]
-    .filter((x) => x.ends_at > w.from)
-    .sort((a, b) => a.starts_at - b.starts_at || a.id.localeCompare(b.id));
-  return c.json({ from: iso(w.from), windows: windows.map(windowDoc) });
+  return c.json(maintenanceDocument(w.from, await listMaintenance(c.env.DB, w.from, MAX_API_WINDOWS)));
 });
 
 statusHistoryRoutes.post('/api/v1/maintenance', async (c) => {
@@ -95,6 +76,7 @@ statusHistoryRoutes.post('/api/v1/maintenance', async (c) => {
   if (window.ends_at <= Date.now()) throw badRequest('end lies in the past: a window mutes what is still to come');
   try {
     const made = await c.env.STATUS_KEEPER.getByName('global').addMaintenance(window);
+    await markViews(c.env, ['history']);
     return c.json({ window: windowDoc(made) }, 201);
   } catch (e) {
     throw new ApiError(503, 'not_stored', `the window was not stored: ${e instanceof Error ? e.message : e}`);
@@ -107,9 +89,6 @@ statusHistoryRoutes.delete('/api/v1/maintenance/:id', async (c) => {
   if (id.startsWith('config-')) throw badRequest('a window of the configuration is taken back by editing observatory.config.ts');
   const gone = await c.env.STATUS_KEEPER.getByName('global').removeMaintenance(id);
   if (!gone) throw new ApiError(404, 'not_found', `no maintenance window "${id}"`);
+  await markViews(c.env, ['history']);
   return c.json({ deleted: id });
 });
-
-function windowDoc(w: MaintenanceWindow) {
-  return { id: w.id, target: w.target, region: w.region, start: iso(w.starts_at), end: iso(w.ends_at), note: w.note, source: w.source };
-}

@@ -1,12 +1,11 @@
 /** Status and incidents: GET /api/v1/status (from the status keeper) and GET /api/v1/incidents (from D1). */
-import type { IncidentDoc, StatusDoc } from '../../../shared/api-types.ts';
+import type { StatusDoc } from '../../../shared/api-types.ts';
 import { Hono } from 'hono';
-import { findRegion, findTarget, getConfig, targetLabel } from '../config.ts';
+import { findRegion, getConfig, targetLabel } from '../config.ts';
 import { resolveStatusRules } from '../../../shared/status/rules.ts';
-import { describeRegion } from '../../../shared/status/incidents.ts';
 import { listIncidents } from '../db/status.ts';
-import { onlyKnown, parseBoolean, parseChoice, parseInt, parseWindow } from './query.ts';
-import { badRequest } from './errors.ts';
+import { INCIDENT_LIMIT, INCIDENTS_WINDOW, incidentFilter, incidentsDocument } from './incident-docs.ts';
+import { onlyKnown, parseBoolean, parseInt, parseWindow } from './query.ts';
 import type { KeeperStatus } from '../status-keeper.ts';
 
 export const statusRoutes = new Hono<{ Bindings: Env }>();
@@ -66,32 +65,13 @@ statusRoutes.get('/api/v1/status', async (c) => {
 statusRoutes.get('/api/v1/incidents', async (c) => {
   const q = new URL(c.req.url).searchParams;
   onlyKnown(q, ['window', 'from', 'to', 'status', 'target', 'limit', 'points']);
-  if (!q.has('window') && !q.has('from')) q.set('window', '90d');
+  if (!q.has('window') && !q.has('from')) q.set('window', INCIDENTS_WINDOW);
   const w = parseWindow(q, Date.now());
-  const target = q.get('target') ?? undefined;
-  if (target !== undefined && !findTarget(target))
-    throw badRequest(
-      `unknown target "${target}"; known: ${getConfig()
-        .targets.map((t) => t.id)
-        .join(', ')}`,
-    );
-  const status = q.has('status') ? parseChoice(q, 'status', ['open', 'resolved'] as const, 'open') : undefined;
   const incidents = await listIncidents(c.env.DB, {
     from: w.from,
-    status,
-    target,
-    limit: parseInt(q, 'limit', 50, 1, 500),
+    ...incidentFilter(q),
+    limit: parseInt(q, 'limit', INCIDENT_LIMIT.fallback, 1, INCIDENT_LIMIT.most),
     withPoints: parseBoolean(q, 'points', false),
   });
-  return c.json({
-    window: { from: iso(w.from), to: iso(w.to) },
-    incidents: incidents.map((i) => ({
-      ...i,
-      target_label: targetLabel(i.target),
-      opened_at: iso(i.opened_at),
-      updated_at: iso(i.updated_at),
-      resolved_at: iso(i.resolved_at),
-      timeline: i.timeline.map((e) => ({ ...e, at: iso(e.at), regions: e.regions.map((r) => ({ ...r, words: describeRegion(r) })) })),
-    })) satisfies IncidentDoc[],
-  });
+  return c.json(incidentsDocument(w, incidents));
 });

@@ -6,41 +6,67 @@
 import { Hono } from 'hono';
 import { METHOD_VERSION } from '../../../shared/constants.ts';
 import { toCsv } from '../../../shared/csv.ts';
-import { monthEnd, monthOf, monthStart, monthTtft, uptimeMonth, uptimeRecords, type UptimeDayRow } from '../../../shared/status/uptime.ts';
+import {
+  monthEnd,
+  monthOf,
+  monthStart,
+  monthTtft,
+  uptimeMonth,
+  uptimeRecords,
+  type UptimeDayRow,
+  type UptimeMonth,
+} from '../../../shared/status/uptime.ts';
+import type { Incident } from '../../../shared/status/incidents.ts';
+import type { Rollup } from '../../../shared/rollup/rollup.ts';
 import { PERIOD_STATES } from '../../../shared/status/levels.ts';
 import { DAY_MS } from '../../../shared/time.ts';
 import { getCapacity, getConfig, storedList } from '../config.ts';
 import { rollupsIn } from '../db/rollups.ts';
 import { listIncidents } from '../db/status.ts';
-import { historyRows } from '../db/status-history.ts';
+import { historyRows, type StoredHistoryRow } from '../db/status-history.ts';
 import { badRequest } from './errors.ts';
+import { INCIDENT_LIMIT } from './incident-docs.ts';
 import type { ReaderEnv } from './public-reads.ts';
 import { onlyKnown, parseChoice } from './query.ts';
 
 export const uptimeRoutes = new Hono<ReaderEnv>();
 
 /** Day rows a month can hold: 31 days × every region × target × variant the configuration stores. */
-const monthRows = () => 31 * getConfig().regions.reduce((n, r) => n + storedList(r.code).length, 0);
+export const monthRows = () => 31 * getConfig().regions.reduce((n, r) => n + storedList(r.code).length, 0);
 
-uptimeRoutes.get('/api/v1/uptime', async (c) => {
-  const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, ['month', 'format']);
-  const now = Date.now();
-  const month = q.get('month') ?? monthOf(now);
+/** The month's report's span: its start, and its end or now for the month in progress. */
+export function uptimeSpan(month: string, now: number): { from: number; to: number } {
   const from = monthStart(month);
   if (from === null) throw badRequest(`month must look like 2026-11, got "${month}"`);
   if (from > now) throw badRequest(`month ${month} has not begun`);
-  const format = parseChoice(q, 'format', ['json', 'csv'] as const, 'json');
-  const to = Math.min(monthEnd(from), now);
+  return { from, to: Math.min(monthEnd(from), now) };
+}
+
+/** How long before the month an incident that overlaps it may have opened (read so far back), and how many are read. */
+const INCIDENT_LOOKBACK_MS = 31 * DAY_MS;
+const MONTH_INCIDENTS = INCIDENT_LIMIT.most;
+
+/** What a month's report reads besides its day rows: the incidents that may overlap it, its daily rollups. */
+export async function uptimeReads(db: D1Database, from: number, to: number): Promise<{ incidents: Incident[]; daily: Rollup[] }> {
+  const [incidents, daily] = await Promise.all([
+    listIncidents(db, { from: from - INCIDENT_LOOKBACK_MS, limit: MONTH_INCIDENTS, withPoints: false }),
+    rollupsIn(db, { fromHour: from, toHour: to, resolution: 'day', methodVersion: METHOD_VERSION, variants: [firstVariant()] }),
+  ]);
+  return { incidents, daily };
+}
+
+const firstVariant = () => getConfig().promptVariants[0].id;
+
+/** The month's report (shared/status/uptime.ts) from its day rows (the month's, in the order D1 reads them) and reads. */
+export function uptimeReport(
+  month: string,
+  now: number,
+  days: readonly StoredHistoryRow[],
+  { incidents, daily }: { incidents: readonly Incident[]; daily: readonly Rollup[] },
+): UptimeMonth {
   const config = getConfig();
   const capacity = getCapacity();
-  const first = config.promptVariants[0].id;
-  const [days, incidents, daily] = await Promise.all([
-    historyRows(c.env.DB, { resolution: 'day', from, to }, monthRows()),
-    listIncidents(c.env.DB, { from: from - 31 * DAY_MS, limit: 500, withPoints: false }),
-    rollupsIn(c.env.DB, { fromHour: from, toHour: to, resolution: 'day', methodVersion: METHOD_VERSION, variants: [first] }),
-  ]);
-  const report = uptimeMonth({
+  return uptimeMonth({
     month,
     now,
     ticksPerDay: capacity.ticksPerDay / capacity.spread,
@@ -75,19 +101,38 @@ uptimeRoutes.get('/api/v1/uptime', async (c) => {
     })),
     ttft: monthTtft(daily),
   })!;
+}
+
+/** GET /api/v1/uptime's JSON answer. */
+export function uptimeDocument(report: UptimeMonth) {
+  return {
+    month: report.month,
+    from: new Date(report.from).toISOString(),
+    to: new Date(report.to).toISOString(),
+    ttft_variant: firstVariant(),
+    definitions:
+      'shares of the ticks due (every region × target × prompt variant each tick); uptime = operational / (due - maintenance); unknown = due but never judged, or judged without data, never counted as up; incidents overlapping the month and their minutes inside it; TTFT of the first prompt variant, from the daily rollups',
+    rows: report.rows,
+  };
+}
+
+uptimeRoutes.get('/api/v1/uptime', async (c) => {
+  const q = new URL(c.req.url).searchParams;
+  onlyKnown(q, ['month', 'format']);
+  const now = Date.now();
+  const month = q.get('month') ?? monthOf(now);
+  const { from, to } = uptimeSpan(month, now);
+  const format = parseChoice(q, 'format', ['json', 'csv'] as const, 'json');
+  const [days, reads] = await Promise.all([
+    historyRows(c.env.DB, { resolution: 'day', from, to }, monthRows()),
+    uptimeReads(c.env.DB, from, to),
+  ]);
+  const report = uptimeReport(month, now, days, reads);
   if (format === 'csv') {
     const csv = toCsv(uptimeRecords(report));
     return new Response(csv, {
       headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="uptime-${month}.csv"` },
     });
   }
-  return c.json({
-    month,
-    from: new Date(report.from).toISOString(),
-    to: new Date(report.to).toISOString(),
-    ttft_variant: first,
-    definitions:
-      'shares of the ticks due (every region × target × prompt variant each tick); uptime = operational / (due - maintenance); unknown = due but never judged, or judged without data, never counted as up; incidents overlapping the month and their minutes inside it; TTFT of the first prompt variant, from the daily rollups',
-    rows: report.rows,
-  });
+  return c.json(uptimeDocument(report));
 });

@@ -11,14 +11,17 @@ import { compareWithVendors, leadWords, VENDOR_MATCH_SLACK_MS } from '../../../s
 import { findTarget, getConfig, targetLabel } from '../config.ts';
 import { listIncidents } from '../db/status.ts';
 import { listVendorIncidents, readPageStates, type PageState } from '../db/vendor-incidents.ts';
+import type { Incident } from '../../../shared/status/incidents.ts';
+import type { PagedVendorIncident } from '../../../shared/status/vendor-incidents.ts';
 import { badRequest } from './errors.ts';
+import { INCIDENT_LIMIT } from './incident-docs.ts';
 import type { ReaderEnv } from './public-reads.ts';
-import { onlyKnown, parseInt, parseWindow } from './query.ts';
+import { onlyKnown, parseInt, parseWindow, type Window } from './query.ts';
 
 export const vendorIncidentRoutes = new Hono<ReaderEnv>();
 
 /** Probe incidents read at most (GET /api/v1/incidents's own largest limit). */
-export const MAX_PROBE_INCIDENTS = 500;
+export const MAX_PROBE_INCIDENTS = INCIDENT_LIMIT.most;
 
 const METHOD =
   'A vendor incident and a probe incident are one event when the probe incident is of a target naming the page and the two overlap ' +
@@ -58,18 +61,27 @@ export async function vendorPagesHealth(db: D1Database): Promise<VendorPageDoc[]
   }
 }
 
-vendorIncidentRoutes.get('/api/v1/vendor-incidents', async (c) => {
-  const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, ['window', 'from', 'to', 'target', 'limit']);
-  if (!q.has('window') && !q.has('from')) q.set('window', '90d');
-  const now = Date.now();
-  const w = parseWindow(q, now);
-  const config = getConfig();
-  const target = q.get('target') ?? undefined;
-  if (target !== undefined && !findTarget(target))
-    throw badRequest(`unknown target "${target.slice(0, 100)}"; known: ${config.targets.map((t) => t.id).join(', ')}`);
-  const limit = parseInt(q, 'limit', 200, 1, 500);
-  const pages = statusPagesOf(config.targets).filter((p) => target === undefined || p.targets.includes(target));
+/** Vendor incidents an answer sets beside the probes' unless asked (`limit`), and at most. */
+export const VENDOR_LIMIT = { fallback: 200, most: 500 } as const;
+/** The window GET /api/v1/vendor-incidents compares unless asked. */
+export const VENDOR_WINDOW = '90d';
+
+/** What an answer is computed from, as read for its pages (listVendorIncidents, readPageStates and listIncidents). */
+export interface VendorReads {
+  states: PageState[];
+  /** Posted in the window (or unresolved) on the answer's pages, newest first, at most its limit. */
+  vendor: PagedVendorIncident[];
+  /** The newest MAX_PROBE_INCIDENTS incidents of its target (every target without one), from the window's start less the slack. */
+  probes: Incident[];
+}
+
+/** The pages an answer compares: those the target names, or every page. */
+export const vendorPagesOf = (target?: string) =>
+  statusPagesOf(getConfig().targets).filter((p) => target === undefined || p.targets.includes(target));
+
+/** GET /api/v1/vendor-incidents's answer over window `w`, for one target or every one; `reads` null when it names no page. */
+export function vendorIncidentsDocument(w: Window, now: number, target: string | undefined, reads: VendorReads | null): VendorIncidentsDoc {
+  const pages = vendorPagesOf(target);
   const doc: VendorIncidentsDoc = {
     window: { from: iso(w.from), to: iso(w.to) },
     slack_minutes: VENDOR_MATCH_SLACK_MS / 60_000,
@@ -81,15 +93,12 @@ vendorIncidentRoutes.get('/api/v1/vendor-incidents', async (c) => {
     unseen_by_probes: [],
     unposted_by_vendor: [],
   };
-  if (pages.length === 0) return c.json(doc);
+  if (pages.length === 0 || reads === null) return doc;
 
-  const states = await readPageStates(c.env.DB);
+  const { states, vendor } = reads;
   const watched = pages.map((p) => ({ ...p, watched_since: states.find((s) => s.page === p.page)?.watched_since ?? null }));
-  const vendor = await listVendorIncidents(c.env.DB, { from: w.from, to: w.to, pages: pages.map((p) => p.page), limit });
   const compared = new Set(pages.flatMap((p) => p.targets));
-  const probes = (
-    await listIncidents(c.env.DB, { from: w.from - VENDOR_MATCH_SLACK_MS, target, limit: MAX_PROBE_INCIDENTS, withPoints: false })
-  ).filter((i) => compared.has(i.target) && i.opened_at < w.to);
+  const probes = reads.probes.filter((i) => compared.has(i.target) && i.opened_at < w.to);
   const result = compareWithVendors(vendor, probes, watched, Math.min(now, w.to));
 
   doc.pages = pageDocs(pages, states);
@@ -122,5 +131,29 @@ vendorIncidentRoutes.get('/api/v1/vendor-incidents', async (c) => {
   }));
   doc.unseen_by_probes = result.unseen_by_probes;
   doc.unposted_by_vendor = result.unposted_by_vendor;
-  return c.json(doc);
+  return doc;
+}
+
+vendorIncidentRoutes.get('/api/v1/vendor-incidents', async (c) => {
+  const q = new URL(c.req.url).searchParams;
+  onlyKnown(q, ['window', 'from', 'to', 'target', 'limit']);
+  if (!q.has('window') && !q.has('from')) q.set('window', VENDOR_WINDOW);
+  const now = Date.now();
+  const w = parseWindow(q, now);
+  const config = getConfig();
+  const target = q.get('target') ?? undefined;
+  if (target !== undefined && !findTarget(target))
+    throw badRequest(`unknown target "${target.slice(0, 100)}"; known: ${config.targets.map((t) => t.id).join(', ')}`);
+  const limit = parseInt(q, 'limit', VENDOR_LIMIT.fallback, 1, VENDOR_LIMIT.most);
+  const pages = vendorPagesOf(target);
+  if (pages.length === 0) return c.json(vendorIncidentsDocument(w, now, target, null));
+  const states = await readPageStates(c.env.DB);
+  const vendor = await listVendorIncidents(c.env.DB, { from: w.from, to: w.to, pages: pages.map((p) => p.page), limit });
+  const probes = await listIncidents(c.env.DB, {
+    from: w.from - VENDOR_MATCH_SLACK_MS,
+    target,
+    limit: MAX_PROBE_INCIDENTS,
+    withPoints: false,
+  });
+  return c.json(vendorIncidentsDocument(w, now, target, { states, vendor, probes }));
 });

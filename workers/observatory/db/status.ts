@@ -85,6 +85,9 @@ function fromIncidentRow(r: Record<string, unknown>, withPoints: boolean): Incid
   };
 }
 
+/** The incidents' order: newest first, and incidents opened at one tick (two variants of a target) by id. */
+const NEWEST_FIRST = 'opened_at DESC, id';
+
 export interface IncidentFilter {
   /** Incidents opened at or after this time, or still open. */
   from: number;
@@ -108,8 +111,25 @@ export async function listIncidents(db: D1Database, f: IncidentFilter): Promise<
   }
   const columns = f.withPoints ? INCIDENT_COLUMNS : INCIDENT_COLUMNS.filter((c) => c !== 'points');
   const { results } = await db
-    .prepare(`SELECT ${columns.join(', ')} FROM incidents WHERE ${clauses.join(' AND ')} ORDER BY opened_at DESC LIMIT ?`)
+    .prepare(`SELECT ${columns.join(', ')} FROM incidents WHERE ${clauses.join(' AND ')} ORDER BY ${NEWEST_FIRST} LIMIT ?`)
     .bind(...params, f.limit)
+    .all<Record<string, unknown>>();
+  return results.map((r) => fromIncidentRow(r, f.withPoints));
+}
+
+/**
+ * For each target × status, its newest `perKey` incidents opened at or after `from` (or still open), newest first:
+ * what any listIncidents of that window with `limit` ≤ perKey selects, whatever its target and status filter, is
+ * the first `limit` of these that pass the filter (what the public views of the incidents hold).
+ */
+export async function newestIncidentsPerKey(db: D1Database, f: { from: number; perKey: number; withPoints: boolean }): Promise<Incident[]> {
+  const columns = (f.withPoints ? INCIDENT_COLUMNS : INCIDENT_COLUMNS.filter((c) => c !== 'points')).join(', ');
+  const { results } = await db
+    .prepare(
+      `SELECT ${columns} FROM (SELECT ${columns}, ROW_NUMBER() OVER (PARTITION BY target, status ORDER BY ${NEWEST_FIRST}) AS n
+      FROM incidents WHERE (opened_at >= ? OR status = 'open')) WHERE n <= ? ORDER BY ${NEWEST_FIRST}`,
+    )
+    .bind(f.from, f.perKey)
     .all<Record<string, unknown>>();
   return results.map((r) => fromIncidentRow(r, f.withPoints));
 }

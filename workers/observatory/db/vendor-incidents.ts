@@ -150,6 +150,28 @@ export async function listVendorIncidents(db: D1Database, f: VendorIncidentFilte
   return results.map(fromRow);
 }
 
+/**
+ * Each page's newest `perPage` incidents of the filter, newest first: what listVendorIncidents with `limit` ≤
+ * perPage selects for any set of these pages is the first `limit` of these on those pages (the public views').
+ */
+export async function newestVendorIncidentsPerPage(
+  db: D1Database,
+  f: Omit<VendorIncidentFilter, 'limit'> & { perPage: number },
+): Promise<PagedVendorIncident[]> {
+  if (f.pages.length === 0) return [];
+  const pages = inList('page', f.pages);
+  const columns = VENDOR_TABLE_SHAPES.vendor_incidents.columns.join(', ');
+  const { results } = await db
+    .prepare(
+      `SELECT ${columns} FROM (SELECT ${columns}, ROW_NUMBER() OVER (PARTITION BY page ORDER BY created_at DESC, id) AS n
+      FROM vendor_incidents WHERE (created_at >= ? OR resolved_at IS NULL) AND created_at < ? AND ${pages.sql})
+      WHERE n <= ? ORDER BY created_at DESC, id`,
+    )
+    .bind(f.from, f.to, ...pages.params, f.perPage)
+    .all<Record<string, unknown>>();
+  return results.map(fromRow);
+}
+
 /** Resolved vendor incidents posted before `before` (the rollups' retention). */
 export async function deleteVendorIncidentsBefore(db: D1Database, before: number): Promise<number> {
   const r = await db.prepare('DELETE FROM vendor_incidents WHERE created_at < ? AND resolved_at IS NOT NULL').bind(before).run();

@@ -6,11 +6,37 @@ import { percentileViews } from './percentile-views.ts';
 import { profileViews } from './profile-views.ts';
 import { catalogViews, healthViews, statusViews } from './status-views.ts';
 import { timelineViews } from './timeline-views.ts';
+import { historyViews } from './history-views.ts';
+import { incidentViews } from './incident-views.ts';
+import { vendorIncidentViews } from './vendor-views.ts';
 import type { ViewPart } from './view-part.ts';
 
 export function viewParts(ages: (now: number) => Promise<ViewAges>): ViewPart[] {
-  return [statusViews, percentileViews, catalogViews, profileViews, timelineViews, burstViews, metricsViews, healthViews(ages)];
+  return [
+    statusViews,
+    percentileViews,
+    catalogViews,
+    profileViews,
+    timelineViews,
+    burstViews,
+    metricsViews,
+    historyViews,
+    incidentViews,
+    vendorIncidentViews,
+    healthViews(ages),
+  ];
 }
 /** The parts' names and routes (their builders need no object): what the read API's view gate reads. */
 export const VIEW_PARTS: readonly ViewPart[] = viewParts(async () => ({}));
-export type ViewPartName = 'status' | 'percentiles' | 'catalog' | 'profiles' | 'timeline' | 'bursts' | 'metrics' | 'health';
+export type ViewPartName =
+  | 'status'
+  | 'percentiles'
+  | 'catalog'
+  | 'profiles'
+  | 'timeline'
+  | 'bursts'
+  | 'metrics'
+  | 'history'
+  | 'incidents'
+  | 'vendor-incidents'
+  | 'health';

@@ -1,8 +1,9 @@
 /**
  * The view builder: one Durable Object for the whole observatory. What the public views summarise changes at a
  * few known moments, and each tells this object which part changed (markDirty): a tick was scheduled (health), a
- * region reported a tick to the status keeper (status), a region rolled up an hour (percentiles and the catalog).
- * SETTLE_MS later its alarm builds every part marked since, each from D1 and the observatory's objects, and writes
+ * region reported a tick to the status keeper (status), a region rolled up an hour (percentiles and the catalog),
+ * the keeper wrote an ended hour of the status history (history, and the incidents' windows that move with it) or
+ * incidents (incidents, vendor-incidents), a vendor page's poll wrote (vendor-incidents). SETTLE_MS later its alarm builds every part marked since, each from D1 and the observatory's objects, and writes
  * its views to R2 (view-store.ts), so a report from each region of one tick makes one build. Readers then read
  * the views, never D1 (serve-view.ts). A part that fails stays marked and is tried again RETRY_MS later; its views
  * in R2 stay as they were, and health says how old they are.
