@@ -62,6 +62,7 @@ async function writePastHistory(): Promise<void> {
           PERIOD_STATES.map((s, i) => [s, s === 'operational' ? 10 + ((d + k) % 3) : (d * 7 + k + i) % 3]),
         ) as PeriodCounts,
         note: (d + k) % 9 === 0 ? 'the last 3 probes failed (HTTP 503)' : null,
+        late: 0,
       },
     }));
     await writeHistory(env.DB, hours);
@@ -276,7 +277,8 @@ describe('the views of the status family', () => {
     expect(match('window=30d&region=apac')?.view).toBe('status-history/day/30d@region=apac');
     expect(match('window=90d&region=apac,weur&target=ref-chat,ref-broken')?.view).toBe('status-history/day/90d');
     expect(match('window=90d')?.view).toBe('status-history/day/90d');
-    const doc = (name: string) => views.find((v) => v.name === name)!.doc as { rows: Array<{ target: string; region: string }> };
+    const doc = (name: string) =>
+      (views.find((v) => v.name === name) as { doc: object }).doc as { rows: Array<{ target: string; region: string }> };
     const whole = doc('status-history/day/90d');
     for (const t of config.targets) {
       const split = doc(`status-history/day/90d@target=${t.id}`);

@@ -8,8 +8,7 @@
  * retention delete asked for is kept), and an alarm that dies is retried by the runtime.
  */
 import { DurableObject } from 'cloudflare:workers';
-import { needsPoller, runVendorStatus, vendorStatusWork, type VendorStatusWork } from './vendor-status.ts';
-import { markViews } from './views/mark-views.ts';
+import { needsPoller, runVendorStatusDuty, vendorStatusWork, type VendorStatusWork } from './vendor-status.ts';
 
 /** The one poller's name. */
 export const POLLER_NAME = 'global';
@@ -43,9 +42,7 @@ export class VendorStatusPoller extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     const work = this.pending();
     if (work === null) return;
-    const reports = await runVendorStatus(this.env.DB, work);
-    // What a poll wrote changes the vendor incidents' views.
-    if (reports.some((r) => r.written > 0) || work.retention) await markViews(this.env, ['vendor-incidents']);
+    await runVendorStatusDuty(this.env, work);
     // A duty handed over while this one ran stays, for an alarm of its own.
     const next = this.pending();
     if (next !== null && next.tickId === work.tickId && next.retention === work.retention) this.ctx.storage.sql.exec('DELETE FROM pending');

@@ -116,7 +116,14 @@ export function needsPoller(work: VendorStatusWork | null): work is VendorStatus
 /** The tick's vendor-status duty done at once, here (tests; the observatory's own ticks hand it to the poller). */
 export async function pollVendorStatus(env: Env, tickId: number, options: VendorPollOptions = {}): Promise<PagePollReport[]> {
   const work = vendorStatusWork(env, tickId);
-  return work === null ? [] : runVendorStatus(env.DB, work, options);
+  return work === null ? [] : runVendorStatusDuty(env, work, options);
+}
+
+/** A tick's vendor-status duty (runVendorStatus), then the vendor incidents' views marked when it changed them. */
+export async function runVendorStatusDuty(env: Env, work: VendorStatusWork, options: VendorPollOptions = {}): Promise<PagePollReport[]> {
+  const reports = await runVendorStatus(env.DB, work, options);
+  if (reports.some((r) => r.written > 0) || work.retention) await markViews(env, ['vendor-incidents']);
+  return reports;
 }
 
 /** Does a tick's vendor-status duty; never throws (each failure is recorded or logged). */
