@@ -496,19 +496,27 @@ describe('answered from', () => {
 });
 
 describe('paired verdicts on the site', () => {
-  it('compares every pair from the blocks, Holm-corrected per figure, and reads a pair either way round', async () => {
-    const { pairedViews, headToHead, verdictWords } = await import('../../site/src/data/paired.ts');
-    // 12 hours: a|b with A 20 % faster every hour (a little noise), a|c with nothing between them.
-    const rows = Array.from({ length: 12 }, (_, h) => ({
+  /** A pseudo-random wobble of about ±1 % for hour h (no pattern from one hour to the next, unlike a sine's). */
+  const wobble = (h: number, scale: number) => (scale * (((h * 7_919) % 13) - 6)) / 6;
+  /** One pair's figures in the stored format: TTFA's [ticks, A's wins, B's wins, median d], the other figures empty. */
+  const ttfaOnly = (n: number, aWins: number, bWins: number, d: number) => [
+    n,
+    aWins,
+    bWins,
+    d,
+    ...[0, 1, 2, 3].flatMap(() => [0, 0, 0, null]),
+  ];
+
+  it('compares every pair from the blocks, Holm-corrected per figure, reads a pair either way round, and names its unit', async () => {
+    const { pairedViews, headToHead, unitWords, verdictWords, versusWords } = await import('../../site/src/data/paired.ts');
+    // 36 hours: a|b with A 20 % faster every hour (a little noise), a|c with nothing between them.
+    const rows = Array.from({ length: 36 }, (_, h) => ({
       hour: T0 + h * 3_600_000,
       region: 'weur',
       prompt_variant: 'p',
-      blocks: {
-        'a|b': [12, 12, Math.log(0.8) + 0.01 * Math.sin(h), null, null, null, null],
-        'a|c': [12, 6, 0.001 * Math.cos(h * 2), null, null, null, null],
-      },
+      blocks: { v: 2, 'a|b': ttfaOnly(12, 12, 0, Math.log(0.8) + wobble(h, 0.01)), 'a|c': ttfaOnly(12, 6, 6, wobble(h + 5, 0.001)) },
     }));
-    const view = pairedViews(rows, { from: '2026-01-10T00:00:00.000Z', to: '2026-01-10T12:00:00.000Z' })['p'];
+    const view = pairedViews(rows, { from: '2026-01-10T00:00:00.000Z', to: '2026-01-11T12:00:00.000Z' })['p'];
     expect(view.figures.ttfa_ms.map((c) => `${c.a}|${c.b}:${c.verdict}`)).toEqual(['a|b:a_faster', 'a|c:no_difference']);
     // Two comparisons on the page: the smaller p-value's interval at 1 − 0.05/2.
     expect(view.figures.ttfa_ms[0].confidence).toBeCloseTo(0.975, 9);
@@ -518,15 +526,52 @@ describe('paired verdicts on the site', () => {
     expect(ab.difference_pct!).toBeCloseTo(-20, 0);
     expect(ba.difference_pct!).toBeCloseTo(25, 0);
     expect(ba.verdict).toBe('b_faster');
-    expect(ba.win_rate).toBe(0);
+    expect([ab.win_rate, ab.b_win_rate, ba.win_rate, ba.b_win_rate]).toEqual([1, 0, 0, 1]);
     expect(ba.ci_low_pct!).toBeCloseTo(100 * (1 / (1 + ab.ci_high_pct! / 100) - 1), 9);
-    expect(verdictWords(ab, 'A', 'B')).toMatch(/^A faster than B by 20 % \[−2\d(\.\d)? %, −1\d(\.\d)? %\]$/);
+    expect(verdictWords(ab, 'A', 'B')).toMatch(/^A faster than B by 20 % \[−(19|2\d)(\.\d)? %, −(19|2\d)(\.\d)? %\]$/);
     expect(verdictWords(ba, 'B', 'A')).toBe('A faster than B by 20 %');
     expect(verdictWords(headToHead(view, 'ttfa_ms', 'weur', 'a', 'c')!, 'A', 'C')).toMatch(/^no meaningful difference between A and C/);
     expect(headToHead(view, 'ttfa_ms', 'apac', 'a', 'b')).toBeNull();
-    const { versusWords } = await import('../../site/src/data/paired.ts');
-    expect(versusWords(ab, 'B')).toMatch(/^20 % faster than B \[−2\d(\.\d)? %, −1\d(\.\d)? %\]$/);
+    expect(versusWords(ab, 'B')).toMatch(/^20 % faster than B \[−(19|2\d)(\.\d)? %, −(19|2\d)(\.\d)? %\]$/);
     expect(versusWords(ba, 'A')).toBe('A faster in paired ticks, by 20 %');
+    // The unit each verdict was judged in: 36 independent hours, in blocks of 3.
+    expect(unitWords(ab)).toBe('12 blocks of 3 h');
+  });
+
+  it("reads a pair the other way round with B's own wins: a tie is nobody's (issue 36's 300 ms against 300, 300, 320, 320, 290, 290)", async () => {
+    const { pairedViews, headToHead } = await import('../../site/src/data/paired.ts');
+    const { encodeBlocks, pairedHours } = await import('../../shared/rollup/paired-hours.ts');
+    const B = [300, 300, 320, 320, 290, 290];
+    const samples = Array.from({ length: 8 }, (_, h) =>
+      B.flatMap((b, k) => {
+        const tick = T0 + h * 3_600_000 + k * 600_000;
+        const base = {
+          tick_id: tick,
+          region: 'weur',
+          prompt_variant: 'p',
+          method_version: 2,
+          error: null,
+          split_source: null,
+          tpot_ms: 10,
+        };
+        return [
+          { ...base, target: 'a', ttfa_ms: 300 },
+          { ...base, target: 'b', ttfa_ms: b },
+        ];
+      }),
+    ).flat() as unknown as Parameters<typeof pairedHours>[0] extends Iterable<infer S> ? S[] : never;
+    const rows = pairedHours(samples).map((r) => ({
+      hour: r.hour,
+      region: r.region,
+      prompt_variant: r.prompt_variant,
+      blocks: JSON.parse(encodeBlocks(r.blocks)),
+    }));
+    const view = pairedViews(rows, { from: '2026-01-10T00:00:00.000Z', to: '2026-01-10T08:00:00.000Z' })['p'];
+    const ba = headToHead(view, 'ttfa_ms', 'weur', 'b', 'a')!;
+    // B is lower at 290 (2 of 6 ticks), A at 320 (2 of 6); the two 300s are ties.
+    expect(ba.win_rate!).toBeCloseTo(1 / 3, 12);
+    expect(ba.b_win_rate!).toBeCloseTo(1 / 3, 12);
+    expect(headToHead(view, 'ttfa_ms', 'weur', 'a', 'b')!.win_rate!).toBeCloseTo(1 / 3, 12);
   });
 });
 
