@@ -615,12 +615,15 @@ describe('checks of the method on the site', () => {
 describe('change detection', () => {
   const TODAY = Date.UTC(2026, 5, 30);
   const D = 86_400_000;
-  /** Daily rows: 288 samples a day for 35 days around `before` ms, then the last 7 days around `now` ms (±10 % spread). */
-  function days(before: number, now: number, region = 'weur'): Rollup[] {
+  /**
+   * Daily rows: 288 samples a day for 35 days around `before` ms, then the last 7 days around `now` ms (±10 % spread),
+   * each day's level scaled by `wander(d)` (d days before today).
+   */
+  function days(before: number, now: number, region = 'weur', wander: (d: number) => number = () => 1): Rollup[] {
     const out: Rollup[] = [];
     for (let d = 35; d >= 1; d--) {
       const day = TODAY - d * D;
-      const level = d <= 7 ? now : before;
+      const level = (d <= 7 ? now : before) * wander(d);
       const samples = Array.from({ length: 288 }, (_, k) => ({
         tick_id: day + k * 300_000,
         region,
@@ -648,9 +651,41 @@ describe('change detection', () => {
     const flags = ttfaChanges([...days(500, 600), ...days(500, 510, 'enam'), ...days(400, 400, 'apac')], TODAY);
     expect(flags.map((f) => [f.region, f.direction])).toEqual([['weur', 'slower']]);
     expect(flags[0].change_pct).toBeCloseTo(20, 0);
-    expect(flags[0].now.low).toBeGreaterThan(flags[0].before.high);
+    // Each day one value: 7 days against the 28 before, the whole interval past +5 %.
+    expect(flags[0]).toMatchObject({ now: { days: 7 }, before: { days: 28 } });
+    expect(flags[0].change_low_pct).toBeGreaterThan(5);
     expect(flags[0].window.split).toBe(new Date(TODAY - 7 * D).toISOString());
     expect(ttfaChanges(days(600, 450), TODAY)[0].direction).toBe('faster');
+  });
+
+  it('takes days as the unit: a week whose days wander by ±15 % is no change, though each day holds 288 samples', async () => {
+    const { ttfaChanges } = await import('../../site/src/data/changes.ts');
+    // Days alternate 15 % up and down, this week's one more up than down: its pooled median sits 8 % above the weeks
+    // before, with intervals from 2,016 and 8,064 samples far apart (the rule before flagged it, +8.3 %).
+    const wander = (d: number) => (d % 2 === 1 ? 1.15 : 0.85);
+    expect(ttfaChanges(days(500, 500, 'weur', wander), TODAY)).toEqual([]);
+  });
+
+  it('flags at most 5 % of 2,000 targets whose days wander by ±8 % with no change, and calls a true +3 % "past 5 %" as rarely', async () => {
+    const { changeDirection, dailyChange } = await import('../../site/src/data/changes.ts');
+    const { mulberry32 } = await import('../../shared/stats/random.ts');
+    const flagged = (change: number, targets: number) => {
+      let n = 0;
+      for (let t = 1; t <= targets; t++) {
+        const r = mulberry32(36_000 + t + Math.round(change * 1e6));
+        const day = (level: number) =>
+          level * Math.exp(0.08 * Math.sqrt(-2 * Math.log(Math.max(r(), 1e-12))) * Math.cos(2 * Math.PI * r()));
+        const before = Array.from({ length: 28 }, () => day(500));
+        const now = Array.from({ length: 7 }, () => day(500 * (1 + change)));
+        const c = dailyChange(now, before);
+        if (c && changeDirection(c)) n++;
+      }
+      return n / targets;
+    };
+    expect(flagged(0, 2_000)).toBeLessThanOrEqual(0.05);
+    expect(flagged(0.03, 2_000)).toBeLessThanOrEqual(0.05);
+    // And a real change is still found: +20 % in at least 90 % of targets (at ±8 % a day, 7 days tell 20 % from 5 %).
+    expect(flagged(0.2, 2_000)).toBeGreaterThanOrEqual(0.9);
   });
 
   it('puts each change in the Atom feed as an entry of its own', async () => {
