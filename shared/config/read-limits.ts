@@ -47,8 +47,8 @@ export const SITE_PAIRED_DAYS = 7;
 /**
  * Comparisons one GET /api/v1/compare answers, by plan: on the free plan what fits half of a Worker request's
  * 10 ms of CPU with a week of blocks at the goal's 10 targets (bench/duties.ts: each row's JSON parsed, each
- * comparison's Walsh averages sorted); ask per region and variant, or pass `target=`. The site build compares on
- * its own from /api/v1/paired-hours.
+ * comparison's block length fitted and its interval's order statistics counted); ask per region and variant, or pass
+ * `target=`. The site build compares on its own from /api/v1/paired-hours.
  */
 export const COMPARISONS_PER_REQUEST = { free: 12, paid: 1_024 } as const;
 
