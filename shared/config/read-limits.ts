@@ -40,7 +40,7 @@ export function percentileRowUnits(fromHour: number, toHour: number, pairs: numb
 /** Anonymous reads of the public API: what one request may read, and what they may read a day in all. */
 export const ANON_LIMITS = { rawWindowDays: 1, hourlyWindowDays: 31, maxWindowDays: 366, burstRuns: 24 } as const;
 
-/** Rows a page of /api/v1/paired-hours holds at most (one region × variant × hour each, about 1.3 KB for 7 targets). */
+/** Rows a page of /api/v1/paired-hours holds at most (one region × variant × hour each, about 2.2 KB for 7 targets). */
 export const PAIRED_PAGE_ROWS = 500;
 /** Days of paired blocks the site build reads for its verdicts (the default view's 7: a week is what one comparison ranks). */
 export const SITE_PAIRED_DAYS = 7;
