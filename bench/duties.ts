@@ -7,8 +7,8 @@
  *
  *   npm run bench:duties            # or: node bench/duties.ts --json
  */
-import { holmLevels, pairedResult, pairedStats } from '../shared/stats/paired.ts';
-import { blockOf, encodeBlocks, pairedHours, type StoredBlocks } from '../shared/rollup/paired-hours.ts';
+import { compareFamily } from '../shared/stats/paired.ts';
+import { blockOf, encodeBlocks, formatOf, pairedHours, type StoredBlocks } from '../shared/rollup/paired-hours.ts';
 import { rollUp, mergeByGroup, applyToTotals, type Rollup, type RollupSample } from '../shared/rollup/rollup.ts';
 import { storedFigurePercentileGroups, type StoredFigureRow } from '../shared/rollup/percentiles.ts';
 import { evaluate, type WindowSample } from '../shared/status/evaluate.ts';
@@ -367,19 +367,23 @@ const DUTIES: Array<{ name: string; runsIn: RunsIn; run: () => unknown; each?: b
     run: () => prometheusText(totalsRows().map(fromRollupRow)).length,
   },
   {
-    // api/compare.ts at its cap: 64 comparisons over 7 days of hourly blocks (at most 56 ranked each), Holm, each
-    // interval again at its level; the blocks decoded from a week of stored rows (10 targets: 45 pairs a row).
+    // api/compare.ts at its cap: 12 comparisons over 7 days of hourly blocks (each block length fitted, at most 168
+    // blocks ranked), Holm, each interval again at its level; the blocks decoded from a week of stored rows (10 targets:
+    // 45 pairs a row).
     name: `GET /api/v1/compare: ${COMPARE_BENCH_PAIRS} comparisons over 7 days`,
     runsIn: 'read API (Worker, free plan)',
     run: () => {
       // As the route does: each row's JSON parsed once, only the wanted pairs' blocks taken.
-      const parsed = pairedWeek.map((row) => ({ hour: row.hour, blocks: JSON.parse(row.text) as StoredBlocks }));
-      const pairs = Object.keys(parsed[0].blocks);
+      const parsed = pairedWeek.map((row) => {
+        const blocks = JSON.parse(row.text) as StoredBlocks;
+        return { hour: row.hour, blocks, format: formatOf(blocks) };
+      });
+      const pairs = Object.keys(parsed[0].blocks).filter((key) => key.includes('|'));
       const wanted = Array.from({ length: COMPARE_BENCH_PAIRS }, (_, i) => pairs[i % pairs.length]);
-      const series = wanted.map((key) => parsed.map(({ hour, blocks }) => blockOf(hour, blocks[key])));
-      const stats = series.map((b) => pairedStats(b, 0));
-      const levels = holmLevels(stats.map((st) => st.p_value));
-      return stats.map((st, i) => pairedResult(st, 0.05, levels[i])).length;
+      const series = wanted.map((key) =>
+        parsed.map(({ hour, blocks, format }) => blockOf(hour, blocks[key] as Array<number | null>, format)),
+      );
+      return compareFamily(series, 0, 0.05).length;
     },
   },
   {

@@ -47,15 +47,15 @@ export function percentileRowUnits(fromHour: number, toHour: number, pairs: numb
 /** Anonymous reads of the public API: what one request may read, and what they may read a day in all. */
 export const ANON_LIMITS = { rawWindowDays: 1, hourlyWindowDays: 31, maxWindowDays: 366, burstRuns: 24 } as const;
 
-/** Rows a page of /api/v1/paired-hours holds at most (one region × variant × hour each, about 1.3 KB for 7 targets). */
+/** Rows a page of /api/v1/paired-hours holds at most (one region × variant × hour each, about 2.2 KB for 7 targets). */
 export const PAIRED_PAGE_ROWS = 500;
 /** Days of paired blocks the site build reads for its verdicts (the default view's 7: a week is what one comparison ranks). */
 export const SITE_PAIRED_DAYS = 7;
 /**
  * Comparisons one GET /api/v1/compare answers, by plan: on the free plan what fits half of a Worker request's
  * 10 ms of CPU with a week of blocks at the goal's 10 targets (bench/duties.ts: each row's JSON parsed, each
- * comparison's Walsh averages sorted); ask per region and variant, or pass `target=`. The site build compares on
- * its own from /api/v1/paired-hours.
+ * comparison's block length fitted and its interval's order statistics counted); ask per region and variant, or pass
+ * `target=`. The site build compares on its own from /api/v1/paired-hours.
  */
 export const COMPARISONS_PER_REQUEST = { free: 12, paid: 1_024 } as const;
 

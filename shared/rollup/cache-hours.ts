@@ -95,14 +95,17 @@ export function cacheHours(samples: Iterable<CacheSample>): CacheHour[] {
 
 /** A cache discount as published: in percent of the first pass's figure, positive where the second was faster. */
 export interface CacheDiscount {
-  pairs: number;
+  /** Paired ticks of this figure (null when an hour of the window was stored without its count: server time's, before migrations/0016). */
+  pairs: number | null;
   hours: number;
   /** 100·(1 − e^shift): the second pass's saving; its interval at `confidence`. */
   discount_pct: number | null;
   ci_low_pct: number | null;
   ci_high_pct: number | null;
-  /** Share of paired ticks where the second pass was faster. */
+  /** Share of this figure's paired ticks where the second pass was faster (null when not stored). */
   win_rate: number | null;
+  /** Hours each ranked block joins (shared/stats/block-length.ts). */
+  block_hours: number | null;
   p_value: number | null;
   /** faster: the second pass was faster by more than the margin (the cache is worth something); slower: the reverse. */
   verdict: 'faster' | 'slower' | 'no_difference' | 'not_enough_data';
@@ -121,6 +124,7 @@ export function cacheDiscount(blocks: readonly PairBlock[], figure: CacheFigure,
     ci_low_pct: saving(r.ci_high_pct),
     ci_high_pct: saving(r.ci_low_pct),
     win_rate: r.win_rate,
+    block_hours: r.block_hours,
     p_value: r.p_value,
     verdict: r.verdict === 'a_faster' ? 'faster' : r.verdict === 'b_faster' ? 'slower' : r.verdict,
     more_ticks: r.more_ticks,

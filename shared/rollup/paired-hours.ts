@@ -1,7 +1,7 @@
 /**
  * The hourly blocks of the paired comparisons (MEASUREMENT.md, "Comparing two targets"), written with the
  * hourly rollup from the same samples: per region, prompt variant and hour, one row holding every pair of
- * targets' block (its paired ticks, A's wins, and the median d per figure). A comparison over any window then
+ * targets' block (per figure: its paired ticks, each side's wins, and the median d). A comparison over any window then
  * reads one row per hour, whatever the number of targets (shared/stats/paired.ts merges them).
  */
 import { pairBlock, type PairBlock } from '../stats/paired.ts';
@@ -73,25 +73,68 @@ export function pairedHours(samples: Iterable<RollupSample>): PairedHour[] {
 /** Decimal places a stored d keeps (1e-6 in ln: far below any difference a comparison can resolve). */
 const D_DIGITS = 6;
 
-/** The row's blocks as stored: `{"a|b": [n, wins, d per figure (null: none)]}`. */
+/**
+ * The stored format, named in each row's JSON under FORMAT_KEY. Format 2: per pair "a|b", per figure in
+ * PAIRED_FIGURES' order, [paired ticks, ticks A was lower, ticks B was lower, median d] (a tie counts for
+ * neither). Format 1 (rows without the key, written before per-figure counts): [paired ticks, ticks A was
+ * faster, median d per figure], the counts TTFA's alone; read as such, the other figures' counts unknown (null).
+ */
+export const BLOCKS_FORMAT = 2;
+export const FORMAT_KEY = 'v';
+const PER_FIGURE = 4;
+
+/** A row's blocks as stored and parsed: the format's number under FORMAT_KEY (format 2 on), pair "a|b" → its numbers. */
+export type StoredBlocks = Record<string, Array<number | null> | number>;
+
+/** The row's blocks as stored, in the current format. */
 export function encodeBlocks(blocks: ReadonlyMap<string, PairBlock>): string {
-  const out: Record<string, Array<number | null>> = {};
-  for (const [key, b] of blocks) out[key] = [b.n, b.wins, ...b.d.map((d) => (d === null ? null : Number(d.toFixed(D_DIGITS))))];
+  const out: StoredBlocks = { [FORMAT_KEY]: BLOCKS_FORMAT };
+  for (const [key, b] of blocks) {
+    const flat: Array<number | null> = [];
+    b.d.forEach((d, f) => flat.push(b.n[f] ?? 0, b.aWins[f] ?? 0, b.bWins[f] ?? 0, d === null ? null : Number(d.toFixed(D_DIGITS))));
+    out[key] = flat;
+  }
   return JSON.stringify(out);
 }
 
-/** A row's blocks as stored and parsed: pair "a|b" → [n, wins, d per figure]. */
-export type StoredBlocks = Record<string, Array<number | null>>;
+/** The format of a parsed row (1 when it names none). */
+export function formatOf(stored: StoredBlocks): number {
+  const v = stored[FORMAT_KEY];
+  if (v === undefined) return 1;
+  if (v !== 1 && v !== BLOCKS_FORMAT)
+    throw new Error(`paired blocks in format ${JSON.stringify(v)}, which this code cannot read (it reads 1 and ${BLOCKS_FORMAT})`);
+  return v;
+}
 
-/** One pair's block of an hour, from its stored array. */
-export function blockOf(hour: number, stored: Array<number | null>): PairBlock {
-  return { hour, n: stored[0] ?? 0, wins: stored[1] ?? 0, d: stored.slice(2) };
+/** One pair's block of an hour, from its stored array in `format`. */
+export function blockOf(hour: number, stored: Array<number | null>, format: number): PairBlock {
+  if (format === 1) {
+    const d = stored.slice(2);
+    const unknown = () => d.map(() => null);
+    const n: Array<number | null> = unknown();
+    const aWins: Array<number | null> = unknown();
+    n[0] = stored[0] ?? 0;
+    aWins[0] = stored[1] ?? 0;
+    // B's wins were never stored: n − A's wins holds the ties as well.
+    return { hour, n, aWins, bWins: unknown(), d };
+  }
+  const figures = stored.length / PER_FIGURE;
+  const block: PairBlock = { hour, n: [], aWins: [], bWins: [], d: [] };
+  for (let f = 0; f < figures; f++) {
+    block.n.push(stored[PER_FIGURE * f]);
+    block.aWins.push(stored[PER_FIGURE * f + 1]);
+    block.bWins.push(stored[PER_FIGURE * f + 2]);
+    block.d.push(stored[PER_FIGURE * f + 3]);
+  }
+  return block;
 }
 
 /** Every pair's block of a row, from its stored JSON (text, or parsed already). */
 export function decodeBlocks(hour: number, stored: string | StoredBlocks): Map<string, PairBlock> {
   const raw: StoredBlocks = typeof stored === 'string' ? JSON.parse(stored) : stored;
+  const format = formatOf(raw);
   const out = new Map<string, PairBlock>();
-  for (const [key, values] of Object.entries(raw)) out.set(key, blockOf(hour, values));
+  for (const [key, values] of Object.entries(raw))
+    if (key !== FORMAT_KEY && Array.isArray(values)) out.set(key, blockOf(hour, values, format));
   return out;
 }

@@ -62,3 +62,46 @@ export function blocksOf(series: readonly SimTick[]): PairBlock[] {
   }
   return blocks;
 }
+
+/** A normal deviate and a Student-t(2) one (its quantile in closed form: one uniform, no rejection), for the hour-level simulation. */
+function gaussian(r: () => number): number {
+  return Math.sqrt(-2 * Math.log(Math.max(r(), 1e-12))) * Math.cos(2 * Math.PI * r());
+}
+function studentT2(r: () => number): number {
+  const u = Math.min(Math.max(r(), 1e-12), 1 - 1e-12);
+  return (2 * u - 1) / Math.sqrt(2 * u * (1 - u));
+}
+
+export interface CorrelatedPair {
+  /** The true shift of ln(x_A / x_B): what a 95 % interval should cover. */
+  shift: number;
+  /** Hour-to-hour correlation of the pair's own hourly effect (AR(1)), and that effect's standard deviation (in ln). */
+  rho: number;
+  hourSd: number;
+}
+
+/**
+ * `hours` hourly blocks of one pair, as the rollup writes them (TICKS_PER_HOUR ticks each): every tick's
+ * d = shift + the hour's effect + each target's own heavy-tailed noise (0.1 × Student-t(2): now and then a tick
+ * several times slower), where the hour's effect follows an AR(1) with correlation `rho` from one hour to the
+ * next: a slow afternoon of one target stays slow for hours. What the shared load and path add cancels in d.
+ */
+export function correlatedBlocks(seed: number, hours: number, pair: CorrelatedPair, start = Date.UTC(2026, 10, 2)): PairBlock[] {
+  const r = mulberry32(seed);
+  const innovation = pair.hourSd * Math.sqrt(1 - pair.rho ** 2);
+  let effect = pair.hourSd * gaussian(r);
+  const blocks: PairBlock[] = [];
+  const d = new Float64Array(TICKS_PER_HOUR);
+  for (let h = 0; h < hours; h++) {
+    if (h > 0) effect = pair.rho * effect + innovation * gaussian(r);
+    let aWins = 0;
+    for (let k = 0; k < TICKS_PER_HOUR; k++) {
+      d[k] = pair.shift + effect + 0.1 * (studentT2(r) - studentT2(r));
+      if (d[k] < 0) aWins++;
+    }
+    d.sort();
+    const median = (d[TICKS_PER_HOUR / 2 - 1] + d[TICKS_PER_HOUR / 2]) / 2;
+    blocks.push({ hour: start + h * HOUR_MS, n: [TICKS_PER_HOUR], aWins: [aWins], bWins: [TICKS_PER_HOUR - aWins], d: [median] });
+  }
+  return blocks;
+}

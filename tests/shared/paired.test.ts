@@ -10,11 +10,11 @@ import {
   hodgesLehmann,
   holmLevels,
   minimumBlocks,
-  normalQuantile,
   pairedDifferences,
   signedRankPValue,
   verdictOf,
 } from '../../shared/stats/paired.ts';
+import { normalQuantile } from '../../shared/stats/normal.ts';
 import { percentileWithCi } from '../../shared/stats/percentile-ci.ts';
 import { blocksOf, simulate, TICKS_PER_HOUR } from '../helpers/paired-sim.ts';
 
@@ -39,20 +39,22 @@ describe('the signed-rank machinery', () => {
     expect(normalQuantile(0.001)).toBeCloseTo(-3.090232306, 6);
   });
 
-  it('pairs only ticks both have, and counts a win where A is faster', () => {
+  it('pairs only ticks both have, and counts a win for whichever side is faster, a tie for neither', () => {
     const a = new Map([
       [1, 100],
       [2, 200],
       [3, 300],
     ]);
+    a.set(5, 70);
     const b = new Map([
       [2, 100],
       [3, 600],
       [4, 50],
+      [5, 70],
     ]);
-    const { d, wins } = pairedDifferences(a, b);
-    expect(d).toEqual([Math.log(2), Math.log(0.5)]);
-    expect(wins).toBe(1);
+    const { d, aWins, bWins } = pairedDifferences(a, b);
+    expect(d).toEqual([Math.log(2), Math.log(0.5), 0]);
+    expect([aWins, bWins]).toEqual([1, 1]);
   });
 });
 

@@ -184,17 +184,27 @@ describe('cached tokens as each provider reports them', () => {
 });
 
 describe('the cache discount', () => {
-  // Two passes a tick over 12 hours: the second's TTFT a fixed 60 % of the first's, on a path shared with it that
+  // Two passes a tick over 36 hours: the second's TTFT a fixed 60 % of the first's, on a path shared with it that
   // drifts through the day (±40 %) and noise of its own (±5 %); the provider reads 1,920 tokens each time but one.
+  // Every fourth first pass has no server time (no split): server time pairs 9 ticks an hour, TTFT 12.
   const start = Date.UTC(2026, 6, 1);
   const samples: CacheSample[] = [];
   const base = { region: 'weur', target: 't', method_version: 5, error: null, server_ms: null } as const;
-  for (let k = 0; k < 12 * 12; k++) {
+  const HOURS = 36;
+  for (let k = 0; k < HOURS * 12; k++) {
     const tick = start + k * 300_000;
     const path = 1 + 0.4 * Math.sin(k / 9);
     const cold = 1_000 * path * (1 + 0.05 * Math.sin(k * 2.7));
     const warm = 600 * path * (1 + 0.05 * Math.cos(k * 1.9));
-    samples.push({ ...base, tick_id: tick, prompt_variant: 'pc', cache_pass: 1, ttft_ms: cold, server_ms: cold - 100, cached_tokens: 0 });
+    samples.push({
+      ...base,
+      tick_id: tick,
+      prompt_variant: 'pc',
+      cache_pass: 1,
+      ttft_ms: cold,
+      server_ms: k % 4 === 0 ? null : cold - 100,
+      cached_tokens: 0,
+    });
     samples.push({
       ...base,
       tick_id: tick,
@@ -211,9 +221,10 @@ describe('the cache discount', () => {
   it('writes one block an hour, pairing the passes by tick, with the reported tokens', () => {
     const hours = cacheHours(samples);
     expect(hours.map((h) => [h.hour, h.prompt_variant, h.block.n])).toEqual(
-      Array.from({ length: 12 }, (_, h) => [start + h * HOUR_MS, 'pc', 12]),
+      Array.from({ length: HOURS }, (_, h) => [start + h * HOUR_MS, 'pc', [12, 9]]),
     );
-    expect(hours[0]).toMatchObject({ reported: 12, hits: 11, cached_sum: 11 * 1_920, block: { wins: 12 } });
+    // Each figure's own wins: the second pass faster on every tick of both.
+    expect(hours[0]).toMatchObject({ reported: 12, hits: 11, cached_sum: 11 * 1_920, block: { aWins: [12, 9], bWins: [0, 0] } });
     expect(hours[0].block.d[0]).toBeCloseTo(Math.log(0.6), 1);
   });
 
@@ -221,7 +232,8 @@ describe('the cache discount', () => {
     const blocks = cacheHours(samples).map((h) => h.block);
     const ttft = cacheDiscount(blocks, 'ttft_ms');
     expect(ttft.verdict).toBe('faster');
-    expect(ttft.pairs).toBe(144);
+    expect(ttft).toMatchObject({ pairs: HOURS * 12, win_rate: 1 });
+    expect(cacheDiscount(blocks, 'server_ms')).toMatchObject({ pairs: HOURS * 9, win_rate: 1 });
     expect(ttft.ci_low_pct!).toBeLessThanOrEqual(40);
     expect(ttft.ci_high_pct!).toBeGreaterThanOrEqual(40);
     expect(ttft.discount_pct!).toBeGreaterThan(35);

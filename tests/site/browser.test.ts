@@ -453,7 +453,7 @@ describe('the built site in Chromium', () => {
     await desk.close();
   });
 
-  it("validates a custom answer length, and ranks it by the tables' tie rule", async () => {
+  it('validates a custom answer length, and orders it by medians as the tables are, with no verdict of its own', async () => {
     const page = await open('/compare/');
     for (const bad of ['0', '-5', '', '2.5', '100001']) {
       await page.fill('#custom-tokens', bad);
@@ -462,7 +462,7 @@ describe('the built site in Chromium', () => {
       );
       expect(await page.locator('#custom-tokens').getAttribute('aria-invalid')).toBe('true');
     }
-    // At the code scenario's ranking length the custom line agrees with each region's table: its first target, faster or tied.
+    // At the code scenario's ranking length the custom line agrees with each region's table: its first target.
     const mid = Number(
       (await page.locator('table.ranking[data-scenario="code"] caption').first().textContent())!
         .match(/ranked for ([\d,]+) tokens/)![1]
@@ -470,13 +470,33 @@ describe('the built site in Chromium', () => {
     );
     await page.fill('#custom-tokens', String(mid));
     const line = (await page.locator('#custom-result').textContent())!;
+    expect(line).toContain('by medians');
     for (const r of config.regions) {
-      const table = page.locator(`table.ranking[data-region="${r.code}"][data-scenario="code"] tbody tr`).first();
-      const [name, verdict] = [await table.locator('td').nth(1).textContent(), await table.locator('td').nth(8).textContent()];
-      const part = line.split('; ').find((p) => p.replace(/^ — /, '').startsWith(`${r.code}: `))!;
+      const name = await page
+        .locator(`table.ranking[data-region="${r.code}"][data-scenario="code"] tbody tr`)
+        .first()
+        .locator('td')
+        .nth(1)
+        .textContent();
+      const part = line.split('; ').find((p) => p.replace(/^ — by medians: /, '').startsWith(`${r.code}: `))!;
       expect(part, r.code).toContain(name!.trim());
-      expect(part, r.code).toContain(verdict === 'faster' ? 'faster than' : 'tied with');
+      // Faster or not is the paired comparison's to say, not a custom length's.
+      expect(part, r.code).not.toMatch(/faster than|tied with/);
     }
+    await page.close();
+  });
+
+  it('states one rule for calling a target faster, once, and shows the unit of each paired verdict', async () => {
+    const page = await open('/compare/');
+    const text = (await page.locator('body').textContent())!;
+    expect(text).not.toContain('tied at this sample size');
+    expect(text).not.toMatch(/intervals do not overlap/);
+    expect(await page.locator('#rule').count()).toBe(1);
+    expect(await page.locator('#rule').textContent()).toMatch(/One rule calls a target faster.*paired by tick/s);
+    // Every verdict judged on paired ticks, at a glance and in the rankings, names its blocks: "N blocks of H h".
+    const units = await page.locator('#verdicts small.unit, table.ranking small.unit').allTextContents();
+    expect(units.length).toBeGreaterThan(0);
+    for (const u of units) expect(u).toMatch(/^\d+ blocks? of \d+ h$/);
     await page.close();
   });
 

@@ -5,7 +5,7 @@ import { stateCss, stateFill } from '../../site/src/data/state-styles.ts';
 import { badgeColor, historyBadgeSvg } from '../../site/src/data/badge.ts';
 import { PARTIAL_BAND, STATE_COLORS, STATE_LABELS, STRIP_STATES } from '../../shared/status/levels.ts';
 import { uptimeMonth } from '../../shared/status/uptime.ts';
-import { crossover, expectedTotal, flipSentence, overlap, rank, tieBandAround, type Expected } from '../../site/src/data/compare.ts';
+import { crossover, expectedTotal, flipSentence, rank } from '../../site/src/data/compare.ts';
 import { scopedTo, variantPath } from '../../site/src/data/variants.ts';
 import { regionColors, targetColor, targetColors } from '../../site/src/data/identity.ts';
 import { colorScale, ordered, tick } from '../../site/src/charts/render.ts';
@@ -281,61 +281,26 @@ describe('compare', () => {
   it('expected total = TTFT + (tokens − 1) × TPOT, with interval bounds from the CIs', () => {
     expect(expectedTotal(g('a', 200, 190, 210), g('a', 10, 9, 11), 51)).toMatchObject({ total: 700, low: 640, high: 760 });
   });
-  it('calls a target faster only when intervals do not overlap', () => {
+  it("ranks by the expected totals of the medians, and claims no verdict of its own (that is the paired comparison's)", () => {
     const r = rank([
       { target: 'slow', total: 900, low: 850, high: 950, ttft_n: 50, tpot_n: 50 },
       { target: 'fast', total: 500, low: 480, high: 520, ttft_n: 50, tpot_n: 50 },
-      { target: 'close', total: 510, low: 490, high: 530, ttft_n: 50, tpot_n: 50 },
+      { target: 'close', total: 510, low: null, high: null, ttft_n: 3, tpot_n: 3 },
     ]);
-    expect(r.map((x) => [x.target, x.rank, x.versus_next])).toEqual([
-      ['fast', 1, 'tied'],
-      ['close', 2, 'faster'],
-      ['slow', 3, null],
+    expect(r.map((x) => [x.target, x.rank])).toEqual([
+      ['fast', 1],
+      ['close', 2],
+      ['slow', 3],
     ]);
-  });
-  it('treats a missing interval (too few samples) as a tie', () => {
-    const r = rank([
-      { target: 'a', total: 100, low: null, high: null, ttft_n: 3, tpot_n: 3 },
-      { target: 'b', total: 900, low: 800, high: 1000, ttft_n: 50, tpot_n: 50 },
-    ]);
-    expect(r[0].versus_next).toBe('tied');
+    expect(r.every((x) => !('versus_next' in x))).toBe(true);
   });
   it('finds where the winner flips', () => {
     // a: quick first token, slow decode; b: slow first token, fast decode: equal at 1 + 100/5 = 21 tokens
     expect(crossover({ ttft: 100, tpot: 10 }, { ttft: 200, tpot: 5 }, 2000)).toBe(21);
     expect(crossover({ ttft: 100, tpot: 5 }, { ttft: 200, tpot: 10 }, 2000)).toBeNull();
   });
-  it("says over which lengths a flip is a tie, by the rankings' rule", () => {
-    // a: 100 ms [95–105] + 10 [9.5–10.5] per token; b: 200 [190–210] + 5 [4.8–5.2]: medians cross at 21 tokens.
-    const at = (n: number): [Expected, Expected] => [
-      expectedTotal(g('a', 100, 95, 105), g('a', 10, 9.5, 10.5), n)!,
-      expectedTotal(g('b', 200, 190, 210), g('b', 5, 4.8, 5.2), n)!,
-    ];
-    expect(overlap(...at(21))).toBe('tied');
-    expect(overlap(...at(1))).toBe('separate');
-    expect(overlap(...at(100))).toBe('separate');
-    const band = tieBandAround(21, at)!;
-    // Their intervals overlap for k = n − 1 from 14.9 (a.high ≥ b.low) to 26.7 (a.low ≤ b.high): about 16 to 27 tokens.
-    expect(band.from).toBeGreaterThanOrEqual(13);
-    expect(band.from).toBeLessThanOrEqual(17);
-    expect(band.to).toBeGreaterThanOrEqual(27);
-    expect(band.to).toBeLessThanOrEqual(32);
-    for (const n of [band.from, 21, band.to]) expect(overlap(...at(n))).toBe('tied');
-    expect(flipSentence({ tokens: 21, from: 'A', to: 'B', band })).toMatch(
-      /^A → B at about 21 tokens; from \d+ to \d+ tokens their 95 % intervals overlap, so there the two are tied at this sample size$/,
-    );
-    // Without intervals the flip is not established; with intervals wide enough it is a tie throughout.
-    const bare = (n: number): [Expected, Expected] => [
-      expectedTotal(g('a', 100, null, null), g('a', 10, null, null), n)!,
-      expectedTotal(g('b', 200, 190, 210), g('b', 5, 4.8, 5.2), n)!,
-    ];
-    expect(tieBandAround(21, bare)).toBeNull();
-    expect(flipSentence({ tokens: 21, from: 'A', to: 'B', band: null })).toContain('not established');
-    const wide = (n: number): [Expected, Expected] => [
-      expectedTotal(g('a', 100, 1, 1000), g('a', 10, 1, 100), n)!,
-      expectedTotal(g('b', 200, 1, 1000), g('b', 5, 1, 100), n)!,
-    ];
-    expect(flipSentence({ tokens: 21, from: 'A', to: 'B', band: tieBandAround(21, wide) })).toContain('tied throughout');
+  it('says where the medians cross, and no more (whether either is faster is the paired verdict)', () => {
+    expect(flipSentence({ tokens: 21, from: 'A', to: 'B' })).toBe('A → B at about 21 tokens');
   });
 });
 
@@ -580,19 +545,27 @@ describe('answered from', () => {
 });
 
 describe('paired verdicts on the site', () => {
-  it('compares every pair from the blocks, Holm-corrected per figure, and reads a pair either way round', async () => {
-    const { pairedViews, headToHead, verdictWords } = await import('../../site/src/data/paired.ts');
-    // 12 hours: a|b with A 20 % faster every hour (a little noise), a|c with nothing between them.
-    const rows = Array.from({ length: 12 }, (_, h) => ({
+  /** A pseudo-random wobble of about ±1 % for hour h (no pattern from one hour to the next, unlike a sine's). */
+  const wobble = (h: number, scale: number) => (scale * (((h * 7_919) % 13) - 6)) / 6;
+  /** One pair's figures in the stored format: TTFA's [ticks, A's wins, B's wins, median d], the other figures empty. */
+  const ttfaOnly = (n: number, aWins: number, bWins: number, d: number) => [
+    n,
+    aWins,
+    bWins,
+    d,
+    ...[0, 1, 2, 3].flatMap(() => [0, 0, 0, null]),
+  ];
+
+  it('compares every pair from the blocks, Holm-corrected per figure, reads a pair either way round, and names its unit', async () => {
+    const { pairedViews, headToHead, unitWords, verdictWords, versusWords } = await import('../../site/src/data/paired.ts');
+    // 36 hours: a|b with A 20 % faster every hour (a little noise), a|c with nothing between them.
+    const rows = Array.from({ length: 36 }, (_, h) => ({
       hour: T0 + h * 3_600_000,
       region: 'weur',
       prompt_variant: 'p',
-      blocks: {
-        'a|b': [12, 12, Math.log(0.8) + 0.01 * Math.sin(h), null, null, null, null],
-        'a|c': [12, 6, 0.001 * Math.cos(h * 2), null, null, null, null],
-      },
+      blocks: { v: 2, 'a|b': ttfaOnly(12, 12, 0, Math.log(0.8) + wobble(h, 0.01)), 'a|c': ttfaOnly(12, 6, 6, wobble(h + 5, 0.001)) },
     }));
-    const view = pairedViews(rows, { from: '2026-01-10T00:00:00.000Z', to: '2026-01-10T12:00:00.000Z' })['p'];
+    const view = pairedViews(rows, { from: '2026-01-10T00:00:00.000Z', to: '2026-01-11T12:00:00.000Z' })['p'];
     expect(view.figures.ttfa_ms.map((c) => `${c.a}|${c.b}:${c.verdict}`)).toEqual(['a|b:a_faster', 'a|c:no_difference']);
     // Two comparisons on the page: the smaller p-value's interval at 1 − 0.05/2.
     expect(view.figures.ttfa_ms[0].confidence).toBeCloseTo(0.975, 9);
@@ -602,15 +575,52 @@ describe('paired verdicts on the site', () => {
     expect(ab.difference_pct!).toBeCloseTo(-20, 0);
     expect(ba.difference_pct!).toBeCloseTo(25, 0);
     expect(ba.verdict).toBe('b_faster');
-    expect(ba.win_rate).toBe(0);
+    expect([ab.win_rate, ab.b_win_rate, ba.win_rate, ba.b_win_rate]).toEqual([1, 0, 0, 1]);
     expect(ba.ci_low_pct!).toBeCloseTo(100 * (1 / (1 + ab.ci_high_pct! / 100) - 1), 9);
-    expect(verdictWords(ab, 'A', 'B')).toMatch(/^A faster than B by 20 % \[−2\d(\.\d)? %, −1\d(\.\d)? %\]$/);
+    expect(verdictWords(ab, 'A', 'B')).toMatch(/^A faster than B by 20 % \[−(19|2\d)(\.\d)? %, −(19|2\d)(\.\d)? %\]$/);
     expect(verdictWords(ba, 'B', 'A')).toBe('A faster than B by 20 %');
     expect(verdictWords(headToHead(view, 'ttfa_ms', 'weur', 'a', 'c')!, 'A', 'C')).toMatch(/^no meaningful difference between A and C/);
     expect(headToHead(view, 'ttfa_ms', 'apac', 'a', 'b')).toBeNull();
-    const { versusWords } = await import('../../site/src/data/paired.ts');
-    expect(versusWords(ab, 'B')).toMatch(/^20 % faster than B \[−2\d(\.\d)? %, −1\d(\.\d)? %\]$/);
+    expect(versusWords(ab, 'B')).toMatch(/^20 % faster than B \[−(19|2\d)(\.\d)? %, −(19|2\d)(\.\d)? %\]$/);
     expect(versusWords(ba, 'A')).toBe('A faster in paired ticks, by 20 %');
+    // The unit each verdict was judged in: 36 independent hours, in blocks of 3.
+    expect(unitWords(ab)).toBe('12 blocks of 3 h');
+  });
+
+  it("reads a pair the other way round with B's own wins: a tie is nobody's (issue 36's 300 ms against 300, 300, 320, 320, 290, 290)", async () => {
+    const { pairedViews, headToHead } = await import('../../site/src/data/paired.ts');
+    const { encodeBlocks, pairedHours } = await import('../../shared/rollup/paired-hours.ts');
+    const B = [300, 300, 320, 320, 290, 290];
+    const samples = Array.from({ length: 8 }, (_, h) =>
+      B.flatMap((b, k) => {
+        const tick = T0 + h * 3_600_000 + k * 600_000;
+        const base = {
+          tick_id: tick,
+          region: 'weur',
+          prompt_variant: 'p',
+          method_version: 2,
+          error: null,
+          split_source: null,
+          tpot_ms: 10,
+        };
+        return [
+          { ...base, target: 'a', ttfa_ms: 300 },
+          { ...base, target: 'b', ttfa_ms: b },
+        ];
+      }),
+    ).flat() as unknown as Parameters<typeof pairedHours>[0] extends Iterable<infer S> ? S[] : never;
+    const rows = pairedHours(samples).map((r) => ({
+      hour: r.hour,
+      region: r.region,
+      prompt_variant: r.prompt_variant,
+      blocks: JSON.parse(encodeBlocks(r.blocks)),
+    }));
+    const view = pairedViews(rows, { from: '2026-01-10T00:00:00.000Z', to: '2026-01-10T08:00:00.000Z' })['p'];
+    const ba = headToHead(view, 'ttfa_ms', 'weur', 'b', 'a')!;
+    // B is lower at 290 (2 of 6 ticks), A at 320 (2 of 6); the two 300s are ties.
+    expect(ba.win_rate!).toBeCloseTo(1 / 3, 12);
+    expect(ba.b_win_rate!).toBeCloseTo(1 / 3, 12);
+    expect(headToHead(view, 'ttfa_ms', 'weur', 'a', 'b')!.win_rate!).toBeCloseTo(1 / 3, 12);
   });
 });
 
@@ -660,12 +670,15 @@ describe('checks of the method on the site', () => {
 describe('change detection', () => {
   const TODAY = Date.UTC(2026, 5, 30);
   const D = 86_400_000;
-  /** Daily rows: 288 samples a day for 35 days around `before` ms, then the last 7 days around `now` ms (±10 % spread). */
-  function days(before: number, now: number, region = 'weur'): Rollup[] {
+  /**
+   * Daily rows: 288 samples a day for 35 days around `before` ms, then the last 7 days around `now` ms (±10 % spread),
+   * each day's level scaled by `wander(d)` (d days before today).
+   */
+  function days(before: number, now: number, region = 'weur', wander: (d: number) => number = () => 1): Rollup[] {
     const out: Rollup[] = [];
     for (let d = 35; d >= 1; d--) {
       const day = TODAY - d * D;
-      const level = d <= 7 ? now : before;
+      const level = (d <= 7 ? now : before) * wander(d);
       const samples = Array.from({ length: 288 }, (_, k) => ({
         tick_id: day + k * 300_000,
         region,
@@ -693,9 +706,41 @@ describe('change detection', () => {
     const flags = ttfaChanges([...days(500, 600), ...days(500, 510, 'enam'), ...days(400, 400, 'apac')], TODAY);
     expect(flags.map((f) => [f.region, f.direction])).toEqual([['weur', 'slower']]);
     expect(flags[0].change_pct).toBeCloseTo(20, 0);
-    expect(flags[0].now.low).toBeGreaterThan(flags[0].before.high);
+    // Each day one value: 7 days against the 28 before, the whole interval past +5 %.
+    expect(flags[0]).toMatchObject({ now: { days: 7 }, before: { days: 28 } });
+    expect(flags[0].change_low_pct).toBeGreaterThan(5);
     expect(flags[0].window.split).toBe(new Date(TODAY - 7 * D).toISOString());
     expect(ttfaChanges(days(600, 450), TODAY)[0].direction).toBe('faster');
+  });
+
+  it('takes days as the unit: a week whose days wander by ±15 % is no change, though each day holds 288 samples', async () => {
+    const { ttfaChanges } = await import('../../site/src/data/changes.ts');
+    // Days alternate 15 % up and down, this week's one more up than down: its pooled median sits 8 % above the weeks
+    // before, with intervals from 2,016 and 8,064 samples far apart (the rule before flagged it, +8.3 %).
+    const wander = (d: number) => (d % 2 === 1 ? 1.15 : 0.85);
+    expect(ttfaChanges(days(500, 500, 'weur', wander), TODAY)).toEqual([]);
+  });
+
+  it('flags at most 5 % of 2,000 targets whose days wander by ±8 % with no change, and calls a true +3 % "past 5 %" as rarely', async () => {
+    const { changeDirection, dailyChange } = await import('../../site/src/data/changes.ts');
+    const { mulberry32 } = await import('../../shared/stats/random.ts');
+    const flagged = (change: number, targets: number) => {
+      let n = 0;
+      for (let t = 1; t <= targets; t++) {
+        const r = mulberry32(36_000 + t + Math.round(change * 1e6));
+        const day = (level: number) =>
+          level * Math.exp(0.08 * Math.sqrt(-2 * Math.log(Math.max(r(), 1e-12))) * Math.cos(2 * Math.PI * r()));
+        const before = Array.from({ length: 28 }, () => day(500));
+        const now = Array.from({ length: 7 }, () => day(500 * (1 + change)));
+        const c = dailyChange(now, before);
+        if (c && changeDirection(c)) n++;
+      }
+      return n / targets;
+    };
+    expect(flagged(0, 2_000)).toBeLessThanOrEqual(0.05);
+    expect(flagged(0.03, 2_000)).toBeLessThanOrEqual(0.05);
+    // And a real change is still found: +20 % in at least 90 % of targets (at ±8 % a day, 7 days tell 20 % from 5 %).
+    expect(flagged(0.2, 2_000)).toBeGreaterThanOrEqual(0.9);
   });
 
   it('puts each change in the Atom feed as an entry of its own', async () => {

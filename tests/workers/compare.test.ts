@@ -1,7 +1,8 @@
 /**
- * Paired comparisons through the Worker: samples of two targets in one region over 8 hours (A 23 % faster,
+ * Paired comparisons through the Worker: samples of two targets in one region over 24 hours (A 23 % faster,
  * both on the same noisy path), rolled up as the regional object does; GET /api/v1/compare then reads one
- * row per hour and calls A faster, by about the right amount, with Holm across every pair it answers.
+ * row per hour and calls A faster, by about the right amount, with Holm across every pair it answers, naming the
+ * block length it judged in.
  */
 import { describe, expect, it } from 'vitest';
 import { SELF, env } from 'cloudflare:test';
@@ -15,7 +16,8 @@ import type { CompareDoc } from '../../shared/api-types.ts';
 import { config } from './test-config.ts';
 
 const START = Date.UTC(2026, 5, 1);
-const HOURS = 8;
+// A day: 8 blocks of 3 hours (the shortest block) at least, beyond the 6 a 95 % interval needs.
+const HOURS = 24;
 const TICK_MS = 300_000;
 const VARIANT = config.promptVariants[0].id;
 
@@ -70,8 +72,12 @@ describe('GET /api/v1/compare', () => {
       pairs: HOURS * 12,
       hours: HOURS,
       win_rate: 1,
+      b_win_rate: 0,
       verdict: 'a_faster',
     });
+    // The unit: blocks of consecutive hours, at least 3, as many as fit the day.
+    expect(pair.block_hours!).toBeGreaterThanOrEqual(3);
+    expect(pair.blocks).toBe(Math.ceil(HOURS / pair.block_hours!));
     expect(pair.difference_pct!).toBeCloseTo(100 * (100 / 130 - 1), 0);
     expect(pair.ci_low_pct!).toBeLessThan(pair.difference_pct!);
     expect(pair.ci_high_pct!).toBeLessThan(-5);
@@ -86,18 +92,22 @@ describe('GET /api/v1/compare', () => {
     const total = chat.comparisons.find((x) => x.a === 'ref-chat' && x.b === 'ref-messages')!;
     expect(total.difference_pct!).toBeGreaterThan(pair.difference_pct!);
     expect(total.difference_pct!).toBeLessThan(0);
+    // Its wins are its own figure's: A's total is lower on every tick here as well, but counted on the total.
+    expect(total).toMatchObject({ pairs: HOURS * 12, win_rate: 1, b_win_rate: 0 });
   });
 
   it('serves the blocks themselves in pages of whole hours, for a reader that compares on its own', async () => {
     const url = `http://observatory/api/v1/paired-hours?region=weur&from=${new Date(START).toISOString()}&to=${new Date(START + HOURS * HOUR_MS).toISOString()}`;
     const page = await (await SELF.fetch(url)).json<{
-      rows: Array<{ hour: number; blocks: Record<string, number[]> }>;
+      rows: Array<{ hour: number; blocks: Record<string, number[] | number> }>;
       next_cursor: number | null;
     }>();
     expect(page.next_cursor).toBeNull();
     expect(page.rows.map((r) => r.hour)).toEqual(Array.from({ length: HOURS }, (_, h) => START + h * HOUR_MS));
-    const [n, wins, ttfa] = page.rows[0].blocks['ref-chat|ref-messages'];
-    expect([n, wins]).toEqual([12, 12]);
+    // Format 2: per figure [paired ticks, A's wins, B's wins, median d].
+    expect(page.rows[0].blocks.v).toBe(2);
+    const [n, aWins, bWins, ttfa] = page.rows[0].blocks['ref-chat|ref-messages'] as number[];
+    expect([n, aWins, bWins]).toEqual([12, 12, 0]);
     expect(ttfa).toBeCloseTo(Math.log(100 / 130), 1);
   });
 

@@ -17,7 +17,8 @@ import type { StoredSample } from '../../workers/observatory/db/sample-row.ts';
 import type { PromptCachesDoc } from '../../shared/api-types.ts';
 
 const START = Date.UTC(2026, 6, 1);
-const HOURS = 6;
+// 18 hours: 6 blocks of 3 (the shortest block, shared/stats/block-length.ts), the fewest a 95 % interval needs.
+const HOURS = 18;
 const TICKS_PER_HOUR = 1;
 
 // The tests' configuration has no prompt-cache target (its tick counts stay as they are): one is made here, from its
@@ -60,13 +61,18 @@ describe('the prompt-cache probe', () => {
       }
     await insertSamples(env.DB, samples);
     for (let h = 0; h < HOURS; h++) await rollUpHour(env.DB, 'weur', START + h * HOUR_MS);
-    const stored = await env.DB.prepare('SELECT hour, n, reported, hits FROM cache_hours WHERE region = ? ORDER BY hour')
+    const stored = await env.DB.prepare(
+      'SELECT hour, n, n_server, wins_server, reported, hits FROM cache_hours WHERE region = ? ORDER BY hour',
+    )
       .bind('weur')
       .all();
     expect(stored.results).toEqual(
       Array.from({ length: HOURS }, (_, h) => ({
         hour: START + h * HOUR_MS,
         n: TICKS_PER_HOUR,
+        // Server time's own counts (both passes had a split; the second's server time was the lower).
+        n_server: TICKS_PER_HOUR,
+        wins_server: TICKS_PER_HOUR,
         reported: TICKS_PER_HOUR,
         hits: TICKS_PER_HOUR,
       })),
@@ -86,6 +92,7 @@ describe('the prompt-cache probe', () => {
     expect(cache.ttft.ci_high_pct!).toBeGreaterThanOrEqual(cache.ttft.discount_pct!);
     expect(cache.ttft.verdict).toBe('faster');
     expect(cache.server.discount_pct).toBeGreaterThan(20);
+    expect(cache.server).toMatchObject({ pairs: HOURS * TICKS_PER_HOUR, win_rate: 1 });
     expect(cache.cached_tokens.reported).toBe(HOURS * TICKS_PER_HOUR);
     expect(cache.cached_tokens.hit_rate).toBe(1);
     expect(cache.cached_tokens.mean).toBeGreaterThanOrEqual(1_024);

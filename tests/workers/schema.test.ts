@@ -132,6 +132,8 @@ describe('the sample schema', () => {
       reported: 'INTEGER',
       hits: 'INTEGER',
       cached_sum: 'INTEGER',
+      n_server: 'INTEGER',
+      wins_server: 'INTEGER',
       operational: 'INTEGER',
       degraded: 'INTEGER',
       down: 'INTEGER',
@@ -145,8 +147,16 @@ describe('the sample schema', () => {
       served: 'TEXT',
       fidelity: 'TEXT',
     };
-    // A prompt-cache block's server-time d is null in an hour without a server figure on both passes (TTFT's too, for symmetry).
-    const nullable = new Set(['cache_hours.d_ttft', 'cache_hours.d_server', 'status_hours.note', 'status_days.note']);
+    // A prompt-cache block's server-time d is null in an hour without a server figure on both passes (TTFT's too, for
+    // symmetry); its server-time counts on rows written before migrations/0016.
+    const nullable = new Set([
+      'cache_hours.d_ttft',
+      'cache_hours.d_server',
+      'cache_hours.n_server',
+      'cache_hours.wins_server',
+      'status_hours.note',
+      'status_days.note',
+    ]);
     for (const m of ROLLUP_METRICS) types[m] = 'BLOB';
     for (const [table, shape] of Object.entries(ROLLUP_TABLE_SHAPES)) {
       const actual = await columns(env.DB, table);

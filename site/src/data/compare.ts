@@ -1,8 +1,9 @@
 /**
  * Vendor comparison by scenario: expected total time = time to first answer token + (answer tokens − 1)
  * × TPOT, from the p50s of each, with an interval from their 95 % intervals. (The first answer token
- * is the first token except for reasoning models; callers pass TTFA percentiles.) A target is faster than another only
- * when the intervals do not overlap; otherwise they are tied at this sample size.
+ * is the first token except for reasoning models; callers pass TTFA percentiles.) This orders targets by
+ * medians; whether one is faster than another is the paired comparison's verdict (data/paired.ts), not these
+ * intervals'.
  */
 import type { PercentileGroup } from './types.ts';
 
@@ -34,17 +35,11 @@ export function expectedTotal(ttft: PercentileGroup | undefined, tpot: Percentil
 
 export interface Ranked extends Expected {
   rank: number;
-  /** 'faster' than the next one, 'tied' with it (overlapping or missing intervals), or null for the last. */
-  versus_next: 'faster' | 'tied' | null;
 }
 
+/** The entries in order of their expected totals (medians), ranked from 1. */
 export function rank(entries: Expected[]): Ranked[] {
-  const sorted = [...entries].sort((a, b) => a.total - b.total);
-  return sorted.map((e, i) => {
-    const next = sorted[i + 1];
-    const faster = next !== undefined && e.high !== null && next.low !== null && e.high < next.low;
-    return { ...e, rank: i + 1, versus_next: next === undefined ? null : faster ? 'faster' : 'tied' };
-  });
+  return [...entries].sort((a, b) => a.total - b.total).map((e, i) => ({ ...e, rank: i + 1 }));
 }
 
 /** Output length (tokens) at which two targets' expected totals cross, when it lies in [1, maxTokens]. */
@@ -63,37 +58,7 @@ export function flipGrid(max = FLIP_MAX_TOKENS): number[] {
   return grid;
 }
 
-/** Whether two expected totals' intervals overlap (tied), separate, or cannot say (an interval missing). */
-export function overlap(a: Expected, b: Expected): 'tied' | 'separate' | 'unknown' {
-  if (a.low === null || a.high === null || b.low === null || b.high === null) return 'unknown';
-  return a.low <= b.high && b.low <= a.high ? 'tied' : 'separate';
-}
-
-/**
- * How sure a flip is: around the length where two targets' expected totals cross, the band of lengths
- * (on the flip grid) over which their 95 % intervals overlap, the same tie rule as the rankings. Null
- * when an interval is missing (too few samples to say).
- */
-export function tieBandAround(at: number, totalsAt: (n: number) => [Expected, Expected]): { from: number; to: number } | null {
-  const grid = flipGrid();
-  let i = grid.findIndex((n) => n >= at);
-  if (i < 0) i = grid.length - 1;
-  const state = (n: number) => overlap(...totalsAt(n));
-  if (state(grid[i]) === 'unknown') return null;
-  let lo = i;
-  let hi = i;
-  while (lo > 0 && state(grid[lo - 1]) === 'tied') lo--;
-  while (hi < grid.length - 1 && state(grid[hi + 1]) === 'tied') hi++;
-  if (state(grid[i]) !== 'tied') return { from: Math.round(at), to: Math.round(at) };
-  return { from: grid[lo], to: grid[hi] };
-}
-
-/** A flip in words, interval-aware: where the point estimates cross, and over which lengths the two are in fact tied. */
-export function flipSentence(flip: { tokens: number; from: string; to: string; band: { from: number; to: number } | null }): string {
-  const head = `${flip.from} → ${flip.to} at about ${flip.tokens.toLocaleString('en-US')} tokens`;
-  if (flip.band === null) return `${head} (medians only: too few samples for intervals, so the flip is not established)`;
-  if (flip.band.from <= 1 && flip.band.to >= FLIP_MAX_TOKENS)
-    return `${head}, but their 95 % intervals overlap at every length up to ${FLIP_MAX_TOKENS.toLocaleString('en-US')} tokens: tied throughout at this sample size`;
-  if (flip.band.from === flip.band.to) return `${head} (their 95 % intervals separate on both sides)`;
-  return `${head}; from ${flip.band.from.toLocaleString('en-US')} to ${flip.band.to.toLocaleString('en-US')} tokens their 95 % intervals overlap, so there the two are tied at this sample size`;
+/** A flip in words: where the medians' expected totals cross (whether either is faster is the paired verdict's to say). */
+export function flipSentence(flip: { tokens: number; from: string; to: string }): string {
+  return `${flip.from} → ${flip.to} at about ${flip.tokens.toLocaleString('en-US')} tokens`;
 }

@@ -38,7 +38,7 @@ export function atomFeed(data: SiteData, siteUrl: string): string {
   const changes = data.changes.map((c) => {
     const label = data.targets.find((t) => t.id === c.target)?.label ?? c.target;
     const title = `Changed: ${label} ${Math.abs(c.change_pct).toFixed(0)} % ${c.direction} to answer in ${c.region} (${c.prompt_variant})`;
-    const summary = `Median time to the first answer token ${c.now.p50.toFixed(0)} ms [${c.now.low.toFixed(0)}, ${c.now.high.toFixed(0)}] from ${c.window.split.slice(0, 10)}, against ${c.before.p50.toFixed(0)} ms [${c.before.low.toFixed(0)}, ${c.before.high.toFixed(0)}] in the four weeks before.`;
+    const summary = `Median time to the first answer token ${c.now.p50.toFixed(0)} ms from ${c.window.split.slice(0, 10)}, against ${c.before.p50.toFixed(0)} ms in the four weeks before; the days' medians moved ${c.change_pct.toFixed(1)} % [${c.change_low_pct.toFixed(1)}, ${c.change_high_pct.toFixed(1)}] (${c.now.days} days against ${c.before.days}).`;
     return [
       '  <entry>',
       `    <id>urn:llm-observatory:change:${escape(`${c.target}:${c.region}:${c.prompt_variant}:${c.window.split.slice(0, 10)}`)}</id>`,

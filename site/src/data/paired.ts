@@ -5,7 +5,7 @@
  */
 import type { ComparisonDoc } from '../../../shared/api-types.ts';
 import { decodeBlocks, PAIRED_FIGURES, type PairedFigure, type StoredBlocks } from '../../../shared/rollup/paired-hours.ts';
-import { holmLevels, pairedResult, pairedStats, type PairBlock, type Verdict } from '../../../shared/stats/paired.ts';
+import { compareFamily, type PairBlock, type Verdict } from '../../../shared/stats/paired.ts';
 
 export interface PairedView {
   /** The window the blocks cover (the site's default view). */
@@ -39,11 +39,13 @@ export function pairedViews(rows: readonly PairedRow[], window: { from: string; 
     const entries = [...pairs.entries()].sort(([x], [y]) => x.localeCompare(y));
     const figures = {} as Record<PairedFigure, ComparisonDoc[]>;
     PAIRED_FIGURES.forEach((figure, index) => {
-      const stats = entries.map(([, blocks]) => pairedStats(blocks, index));
-      const levels = holmLevels(stats.map((st) => st.p_value));
+      const results = compareFamily(
+        entries.map(([, blocks]) => blocks),
+        index,
+      );
       figures[figure] = entries.map(([id], i) => {
         const [region, a, b] = id.split('|');
-        return { region, prompt_variant: variant, a, b, ...pairedResult(stats[i], undefined, levels[i]) };
+        return { region, prompt_variant: variant, a, b, ...results[i] };
       });
     });
     out[variant] = { window, figures };
@@ -51,10 +53,10 @@ export function pairedViews(rows: readonly PairedRow[], window: { from: string; 
   return out;
 }
 
-/** A comparison read the other way round: B against A. */
 /** B's difference from A, in percent, given A's from B. */
 const inverse = (pct: number | null) => (pct === null ? null : 100 * (1 / (1 + pct / 100) - 1));
 
+/** A comparison read the other way round: B against A (each side's own wins swapped; a tie stays nobody's). */
 function flipped(c: ComparisonDoc): ComparisonDoc {
   const verdict: Verdict = c.verdict === 'a_faster' ? 'b_faster' : c.verdict === 'b_faster' ? 'a_faster' : c.verdict;
   return {
@@ -64,7 +66,8 @@ function flipped(c: ComparisonDoc): ComparisonDoc {
     difference_pct: inverse(c.difference_pct),
     ci_low_pct: inverse(c.ci_high_pct),
     ci_high_pct: inverse(c.ci_low_pct),
-    win_rate: c.win_rate === null ? null : 1 - c.win_rate,
+    win_rate: c.b_win_rate,
+    b_win_rate: c.win_rate,
     verdict,
   };
 }
@@ -115,4 +118,10 @@ export function verdictWords(c: ComparisonDoc, first: string, second: string): s
     default:
       return `${first} and ${second} not settled yet${c.more_ticks !== null ? `: about ${c.more_ticks.toLocaleString('en-US')} more paired ticks` : ''}`;
   }
+}
+
+/** The unit a comparison was judged in: "12 blocks of 14 h" (a block: consecutive hours, as long as their correlation needs). */
+export function unitWords(c: ComparisonDoc): string | null {
+  if (c.block_hours === null || c.blocks === 0) return null;
+  return `${c.blocks} block${c.blocks === 1 ? '' : 's'} of ${c.block_hours} h`;
 }

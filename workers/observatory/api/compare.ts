@@ -7,8 +7,8 @@ import { Hono } from 'hono';
 import type { ComparisonDoc, CompareDoc } from '../../../shared/api-types.ts';
 import { METHOD_VERSION } from '../../../shared/constants.ts';
 import { ANON_LIMITS, COMPARISONS_PER_REQUEST, PAIRED_PAGE_ROWS } from '../../../shared/config/read-limits.ts';
-import { blockOf, PAIRED_FIGURES, pairKey, type PairedFigure, type StoredBlocks } from '../../../shared/rollup/paired-hours.ts';
-import { DEFAULT_MARGIN, holmLevels, pairedResult, pairedStats, type PairBlock } from '../../../shared/stats/paired.ts';
+import { blockOf, formatOf, PAIRED_FIGURES, pairKey, type PairedFigure, type StoredBlocks } from '../../../shared/rollup/paired-hours.ts';
+import { compareFamily, DEFAULT_MARGIN, type PairBlock } from '../../../shared/stats/paired.ts';
 import { HOUR_MS } from '../../../shared/time.ts';
 import { getConfig, storedList } from '../config.ts';
 import { pairedRowsIn, pairedHoursPage } from '../db/paired.ts';
@@ -64,28 +64,32 @@ compareRoutes.get('/api/v1/compare', async (c) => {
   const series = wanted.map((x) => ({ ...x, pair: pairKey(x.a, x.b), blocks: [] as PairBlock[] }));
   for (const row of rows) {
     const parsed = JSON.parse(row.blocks) as StoredBlocks;
+    const format = formatOf(parsed);
     for (const x of series) {
       if (x.region !== row.region || x.variant !== row.prompt_variant) continue;
       const raw = parsed[x.pair];
-      if (raw) x.blocks.push(blockOf(row.hour, raw));
+      if (Array.isArray(raw)) x.blocks.push(blockOf(row.hour, raw, format));
     }
   }
   // Holm's levels from each comparison's own p-value, then each interval at its level.
-  const stats = series.map((x) => pairedStats(x.blocks, index));
-  const levels = holmLevels(stats.map((st) => st.p_value));
+  const results = compareFamily(
+    series.map((x) => x.blocks),
+    index,
+    margin,
+  );
   const comparisons: ComparisonDoc[] = wanted.map((x, i) => ({
     region: x.region,
     prompt_variant: x.variant,
     a: x.a,
     b: x.b,
-    ...pairedResult(stats[i], margin, levels[i]),
+    ...results[i],
   }));
   const doc: CompareDoc = {
     window: { from: new Date(fromHour).toISOString(), to: new Date(Math.max(fromHour, toHour)).toISOString() },
     figure,
     margin_pct: margin * 100,
     method:
-      'paired by tick: d = ln(x_A / x_B) where both succeeded; each hour a block (its median d); Hodges-Lehmann shift with the Wilcoxon signed-rank interval over the blocks, Holm-corrected across the comparisons in this answer; difference_pct = 100(e^shift - 1), negative when A is faster',
+      "paired by tick: d = ln(x_A / x_B) where both succeeded; each hour its median d; consecutive hours joined into blocks of block_hours, as long as the hours' measured autocorrelation needs (each block the mean of its hours); Hodges-Lehmann shift with the Wilcoxon signed-rank interval over the blocks, Holm-corrected across the comparisons in this answer by p-values read from the same ranks; difference_pct = 100(e^shift - 1), negative when A is faster; win_rate and b_win_rate: shares of paired ticks each side was lower on this figure (a tie counts for neither)",
     comparisons,
   };
   return c.json(doc);
@@ -116,7 +120,8 @@ compareRoutes.get('/api/v1/paired-hours', async (c) => {
   const head = {
     window: { from: new Date(from).toISOString(), to: new Date(Math.max(from, to)).toISOString() },
     figures: PAIRED_FIGURES,
-    blocks: 'pair a|b → [paired ticks, ticks A was faster, median ln(x_A/x_B) per figure]',
+    blocks:
+      'format (key "v") 2: pair a|b → per figure [paired ticks, ticks A was lower, ticks B was lower, median ln(x_A/x_B)]; rows without "v" (format 1, written before per-figure counts): pair a|b → [paired ticks, ticks A was faster, median ln(x_A/x_B) per figure], the counts TTFA\'s alone',
   };
   return storedJsonPage(head, page.rows, 'blocks', page.next);
 });

@@ -20,6 +20,15 @@ import { onlyKnown, parseWindow } from './query.ts';
 
 export const promptCacheRoutes = new Hono<ReaderEnv>();
 
+/** A stored row's block: TTFT's counts and server time's own (null on rows written before they were stored); B's wins never stored. */
+const cacheBlockOf = (r: StoredCacheRow): PairBlock => ({
+  hour: r.hour,
+  n: [r.n, r.n_server],
+  aWins: [r.wins, r.wins_server],
+  bWins: [null, null],
+  d: [r.d_ttft, r.d_server],
+});
+
 promptCacheRoutes.get('/api/v1/prompt-cache', async (c) => {
   const q = new URL(c.req.url).searchParams;
   onlyKnown(q, [...WINDOW_PARAMS, 'region', 'target', 'margin']);
@@ -73,7 +82,7 @@ promptCacheRoutes.get('/api/v1/prompt-cache', async (c) => {
     .sort((a, b) => key(a).localeCompare(key(b)))
     .map((x) => {
       const mine = byCache.get(key(x)) ?? [];
-      const blocks: PairBlock[] = mine.map((r) => ({ hour: r.hour, n: r.n, wins: r.wins, d: [r.d_ttft, r.d_server] }));
+      const blocks: PairBlock[] = mine.map(cacheBlockOf);
       const reported = mine.reduce((n, r) => n + r.reported, 0);
       const hits = mine.reduce((n, r) => n + r.hits, 0);
       const sum = mine.reduce((n, r) => n + r.cached_sum, 0);
@@ -90,7 +99,7 @@ promptCacheRoutes.get('/api/v1/prompt-cache', async (c) => {
     window: { from: new Date(fromHour).toISOString(), to: new Date(Math.max(fromHour, toHour)).toISOString() },
     margin_pct: margin * 100,
     method:
-      'paired by tick: d = ln(second pass / first pass) where both succeeded; each hour a block (its median d); Hodges-Lehmann shift with the Wilcoxon signed-rank interval over the blocks; discount_pct = 100(1 - e^shift), positive when the second pass (prefix reused) was faster',
+      "paired by tick: d = ln(second pass / first pass) where both succeeded; each hour its median d; consecutive hours joined into blocks of block_hours, as long as the hours' measured autocorrelation needs (each block the mean of its hours); Hodges-Lehmann shift with the Wilcoxon signed-rank interval over the blocks; discount_pct = 100(1 - e^shift), positive when the second pass (prefix reused) was faster; pairs and win_rate per figure",
     caches,
   };
   return c.json(doc);

@@ -17,6 +17,8 @@ export const CACHE_TABLE_SHAPE = {
     'reported',
     'hits',
     'cached_sum',
+    'n_server',
+    'wins_server',
   ],
   key: ['hour', 'region', 'target', 'prompt_variant', 'method_version'],
 } as const;
@@ -39,13 +41,15 @@ export function upsertCacheHourStatements(db: D1Database, rows: readonly CacheHo
       r.target,
       r.prompt_variant,
       r.method_version,
-      r.block.n,
-      r.block.wins,
+      r.block.n[0],
+      r.block.aWins[0],
       r.block.d[0],
       r.block.d[1],
       r.reported,
       r.hits,
       r.cached_sum,
+      r.block.n[1],
+      r.block.aWins[1],
     ),
   );
 }
@@ -68,6 +72,9 @@ export interface StoredCacheRow {
   reported: number;
   hits: number;
   cached_sum: number;
+  /** Server time's own paired ticks and second-pass wins (null on rows written before migrations/0016). */
+  n_server: number | null;
+  wins_server: number | null;
 }
 
 /** The rows of hours in [from, to) that the filter selects, in hour order, at most `limit`. */
@@ -75,7 +82,7 @@ export async function cacheRowsIn(db: D1Database, f: PeriodFilter, limit: number
   const where = periodWhere('hour', f);
   const { results } = await db
     .prepare(
-      `SELECT hour, region, target, prompt_variant, n, wins, d_ttft, d_server, reported, hits, cached_sum FROM cache_hours WHERE ${where.sql} ORDER BY hour LIMIT ?`,
+      `SELECT hour, region, target, prompt_variant, n, wins, d_ttft, d_server, reported, hits, cached_sum, n_server, wins_server FROM cache_hours WHERE ${where.sql} ORDER BY hour LIMIT ?`,
     )
     .bind(...where.params, limit)
     .all<StoredCacheRow>();
