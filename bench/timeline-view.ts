@@ -6,11 +6,11 @@
 import type { Rollup } from '../shared/rollup/rollup.ts';
 import { TIMELINE_KEYS, timelineDoc } from '../shared/rollup/timeline.ts';
 import { viewText } from '../shared/views/view-text.ts';
-import type { StoredView } from '../workers/observatory/views/view-answer.ts';
+import { storedView, type StoredView } from '../workers/observatory/views/view-answer.ts';
 
 /** The 90-day timeline of these rows (daily rows) as the builder stores it. */
 export function timelineView(rows: Rollup[], from: number, to: number): StoredView {
   const doc = timelineDoc(rows, { from, to, resolution: 'day' }, false, 2);
   const text = viewText(doc as unknown as Record<string, unknown>, { field: 'series', keys: TIMELINE_KEYS });
-  return { name: 'timeline/90d', text, hash: '0123456789abcdef', builtAt: to };
+  return storedView({ name: 'timeline/90d', text, hash: '0123456789abcdef', builtAt: to });
 }

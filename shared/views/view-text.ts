@@ -45,24 +45,33 @@ export function viewText(doc: Record<string, unknown>, list: ViewList): string {
  * gives ["apac", "a"]. Null when the line does not start that way (a value that is not a plain string).
  */
 export function leadingKeys(line: string, n: number): string[] | null {
-  const out: string[] = [];
-  let at = 1; // past the opening brace
+  const out = new Array<string>(n);
+  return leadingKeysAt(line, 0, n, out) ? out : null;
+}
+
+/**
+ * The same read in place, from text[start] (a line of a view, not cut out of it), into `out`: false when the line
+ * does not start with `n` plain string values.
+ */
+function leadingKeysAt(text: string, start: number, n: number, out: string[]): boolean {
+  if (text.charCodeAt(start) !== 123) return false; // {
+  let at = start + 1;
   for (let k = 0; k < n; k++) {
-    if (line.charCodeAt(at) !== 34) return null; // "
-    const nameEnd = line.indexOf('"', at + 1);
-    if (nameEnd < 0 || line.charCodeAt(nameEnd + 1) !== 58 || line.charCodeAt(nameEnd + 2) !== 34) return null; // :"
-    const valueEnd = line.indexOf('"', nameEnd + 3);
-    if (valueEnd < 0) return null;
-    const value = line.slice(nameEnd + 3, valueEnd);
-    if (value.includes('\\')) return null;
-    out.push(value);
+    if (text.charCodeAt(at) !== 34) return false; // "
+    const nameEnd = text.indexOf('"', at + 1);
+    if (nameEnd < 0 || text.charCodeAt(nameEnd + 1) !== 58 || text.charCodeAt(nameEnd + 2) !== 34) return false; // :"
+    const valueEnd = text.indexOf('"', nameEnd + 3);
+    if (valueEnd < 0) return false;
+    const value = text.slice(nameEnd + 3, valueEnd);
+    if (value.includes('\\')) return false;
+    out[k] = value;
     at = valueEnd + 1;
-    const next = line.charCodeAt(at);
+    const next = text.charCodeAt(at);
     if (next === 44)
       at++; // ,
-    else if (next !== 125 || k < n - 1) return null; // }
+    else if (next !== 125 || k < n - 1) return false; // }
   }
-  return out;
+  return true;
 }
 
 /** Which elements a request keeps: for each key position, the values allowed (absent: any). */
@@ -77,15 +86,18 @@ export function filterViewText(text: string, keyCount: number, keep: (keys: read
   const close = text.lastIndexOf('\n');
   if (open < 0 || close < open) throw new ViewTextError('not a view text: no line of its list');
   const kept: string[] = [];
+  // One array for every line's keys (`keep` reads them, never keeps them); a line is cut out only when kept.
+  const keys = new Array<string>(keyCount);
   let start = open + 1;
   while (start < close) {
     let end = text.indexOf('\n', start);
     if (end < 0 || end > close) end = close;
+    if (!leadingKeysAt(text, start, keyCount, keys))
+      throw new ViewTextError(
+        `a line of the view does not start with its ${keyCount} keys: ${text.slice(start, Math.min(end, start + 120))}`,
+      );
     // Each element line but the last ends with the comma that separates it from the next.
-    const line = text.charCodeAt(end - 1) === 44 ? text.slice(start, end - 1) : text.slice(start, end);
-    const keys = leadingKeys(line, keyCount);
-    if (keys === null) throw new ViewTextError(`a line of the view does not start with its ${keyCount} keys: ${line.slice(0, 120)}`);
-    if (keep(keys)) kept.push(line);
+    if (keep(keys)) kept.push(text.slice(start, text.charCodeAt(end - 1) === 44 ? end - 1 : end));
     start = end + 1;
   }
   const head = text.slice(0, open + 1);

@@ -13,10 +13,15 @@ export const STALE_S = 300;
 /** What a view's answers are unless it says otherwise. */
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
-/** A view as read: its text, its content's hash (the ETag), when it was built and what its answers are. */
+/**
+ * A view as read: its bytes as stored (what a whole answer sends as they are, with no encoding), its text (decoded
+ * once, the first time a request narrows it), its content's hash (the ETag), when it was built and what its answers
+ * are.
+ */
 export interface StoredView {
   name: string;
-  text: string;
+  bytes: Uint8Array;
+  readonly text: string;
   /** Hex SHA-256 of the text, cut to 16 characters. */
   hash: string;
   /** When the builder made it (epoch ms). */
@@ -25,11 +30,33 @@ export interface StoredView {
   contentType?: string;
 }
 
+/** A stored view of these bytes or this text; the other is made when first asked for, and kept. */
+export function storedView(
+  fields: Pick<StoredView, 'name' | 'hash' | 'builtAt' | 'contentType'> & ({ bytes: Uint8Array } | { text: string }),
+): StoredView {
+  let bytes = 'bytes' in fields ? fields.bytes : undefined;
+  let text = 'text' in fields ? fields.text : undefined;
+  return {
+    name: fields.name,
+    hash: fields.hash,
+    builtAt: fields.builtAt,
+    ...(fields.contentType ? { contentType: fields.contentType } : {}),
+    get bytes() {
+      bytes ??= new TextEncoder().encode(text);
+      return bytes;
+    },
+    get text() {
+      text ??= new TextDecoder().decode(bytes);
+      return text;
+    },
+  };
+}
+
 export interface ViewAnswer {
   status: 200 | 304;
   headers: Record<string, string>;
-  /** Null for a 304 and for HEAD. */
-  body: string | null;
+  /** Null for a 304 and for HEAD; a whole view's bytes as stored; a narrowed view's text. */
+  body: Uint8Array | string | null;
 }
 
 export function viewAnswer(view: StoredView, match: ViewMatch, method: string, ifNoneMatch: string | null, now: number): ViewAnswer {
@@ -45,7 +72,7 @@ export function viewAnswer(view: StoredView, match: ViewMatch, method: string, i
   };
   if (matchesEtag(ifNoneMatch, etag)) return { status: 304, headers, body: null };
   if (method === 'HEAD') return { status: 200, headers, body: null };
-  const body = match.filter ? filterViewText(view.text, match.filter.keys, match.filter.keep) : view.text;
+  const body = match.filter ? filterViewText(view.text, match.filter.keys, match.filter.keep) : view.bytes;
   return { status: 200, headers, body };
 }
 

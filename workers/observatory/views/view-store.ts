@@ -8,7 +8,7 @@
  * crowd of readers costs about one R2 read per view, isolate and MEMORY_MS, not one per request.
  */
 import { SECOND_MS } from '../../../shared/time.ts';
-import { JSON_CONTENT_TYPE, type StoredView } from './view-answer.ts';
+import { JSON_CONTENT_TYPE, storedView, type StoredView } from './view-answer.ts';
 
 export const VIEW_PREFIX = 'views/';
 export const viewKey = (name: string) => `${VIEW_PREFIX}${name}.json`;
@@ -39,7 +39,7 @@ export async function writeView(
     httpMetadata: { contentType },
     customMetadata: { hash, built_at: String(builtAt) },
   });
-  return { name, text, hash, builtAt, contentType };
+  return storedView({ name, text, hash, builtAt, contentType });
 }
 
 interface Remembered {
@@ -54,7 +54,7 @@ let memoryBytes = 0;
 function remember(view: StoredView, etag: string, now: number): void {
   forget(view.name);
   memory.set(view.name, { view, etag, readAt: now });
-  memoryBytes += view.text.length;
+  memoryBytes += view.bytes.byteLength;
   // The least recently read go first.
   for (const [name] of memory) {
     if (memoryBytes <= MEMORY_BYTES) break;
@@ -65,7 +65,7 @@ function remember(view: StoredView, etag: string, now: number): void {
 function forget(name: string): void {
   const had = memory.get(name);
   if (!had) return;
-  memoryBytes -= had.view.text.length;
+  memoryBytes -= had.view.bytes.byteLength;
   memory.delete(name);
 }
 
@@ -88,18 +88,19 @@ export async function readView(bucket: R2Bucket, name: string, now: number): Pro
   }
   if (!('body' in object)) {
     const meta = object.customMetadata ?? {};
-    const view = { ...had!.view, builtAt: Number(meta.built_at ?? had!.view.builtAt) };
+    const before = had!.view;
+    const view = storedView({ ...before, bytes: before.bytes, builtAt: Number(meta.built_at ?? before.builtAt) });
     remember(view, object.etag, now);
     return view;
   }
   const meta = object.customMetadata ?? {};
-  const view: StoredView = {
+  const view = storedView({
     name,
-    text: await (object as R2ObjectBody).text(),
+    bytes: new Uint8Array(await (object as R2ObjectBody).arrayBuffer()),
     hash: meta.hash ?? object.etag,
     builtAt: Number(meta.built_at ?? 0),
     contentType: object.httpMetadata?.contentType ?? JSON_CONTENT_TYPE,
-  };
+  });
   remember(view, object.etag, now);
   return view;
 }
