@@ -5,23 +5,21 @@
  * site build both answer windows this way.
  */
 import { percentileWithCiAt } from '../stats/percentile-ci.ts';
-import { emptyHistogram, HistogramSum, rankReader, type ExpHistogram } from '../stats/exp-histogram.ts';
+import { HistogramSum } from '../stats/histogram-sum.ts';
+import { mergeRollups, type Rollup } from './rollup.ts';
 import {
-  mergeRollups,
-  SPLIT_METRICS,
-  STORED_HISTOGRAM,
-  type Rollup,
-  type RollupMetric,
-  type SplitMetric,
-  type WithStoredHistograms,
-} from './rollup.ts';
-
+  FigureGroups,
+  FigureSums,
+  type FigureGroup,
+  type RollupFigure,
+  type RollupGroupColumn,
+  type StoredFiguresRow,
+} from './figure-sums.ts';
 import type { PercentileFields, PercentileGroup } from '../api-types.ts';
 
 export { PERCENTILE_NAMES, PERCENTILES } from '../stats/percentile.ts';
 import { PERCENTILE_NAMES } from '../stats/percentile.ts';
-export type RollupFigure = RollupMetric | SplitMetric;
-export type RollupGroupColumn = 'region' | 'target' | 'prompt_variant' | 'split_source';
+export type { RollupFigure, RollupGroupColumn, StoredFiguresRow } from './figure-sums.ts';
 /** One group's answer (shared/api-types.ts PercentileGroup): both the raw and the rollup paths build it. */
 export type GroupRecord = PercentileGroup;
 /** A group's key: the values of the columns it is grouped by. */
@@ -57,71 +55,11 @@ export function mergeGroups(rows: Iterable<Rollup>, by: readonly RollupGroupColu
   return [...groups.values()];
 }
 
-/** One group's sums for one figure: counts, and the figure's histogram (per split_source for a split part). */
-interface FigureGroup {
-  key: Record<string, string>;
-  probes: number;
-  successes: number;
-  histograms: Map<string | null, HistogramSum>;
-}
-
-type GroupKeyColumn = Exclude<RollupGroupColumn, 'split_source'>;
-
-type CountedRow = Record<GroupKeyColumn, string> & { probes: number; successes: number };
-
-/** The groups of `by`, each made on its first row, by the row's key columns. */
-class Groups {
-  private readonly columns: GroupKeyColumn[];
-  private readonly byId = new Map<string, FigureGroup>();
-
-  constructor(by: readonly RollupGroupColumn[]) {
-    this.columns = by.filter((c): c is GroupKeyColumn => c !== 'split_source');
-  }
-
-  /** The row's group, its counts added. */
-  of(row: CountedRow): FigureGroup {
-    const id = this.columns.length === 1 ? row[this.columns[0]] : this.columns.map((c) => row[c]).join('\u0000');
-    let g = this.byId.get(id);
-    if (!g)
-      this.byId.set(
-        id,
-        (g = { key: Object.fromEntries(this.columns.map((c) => [c, row[c]])), probes: 0, successes: 0, histograms: new Map() }),
-      );
-    g.probes += row.probes;
-    g.successes += row.successes;
-    return g;
-  }
-
-  all(): FigureGroup[] {
-    return [...this.byId.values()];
-  }
-}
-
-const sumIn = (g: FigureGroup, source: string | null): HistogramSum =>
-  g.histograms.get(source) ?? g.histograms.set(source, new HistogramSum()).get(source)!;
-
 /**
- * The rows summed per group of `by` for one figure only, each histogram added in place: a long window
- * is thousands of rows, and merging every figure of each row into a fresh copy cost seconds of CPU.
+ * What a reader of one figure needs of stored rollup rows: their key, their counts, and that figure's
+ * stored bytes: one row's, or several rows' one after another with their counts summed (a GROUP BY with
+ * group_concat: workers/observatory/db/rollups.ts), which D1 hands over as fewer, longer values.
  */
-function sumFigure(rows: Iterable<Rollup>, metric: RollupFigure, by: readonly RollupGroupColumn[]): FigureGroup[] {
-  const isSplit = (SPLIT_METRICS as readonly string[]).includes(metric);
-  const groups = new Groups(by);
-  for (const r of rows) {
-    const g = groups.of(r);
-    if (!isSplit) {
-      // Straight from the stored bytes when the row came from D1 (no decoded copy per row).
-      const stored = (r.histograms as WithStoredHistograms)[STORED_HISTOGRAM]?.(metric as RollupMetric);
-      if (stored) sumIn(g, null).addEncoded(stored);
-      else sumIn(g, null).add(r.histograms[metric as RollupMetric]);
-      continue;
-    }
-    for (const [source, p] of r.split) sumIn(g, source).add(p[metric as SplitMetric]);
-  }
-  return groups.all();
-}
-
-/** What a reader of one figure needs of a stored rollup row: its key, its counts, and that figure's stored bytes. */
 export interface StoredFigureRow {
   region: string;
   target: string;
@@ -133,7 +71,37 @@ export interface StoredFigureRow {
 
 /** p50/p90/p95/p99 with intervals, n, samples and error rate per group; the split's parts per split_source. */
 export function rollupPercentileGroups(rows: Iterable<Rollup>, metric: RollupFigure, by: readonly RollupGroupColumn[]): GroupRecord[] {
-  return recordsOf(sumFigure(rows, metric, by), (SPLIT_METRICS as readonly string[]).includes(metric), by);
+  return rollupPercentileGroupsByFigure(rows, [metric], by).get(metric)!;
+}
+
+/**
+ * rollupPercentileGroups for several figures at once, from one pass over the rows: for each figure asked,
+ * exactly what rollupPercentileGroups(rows, figure, by) gives, in a Map in the order asked. A reader of many
+ * figures over one window (every public view of an hour) finds each row's group once and reads its split once.
+ */
+export function rollupPercentileGroupsByFigure(
+  rows: Iterable<Rollup>,
+  figures: readonly RollupFigure[],
+  by: readonly RollupGroupColumn[],
+): Map<RollupFigure, GroupRecord[]> {
+  const sums = new FigureSums(figures, by);
+  for (const r of rows) sums.addRollup(r);
+  return recordsByFigure(sums, figures, by);
+}
+
+/**
+ * The same from stored rows (StoredFiguresRow: each column one or more rows' bytes one after another, as
+ * db/rollups.ts figuresCovering reads them), for every figure asked at once: what rollupPercentileGroups gives
+ * over the rollups those rows hold. The cheapest way to every figure of a window (bench/duties.ts).
+ */
+export function storedPercentileGroupsByFigure(
+  rows: Iterable<StoredFiguresRow>,
+  figures: readonly RollupFigure[],
+  by: readonly RollupGroupColumn[],
+): Map<RollupFigure, GroupRecord[]> {
+  const sums = new FigureSums(figures, by);
+  for (const r of rows) sums.addStored(r);
+  return recordsByFigure(sums, figures, by);
 }
 
 /**
@@ -141,27 +109,41 @@ export function rollupPercentileGroups(rows: Iterable<Rollup>, metric: RollupFig
  * bytes added to its group's sum, so a free-plan request merges thousands of rows (bench/duties.ts).
  */
 export function storedFigurePercentileGroups(rows: Iterable<StoredFigureRow>, by: readonly RollupGroupColumn[]): GroupRecord[] {
-  const groups = new Groups(by);
-  for (const r of rows) sumIn(groups.of(r), null).addEncoded(r.figure);
-  return recordsOf(groups.all(), false, by);
+  const groups = new FigureGroups(by, 1);
+  for (const r of rows) groups.of(r).columns[0].addEncodedRun(r.figure);
+  return recordsOf(groups.all(), by, (g) => [[null, g.columns[0]]]);
 }
 
-function recordsOf(groups: FigureGroup[], isSplit: boolean, by: readonly RollupGroupColumn[]): GroupRecord[] {
+function recordsByFigure(
+  sums: FigureSums,
+  figures: readonly RollupFigure[],
+  by: readonly RollupGroupColumn[],
+): Map<RollupFigure, GroupRecord[]> {
+  const out = new Map<RollupFigure, GroupRecord[]>();
+  for (const f of figures) if (!out.has(f)) out.set(f, recordsOf(sums.all(), by, sums.sumsOf(f)));
+  return out;
+}
+
+/** Each group's records: one per (split_source, sum) `sumsOf` gives, percentiles read from the dense sums. */
+function recordsOf(
+  groups: FigureGroup[],
+  by: readonly RollupGroupColumn[],
+  sumsOf: (g: FigureGroup) => Array<[string | null, HistogramSum]>,
+): GroupRecord[] {
   const out: GroupRecord[] = [];
+  const bySource = by.includes('split_source');
   for (const g of groups) {
     const errors = g.probes - g.successes;
     const base = { samples: g.probes, errors, error_rate: g.probes ? errors / g.probes : null };
-    const histograms: Array<[string | null, ExpHistogram]> = isSplit
-      ? [...g.histograms.entries()].map(([source, sum]) => [source, sum.toHistogram()])
-      : [[null, g.histograms.get(null)?.toHistogram() ?? emptyHistogram()]];
-    if (by.includes('split_source') && histograms.length === 0) histograms.push([null, emptyHistogram()]);
-    for (const [source, h] of histograms) {
+    const sums = sumsOf(g);
+    if (bySource && sums.length === 0) sums.push([null, new HistogramSum()]);
+    for (const [source, sum] of sums) {
       out.push({
         ...(g.key as GroupKey),
-        ...(by.includes('split_source') ? { split_source: source } : {}),
-        n: h.count,
+        ...(bySource ? { split_source: source } : {}),
+        n: sum.count,
         ...base,
-        ...percentileFields(h.count, rankReader(h)),
+        ...percentileFields(sum.count, sum.rankReader()),
       });
     }
   }

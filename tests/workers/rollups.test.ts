@@ -43,7 +43,8 @@ import {
 import { ROLLUP_PAGE_ROWS, PERCENTILE_ROW_UNITS, percentileRowUnits } from '../../shared/config/read-limits.ts';
 import { deleteArchivedRollupDays } from '../../workers/observatory/db/archive.ts';
 import { meterD1 } from '../../workers/observatory/db/meter.ts';
-import { HISTOGRAM_RELATIVE_ERROR, encodeHistogram, quantile, sumOf } from '../../shared/stats/exp-histogram.ts';
+import { HISTOGRAM_RELATIVE_ERROR, quantile, sumOf } from '../../shared/stats/exp-histogram.ts';
+import { encodeHistogram } from '../../shared/stats/histogram-bytes.ts';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { percentile } from '../../shared/stats/percentile.ts';
 import { rollupPercentileGroups } from '../../shared/rollup/percentiles.ts';
