@@ -5,13 +5,13 @@ import { METRIC_FIELDS, type MetricField } from '../../../shared/sample-fields.t
 import { ROLLUP_METRICS, SPLIT_METRICS, type RollupMetric } from '../../../shared/rollup/rollup.ts';
 import {
   PERCENTILES,
-  rollupPercentileGroups,
   sortGroups,
   storedFigurePercentileGroups,
+  storedPercentileGroupsByFigure,
   type RollupFigure,
   type RollupGroupColumn,
 } from '../../../shared/rollup/percentiles.ts';
-import { figureRowsCovering, rollupsCovering, type RollupFilter } from '../db/rollups.ts';
+import { figureRowsCovering, figuresCovering, type RollupFilter } from '../db/rollups.ts';
 
 export { PERCENTILES };
 /** What percentiles can be grouped by; `served_by` (where the vendor answered) from raw samples only: the rollups do not keep it. */
@@ -98,5 +98,5 @@ export async function percentileGroupsFromRollups(
   // A figure of its own column: only that column read and summed. A split part lives in the split's column, per source.
   if ((ROLLUP_METRICS as readonly string[]).includes(metric))
     return storedFigurePercentileGroups(await figureRowsCovering(db, f, metric as RollupMetric), by);
-  return rollupPercentileGroups(await rollupsCovering(db, f), metric as RollupFigure, by);
+  return storedPercentileGroupsByFigure(await figuresCovering(db, f, ['split']), [metric as RollupFigure], by).get(metric as RollupFigure)!;
 }

@@ -15,7 +15,7 @@ import {
   type RollupSample,
 } from '../../../shared/rollup/rollup.ts';
 import { blobBytes, bodyValues, fromRollupRow } from './rollup-row.ts';
-import type { StoredFigureRow } from '../../../shared/rollup/percentiles.ts';
+import type { StoredFigureRow, StoredFiguresRow } from '../../../shared/rollup/percentiles.ts';
 import type { CacheSample } from '../../../shared/rollup/cache-hours.ts';
 
 const SAMPLE_COLUMNS_READ = [
@@ -48,6 +48,10 @@ const KEY = ['hour', 'region', 'target', 'prompt_variant', 'method_version'];
 
 const TOTAL_COLUMNS = ROLLUP_COLUMNS.filter((c) => c !== 'hour');
 const TOTAL_KEY = KEY.filter((c) => c !== 'hour');
+/** The totals' columns as read: each histogram as hex text, which costs the Worker far less to receive than D1's array of numbers. */
+const TOTAL_SELECT = TOTAL_COLUMNS.map((c) =>
+  (ROLLUP_METRICS as readonly string[]).includes(c) || c === 'split' ? `hex(${c}) AS ${c}` : c,
+).join(', ');
 const UPSERT_TOTAL = `INSERT INTO rollup_totals (${TOTAL_COLUMNS.join(', ')}) VALUES (${TOTAL_COLUMNS.map(() => '?').join(', ')})
   ON CONFLICT (${TOTAL_KEY.join(', ')}) DO UPDATE SET ${TOTAL_COLUMNS.filter((c) => !TOTAL_KEY.includes(c))
     .map((c) => `${c} = excluded.${c}`)
@@ -196,25 +200,56 @@ export async function rollupsCovering(db: D1Database, f: RollupFilter): Promise<
 }
 
 /**
- * The same rows, of one figure only: each row's key, counts and that figure's stored bytes, for a reader
- * that merges nothing else (percentiles).
+ * Periods whose stored bytes one row of figuresCovering joins: few enough that the joined text of the widest
+ * column stays far below D1's 2,000,000-byte limit on a value (16 days of a histogram of a thousand buckets is
+ * about 80 kB of hex), many enough that a long window comes back as a few long values per pair, not a row a day.
  */
-export async function figureRowsCovering(db: D1Database, f: RollupFilter, metric: RollupMetric): Promise<StoredFigureRow[]> {
-  // `metric` goes into the SQL: one of ROLLUP_METRICS, never text from a request.
-  if (!ROLLUP_METRICS.includes(metric)) throw new Error(`no rollup figure ${metric}`);
+const PERIODS_PER_JOIN = 16;
+
+/**
+ * The rows covering whole hours [fromHour, toHour) (coveringParts), for readers that merge them (percentiles,
+ * the public views): per region × target × variant and run of PERIODS_PER_JOIN periods, the counts summed and
+ * each column asked for as its rows' stored bytes one after another (group_concat of hex(): D1 hands a
+ * BLOB over as a JSON array of numbers, whose parsing cost the Worker several times the merge; hex text it
+ * copies). What the rows hold is merged by addition, so the order group_concat takes them in does not matter.
+ */
+export async function figuresCovering(
+  db: D1Database,
+  f: RollupFilter,
+  columns: ReadonlyArray<RollupMetric | 'split'>,
+): Promise<StoredFiguresRow[]> {
+  // The columns go into the SQL: each one of ROLLUP_METRICS or the split, never text from a request.
+  for (const c of columns) if (c !== 'split' && !ROLLUP_METRICS.includes(c)) throw new Error(`no rollup column ${c}`);
   const parts = await Promise.all(
     coveringParts(f).map(async (part) => {
       const t = TABLES[part.resolution!];
       const where = whereOf(t, part);
+      const joined = columns.map((c) => `group_concat(hex(${c}), '') AS ${c}`).join(', ');
       const { results } = await db
-        .prepare(`SELECT region, target, prompt_variant, probes, successes, ${metric} AS figure FROM ${t.table} WHERE ${where.sql}`)
+        // The run's length in the SQL as an integer (a bound number may be taken as a real, splitting no run).
+        .prepare(
+          `SELECT region, target, prompt_variant, SUM(probes) AS probes, SUM(successes) AS successes, ${joined} FROM ${t.table} WHERE ${where.sql} GROUP BY region, target, prompt_variant, ${t.period} / ${PERIODS_PER_JOIN * (t.period === 'hour' ? HOUR_MS : DAY_MS)}`,
+        )
         .bind(...where.params)
         .all<Record<string, unknown>>();
-      for (const r of results) r.figure = blobBytes(r.figure);
-      return results as unknown as StoredFigureRow[];
+      return results.map(
+        (r): StoredFiguresRow => ({
+          region: String(r.region),
+          target: String(r.target),
+          prompt_variant: String(r.prompt_variant),
+          probes: Number(r.probes),
+          successes: Number(r.successes),
+          columns: Object.fromEntries(columns.map((c) => [c, blobBytes(r[c])])),
+        }),
+      );
     }),
   );
   return parts.flat();
+}
+
+/** The same, of one figure only: each row's key, counts and that figure's stored bytes (percentiles of one figure). */
+export async function figureRowsCovering(db: D1Database, f: RollupFilter, metric: RollupMetric): Promise<StoredFigureRow[]> {
+  return (await figuresCovering(db, f, [metric])).map(({ columns, ...key }) => ({ ...key, figure: columns[metric]! }));
 }
 
 /** One region's rows of one hour: a seek on the key's first two columns, reading only those rows. */
@@ -240,7 +275,7 @@ export async function rollupTotals(db: D1Database, filter: { regions?: string[];
     params.push(filter.methodVersion);
   }
   const { results } = await db
-    .prepare(`SELECT ${TOTAL_COLUMNS.join(', ')} FROM rollup_totals WHERE ${clauses.join(' AND ')} ORDER BY ${TOTAL_KEY.join(', ')}`)
+    .prepare(`SELECT ${TOTAL_SELECT} FROM rollup_totals WHERE ${clauses.join(' AND ')} ORDER BY ${TOTAL_KEY.join(', ')}`)
     .bind(...params)
     .all<Record<string, unknown>>();
   return results.map(fromRollupRow);
