@@ -42,3 +42,44 @@ export function hexToBytesHere(text: string): Uint8Array {
   }
   return out;
 }
+
+const utf8 = new TextDecoder();
+
+/**
+ * Short UTF-8 texts (names: targets, variants, split sources) by their bytes, each decoded once: a long
+ * window's rows name the same few hundred things thousands of times. Holds at most `capacity` texts,
+ * then starts over (a name is decoded again, never wrong).
+ */
+export class TextCache {
+  private readonly byHash = new Map<number, Array<{ bytes: Uint8Array; text: string }>>();
+  private size = 0;
+  private readonly capacity: number;
+
+  constructor(capacity: number) {
+    this.capacity = capacity;
+  }
+
+  /** The text of bytes[start, end). */
+  textOf(bytes: Uint8Array, start: number, end: number): string {
+    // FNV-1a over the bytes: a name's few bytes, no string made to look it up.
+    let hash = 0x811c9dc5;
+    for (let i = start; i < end; i++) hash = Math.imul(hash ^ bytes[i], 0x01000193);
+    const known = this.byHash.get(hash);
+    if (known)
+      found: for (const k of known) {
+        if (k.bytes.length !== end - start) continue;
+        for (let i = 0; i < k.bytes.length; i++) if (k.bytes[i] !== bytes[start + i]) continue found;
+        return k.text;
+      }
+    const text = utf8.decode(bytes.subarray(start, end));
+    if (this.size >= this.capacity) {
+      this.byHash.clear();
+      this.size = 0;
+    }
+    const entry = { bytes: bytes.slice(start, end), text };
+    if (known && this.byHash.has(hash)) known.push(entry);
+    else this.byHash.set(hash, [entry]);
+    this.size++;
+    return text;
+  }
+}

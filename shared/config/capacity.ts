@@ -17,7 +17,6 @@ import {
   PROFILE_PAGE_ROWS,
   PERCENTILE_ROW_UNITS,
   ROLLUP_PAGE_ROWS,
-  ROWS_READ_PER_GROUPED_ROW,
   SITE_BURST_RUNS,
   SITE_PAIRED_DAYS,
   SITE_PROFILE_DAYS,
@@ -97,8 +96,8 @@ export function rollupPages(periods: number, pairs: number): number {
 }
 /** GET /metrics reads each pair's running total once. */
 export const METRICS_READS_PER_PAIR = 1;
-/** An API percentile query over 7 days from rollups: 6 daily rows and up to 47 hourly ones per pair, at most, each read twice (grouped). */
-export const API_REQUEST_READS_PER_PAIR = (6 + 47) * ROWS_READ_PER_GROUPED_ROW;
+/** An API percentile query over 7 days from rollups: 6 daily rows and up to 47 hourly ones per pair, at most. */
+export const API_REQUEST_READS_PER_PAIR = 6 + 47;
 /**
  * A region's status evaluation of a tick seeks each tick of the rules' lookback on (tick_id, region):
  * its own samples, and at most STATUS_READS_PER_SEEK more rows a seek; once an hour its baseline
@@ -514,11 +513,9 @@ export function anonymousRowBound(config: ObservatoryConfig): { rows: number; re
     },
     // A page of rollups: its rows and the one past its end, or one period that holds more rows than a page.
     { rows: Math.max(ROLLUP_PAGE_ROWS.base64, perTick) + 1, request: 'a page of rollups' },
-    // Percentiles from rollups: no more than one request may merge (PERCENTILE_ROW_UNITS, an hourly row HOURLY_ROW_UNITS), each row read twice (grouped).
+    // Percentiles from rollups: on the free plan no more than one request may merge (PERCENTILE_ROW_UNITS, an hourly row a quarter).
     {
-      rows:
-        ROWS_READ_PER_GROUPED_ROW *
-        Math.min(PERCENTILE_ROW_UNITS[config.plan] / HOURLY_ROW_UNITS, (ANON_LIMITS.maxWindowDays + 46 / HOURS_PER_DAY) * perTick),
+      rows: Math.min(PERCENTILE_ROW_UNITS[config.plan] / HOURLY_ROW_UNITS, (ANON_LIMITS.maxWindowDays + 46 / HOURS_PER_DAY) * perTick),
       request: `percentiles from rollups over up to ${ANON_LIMITS.maxWindowDays} days`,
     },
     {

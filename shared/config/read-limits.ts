@@ -22,12 +22,6 @@ export const ROLLUP_PAGE_ROWS = { base64: 120, json: 15 } as const;
  */
 export const PERCENTILE_ROW_UNITS = { free: 800, paid: 1_000_000 } as const;
 export const HOURLY_ROW_UNITS = 0.5;
-/**
- * D1 rows read per rollup row a percentile request merges: it reads the rows grouped per pair (db/rollups.ts
- * figuresCovering: GROUP BY with group_concat, so D1 hands the Worker a few long values, not a row a day), and
- * D1 counts each row twice, from its table and from the sorter SQLite groups in (tests/workers/rollups.test.ts).
- */
-export const ROWS_READ_PER_GROUPED_ROW = 2;
 
 /** Rollup rows per pair a window of whole hours [fromHour, toHour) is answered from: daily rows for whole UTC days, hourly rows at its edges. */
 export function rollupRowsCovering(fromHour: number, toHour: number): { daily: number; hourly: number } {

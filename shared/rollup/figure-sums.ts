@@ -5,9 +5,10 @@
  * without decoding the parts not asked for. percentiles.ts reads the percentiles from the sums.
  */
 import { HistogramSum } from '../stats/histogram-sum.ts';
+import { addOneInto } from '../stats/histogram-bytes.ts';
+import { readPackedKey, type PackedColumn, type PackedKey, type PackedRollupRows } from './packed-rows.ts';
 import {
   readSplit,
-  readSplitRun,
   SPLIT_METRICS,
   STORED_HISTOGRAM,
   type Rollup,
@@ -20,15 +21,6 @@ export type RollupFigure = RollupMetric | SplitMetric;
 export type RollupGroupColumn = 'region' | 'target' | 'prompt_variant' | 'split_source';
 type GroupKeyColumn = Exclude<RollupGroupColumn, 'split_source'>;
 type CountedRow = Record<GroupKeyColumn, string> & { probes: number; successes: number };
-
-/**
- * Stored rollup rows of a pair as a reader of several figures gets them: the key, the counts, and each
- * column's stored bytes (a figure's, or `split`): one row's, or several rows' one after another with their
- * counts summed (a GROUP BY with group_concat: workers/observatory/db/rollups.ts figuresCovering).
- */
-export interface StoredFiguresRow extends CountedRow {
-  columns: Partial<Record<RollupMetric | 'split', Uint8Array>>;
-}
 
 /** One group's counts and sums: per figure of its own column, and per split source for the split's parts. */
 export interface FigureGroup {
@@ -128,13 +120,22 @@ export class FigureSums {
       }
   }
 
-  /** Stored rows (each column one or more rows' bytes one after another); throws on a column asked for that the row lacks. */
-  addStored(r: StoredFiguresRow): void {
-    const g = this.groups.of(r);
-    for (let f = 0; f < this.columnFigures.length; f++) g.columns[f].addEncodedRun(columnOf(r, this.columnFigures[f]));
-    if (this.splitParts === 0) return;
-    const splitBytes = columnOf(r, 'split');
-    readSplitRun(splitBytes, this.splitVisitor(g, splitBytes));
+  /** The columns a packed read must hold for these sums, in the order they are read (packed-rows.ts). */
+  get packedColumns(): PackedColumn[] {
+    return [...this.columnFigures, ...(this.splitParts > 0 ? (['split'] as const) : [])];
+  }
+
+  /** A region's packed rows (packed-rows.ts), holding `packedColumns` in their order; throws on bytes that do not. */
+  addPacked(rows: PackedRollupRows): void {
+    const { bytes, region } = rows;
+    const key = PACKED_ROW;
+    key.region = region;
+    for (let p = 0; p < bytes.length; ) {
+      p = readPackedKey(bytes, p, key);
+      const g = this.groups.of(key);
+      for (let f = 0; f < this.columnFigures.length; f++) p = addOneInto(g.columns[f], bytes, p, bytes.length);
+      if (this.splitParts > 0) p = readSplit(bytes, this.splitVisitor(g, bytes), p);
+    }
   }
 
   all(): FigureGroup[] {
@@ -167,8 +168,5 @@ export class FigureSums {
   }
 }
 
-function columnOf(r: StoredFiguresRow, column: RollupMetric | 'split'): Uint8Array {
-  const bytes = r.columns[column];
-  if (!bytes) throw new Error(`stored row of ${r.region} × ${r.target} × ${r.prompt_variant} has no ${column} column`);
-  return bytes;
-}
+/** The key of the packed row being read (one object for every row: FigureGroups.of copies what it keeps). */
+const PACKED_ROW: PackedKey & CountedRow = { region: '', target: '', prompt_variant: '', probes: 0, successes: 0 };

@@ -6,20 +6,15 @@
  */
 import { percentileWithCiAt } from '../stats/percentile-ci.ts';
 import { HistogramSum } from '../stats/histogram-sum.ts';
-import { mergeRollups, type Rollup } from './rollup.ts';
-import {
-  FigureGroups,
-  FigureSums,
-  type FigureGroup,
-  type RollupFigure,
-  type RollupGroupColumn,
-  type StoredFiguresRow,
-} from './figure-sums.ts';
+import { mergeRollups, SPLIT_METRICS, type Rollup } from './rollup.ts';
+import { FigureGroups, FigureSums, type FigureGroup, type RollupFigure, type RollupGroupColumn } from './figure-sums.ts';
+import type { PackedColumn, PackedRollupRows } from './packed-rows.ts';
 import type { PercentileFields, PercentileGroup } from '../api-types.ts';
 
 export { PERCENTILE_NAMES, PERCENTILES } from '../stats/percentile.ts';
 import { PERCENTILE_NAMES } from '../stats/percentile.ts';
-export type { RollupFigure, RollupGroupColumn, StoredFiguresRow } from './figure-sums.ts';
+export type { RollupFigure, RollupGroupColumn } from './figure-sums.ts';
+export type { PackedColumn, PackedRollupRows } from './packed-rows.ts';
 /** One group's answer (shared/api-types.ts PercentileGroup): both the raw and the rollup paths build it. */
 export type GroupRecord = PercentileGroup;
 /** A group's key: the values of the columns it is grouped by. */
@@ -56,9 +51,7 @@ export function mergeGroups(rows: Iterable<Rollup>, by: readonly RollupGroupColu
 }
 
 /**
- * What a reader of one figure needs of stored rollup rows: their key, their counts, and that figure's
- * stored bytes: one row's, or several rows' one after another with their counts summed (a GROUP BY with
- * group_concat: workers/observatory/db/rollups.ts), which D1 hands over as fewer, longer values.
+ * What a reader of one figure needs of a stored rollup row: its key, its counts, and that figure's stored bytes.
  */
 export interface StoredFigureRow {
   region: string;
@@ -76,32 +69,84 @@ export function rollupPercentileGroups(rows: Iterable<Rollup>, metric: RollupFig
 
 /**
  * rollupPercentileGroups for several figures at once, from one pass over the rows: for each figure asked,
- * exactly what rollupPercentileGroups(rows, figure, by) gives, in a Map in the order asked. A reader of many
- * figures over one window (every public view of an hour) finds each row's group once and reads its split once.
+ * exactly what rollupPercentileGroups(rows, figure, by) gives (the split's parts: what it gives by `partsBy`,
+ * `by` with or without split_source), in a Map in the order asked. A reader of many figures over one window
+ * (every public view of an hour) finds each row's group once and reads its split once.
  */
 export function rollupPercentileGroupsByFigure(
   rows: Iterable<Rollup>,
   figures: readonly RollupFigure[],
   by: readonly RollupGroupColumn[],
+  partsBy: readonly RollupGroupColumn[] = by,
 ): Map<RollupFigure, GroupRecord[]> {
-  const sums = new FigureSums(figures, by);
-  for (const r of rows) sums.addRollup(r);
-  return recordsByFigure(sums, figures, by);
+  const sums = new PercentileSums(figures, by, partsBy);
+  sums.addRollups(rows);
+  return sums.records();
 }
 
 /**
- * The same from stored rows (StoredFiguresRow: each column one or more rows' bytes one after another, as
- * db/rollups.ts figuresCovering reads them), for every figure asked at once: what rollupPercentileGroups gives
- * over the rollups those rows hold. The cheapest way to every figure of a window (bench/duties.ts).
+ * The same from packed rows (db/rollups.ts packedRowsCovering reads a window so, holding the columns
+ * packedColumnsOf(figures) names), for every figure asked at once: what rollupPercentileGroups gives over
+ * the rollups those rows hold. The cheapest way to every figure of a window (bench/duties.ts).
  */
-export function storedPercentileGroupsByFigure(
-  rows: Iterable<StoredFiguresRow>,
+export function packedPercentileGroupsByFigure(
+  rows: Iterable<PackedRollupRows>,
   figures: readonly RollupFigure[],
   by: readonly RollupGroupColumn[],
+  partsBy: readonly RollupGroupColumn[] = by,
 ): Map<RollupFigure, GroupRecord[]> {
-  const sums = new FigureSums(figures, by);
-  for (const r of rows) sums.addStored(r);
-  return recordsByFigure(sums, figures, by);
+  const sums = new PercentileSums(figures, by, partsBy);
+  sums.addPacked(rows);
+  return sums.records();
+}
+
+/** The columns a packed read must hold for `figures`, in their packed order. */
+export function packedColumnsOf(figures: readonly RollupFigure[]): PackedColumn[] {
+  return new FigureSums(figures, []).packedColumns;
+}
+
+/**
+ * Sums of several figures kept open as rows are added, their records read whenever asked (reading them
+ * changes nothing): windows that nest are summed once. The public views of 7, 30 and 90 days share their
+ * newest rows: add today's hours and the last 7 days, read the 7-day records, add the days back to 30, read,
+ * and so on; each window's records are what packedPercentileGroupsByFigure gives over its rows alone.
+ */
+export class PercentileSums {
+  private readonly sums: FigureSums;
+  private readonly figures: readonly RollupFigure[];
+  private readonly by: readonly RollupGroupColumn[];
+  private readonly partsBy: readonly RollupGroupColumn[];
+
+  constructor(figures: readonly RollupFigure[], by: readonly RollupGroupColumn[], partsBy: readonly RollupGroupColumn[] = by) {
+    const keyOf = (a: readonly RollupGroupColumn[]) => a.filter((c) => c !== 'split_source').join();
+    if (keyOf(partsBy) !== keyOf(by))
+      throw new Error(`the split's parts grouped by ${partsBy.join()}, the sums by ${by.join()}: only split_source may differ`);
+    this.sums = new FigureSums(figures, by);
+    this.figures = figures;
+    this.by = by;
+    this.partsBy = partsBy;
+  }
+
+  /** Packed rows holding packedColumnsOf(figures). */
+  addPacked(rows: Iterable<PackedRollupRows>): void {
+    for (const r of rows) this.sums.addPacked(r);
+  }
+
+  addRollups(rows: Iterable<Rollup>): void {
+    for (const r of rows) this.sums.addRollup(r);
+  }
+
+  /** Each figure's records over the rows added so far, in a Map in the order asked. */
+  records(): Map<RollupFigure, GroupRecord[]> {
+    const out = new Map<RollupFigure, GroupRecord[]>();
+    for (const f of this.figures)
+      if (!out.has(f))
+        out.set(
+          f,
+          recordsOf(this.sums.all(), (SPLIT_METRICS as readonly string[]).includes(f) ? this.partsBy : this.by, this.sums.sumsOf(f)),
+        );
+    return out;
+  }
 }
 
 /**
@@ -110,18 +155,8 @@ export function storedPercentileGroupsByFigure(
  */
 export function storedFigurePercentileGroups(rows: Iterable<StoredFigureRow>, by: readonly RollupGroupColumn[]): GroupRecord[] {
   const groups = new FigureGroups(by, 1);
-  for (const r of rows) groups.of(r).columns[0].addEncodedRun(r.figure);
+  for (const r of rows) groups.of(r).columns[0].addEncoded(r.figure);
   return recordsOf(groups.all(), by, (g) => [[null, g.columns[0]]]);
-}
-
-function recordsByFigure(
-  sums: FigureSums,
-  figures: readonly RollupFigure[],
-  by: readonly RollupGroupColumn[],
-): Map<RollupFigure, GroupRecord[]> {
-  const out = new Map<RollupFigure, GroupRecord[]>();
-  for (const f of figures) if (!out.has(f)) out.set(f, recordsOf(sums.all(), by, sums.sumsOf(f)));
-  return out;
 }
 
 /** Each group's records: one per (split_source, sum) `sumsOf` gives, percentiles read from the dense sums. */

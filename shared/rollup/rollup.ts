@@ -25,7 +25,7 @@ import { base64ToBytes, bytesToBase64 } from '../base64.ts';
 
 export { DAY_MS, HOUR_MS } from '../time.ts';
 export { ROLLUP_METRICS, SPLIT_METRICS, type RollupMetric, type SplitMetric } from './figures.ts';
-export { decodeSplit, encodeSplit, readSplit, readSplitRun } from './split-bytes.ts';
+export { decodeSplit, encodeSplit, readSplit } from './split-bytes.ts';
 import { DAY_MS, HOUR_MS } from '../time.ts';
 
 export interface RollupKey {

@@ -6,6 +6,7 @@
 import type { ExpHistogram } from '../stats/exp-histogram.ts';
 import { decodeHistogram, encodeHistogram } from '../stats/histogram-bytes.ts';
 import { writeVarint } from '../stats/varint.ts';
+import { TextCache } from '../bytes.ts';
 import { SPLIT_METRICS, type SplitMetric } from './figures.ts';
 
 /** The per-source split as one canonical BLOB: sources in name order, each its name and two histograms. */
@@ -37,23 +38,8 @@ export function decodeSplit(bytes: Uint8Array): Map<string, Record<SplitMetric, 
   return split;
 }
 
-const utf8 = new TextDecoder();
-/** Split sources' names by their bytes, so a window of thousands of rows decodes each name once. */
-const knownSources: Array<{ bytes: Uint8Array; name: string }> = [];
-/** More names than any deployment has (MEASUREMENT.md's sources); past it the list starts over. */
-const KNOWN_SOURCES = 32;
-
-function sourceName(bytes: Uint8Array, start: number, end: number): string {
-  known: for (const k of knownSources) {
-    if (k.bytes.length !== end - start) continue;
-    for (let i = 0; i < k.bytes.length; i++) if (k.bytes[i] !== bytes[start + i]) continue known;
-    return k.name;
-  }
-  const name = utf8.decode(bytes.subarray(start, end));
-  if (knownSources.length >= KNOWN_SOURCES) knownSources.length = 0;
-  knownSources.push({ bytes: bytes.slice(start, end), name });
-  return name;
-}
+/** Split sources' names by their bytes: a window of thousands of rows decodes each name once. */
+const sourceNames = new TextCache(64);
 
 /** Where split bytes' parts lie, reused by every readSplit: [start, end) of each of SPLIT_METRICS in turn. */
 const partsAt: number[] = [0, 0, 0, 0];
@@ -90,7 +76,7 @@ export function readSplit(
   for (let k = 0; k < sources; k++) {
     const nameLength = varint();
     const nameStart = p;
-    const source = sourceName(bytes, nameStart, skip(nameLength));
+    const source = sourceNames.textOf(bytes, nameStart, skip(nameLength));
     if (previous !== undefined && source <= previous) throw new Error(`split sources out of order: ${source} after ${previous}`);
     previous = source;
     for (let m = 0; m < SPLIT_METRICS.length; m++) {
@@ -101,9 +87,4 @@ export function readSplit(
     visit(source, partsAt);
   }
   return p;
-}
-
-/** readSplit over splits whose canonical bytes lie one after another (SQL's group_concat of the stored column). */
-export function readSplitRun(bytes: Uint8Array, visit: (source: string, at: readonly number[]) => void): void {
-  for (let p = 0; p < bytes.length; ) p = readSplit(bytes, visit, p);
 }

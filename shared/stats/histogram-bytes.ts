@@ -210,15 +210,10 @@ export function addEncodedInto(sum: DenseCounts, bytes: Uint8Array, start = 0, e
 }
 
 /**
- * Adds the histograms whose canonical bytes lie one after another in bytes[start, end) (as SQL's
- * group_concat of the stored column gives them: workers/observatory/db/rollups.ts), each in turn.
+ * Adds the one histogram that starts at bytes[start] and ends by `end`; returns where it ends (a reader of
+ * several things packed one after another goes on from there: shared/rollup/packed-rows.ts).
  */
-export function addEncodedRunInto(sum: DenseCounts, bytes: Uint8Array, start = 0, end = bytes.length): void {
-  for (let p = start; p < end; ) p = addOneInto(sum, bytes, p, end);
-}
-
-/** Adds the one histogram that starts at bytes[start] and ends by `end`; returns where it ends. */
-function addOneInto(sum: DenseCounts, bytes: Uint8Array, start: number, end: number): number {
+export function addOneInto(sum: DenseCounts, bytes: Uint8Array, start: number, end: number): number {
   const n = readHeader(bytes, start, end);
   let p = cursor;
   if (n > 0) {

@@ -11,7 +11,7 @@
  * sum beside the one before issue 33, in one run).
  */
 import { bucketEstimate, emptyHistogram, HistogramFormatError, type ExpHistogram } from './exp-histogram.ts';
-import { addEncodedInto, addEncodedRunInto, BUCKET_INDEX_LIMIT, type DenseCounts, type HistogramHeader } from './histogram-bytes.ts';
+import { addEncodedInto, BUCKET_INDEX_LIMIT, type DenseCounts, type HistogramHeader } from './histogram-bytes.ts';
 
 /** Room left on each side of the indices first seen, so a later histogram's few outliers rarely make it grow. */
 const SLACK_BUCKETS = 128;
@@ -41,11 +41,6 @@ export class HistogramSum implements DenseCounts {
    */
   addEncoded(bytes: Uint8Array, start = 0, end = bytes.length): void {
     addEncodedInto(this, bytes, start, end);
-  }
-
-  /** Adds histograms whose canonical bytes lie one after another in bytes[start, end) (none, one or more). */
-  addEncodedRun(bytes: Uint8Array, start = 0, end = bytes.length): void {
-    addEncodedRunInto(this, bytes, start, end);
   }
 
   /** The sum as a histogram (one Map, made once). */

@@ -10,19 +10,21 @@ import { emptyHistogram, histogramOf, merge, rankReader, type ExpHistogram } fro
 import { HistogramSum } from '../../shared/stats/histogram-sum.ts';
 import { hexToBytesHere } from '../../shared/bytes.ts';
 import {
+  PercentileSums,
   percentileFields,
   rollupPercentileGroups,
   rollupPercentileGroupsByFigure,
   storedFigurePercentileGroups,
-  storedPercentileGroupsByFigure,
+  packedColumnsOf,
+  packedPercentileGroupsByFigure,
   type RollupFigure,
   type RollupGroupColumn,
-  type StoredFiguresRow,
+  type PackedRollupRows,
 } from '../../shared/rollup/percentiles.ts';
 import {
   decodeSplit,
   encodeSplit,
-  readSplitRun,
+  readSplit,
   ROLLUP_METRICS,
   rollUp,
   SPLIT_METRICS,
@@ -105,34 +107,22 @@ function stored(r: Rollup): Rollup {
   return fromRollupRow(row);
 }
 
-/** Rollups joined per pair as db/rollups.ts figuresCovering reads them: counts summed, each column's bytes one after another. */
-function joined(rows: Rollup[], every: number): StoredFiguresRow[] {
-  const out = new Map<string, StoredFiguresRow & { parts: Map<string, Uint8Array[]> }>();
+/** Rollups packed as db/rollups.ts packedRowsCovering reads them (shared/rollup/packed-rows.ts): per region, `every` rows a string. */
+function packed(rows: Rollup[], figures: readonly RollupFigure[], every: number): PackedRollupRows[] {
+  const columns = packedColumnsOf(figures);
+  const out = new Map<string, number[]>();
   rows.forEach((r, i) => {
-    const id = `${r.region}|${r.target}|${r.prompt_variant}|${Math.floor(i / every)}`;
-    let j = out.get(id);
-    if (!j)
-      out.set(
-        id,
-        (j = {
-          region: r.region,
-          target: r.target,
-          prompt_variant: r.prompt_variant,
-          probes: 0,
-          successes: 0,
-          columns: {},
-          parts: new Map(),
-        }),
-      );
-    j.probes += r.probes;
-    j.successes += r.successes;
-    for (const m of ROLLUP_METRICS) j.parts.set(m, [...(j.parts.get(m) ?? []), encodeHistogram(r.histograms[m])]);
-    j.parts.set('split', [...(j.parts.get('split') ?? []), encodeSplit(r.split)]);
+    const id = `${r.region}|${Math.floor(i / every)}`;
+    let b = out.get(id);
+    if (!b) out.set(id, (b = []));
+    for (const name of [r.target, r.prompt_variant]) {
+      const text = new TextEncoder().encode(name);
+      b.push(text.length, ...text);
+    }
+    for (const n of [r.probes, r.successes]) b.push(n >>> 24, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff);
+    for (const c of columns) b.push(...(c === 'split' ? encodeSplit(r.split) : encodeHistogram(r.histograms[c])));
   });
-  return [...out.values()].map(({ parts, ...j }) => ({
-    ...j,
-    columns: Object.fromEntries([...parts].map(([c, xs]) => [c, Uint8Array.from(xs.flatMap((x) => [...x]))])),
-  }));
+  return [...out].map(([id, b]) => ({ region: id.split('|')[0], bytes: Uint8Array.from(b) }));
 }
 
 const json = (x: unknown) => JSON.stringify(x);
@@ -159,17 +149,7 @@ describe('the dense merge', () => {
     expect(percentileFields(sum.count, dense)).toEqual(percentileFields(merged.count, sparse));
   });
 
-  it('adds histograms one after another in one run as it adds them one by one', () => {
-    const hs = rollups.slice(0, 50).map((r) => r.histograms.ttft_ms);
-    const run = Uint8Array.from(hs.flatMap((h) => [...encodeHistogram(h)]));
-    const one = new HistogramSum();
-    one.addEncodedRun(run);
-    expect(encodeHistogram(one.toHistogram())).toEqual(encodeHistogram(hs.reduce(merge, emptyHistogram())));
-    // A run cut inside a histogram is refused, as one histogram cut short is.
-    expect(() => new HistogramSum().addEncodedRun(run.subarray(0, run.length - 1))).toThrow('end early');
-  });
-
-  it('answers every figure and grouping as before, from stored rows, decoded rollups and joined runs alike', () => {
+  it('answers every figure and grouping as before, from stored rows, decoded rollups and packed rows alike', () => {
     for (const by of GROUPINGS)
       for (const figure of FIGURES) {
         const before = json(rollupPercentileGroupsBefore(fromD1, figure, by));
@@ -180,33 +160,71 @@ describe('the dense merge', () => {
           json(rollupPercentileGroupsBefore(rollups, figure, by)),
         );
       }
-    // Every figure in one pass, over rows joined 7 at a time: each exactly what one figure's read gives.
+    // Every figure in one pass, over rows packed 7 at a time: each exactly what one figure's read gives.
     for (const by of GROUPINGS) {
-      const all = storedPercentileGroupsByFigure(joined(fromD1, 7), FIGURES, by);
+      const all = packedPercentileGroupsByFigure(packed(fromD1, FIGURES, 7), FIGURES, by);
       const pass = rollupPercentileGroupsByFigure(fromD1, FIGURES, by);
       for (const figure of FIGURES) {
         const before = json(rollupPercentileGroupsBefore(fromD1, figure, by));
-        expect(json(all.get(figure)), `joined ${figure} by ${by}`).toBe(before);
+        expect(json(all.get(figure)), `packed ${figure} by ${by}`).toBe(before);
         expect(json(pass.get(figure)), `one pass ${figure} by ${by}`).toBe(before);
       }
     }
   });
 
-  it('answers one figure from its column alone as before, a row at a time or joined', () => {
+  it('groups the split parts by split_source where the other figures are not, in the same pass', () => {
+    const by: RollupGroupColumn[] = ['region', 'target', 'prompt_variant'];
+    const partsBy: RollupGroupColumn[] = [...by, 'split_source'];
+    const all = packedPercentileGroupsByFigure(packed(fromD1, FIGURES, 3), FIGURES, by, partsBy);
+    for (const figure of FIGURES) {
+      const grouping = (SPLIT_METRICS as readonly string[]).includes(figure) ? partsBy : by;
+      expect(json(all.get(figure)), figure).toBe(json(rollupPercentileGroupsBefore(fromD1, figure, grouping)));
+    }
+    expect(() => packedPercentileGroupsByFigure(packed(fromD1, FIGURES, 3), FIGURES, by, ['region', 'split_source'])).toThrow(
+      'only split_source may differ',
+    );
+  });
+
+  it('keeps sums open for windows that nest: each read after its rows is what those rows alone give', () => {
+    const by: RollupGroupColumn[] = ['region', 'target', 'prompt_variant'];
+    const partsBy: RollupGroupColumn[] = [...by, 'split_source'];
+    const rows = packed(fromD1, FIGURES, 2);
+    const sums = new PercentileSums(FIGURES, by, partsBy);
+    for (const end of [10, 40, rows.length]) {
+      sums.addPacked(rows.slice(end === 10 ? 0 : end === 40 ? 10 : 40, end));
+      expect(json(sums.records()), `rows up to ${end}`).toBe(
+        json(packedPercentileGroupsByFigure(rows.slice(0, end), FIGURES, by, partsBy)),
+      );
+    }
+    // Read twice, the same.
+    expect(json(sums.records())).toBe(json(sums.records()));
+  });
+
+  it('answers one figure from its column alone as before, a row at a time or packed', () => {
     const rows = fromD1.map((r) => ({ ...r, figure: encodeHistogram(r.histograms.total_ms) }));
     for (const by of GROUPINGS.filter((b) => !b.includes('split_source'))) {
       const before = json(storedFigurePercentileGroupsBefore(rows, by));
       expect(json(storedFigurePercentileGroups(rows, by))).toBe(before);
-      const runs = joined(fromD1, 5).map((j) => ({ ...j, figure: j.columns.total_ms! }));
-      expect(json(storedFigurePercentileGroups(runs, by))).toBe(before);
+      expect(json(packedPercentileGroupsByFigure(packed(fromD1, ['total_ms'], 5), ['total_ms'], by).get('total_ms'))).toBe(before);
     }
   });
 
-  it('walks joined split bytes to the same parts decodeSplit gives, and refuses a source twice', () => {
+  it('refuses packed rows cut short or holding other columns than asked', () => {
+    const [rows] = packed(fromD1.slice(0, 6), ['ttft_ms', 'network_ms'], 6);
+    expect(packedColumnsOf(['network_ms', 'ttft_ms'])).toEqual(['ttft_ms', 'split']);
+    for (const cut of [1, 3, 12, rows.bytes.length - 1])
+      expect(() =>
+        packedPercentileGroupsByFigure([{ ...rows, bytes: rows.bytes.subarray(0, cut) }], ['ttft_ms', 'network_ms'], []),
+      ).toThrow(/end early|ends early/);
+    // Read as if they held TTFT and TTFA: the split's bytes are not a histogram.
+    expect(() => packedPercentileGroupsByFigure([rows], ['ttft_ms', 'ttfa_ms'], [])).toThrow();
+  });
+
+  it('walks split bytes one after another to the same parts decodeSplit gives, and refuses a source twice', () => {
     const splits = rollups.slice(0, 40).map((r) => encodeSplit(r.split));
     const run = Uint8Array.from(splits.flatMap((s) => [...s]));
     const seen: Array<[string, number[]]> = [];
-    readSplitRun(run, (source, at) => seen.push([source, [...at]]));
+    for (let p = 0; p < run.length; ) p = readSplit(run, (source, at) => seen.push([source, [...at]]), p);
     const expected = splits.flatMap((s) => [...decodeSplit(s)].map(([source, parts]) => [source, parts] as const));
     expect(seen.map(([s]) => s)).toEqual(expected.map(([s]) => s));
     seen.forEach(([, at], i) => {

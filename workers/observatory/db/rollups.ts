@@ -15,7 +15,8 @@ import {
   type RollupSample,
 } from '../../../shared/rollup/rollup.ts';
 import { blobBytes, bodyValues, fromRollupRow } from './rollup-row.ts';
-import type { StoredFigureRow, StoredFiguresRow } from '../../../shared/rollup/percentiles.ts';
+import type { PackedColumn, PackedRollupRows } from '../../../shared/rollup/percentiles.ts';
+import { hexToBytes } from '../../../shared/bytes.ts';
 import type { CacheSample } from '../../../shared/rollup/cache-hours.ts';
 
 const SAMPLE_COLUMNS_READ = [
@@ -199,57 +200,34 @@ export async function rollupsCovering(db: D1Database, f: RollupFilter): Promise<
   return (await Promise.all(coveringParts(f).map((part) => rollupsIn(db, part)))).flat();
 }
 
-/**
- * Periods whose stored bytes one row of figuresCovering joins: few enough that the joined text of the widest
- * column stays far below D1's 2,000,000-byte limit on a value (16 days of a histogram of a thousand buckets is
- * about 80 kB of hex), many enough that a long window comes back as a few long values per pair, not a row a day.
- */
-const PERIODS_PER_JOIN = 16;
+/** A packed row's key (shared/rollup/packed-rows.ts) in SQL: each name's byte length (one byte) and bytes, then the counts as 4 bytes each. */
+const PACKED_KEY_SQL =
+  "printf('%02X', length(CAST(target AS BLOB))) || hex(target) || printf('%02X', length(CAST(prompt_variant AS BLOB))) || hex(prompt_variant) || printf('%08X%08X', probes, successes)";
 
 /**
- * The rows covering whole hours [fromHour, toHour) (coveringParts), for readers that merge them (percentiles,
- * the public views): per region × target × variant and run of PERIODS_PER_JOIN periods, the counts summed and
- * each column asked for as its rows' stored bytes one after another (group_concat of hex(): D1 hands a
- * BLOB over as a JSON array of numbers, whose parsing cost the Worker several times the merge; hex text it
- * copies). What the rows hold is merged by addition, so the order group_concat takes them in does not matter.
+ * The rows covering whole hours [fromHour, toHour) (coveringParts), packed (shared/rollup/packed-rows.ts)
+ * for readers that merge them (percentiles, the public views): per period and region, one string of its
+ * rows' keys and the columns asked for, as hex. D1 hands a BLOB over as a JSON array of numbers, whose
+ * parsing costs the Worker several times the merge (bench/duties.ts); a hex string it copies. The groups
+ * follow the table's key (period, region, …), so SQLite groups as it reads and D1 counts each row once
+ * (a GROUP BY of other columns sorts first, and D1 counts every row twice).
  */
-export async function figuresCovering(
-  db: D1Database,
-  f: RollupFilter,
-  columns: ReadonlyArray<RollupMetric | 'split'>,
-): Promise<StoredFiguresRow[]> {
+export async function packedRowsCovering(db: D1Database, f: RollupFilter, columns: readonly PackedColumn[]): Promise<PackedRollupRows[]> {
   // The columns go into the SQL: each one of ROLLUP_METRICS or the split, never text from a request.
   for (const c of columns) if (c !== 'split' && !ROLLUP_METRICS.includes(c)) throw new Error(`no rollup column ${c}`);
+  const row = [PACKED_KEY_SQL, ...columns.map((c) => `hex(${c})`)].join(' || ');
   const parts = await Promise.all(
     coveringParts(f).map(async (part) => {
       const t = TABLES[part.resolution!];
       const where = whereOf(t, part);
-      const joined = columns.map((c) => `group_concat(hex(${c}), '') AS ${c}`).join(', ');
       const { results } = await db
-        // The run's length in the SQL as an integer (a bound number may be taken as a real, splitting no run).
-        .prepare(
-          `SELECT region, target, prompt_variant, SUM(probes) AS probes, SUM(successes) AS successes, ${joined} FROM ${t.table} WHERE ${where.sql} GROUP BY region, target, prompt_variant, ${t.period} / ${PERIODS_PER_JOIN * (t.period === 'hour' ? HOUR_MS : DAY_MS)}`,
-        )
+        .prepare(`SELECT region, group_concat(${row}, '') AS packed FROM ${t.table} WHERE ${where.sql} GROUP BY ${t.period}, region`)
         .bind(...where.params)
-        .all<Record<string, unknown>>();
-      return results.map(
-        (r): StoredFiguresRow => ({
-          region: String(r.region),
-          target: String(r.target),
-          prompt_variant: String(r.prompt_variant),
-          probes: Number(r.probes),
-          successes: Number(r.successes),
-          columns: Object.fromEntries(columns.map((c) => [c, blobBytes(r[c])])),
-        }),
-      );
+        .all<{ region: string; packed: string }>();
+      return results.map((r) => ({ region: r.region, bytes: hexToBytes(r.packed) }));
     }),
   );
   return parts.flat();
-}
-
-/** The same, of one figure only: each row's key, counts and that figure's stored bytes (percentiles of one figure). */
-export async function figureRowsCovering(db: D1Database, f: RollupFilter, metric: RollupMetric): Promise<StoredFigureRow[]> {
-  return (await figuresCovering(db, f, [metric])).map(({ columns, ...key }) => ({ ...key, figure: columns[metric]! }));
 }
 
 /** One region's rows of one hour: a seek on the key's first two columns, reading only those rows. */

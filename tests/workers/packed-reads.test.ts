@@ -1,15 +1,21 @@
 /**
- * Long windows read grouped (db/rollups.ts figuresCovering: per pair and run of days, the counts summed and
- * each column's stored bytes joined as hex) give, in real local D1, what merging the rows read one by one
- * gives, for every figure and the split's parts per source; D1 hands them over as a few long values a pair.
+ * Long windows read packed (db/rollups.ts packedRowsCovering: per period and region, the rows' keys and
+ * columns as one hex string) give, in real local D1, what merging the rows read one by one gives, for every
+ * figure and the split's parts per source, and D1 counts each row read once.
  */
 import { describe, expect, it } from 'vitest';
 import { SELF } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { METHOD_VERSION } from '../../shared/constants.ts';
 import { DAY_MS, HOUR_MS, ROLLUP_METRICS, SPLIT_METRICS, rollUp, type RollupSample } from '../../shared/rollup/rollup.ts';
-import { rollupPercentileGroups, storedPercentileGroupsByFigure, type RollupFigure } from '../../shared/rollup/percentiles.ts';
-import { figuresCovering, rollupsCovering, upsertDailyRollups, upsertRollups } from '../../workers/observatory/db/rollups.ts';
+import {
+  packedColumnsOf,
+  packedPercentileGroupsByFigure,
+  rollupPercentileGroups,
+  type RollupFigure,
+} from '../../shared/rollup/percentiles.ts';
+import { packedRowsCovering, rollupsCovering, upsertDailyRollups, upsertRollups } from '../../workers/observatory/db/rollups.ts';
+import { meterD1 } from '../../workers/observatory/db/meter.ts';
 
 const DAY0 = Date.UTC(2026, 2, 1);
 const DAYS = 40;
@@ -48,8 +54,8 @@ function samplesOf(day: number, [region, target, variant]: (typeof PAIRS)[number
   });
 }
 
-describe('grouped reads of long windows', () => {
-  it('merge to what the rows read one by one merge to, every figure, in a few long values a pair', async () => {
+describe('packed reads of long windows', () => {
+  it('merge to what the rows read one by one merge to, every figure, a value a period and region, each row read once', async () => {
     for (let d = 0; d < DAYS; d++) {
       const day = DAY0 + d * DAY_MS;
       const samples = PAIRS.flatMap((p, i) => samplesOf(day, p, 1 + d * 7 + i));
@@ -58,19 +64,21 @@ describe('grouped reads of long windows', () => {
       else await upsertRollups(env.DB, rollUp(samples));
     }
     const f = { fromHour: DAY0, toHour: DAY0 + (DAYS - 1) * DAY_MS + 12 * HOUR_MS, methodVersion: METHOD_VERSION };
-    const grouped = await figuresCovering(env.DB, f, [...ROLLUP_METRICS, 'split']);
-    // 39 days in runs of 16 (3 runs, or 4 where a run's boundary falls inside), and one row of the edge's hours, per pair.
-    expect(grouped.length).toBeGreaterThanOrEqual(PAIRS.length * 4);
-    expect(grouped.length).toBeLessThanOrEqual(PAIRS.length * 5);
-    const rows = await rollupsCovering(env.DB, f);
+    const metered = meterD1(env.DB);
+    const packed = await packedRowsCovering(metered.db, f, packedColumnsOf(FIGURES));
+    const packedRead = metered.rowsRead;
+    metered.reset();
+    const rows = await rollupsCovering(metered.db, f);
     expect(rows.length).toBe(PAIRS.length * (DAYS - 1 + 12));
-    expect(grouped.reduce((n, r) => n + r.probes, 0)).toBe(rows.reduce((n, r) => n + r.probes, 0));
+    // A string per period and region (39 days and 12 hours of 2 regions), its rows read as a read of them one by one reads them.
+    expect(packed.length).toBe((DAYS - 1 + 12) * 2);
+    expect(packedRead).toBe(metered.rowsRead);
     for (const by of [
       ['region', 'target'],
       ['target', 'prompt_variant'],
       ['region', 'target', 'prompt_variant', 'split_source'],
     ] as const) {
-      const all = storedPercentileGroupsByFigure(grouped, FIGURES, by);
+      const all = packedPercentileGroupsByFigure(packed, FIGURES, by);
       for (const figure of FIGURES) expect(all.get(figure), `${figure} by ${by}`).toEqual(rollupPercentileGroups(rows, figure, by));
     }
     // The read API answers the split's parts per source from the split column alone, grouped, the same way.
