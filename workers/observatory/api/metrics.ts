@@ -10,7 +10,7 @@ import { onlyKnown, parseList } from './query.ts';
 export const metricsRoutes = new Hono<ReaderEnv>();
 
 // `region=…` (one or more): a scrape of some regions only. At the free-plan goal (6 × 10) a scrape of every pair
-// takes more CPU than a free-plan request has (bench/duties.ts); one scrape job a region fits.
+// fits a free-plan request's CPU (bench/duties.ts: about 1 ms of the 5 its duties are held to, D1's response included).
 metricsRoutes.get('/metrics', async (c) => {
   const q = new URL(c.req.url).searchParams;
   onlyKnown(q, ['region']);
