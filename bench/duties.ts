@@ -1,7 +1,8 @@
 /**
  * CPU time of each duty a Worker invocation does, at the free-plan goal's scale (6 regions × 10
  * targets, a tick every 5 minutes), on the same code the Workers run, with D1's rows encoded and
- * decoded as they are stored (the queries' own time is D1's, not the Worker's CPU). Each duty is held
+ * decoded as they are stored (the queries' own time is D1's, not the Worker's CPU; the issue-33 section below
+ * also counts D1's response, which workerd's D1 client parses on the Worker's CPU). Each duty is held
  * to half of the CPU its invocation gets: a free-plan Worker request (the read API) 10 ms; a Durable
  * Object request or alarm (rollups, status, notifications) 30 s (Cloudflare's Durable Objects limits).
  *
@@ -43,6 +44,7 @@ import { filterViewText } from '../shared/views/view-text.ts';
 import { historyKeysFor, incidentLines } from '../workers/observatory/views/status-lists.ts';
 import { INCIDENT_LIMIT } from '../workers/observatory/api/incident-docs.ts';
 import { historyViewTexts, incidentViewText } from './status-view-texts.ts';
+import { checkSameAnswer, lendNativeHex, mergeDuties, type PairedDuty } from './merge-duties.ts';
 
 /** CPU one invocation gets, by where the duty runs. */
 const CPU_MS = {
@@ -150,7 +152,7 @@ const message = JSON.stringify({
   incident: { regions: REGIONS, rules: ['ttft', 'errors'] },
 });
 
-/** Rows as the percentile query reads them: the key, the counts and the TTFT column alone (db/rollups.ts figureRowsCovering). */
+/** Rows of the TTFT column alone, a row a period: the key, the counts and the figure's stored bytes (storedFigurePercentileGroups). */
 const figureRows = (rows: Array<Record<string, unknown>>): StoredFigureRow[] =>
   rows.map(
     (r) =>
@@ -321,7 +323,7 @@ const DUTIES: Array<{ name: string; runsIn: RunsIn; run: () => unknown; each?: b
     run: () => windows().map((w) => evaluate(w, HOUR0 + 11 * 300_000, baseline, rules)).length,
   },
   {
-    // The most a free-plan percentile request merges (PERCENTILE_ROW_UNITS) in daily rows: 16 days of every pair.
+    // The most a free-plan percentile request merges (PERCENTILE_ROW_UNITS) in daily rows: 66 days of every pair.
     // Each group's count is seen for the first time (the isolate's cache of exact interval ranks emptied).
     name: `percentiles from ${PERCENTILE_ROW_UNITS.free} daily rows`,
     runsIn: 'read API (Worker, free plan)',
@@ -368,7 +370,7 @@ const DUTIES: Array<{ name: string; runsIn: RunsIn; run: () => unknown; each?: b
   },
   {
     name: '/metrics, every pair (6 × 10)',
-    runsIn: 'read API (Worker, paid plan)',
+    runsIn: 'read API (Worker, free plan)',
     run: () => prometheusText(totalsRows().map(fromRollupRow)).length,
   },
   {
@@ -464,6 +466,16 @@ const DUTIES: Array<{ name: string; runsIn: RunsIn; run: () => unknown; each?: b
   },
 ];
 
+// Issue 33's merge figures, today's code beside the code before it on the same rows (bench/merge-duties.ts).
+lendNativeHex();
+const PAIRED: PairedDuty[] = mergeDuties({
+  dailyRows90,
+  edgeHourRows,
+  totalsRows,
+  pairs: REGIONS.length * TARGETS.length,
+  readBudgetMs: CPU_MS['read API (Worker, free plan)'] / 2,
+});
+
 /**
  * CPU of this thread alone, as a Worker's limit counts its isolate's thread: the process's figure would add
  * V8's own helper threads (concurrent marking, compilation), which no invocation is billed for.
@@ -491,23 +503,27 @@ type Row = {
  */
 const EACH_RUNS = 2_000;
 
+/**
+ * One round of a duty: the thread's clock ticks in milliseconds, so a round repeats the duty for at least
+ * ROUND_MS of it, and reports the mean (its garbage collection included, as an invocation pays for it).
+ */
+function roundMs(run: () => unknown): number {
+  const t = cpuMs();
+  let runs = 0;
+  let spent = 0;
+  do {
+    run();
+    runs++;
+    spent = cpuMs() - t;
+  } while (spent < ROUND_MS);
+  return spent / runs;
+}
+
 /** One duty measured in this process, which made only that duty's rows: a heap about an isolate's size. */
 function measure(d: (typeof DUTIES)[number]): Row {
   for (let i = 0; i < 3; i++) d.run(); // warm-up
   const times: number[] = [];
-  for (let r = 0; r < ROUNDS; r++) {
-    // The thread's clock ticks in milliseconds: a round repeats the duty for at least ROUND_MS of it, and
-    // reports the mean (its garbage collection included, as an invocation pays for it).
-    const t = cpuMs();
-    let runs = 0;
-    let spent = 0;
-    do {
-      d.run();
-      runs++;
-      spent = cpuMs() - t;
-    } while (spent < ROUND_MS);
-    times.push(spent / runs);
-  }
+  for (let r = 0; r < ROUNDS; r++) times.push(roundMs(d.run));
   const medianMs = percentile(times, 0.5)!;
   const budgetMs = CPU_MS[d.runsIn] / 2;
   let p99EachMs: number | undefined;
@@ -531,9 +547,37 @@ function measure(d: (typeof DUTIES)[number]): Row {
   };
 }
 
+type PairedRow = {
+  duty: string;
+  budgetOf: string;
+  budgetMs: number;
+  before: { medianMs: number; p90Ms: number };
+  now: { medianMs: number; p90Ms: number };
+};
+
+/** A paired duty in this process: its two sides checked to answer alike, then timed in alternating rounds. */
+function measurePair(d: PairedDuty): PairedRow {
+  checkSameAnswer(d);
+  for (let i = 0; i < 2; i++) d.before(), d.now(); // warm-up
+  const before: number[] = [];
+  const now: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    // Alternating which side goes first, so neither always follows the other's garbage.
+    if (r % 2 === 0) before.push(roundMs(d.before)), now.push(roundMs(d.now));
+    else now.push(roundMs(d.now)), before.push(roundMs(d.before));
+  }
+  const of = (times: number[]) => ({ medianMs: percentile(times, 0.5)!, p90Ms: percentile(times, 0.9)! });
+  return { duty: d.name, budgetOf: d.budgetOf, budgetMs: d.budgetMs, before: of(before), now: of(now) };
+}
+
 const only = process.argv.indexOf('--duty');
 if (only >= 0) {
   console.log(JSON.stringify(measure(DUTIES[Number(process.argv[only + 1])])));
+  process.exit(0);
+}
+const pair = process.argv.indexOf('--pair');
+if (pair >= 0) {
+  console.log(JSON.stringify(measurePair(PAIRED[Number(process.argv[pair + 1])])));
   process.exit(0);
 }
 // Each duty in a process of its own, one after another: one duty's rows never weigh on another's garbage collection.
@@ -541,8 +585,13 @@ const rows: Row[] = DUTIES.map(
   (_, i) => JSON.parse(execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--duty', String(i)], { encoding: 'utf8' })) as Row,
 );
 
+const pairedRows: PairedRow[] = PAIRED.map(
+  (_, i) =>
+    JSON.parse(execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--pair', String(i)], { encoding: 'utf8' })) as PairedRow,
+);
+
 if (process.argv.includes('--json')) {
-  console.log(JSON.stringify({ node: process.version, rounds: ROUNDS, rows }));
+  console.log(JSON.stringify({ node: process.version, rounds: ROUNDS, rows, paired: pairedRows }));
 } else {
   console.log(
     `CPU ms per duty at 6 regions × 10 targets (median and p90 of ${ROUNDS} rounds of at least ${ROUND_MS} ms each, this thread's CPU, node ${process.version}), against half the CPU its invocation gets`,
@@ -558,4 +607,12 @@ if (process.argv.includes('--json')) {
   const view = goalView();
   console.log(`the largest percentile view at the goal: ${Math.round(view.text.length / 1024)} KiB`);
   console.log(`the largest timeline view at the goal: ${Math.round(timelineAnswers().whole() / 1024)} KiB`);
+  console.log(
+    `\nissue 33, merging: today's code beside the code before it, same rows, alternating rounds in one process, from D1's response on (the JSON workerd's D1 client parses, the BLOBs, the merge; hex decoded natively, as workerd does, by Node's Buffer)`,
+  );
+  console.log(`${'duty'.padEnd(80)} ${'before'.padStart(8)} ${'now'.padStart(8)} ${'p90'.padStart(8)} ${'ratio'.padStart(6)}  budget`);
+  for (const r of pairedRows)
+    console.log(
+      `${r.duty.padEnd(80)} ${r.before.medianMs.toFixed(2).padStart(8)} ${r.now.medianMs.toFixed(2).padStart(8)} ${r.now.p90Ms.toFixed(2).padStart(8)} ${(r.now.medianMs / r.before.medianMs).toFixed(2).padStart(6)}  ${r.budgetOf}, ${r.budgetMs} ms: ${r.now.medianMs <= r.budgetMs ? 'within' : 'OVER'}`,
+    );
 }

@@ -83,7 +83,7 @@ function report(label: string, cfg: ObservatoryConfig, c: Capacity): void {
   );
   const w = c.workerRequests;
   console.log(
-    `  Worker requests: crons ${n(w.crons)}, site builds ${n(w.siteBuilds)} (${n(c.siteBuildRequests)} a build: rollups come in pages), /metrics ${n(w.metrics)} (a scrape job a region), API ${n(w.api)}`,
+    `  Worker requests: crons ${n(w.crons)}, site builds ${n(w.siteBuilds)} (${n(c.siteBuildRequests)} a build: rollups come in pages), /metrics ${n(w.metrics)} (a scrape of every pair), API ${n(w.api)}`,
   );
   const worst = rows.map(([name, used, key]) => [name, used / (PLAN_LIMITS.free[key] as number)] as const).sort((a, b) => b[1] - a[1])[0];
   console.log(

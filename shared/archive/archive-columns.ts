@@ -78,7 +78,7 @@ export const BURST_ARCHIVE_COLUMNS: readonly ArchiveColumn[] = [...SAMPLE_ARCHIV
 /**
  * The hourly rollups' archive (migrations/0003, workers/observatory/db/rollups.ts): the key, the counts,
  * the failures per error class (JSON), and each figure's exponential histogram as its stored bytes
- * (shared/stats/exp-histogram.ts: decode with decodeHistogram), the split's per source in one.
+ * (shared/stats/histogram-bytes.ts: decode with decodeHistogram), the split's per source in one.
  */
 export const ROLLUP_ARCHIVE_COLUMNS: readonly ArchiveColumn[] = [
   ...(['hour', 'region', 'target', 'prompt_variant', 'method_version', 'probes', 'successes'] as const).map((name) => {

@@ -381,13 +381,13 @@ export function capacity(config: ObservatoryConfig): Capacity {
     api: readers.apiRequestsPerDay * perTick * API_REQUEST_READS_PER_PAIR,
     archive: archiveCosts(config, probesPerDay, burstCosts(config).streamsPerDay, rollupRowsPerDay).d1RowsReadPerDay,
   };
-  // Worker requests (the free plan's 100,000 a day are a hard limit too): each cron, each site build's requests, one
-  // /metrics scrape job a region (a scrape of every pair would not fit a free-plan request's CPU), the API's readers.
+  // Worker requests (the free plan's 100,000 a day are a hard limit too): each cron, each site build's requests, each
+  // /metrics scrape (one of every pair fits a free-plan request's CPU at the goal: bench/duties.ts), the API's readers.
   const buildsPerDay = readers.siteRebuildMinutes > 0 ? MINUTES_PER_DAY / readers.siteRebuildMinutes : 0;
   const workerRequests = {
     crons: ticksPerDay + (config.bursts ? burstRunsPerDay(config.bursts) : 0),
     siteBuilds: buildsPerDay * siteBuildRequests,
-    metrics: readers.metricsScrapeSeconds > 0 ? (86_400 / readers.metricsScrapeSeconds) * config.regions.length : 0,
+    metrics: readers.metricsScrapeSeconds > 0 ? 86_400 / readers.metricsScrapeSeconds : 0,
     api: readers.apiRequestsPerDay,
   };
   const workerRequestsPerDay = workerRequests.crons + workerRequests.siteBuilds + workerRequests.metrics + workerRequests.api;
@@ -519,7 +519,7 @@ export function anonymousRowBound(config: ObservatoryConfig): { rows: number; re
     },
     // A page of rollups: its rows and the one past its end, or one period that holds more rows than a page.
     { rows: Math.max(ROLLUP_PAGE_ROWS.base64, perTick) + 1, request: 'a page of rollups' },
-    // Percentiles from rollups: on the free plan no more than one request may merge (PERCENTILE_ROW_UNITS, an hourly row a quarter).
+    // Percentiles from rollups: no more than one request may merge (PERCENTILE_ROW_UNITS, an hourly row HOURLY_ROW_UNITS).
     {
       rows: Math.min(PERCENTILE_ROW_UNITS[config.plan] / HOURLY_ROW_UNITS, (ANON_LIMITS.maxWindowDays + 46 / HOURS_PER_DAY) * perTick),
       request: `percentiles from rollups over up to ${ANON_LIMITS.maxWindowDays} days`,

@@ -15,12 +15,14 @@ export const SITE_BURST_RUNS = 6;
 export const ROLLUP_PAGE_ROWS = { base64: 120, json: 15 } as const;
 /**
  * What one percentile request from rollups may merge, by plan, in row units: a daily row is 1 and an
- * hourly row 1/2 (it holds a tenth of a day's buckets, but a row costs its key and counts whatever it holds;
- * bench/duties.ts measures both). On the free plan that is what fits half of a Worker request's 10 ms of
- * CPU: 800 daily rows, or 7 days of 6 × 10 pairs with 12 edge hours (a `window=7d` has 23 on average, so
- * at that scale ask per region); the paid plan's 30 s hold any window.
+ * hourly row HOURLY_ROW_UNITS (it holds a fifth of a daily row's bytes, but its header and key cost the
+ * same; measured at a third, counted at a half). On the free plan that is what fits half of a Worker
+ * request's 10 ms of CPU, D1's response included, with room for a busier machine (bench/duties.ts,
+ * "percentiles from 4000 daily rows"): 66 days of the goal's 6 × 10 pairs, or any window of one region's
+ * 10 pairs (366 days and 46 edge hours: 3,890 units); a 90-day window over all 60 pairs is about 6,000
+ * units, so at that scale ask per region. The paid plan's 30 s hold any window.
  */
-export const PERCENTILE_ROW_UNITS = { free: 800, paid: 1_000_000 } as const;
+export const PERCENTILE_ROW_UNITS = { free: 4_000, paid: 1_000_000 } as const;
 export const HOURLY_ROW_UNITS = 0.5;
 /**
  * What one timeline request from rollups may read, by plan, in the same row units: each row makes a point of its

@@ -5,23 +5,16 @@
  * site build both answer windows this way.
  */
 import { percentileWithCiAt } from '../stats/percentile-ci.ts';
-import { emptyHistogram, HistogramSum, rankReader, type ExpHistogram } from '../stats/exp-histogram.ts';
-import {
-  mergeRollups,
-  SPLIT_METRICS,
-  STORED_HISTOGRAM,
-  type Rollup,
-  type RollupMetric,
-  type SplitMetric,
-  type WithStoredHistograms,
-} from './rollup.ts';
-
+import { HistogramSum } from '../stats/histogram-sum.ts';
+import { mergeRollups, SPLIT_METRICS, type Rollup } from './rollup.ts';
+import { FigureGroups, FigureSums, type FigureGroup, type RollupFigure, type RollupGroupColumn } from './figure-sums.ts';
+import type { PackedColumn, PackedRollupRows } from './packed-rows.ts';
 import type { PercentileFields, PercentileGroup } from '../api-types.ts';
 
 export { PERCENTILE_NAMES, PERCENTILES } from '../stats/percentile.ts';
 import { PERCENTILE_NAMES } from '../stats/percentile.ts';
-export type RollupFigure = RollupMetric | SplitMetric;
-export type RollupGroupColumn = 'region' | 'target' | 'prompt_variant' | 'split_source';
+export type { RollupFigure, RollupGroupColumn } from './figure-sums.ts';
+export type { PackedColumn, PackedRollupRows } from './packed-rows.ts';
 /** One group's answer (shared/api-types.ts PercentileGroup): both the raw and the rollup paths build it. */
 export type GroupRecord = PercentileGroup;
 /** A group's key: the values of the columns it is grouped by. */
@@ -57,71 +50,9 @@ export function mergeGroups(rows: Iterable<Rollup>, by: readonly RollupGroupColu
   return [...groups.values()];
 }
 
-/** One group's sums for one figure: counts, and the figure's histogram (per split_source for a split part). */
-interface FigureGroup {
-  key: Record<string, string>;
-  probes: number;
-  successes: number;
-  histograms: Map<string | null, HistogramSum>;
-}
-
-type GroupKeyColumn = Exclude<RollupGroupColumn, 'split_source'>;
-
-type CountedRow = Record<GroupKeyColumn, string> & { probes: number; successes: number };
-
-/** The groups of `by`, each made on its first row, by the row's key columns. */
-class Groups {
-  private readonly columns: GroupKeyColumn[];
-  private readonly byId = new Map<string, FigureGroup>();
-
-  constructor(by: readonly RollupGroupColumn[]) {
-    this.columns = by.filter((c): c is GroupKeyColumn => c !== 'split_source');
-  }
-
-  /** The row's group, its counts added. */
-  of(row: CountedRow): FigureGroup {
-    const id = this.columns.length === 1 ? row[this.columns[0]] : this.columns.map((c) => row[c]).join('\u0000');
-    let g = this.byId.get(id);
-    if (!g)
-      this.byId.set(
-        id,
-        (g = { key: Object.fromEntries(this.columns.map((c) => [c, row[c]])), probes: 0, successes: 0, histograms: new Map() }),
-      );
-    g.probes += row.probes;
-    g.successes += row.successes;
-    return g;
-  }
-
-  all(): FigureGroup[] {
-    return [...this.byId.values()];
-  }
-}
-
-const sumIn = (g: FigureGroup, source: string | null): HistogramSum =>
-  g.histograms.get(source) ?? g.histograms.set(source, new HistogramSum()).get(source)!;
-
 /**
- * The rows summed per group of `by` for one figure only, each histogram added in place: a long window
- * is thousands of rows, and merging every figure of each row into a fresh copy cost seconds of CPU.
+ * What a reader of one figure needs of a stored rollup row: its key, its counts, and that figure's stored bytes.
  */
-function sumFigure(rows: Iterable<Rollup>, metric: RollupFigure, by: readonly RollupGroupColumn[]): FigureGroup[] {
-  const isSplit = (SPLIT_METRICS as readonly string[]).includes(metric);
-  const groups = new Groups(by);
-  for (const r of rows) {
-    const g = groups.of(r);
-    if (!isSplit) {
-      // Straight from the stored bytes when the row came from D1 (no decoded copy per row).
-      const stored = (r.histograms as WithStoredHistograms)[STORED_HISTOGRAM]?.(metric as RollupMetric);
-      if (stored) sumIn(g, null).addEncoded(stored);
-      else sumIn(g, null).add(r.histograms[metric as RollupMetric]);
-      continue;
-    }
-    for (const [source, p] of r.split) sumIn(g, source).add(p[metric as SplitMetric]);
-  }
-  return groups.all();
-}
-
-/** What a reader of one figure needs of a stored rollup row: its key, its counts, and that figure's stored bytes. */
 export interface StoredFigureRow {
   region: string;
   target: string;
@@ -133,7 +64,89 @@ export interface StoredFigureRow {
 
 /** p50/p90/p95/p99 with intervals, n, samples and error rate per group; the split's parts per split_source. */
 export function rollupPercentileGroups(rows: Iterable<Rollup>, metric: RollupFigure, by: readonly RollupGroupColumn[]): GroupRecord[] {
-  return recordsOf(sumFigure(rows, metric, by), (SPLIT_METRICS as readonly string[]).includes(metric), by);
+  return rollupPercentileGroupsByFigure(rows, [metric], by).get(metric)!;
+}
+
+/**
+ * rollupPercentileGroups for several figures at once, from one pass over the rows: for each figure asked,
+ * exactly what rollupPercentileGroups(rows, figure, by) gives (the split's parts: what it gives by `partsBy`,
+ * `by` with or without split_source), in a Map in the order asked. A reader of many figures over one window
+ * (every public view of an hour) finds each row's group once and reads its split once.
+ */
+export function rollupPercentileGroupsByFigure(
+  rows: Iterable<Rollup>,
+  figures: readonly RollupFigure[],
+  by: readonly RollupGroupColumn[],
+  partsBy: readonly RollupGroupColumn[] = by,
+): Map<RollupFigure, GroupRecord[]> {
+  const sums = new PercentileSums(figures, by, partsBy);
+  sums.addRollups(rows);
+  return sums.records();
+}
+
+/**
+ * The same from packed rows (db/rollups.ts packedRowsCovering reads a window so, holding the columns
+ * packedColumnsOf(figures) names), for every figure asked at once: what rollupPercentileGroups gives over
+ * the rollups those rows hold. The cheapest way to every figure of a window (bench/duties.ts).
+ */
+export function packedPercentileGroupsByFigure(
+  rows: Iterable<PackedRollupRows>,
+  figures: readonly RollupFigure[],
+  by: readonly RollupGroupColumn[],
+  partsBy: readonly RollupGroupColumn[] = by,
+): Map<RollupFigure, GroupRecord[]> {
+  const sums = new PercentileSums(figures, by, partsBy);
+  sums.addPacked(rows);
+  return sums.records();
+}
+
+/** The columns a packed read must hold for `figures`, in their packed order. */
+export function packedColumnsOf(figures: readonly RollupFigure[]): PackedColumn[] {
+  return new FigureSums(figures, []).packedColumns;
+}
+
+/**
+ * Sums of several figures kept open as rows are added, their records read whenever asked (reading them
+ * changes nothing): windows that nest are summed once. The public views of 7, 30 and 90 days share their
+ * newest rows: add today's hours and the last 7 days, read the 7-day records, add the days back to 30, read,
+ * and so on; each window's records are what packedPercentileGroupsByFigure gives over its rows alone.
+ */
+export class PercentileSums {
+  private readonly sums: FigureSums;
+  private readonly figures: readonly RollupFigure[];
+  private readonly by: readonly RollupGroupColumn[];
+  private readonly partsBy: readonly RollupGroupColumn[];
+
+  constructor(figures: readonly RollupFigure[], by: readonly RollupGroupColumn[], partsBy: readonly RollupGroupColumn[] = by) {
+    const keyOf = (a: readonly RollupGroupColumn[]) => a.filter((c) => c !== 'split_source').join();
+    if (keyOf(partsBy) !== keyOf(by))
+      throw new Error(`the split's parts grouped by ${partsBy.join()}, the sums by ${by.join()}: only split_source may differ`);
+    this.sums = new FigureSums(figures, by);
+    this.figures = figures;
+    this.by = by;
+    this.partsBy = partsBy;
+  }
+
+  /** Packed rows holding packedColumnsOf(figures). */
+  addPacked(rows: Iterable<PackedRollupRows>): void {
+    for (const r of rows) this.sums.addPacked(r);
+  }
+
+  addRollups(rows: Iterable<Rollup>): void {
+    for (const r of rows) this.sums.addRollup(r);
+  }
+
+  /** Each figure's records over the rows added so far, in a Map in the order asked. */
+  records(): Map<RollupFigure, GroupRecord[]> {
+    const out = new Map<RollupFigure, GroupRecord[]>();
+    for (const f of this.figures)
+      if (!out.has(f))
+        out.set(
+          f,
+          recordsOf(this.sums.all(), (SPLIT_METRICS as readonly string[]).includes(f) ? this.partsBy : this.by, this.sums.sumsOf(f)),
+        );
+    return out;
+  }
 }
 
 /**
@@ -141,27 +154,31 @@ export function rollupPercentileGroups(rows: Iterable<Rollup>, metric: RollupFig
  * bytes added to its group's sum, so a free-plan request merges thousands of rows (bench/duties.ts).
  */
 export function storedFigurePercentileGroups(rows: Iterable<StoredFigureRow>, by: readonly RollupGroupColumn[]): GroupRecord[] {
-  const groups = new Groups(by);
-  for (const r of rows) sumIn(groups.of(r), null).addEncoded(r.figure);
-  return recordsOf(groups.all(), false, by);
+  const groups = new FigureGroups(by, 1);
+  for (const r of rows) groups.of(r).columns[0].addEncoded(r.figure);
+  return recordsOf(groups.all(), by, (g) => [[null, g.columns[0]]]);
 }
 
-function recordsOf(groups: FigureGroup[], isSplit: boolean, by: readonly RollupGroupColumn[]): GroupRecord[] {
+/** Each group's records: one per (split_source, sum) `sumsOf` gives, percentiles read from the dense sums. */
+function recordsOf(
+  groups: FigureGroup[],
+  by: readonly RollupGroupColumn[],
+  sumsOf: (g: FigureGroup) => Array<[string | null, HistogramSum]>,
+): GroupRecord[] {
   const out: GroupRecord[] = [];
+  const bySource = by.includes('split_source');
   for (const g of groups) {
     const errors = g.probes - g.successes;
     const base = { samples: g.probes, errors, error_rate: g.probes ? errors / g.probes : null };
-    const histograms: Array<[string | null, ExpHistogram]> = isSplit
-      ? [...g.histograms.entries()].map(([source, sum]) => [source, sum.toHistogram()])
-      : [[null, g.histograms.get(null)?.toHistogram() ?? emptyHistogram()]];
-    if (by.includes('split_source') && histograms.length === 0) histograms.push([null, emptyHistogram()]);
-    for (const [source, h] of histograms) {
+    const sums = sumsOf(g);
+    if (bySource && sums.length === 0) sums.push([null, new HistogramSum()]);
+    for (const [source, sum] of sums) {
       out.push({
         ...(g.key as GroupKey),
-        ...(by.includes('split_source') ? { split_source: source } : {}),
-        n: h.count,
+        ...(bySource ? { split_source: source } : {}),
+        n: sum.count,
         ...base,
-        ...percentileFields(h.count, rankReader(h)),
+        ...percentileFields(sum.count, sum.rankReader()),
       });
     }
   }

@@ -7,9 +7,7 @@
  */
 import { ERROR_CLASSES, type ErrorClass } from '../ids.ts';
 import {
-  decodeHistogram,
   emptyHistogram,
-  encodeHistogram,
   histogramFromJson,
   histogramToJson,
   merge,
@@ -19,19 +17,16 @@ import {
   type ExpHistogram,
   type HistogramJson,
 } from '../stats/exp-histogram.ts';
+import { decodeHistogram, encodeHistogram } from '../stats/histogram-bytes.ts';
+import { ROLLUP_METRICS, SPLIT_METRICS, type RollupMetric, type SplitMetric } from './figures.ts';
+import { decodeSplit, encodeSplit } from './split-bytes.ts';
 import type { StoredRow } from '../sample-fields.ts';
-import { ByteReader, writeVarint } from '../stats/varint.ts';
 import { base64ToBytes, bytesToBase64 } from '../base64.ts';
 
 export { DAY_MS, HOUR_MS } from '../time.ts';
+export { ROLLUP_METRICS, SPLIT_METRICS, type RollupMetric, type SplitMetric } from './figures.ts';
+export { decodeSplit, encodeSplit, readSplit } from './split-bytes.ts';
 import { DAY_MS, HOUR_MS } from '../time.ts';
-
-/** The figures rolled up for every successful sample (MEASUREMENT.md names). */
-export const ROLLUP_METRICS = ['ttft_ms', 'ttfa_ms', 'tpot_ms', 'itl_p99_ms', 'total_ms', 'decode_tps'] as const;
-export type RollupMetric = (typeof ROLLUP_METRICS)[number];
-/** The split's parts, rolled up per split_source. */
-export const SPLIT_METRICS = ['network_ms', 'server_ms'] as const;
-export type SplitMetric = (typeof SPLIT_METRICS)[number];
 
 export interface RollupKey {
   hour: number;
@@ -232,37 +227,6 @@ export function applyToTotals(totals: Rollup[], previous: Rollup[], fresh: Rollu
 /** Error counts as stored: every class, in the contract's order, so equal rollups give equal text. */
 export function encodeErrors(errors: Partial<Record<ErrorClass, number>>): string {
   return JSON.stringify(Object.fromEntries(ERROR_CLASSES.filter((c) => errors[c]).map((c) => [c, errors[c]])));
-}
-
-/** The per-source split as one canonical BLOB: sources in name order, each its name and two histograms. */
-export function encodeSplit(split: Map<string, Record<SplitMetric, ExpHistogram>>): Uint8Array {
-  const out: number[] = [];
-  const sources = [...split.keys()].sort();
-  writeVarint(out, sources.length);
-  for (const source of sources) {
-    const name = new TextEncoder().encode(source);
-    writeVarint(out, name.length);
-    out.push(...name);
-    for (const m of SPLIT_METRICS) {
-      const bytes = encodeHistogram(split.get(source)![m]);
-      writeVarint(out, bytes.length);
-      out.push(...bytes);
-    }
-  }
-  return new Uint8Array(out);
-}
-
-export function decodeSplit(bytes: Uint8Array): Map<string, Record<SplitMetric, ExpHistogram>> {
-  const r = new ByteReader(bytes, () => new Error('split bytes end early'));
-  const split = new Map<string, Record<SplitMetric, ExpHistogram>>();
-  const n = r.varint();
-  for (let k = 0; k < n; k++) {
-    const source = new TextDecoder().decode(r.take(r.varint()));
-    const network_ms = decodeHistogram(r.take(r.varint()));
-    const server_ms = decodeHistogram(r.take(r.varint()));
-    split.set(source, { network_ms, server_ms });
-  }
-  return split;
 }
 
 /** A rollup row as the read API serves it: `start` is the hour's (or day's) start, histograms in their JSON form. */

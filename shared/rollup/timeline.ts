@@ -9,7 +9,8 @@
  */
 import type { ErrorClass } from '../ids.ts';
 import type { TimelineDoc, TimelineKey, TimelinePoint, TimelineSeries } from '../api-types.ts';
-import { HISTOGRAM_RELATIVE_ERROR, HISTOGRAM_SCALE, HistogramSum } from '../stats/exp-histogram.ts';
+import { HISTOGRAM_RELATIVE_ERROR, HISTOGRAM_SCALE } from '../stats/exp-histogram.ts';
+import { HistogramSum } from '../stats/histogram-sum.ts';
 import { DAY_MS } from '../time.ts';
 import { dayOf, hourOf, STORED_HISTOGRAM, type Rollup, type WithStoredHistograms } from './rollup.ts';
 

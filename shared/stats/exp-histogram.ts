@@ -9,8 +9,6 @@
  * encoding is canonical (sorted buckets, the sum in integer microseconds), so the same bytes.
  */
 
-import { writeVarint } from './varint.ts';
-
 /** Scale 6: base 2^(1/64) ≈ 1.0109, relative error ≤ 0.54 % (MEASUREMENT.md asks ≤ 1 %). */
 export const HISTOGRAM_SCALE = 6;
 const BASE = 2 ** (2 ** -HISTOGRAM_SCALE);
@@ -18,7 +16,6 @@ const BASE = 2 ** (2 ** -HISTOGRAM_SCALE);
 export const HISTOGRAM_RELATIVE_ERROR = (BASE - 1) / (BASE + 1);
 /** Sums are kept in integer units of this many ms, so adding them is exact in any order. */
 const SUM_UNIT_MS = 0.001;
-const FORMAT_VERSION = 1;
 
 export interface ExpHistogram {
   scale: number;
@@ -135,8 +132,13 @@ export function countAtMost(h: ExpHistogram, bound: number): number {
   return n;
 }
 
-export function sumOf(h: ExpHistogram): number {
+export function sumOf(h: Pick<ExpHistogram, 'sumUnits'>): number {
   return h.sumUnits * SUM_UNIT_MS;
+}
+
+/** A value of bucket i estimated by the bucket's point nearest in relative terms (the module's comment). */
+export function bucketEstimate(i: number): number {
+  return (2 * lowerBound(i + 1)) / (1 + BASE);
 }
 
 /** The estimate of the value of rank k (0-based, ascending): its bucket's best point, kept within [min, max]; for non-negative data. */
@@ -148,10 +150,7 @@ function valueAtRank(h: ExpHistogram, sorted: Array<[number, number]>, k: number
   let seen = h.zeroCount;
   for (const [i, n] of sorted) {
     seen += n;
-    if (k < seen) {
-      const estimate = (2 * lowerBound(i + 1)) / (1 + BASE);
-      return Math.min(Math.max(estimate, h.min), h.max);
-    }
+    if (k < seen) return Math.min(Math.max(bucketEstimate(i), h.min), h.max);
   }
   return h.max;
 }
@@ -172,7 +171,7 @@ export function quantile(h: ExpHistogram, q: number): number | null {
 }
 
 /** The q-quantile of `count` values from `at(rank)`, the estimate of the rank-th smallest (1-based). */
-function quantileAt(count: number, at: (rank: number) => number, q: number): number | null {
+export function quantileAt(count: number, at: (rank: number) => number, q: number): number | null {
   if (count === 0) return null;
   const rank = q * (count - 1);
   const lo = Math.floor(rank);
@@ -223,200 +222,5 @@ export function histogramFromJson(j: HistogramJson): ExpHistogram {
   return h;
 }
 
-const zigzag = (n: number): number => (n >= 0 ? n * 2 : -n * 2 - 1);
-const unzigzag = (n: number): number => (n % 2 === 0 ? n / 2 : -(n + 1) / 2);
-
-/**
- * Canonical bytes: version, scale, count, zero count, sum (zigzag, so a negative value's sum fits),
- * min and max (float64, little-endian), then the non-empty buckets in index order as (gap from the
- * previous index, zigzag for the first; count) varint pairs. An empty histogram has no min or max.
- */
-export function encodeHistogram(h: ExpHistogram): Uint8Array {
-  const out: number[] = [FORMAT_VERSION, h.scale & 0xff];
-  writeVarint(out, h.count);
-  writeVarint(out, h.zeroCount);
-  writeVarint(out, zigzag(h.sumUnits));
-  if (h.count > 0) {
-    const f = new DataView(new ArrayBuffer(16));
-    f.setFloat64(0, h.min, true);
-    f.setFloat64(8, h.max, true);
-    for (let i = 0; i < 16; i++) out.push(f.getUint8(i));
-  }
-  const sorted = [...h.buckets.keys()].sort((x, y) => x - y);
-  writeVarint(out, sorted.length);
-  let previous = 0;
-  for (const [k, i] of sorted.entries()) {
-    writeVarint(out, k === 0 ? zigzag(i) : i - previous);
-    writeVarint(out, h.buckets.get(i)!);
-    previous = i;
-  }
-  return new Uint8Array(out);
-}
-
+/** Refused histogram bytes or JSON (histogram-bytes.ts reads the bytes). */
 export class HistogramFormatError extends Error {}
-
-const SCRATCH_BYTES = new Uint8Array(16);
-const SCRATCH = new DataView(SCRATCH_BYTES.buffer);
-const endsEarly = () => new HistogramFormatError('histogram bytes end early');
-
-export function decodeHistogram(bytes: Uint8Array): ExpHistogram {
-  const h = emptyHistogram();
-  readHistogram(bytes, h, (index, count) => h.buckets.set(index, count));
-  return h;
-}
-
-/** What canonical bytes say besides the buckets. */
-type HistogramHeader = Pick<ExpHistogram, 'count' | 'zeroCount' | 'sumUnits' | 'min' | 'max'>;
-
-let cursorBytes: Uint8Array = new Uint8Array(0);
-let cursor = 0;
-
-/** The varint at readHistogram's cursor. */
-function nextVarint(): number {
-  let n = 0;
-  let mult = 1;
-  for (;;) {
-    if (cursor >= cursorBytes.length) throw endsEarly();
-    const b = cursorBytes[cursor++];
-    n += (b & 0x7f) * mult;
-    if (b < 0x80) return n;
-    mult *= 0x80;
-  }
-}
-
-/**
- * Reads canonical bytes (encodeHistogram): the header into `header`, each bucket to `bucket` in index
- * order; throws HistogramFormatError. A cursor in module state, not a reader per histogram: a long window
- * reads thousands.
- */
-function readHistogram(bytes: Uint8Array, header: HistogramHeader, bucket: (index: number, count: number) => void): void {
-  const end = bytes.length;
-  if (end < 1) throw endsEarly();
-  if (bytes[0] !== FORMAT_VERSION) throw new HistogramFormatError(`unknown histogram format ${bytes[0]}`);
-  if (end < 2) throw endsEarly();
-  const scale = bytes[1] > 127 ? bytes[1] - 256 : bytes[1];
-  if (scale !== HISTOGRAM_SCALE) throw new HistogramFormatError(`histogram scale ${scale}, expected ${HISTOGRAM_SCALE}`);
-  cursorBytes = bytes;
-  cursor = 2;
-  header.count = nextVarint();
-  header.zeroCount = nextVarint();
-  header.sumUnits = unzigzag(nextVarint());
-  header.min = Infinity;
-  header.max = -Infinity;
-  if (header.count > 0) {
-    if (cursor + 16 > end) throw endsEarly();
-    // Through one scratch buffer: no copy and no view made per histogram.
-    SCRATCH_BYTES.set(bytes.subarray(cursor, cursor + 16));
-    header.min = SCRATCH.getFloat64(0, true);
-    header.max = SCRATCH.getFloat64(8, true);
-    cursor += 16;
-  }
-  const n = nextVarint();
-  let index = 0;
-  for (let k = 0; k < n; k++) {
-    index = k === 0 ? unzigzag(nextVarint()) : index + nextVarint();
-    bucket(index, nextVarint());
-  }
-  if (cursor !== end) throw new HistogramFormatError('trailing bytes after the histogram');
-}
-
-/** The header of the histogram HistogramSum.addEncoded is reading (one at a time). */
-const READ_HEADER: HistogramHeader = { count: 0, zeroCount: 0, sumUnits: 0, min: Infinity, max: -Infinity };
-
-/**
- * Many histograms summed into one: counts in a dense array over the bucket indices seen, so adding a
- * stored histogram reads its bytes straight into the sum, with no Map or object made per histogram (a
- * long window sums thousands). The same sum as `mergeInto` over the decoded histograms.
- */
-export class HistogramSum {
-  count = 0;
-  zeroCount = 0;
-  sumUnits = 0;
-  min = Infinity;
-  max = -Infinity;
-  /** counts[k] is bucket `low + k`. */
-  private counts = new Float64Array(0);
-  private low = 0;
-  private readonly bumpBucket = (index: number, count: number): void => this.bump(index, count);
-
-  add(h: ExpHistogram): void {
-    this.addHeader(h.count, h.zeroCount, h.sumUnits, h.min, h.max);
-    for (const [i, n] of h.buckets) this.bump(i, n);
-  }
-
-  /** Adds a histogram in its canonical bytes (encodeHistogram); throws HistogramFormatError as decodeHistogram does. */
-  addEncoded(bytes: Uint8Array): void {
-    readHistogram(bytes, READ_HEADER, this.bumpBucket);
-    this.addHeader(READ_HEADER.count, READ_HEADER.zeroCount, READ_HEADER.sumUnits, READ_HEADER.min, READ_HEADER.max);
-  }
-
-  /**
-   * The q-quantile of the sum for each q, the very estimates `quantile` gives of `toHistogram()`, read from the dense
-   * counts with no Map made: for a reader of a quantile or two of each of thousands of sums (the timeline: a point a
-   * row).
-   */
-  quantiles(qs: readonly number[]): Array<number | null> {
-    // The slack below the smallest value's bucket is empty: each walk starts there.
-    const first = this.min > 0 ? bucketIndex(this.min) - this.low : 0;
-    return qs.map((q) => quantileAt(this.count, (rank) => this.valueAtRank(rank - 1, first), q));
-  }
-
-  /** valueAtRank over the dense counts, walked up from counts[first]. */
-  private valueAtRank(k: number, first: number): number {
-    if (k === 0) return this.min;
-    if (k === this.count - 1) return this.max;
-    if (k < this.zeroCount) return Math.min(0, this.max);
-    let seen = this.zeroCount;
-    for (let j = first; j < this.counts.length; j++) {
-      seen += this.counts[j];
-      if (k < seen) return Math.min(Math.max((2 * lowerBound(this.low + j + 1)) / (1 + BASE), this.min), this.max);
-    }
-    return this.max;
-  }
-
-  /** Empties the sum, keeping its dense range: a reader summing group after group (the timeline) makes one sum, not one a group. */
-  clear(): void {
-    this.count = 0;
-    this.zeroCount = 0;
-    this.sumUnits = 0;
-    this.min = Infinity;
-    this.max = -Infinity;
-    this.counts.fill(0);
-  }
-
-  /** The sum as a histogram (one Map, made once). */
-  toHistogram(): ExpHistogram {
-    const h = emptyHistogram();
-    Object.assign(h, { count: this.count, zeroCount: this.zeroCount, sumUnits: this.sumUnits, min: this.min, max: this.max });
-    for (let k = 0; k < this.counts.length; k++) if (this.counts[k] !== 0) h.buckets.set(this.low + k, this.counts[k]);
-    return h;
-  }
-
-  private addHeader(count: number, zeroCount: number, sumUnits: number, min: number, max: number): void {
-    this.count += count;
-    this.zeroCount += zeroCount;
-    this.sumUnits += sumUnits;
-    if (min < this.min) this.min = min;
-    if (max > this.max) this.max = max;
-  }
-
-  private bump(i: number, n: number): void {
-    let k = i - this.low;
-    if (k < 0 || k >= this.counts.length) {
-      this.cover(i);
-      k = i - this.low;
-    }
-    this.counts[k] += n;
-  }
-
-  /** Widens the dense range to hold bucket i, with room on both sides (a figure's buckets lie within a few hundred). */
-  private cover(i: number): void {
-    const SLACK = 128;
-    const from = this.counts.length === 0 ? i - SLACK : Math.min(this.low, i - SLACK);
-    const to = this.counts.length === 0 ? i + SLACK : Math.max(this.low + this.counts.length, i + SLACK);
-    const counts = new Float64Array(to - from);
-    if (this.counts.length > 0) counts.set(this.counts, this.low - from);
-    this.counts = counts;
-    this.low = from;
-  }
-}

@@ -7,11 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { percentile } from '../../shared/stats/percentile.ts';
 import {
   HISTOGRAM_RELATIVE_ERROR,
-  HistogramSum,
   bucketIndex,
-  decodeHistogram,
   emptyHistogram,
-  encodeHistogram,
   histogramFromJson,
   histogramOf,
   histogramToJson,
@@ -22,6 +19,8 @@ import {
   sumOf,
 } from '../../shared/stats/exp-histogram.ts';
 import { percentileWithCi, percentileWithCiAt } from '../../shared/stats/percentile-ci.ts';
+import { HistogramSum } from '../../shared/stats/histogram-sum.ts';
+import { decodeHistogram, encodeHistogram } from '../../shared/stats/histogram-bytes.ts';
 
 /** A deterministic uniform generator in (0, 1). */
 function uniform(seed: number): () => number {

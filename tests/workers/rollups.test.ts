@@ -44,7 +44,10 @@ import {
 import { ROLLUP_PAGE_ROWS, PERCENTILE_ROW_UNITS, percentileRowUnits } from '../../shared/config/read-limits.ts';
 import { deleteArchivedRollupDays } from '../../workers/observatory/db/archive.ts';
 import { meterD1 } from '../../workers/observatory/db/meter.ts';
-import { HISTOGRAM_RELATIVE_ERROR, encodeHistogram, quantile, sumOf } from '../../shared/stats/exp-histogram.ts';
+import { getConfig } from '../../workers/observatory/config.ts';
+import { MAX_WINDOW_MS } from '../../workers/observatory/api/query.ts';
+import { HISTOGRAM_RELATIVE_ERROR, quantile, sumOf } from '../../shared/stats/exp-histogram.ts';
+import { encodeHistogram } from '../../shared/stats/histogram-bytes.ts';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { percentile } from '../../shared/stats/percentile.ts';
 import { rollupPercentileGroups } from '../../shared/rollup/percentiles.ts';
@@ -261,7 +264,7 @@ describe('percentiles from the rollups', () => {
     const r = await get(`/api/v1/percentiles?metric=ttft_ms&source=rollups&${day}`);
     expect(r.status).toBe(200);
     const daily = await rollupsIn(env.DB, { fromHour: DAY, toHour: DAY + DAY_MS, resolution: 'day', methodVersion: METHOD_VERSION });
-    // One row per region × target read: the day's 9 daily rows, not its hourly ones.
+    // One row per region × target read: the day's 9 daily rows, not its hourly ones (and each once: packed as read).
     expect(Number(r.headers.get('x-d1-rows-read'))).toBe(daily.length);
     const body = await r.json<{ groups: Array<{ region: string; target: string; samples: number }> }>();
     const hourly = await rollupsIn(env.DB, { fromHour: DAY, toHour: DAY + DAY_MS, methodVersion: METHOD_VERSION });
@@ -326,18 +329,35 @@ describe('percentiles from the rollups', () => {
   });
 
   it('answer percentiles from no more rows than a free-plan request merges, and say how to ask instead', async () => {
-    // The test configuration's 10 region × target pairs over 101 days and an hour: 1,015 row units, over the free plan's 800.
-    const from = DAY - 100 * DAY_MS - 3_600_000;
-    expect(percentileRowUnits(from, DAY + DAY_MS, 10)).toBeGreaterThan(PERCENTILE_ROW_UNITS.free);
-    const long = await get(`/api/v1/percentiles?metric=ttft_ms&source=rollups&from=${from}&to=${DAY + DAY_MS}`);
-    expect(long.status).toBe(400);
-    expect(await long.json()).toMatchObject({ error: { code: 'too_much_work' } });
-    // One region's 4 pairs: within.
-    const narrower = await get(`/api/v1/percentiles?metric=ttft_ms&source=rollups&region=weur&from=${from}&to=${DAY + DAY_MS}`);
-    expect(narrower.status).toBe(200);
-    const groups = (await narrower.json<{ groups: Array<{ region: string; samples: number }> }>()).groups;
-    expect(groups.length).toBeGreaterThan(0);
-    expect(groups.every((g) => g.region === 'weur')).toBe(true);
+    const cap = PERCENTILE_ROW_UNITS.free;
+    const to = DAY + DAY_MS;
+    const longest = to - MAX_WINDOW_MS + 3_600_000;
+    // The test configuration's 10 region × target pairs over the longest window anyone may ask: within the cap.
+    expect(percentileRowUnits(longest, to, 10)).toBeLessThanOrEqual(cap);
+    const all = await get(`/api/v1/percentiles?metric=ttft_ms&source=rollups&from=${longest}&to=${to}`);
+    expect(all.status, await all.clone().text()).toBe(200);
+    // A deployment of 13 pairs (a fourth region, for this test only): past the cap over the same window, within it
+    // over 300 days; one region of it within, over the longest window.
+    const config = getConfig();
+    config.regions.push({ code: 'oc', label: 'Oceania', locationHint: 'oc' });
+    try {
+      expect(percentileRowUnits(longest, to, 13)).toBeGreaterThan(cap);
+      const long = await get(`/api/v1/percentiles?metric=ttft_ms&source=rollups&from=${longest}&to=${to}`);
+      expect(long.status).toBe(400);
+      const refusal = await long.json<{ error: { code: string; message: string } }>();
+      expect(refusal).toMatchObject({ error: { code: 'too_much_work' } });
+      expect(refusal.error.message).toContain(`one request merges at most ${cap} on the free plan`);
+      const shorter = to - 300 * DAY_MS;
+      expect(percentileRowUnits(shorter, to, 13)).toBeLessThanOrEqual(cap);
+      expect((await get(`/api/v1/percentiles?metric=ttft_ms&source=rollups&from=${shorter}&to=${to}`)).status).toBe(200);
+      const narrower = await get(`/api/v1/percentiles?metric=ttft_ms&source=rollups&region=weur&from=${longest}&to=${to}`);
+      expect(narrower.status).toBe(200);
+      const groups = (await narrower.json<{ groups: Array<{ region: string; samples: number }> }>()).groups;
+      expect(groups.length).toBeGreaterThan(0);
+      expect(groups.every((g) => g.region === 'weur')).toBe(true);
+    } finally {
+      config.regions.pop();
+    }
   });
 
   it('are scraped from /metrics per region, as a scrape job a region splits them', async () => {

@@ -23,7 +23,7 @@ export const metricsRegions = (q: URLSearchParams): string[] | undefined =>
   );
 
 // `region=…` (one or more): a scrape of some regions only. At the free-plan goal (6 × 10) a scrape of every pair
-// takes more CPU than a free-plan request has (bench/duties.ts); one scrape job a region fits. The public views hold
+// fits a free-plan request's CPU (bench/duties.ts: about 1 ms of the 5 its duties are held to, D1's response included). The public views hold
 // every region's scrape and each region's, so an anonymous scrape of either costs no D1 read (views/metrics-views.ts).
 metricsRoutes.get('/metrics', async (c) => {
   const q = new URL(c.req.url).searchParams;

@@ -1,7 +1,7 @@
 /** GET /api/v1/percentiles: exact percentiles from raw samples, or merged from the rollups beyond their retention. */
 import { Hono, type Context } from 'hono';
 import { toCsv } from '../../../shared/csv.ts';
-import { PERCENTILE_ROW_UNITS, percentileRowUnits } from '../../../shared/config/read-limits.ts';
+import { HOURLY_ROW_UNITS, PERCENTILE_ROW_UNITS, percentileRowUnits } from '../../../shared/config/read-limits.ts';
 import { HOUR_MS, SPLIT_METRICS } from '../../../shared/rollup/rollup.ts';
 import { DAY_MS } from '../../../shared/time.ts';
 import { getConfig } from '../config.ts';
@@ -80,7 +80,7 @@ async function rollupPercentiles(
     throw new ApiError(
       400,
       'too_much_work',
-      `this window and selection merge about ${Math.ceil(units)} rollup row units (a daily row 1, an hourly row 1/4); one request merges at most ${cap} on the ${getConfig().plan} plan (what fits its CPU). Ask for fewer regions, targets or variants (region=…, target=…, variant=…), or a shorter window, and combine the answers`,
+      `this window and selection merge about ${Math.ceil(units)} rollup row units (a daily row 1, an hourly row ${HOURLY_ROW_UNITS}); one request merges at most ${cap} on the ${getConfig().plan} plan (what fits its CPU). Ask for fewer regions, targets or variants (region=…, target=…, variant=…), or a shorter window, and combine the answers`,
     );
   }
   const groups = await percentileGroupsFromRollups(

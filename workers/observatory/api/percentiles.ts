@@ -2,16 +2,16 @@
 import { ranksNeeded } from '../../../shared/stats/percentile-ci.ts';
 import { metricAtRanks, metricGroupCounts, type SampleFilter } from '../db/samples.ts';
 import { METRIC_FIELDS, type MetricField } from '../../../shared/sample-fields.ts';
-import { ROLLUP_METRICS, SPLIT_METRICS, type RollupMetric } from '../../../shared/rollup/rollup.ts';
+import { ROLLUP_METRICS, SPLIT_METRICS } from '../../../shared/rollup/rollup.ts';
 import {
   PERCENTILES,
-  rollupPercentileGroups,
+  packedColumnsOf,
+  packedPercentileGroupsByFigure,
   sortGroups,
-  storedFigurePercentileGroups,
   type RollupFigure,
   type RollupGroupColumn,
 } from '../../../shared/rollup/percentiles.ts';
-import { figureRowsCovering, rollupsCovering, type RollupFilter } from '../db/rollups.ts';
+import { packedRowsCovering, type RollupFilter } from '../db/rollups.ts';
 
 export { PERCENTILES };
 /** What percentiles can be grouped by; `served_by` (where the vendor answered) from raw samples only: the rollups do not keep it. */
@@ -99,8 +99,7 @@ export async function percentileGroupsFromRollups(
   metric: Metric,
   by: readonly RollupGroupColumn[],
 ): Promise<GroupRecord[]> {
-  // A figure of its own column: only that column read and summed. A split part lives in the split's column, per source.
-  if ((ROLLUP_METRICS as readonly string[]).includes(metric))
-    return storedFigurePercentileGroups(await figureRowsCovering(db, f, metric as RollupMetric), by);
-  return rollupPercentileGroups(await rollupsCovering(db, f), metric as RollupFigure, by);
+  // Only the figure's column read (a split part's: the split's, per source), packed per period and region, and summed.
+  const figure = metric as RollupFigure;
+  return packedPercentileGroupsByFigure(await packedRowsCovering(db, f, packedColumnsOf([figure])), [figure], by).get(figure)!;
 }

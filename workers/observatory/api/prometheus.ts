@@ -7,8 +7,16 @@
  * Counters only grow: an hour rolled up again replaces its share of the totals, never adds it twice.
  */
 import { ERROR_CLASSES } from '../../../shared/ids.ts';
-import { SPLIT_METRICS, type Rollup, type RollupMetric } from '../../../shared/rollup/rollup.ts';
-import { lowerBound, sumOf, type ExpHistogram } from '../../../shared/stats/exp-histogram.ts';
+import {
+  readSplit,
+  SPLIT_METRICS,
+  STORED_HISTOGRAM,
+  type Rollup,
+  type RollupMetric,
+  type WithStoredHistograms,
+} from '../../../shared/rollup/rollup.ts';
+import { bucketIndex, lowerBound, sumOf, type ExpHistogram } from '../../../shared/stats/exp-histogram.ts';
+import { readEncoded } from '../../../shared/stats/histogram-bytes.ts';
 
 export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
@@ -17,7 +25,7 @@ const SECONDS_BOUNDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
 const TPS_BOUNDS = [5, 10, 20, 50, 100, 200, 500, 1000];
 const MS_PER_S = 1000;
 
-interface Family {
+export interface Family {
   name: string;
   help: string;
   /** Value scale from the histogram's unit (ms) to the metric's. */
@@ -25,7 +33,7 @@ interface Family {
   bounds: number[];
 }
 
-const HISTOGRAMS: Array<[RollupMetric, Family]> = [
+export const HISTOGRAM_FAMILIES: Array<[RollupMetric, Family]> = [
   [
     'ttft_ms',
     {
@@ -71,7 +79,7 @@ const HISTOGRAMS: Array<[RollupMetric, Family]> = [
     },
   ],
 ];
-const SPLIT_FAMILIES: Record<(typeof SPLIT_METRICS)[number], Family> = {
+export const SPLIT_FAMILIES: Record<(typeof SPLIT_METRICS)[number], Family> = {
   network_ms: {
     name: 'llm_ttft_network_seconds',
     help: 'Network part of TTFT, per split source.',
@@ -87,60 +95,129 @@ const SPLIT_FAMILIES: Record<(typeof SPLIT_METRICS)[number], Family> = {
 };
 
 const escape = (v: string): string => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
-const labels = (pairs: Record<string, string>): string =>
-  `{${Object.entries(pairs)
-    .map(([k, v]) => `${k}="${escape(v)}"`)
-    .join(',')}}`;
 const number = (x: number): string => (Number.isInteger(x) ? String(x) : String(Math.round(x * 1e9) / 1e9));
 
 /**
- * One classic histogram: the cumulative count at each bound in one pass over the buckets in index order
- * (a bucket counts when its upper bound is within the bound), the labels written once.
+ * A family's classic buckets as the exponential buckets they count, worked out once: a bucket counts
+ * at a bound when its upper bound is within it, so each bound counts the buckets up to `lastBucket`
+ * (the zero bucket too unless the bound is negative), and each line's `le` text is written once.
  */
-function histogramLines(out: string[], f: Family, labelText: string, h: ExpHistogram): void {
-  const sorted = [...h.buckets.entries()].sort((a, b) => a[0] - b[0]);
-  const prefix = `${f.name}_bucket{${labelText}${labelText ? ',' : ''}le="`;
-  let k = 0;
-  let below = h.zeroCount;
-  for (const bound of f.bounds) {
-    const limit = bound / f.perUnit;
-    if (limit < 0) {
-      out.push(`${prefix}${bound}"} 0`);
-      continue;
-    }
-    while (k < sorted.length && lowerBound(sorted[k][0] + 1) <= limit) below += sorted[k++][1];
-    out.push(`${prefix}${bound}"} ${below}`);
-  }
-  out.push(`${prefix}+Inf"} ${h.count}`);
-  out.push(`${f.name}_sum{${labelText}} ${number(sumOf(h) * f.perUnit)}`);
-  out.push(`${f.name}_count{${labelText}} ${h.count}`);
+interface ClassicLayout {
+  family: Family;
+  lastBucket: number[];
+  countsZero: boolean[];
+  le: string[];
 }
 
-const labelPairs = (pairs: Record<string, string>): string =>
-  Object.entries(pairs)
-    .map(([k, v]) => `${k}="${escape(v)}"`)
-    .join(',');
+function layoutOf(f: Family): ClassicLayout {
+  const limits = f.bounds.map((bound) => bound / f.perUnit);
+  return {
+    family: f,
+    // bucketIndex(limit) is the bucket holding the limit: it counts only when the limit is its upper bound.
+    lastBucket: limits.map((l) => (l <= 0 ? -Infinity : lowerBound(bucketIndex(l) + 1) <= l ? bucketIndex(l) : bucketIndex(l) - 1)),
+    countsZero: limits.map((l) => l >= 0),
+    le: [...f.bounds.map((b) => `le="${b}"} `), 'le="+Inf"} '],
+  };
+}
 
-export function prometheusText(totals: Rollup[]): string {
-  const out: string[] = [];
-  const base = (t: Rollup) => ({ region: t.region, target: t.target, prompt_variant: t.prompt_variant });
-  out.push('# HELP llm_probes_total Probes run (each one streamed completion).', '# TYPE llm_probes_total counter');
-  for (const t of totals) out.push(`llm_probes_total${labels(base(t))} ${t.probes}`);
-  out.push('# HELP llm_probe_failures_total Failed probes by error class (MEASUREMENT.md).', '# TYPE llm_probe_failures_total counter');
-  for (const t of totals)
-    for (const c of ERROR_CLASSES) out.push(`llm_probe_failures_total${labels({ ...base(t), error: c })} ${t.errors[c] ?? 0}`);
-  const baseText = totals.map((t) => labelPairs(base(t)));
-  for (const [metric, f] of HISTOGRAMS) {
-    out.push(`# HELP ${f.name} ${f.help}`, `# TYPE ${f.name} histogram`);
-    totals.forEach((t, i) => histogramLines(out, f, baseText[i], t.histograms[metric]));
+const COLUMN_LAYOUTS = HISTOGRAM_FAMILIES.map(([metric, f]) => [metric, layoutOf(f)] as const);
+const SPLIT_LAYOUTS = SPLIT_METRICS.map((m) => layoutOf(SPLIT_FAMILIES[m]));
+
+/** What a histogram's lines read: its header and its non-empty buckets in index order. */
+interface Buckets {
+  count: number;
+  zeroCount: number;
+  sumUnits: number;
+  n: number;
+  indices: ArrayLike<number>;
+  counts: ArrayLike<number>;
+}
+
+/** A decoded histogram as Buckets (a rollup not read from D1: its buckets sorted once). */
+function bucketsOf(h: ExpHistogram): Buckets {
+  const sorted = [...h.buckets.entries()].sort((a, b) => a[0] - b[0]);
+  return { ...h, n: sorted.length, indices: sorted.map((e) => e[0]), counts: sorted.map((e) => e[1]) };
+}
+
+/** A histogram straight from its stored bytes (valid until the next read), or its decoded form. */
+const bucketsFrom = (bytes: Uint8Array | undefined, start: number, end: number, decoded: () => ExpHistogram): Buckets =>
+  bytes ? readEncoded(bytes, start, end) : bucketsOf(decoded());
+
+/**
+ * One classic histogram: the cumulative count at each bound in one pass over the buckets in index order,
+ * into the text being built (one string grown in place, not an array of lines).
+ */
+function histogramLines(text: string, layout: ClassicLayout, labelText: string, h: Buckets): string {
+  const f = layout.family;
+  const prefix = `${f.name}_bucket{${labelText}${labelText ? ',' : ''}`;
+  let k = 0;
+  let below = h.zeroCount;
+  for (let j = 0; j < layout.lastBucket.length; j++) {
+    if (!layout.countsZero[j]) {
+      text += `${prefix}${layout.le[j]}0\n`;
+      continue;
+    }
+    const last = layout.lastBucket[j];
+    while (k < h.n && h.indices[k] <= last) below += h.counts[k++];
+    text += `${prefix}${layout.le[j]}${below}\n`;
   }
-  const splits = totals.map((t) => [...t.split.entries()].sort((a, b) => a[0].localeCompare(b[0])));
-  for (const m of SPLIT_METRICS) {
-    const f = SPLIT_FAMILIES[m];
-    out.push(`# HELP ${f.name} ${f.help}`, `# TYPE ${f.name} histogram`);
+  text += `${prefix}${layout.le[layout.lastBucket.length]}${h.count}\n`;
+  text += `${f.name}_sum{${labelText}} ${number(sumOf(h) * f.perUnit)}\n`;
+  return text + `${f.name}_count{${labelText}} ${h.count}\n`;
+}
+
+const familyHead = (f: Family, type: string): string => `# HELP ${f.name} ${f.help}\n# TYPE ${f.name} ${type}\n`;
+
+/**
+ * The exposition of `totals`. A total read from D1 is read from its stored bytes (no histogram decoded
+ * into a Map): at the goal's 6 × 10 pairs a scrape is 480 histograms of a few hundred buckets each.
+ */
+export function prometheusText(totals: Rollup[]): string {
+  const baseText = totals.map(
+    (t) => `region="${escape(t.region)}",target="${escape(t.target)}",prompt_variant="${escape(t.prompt_variant)}"`,
+  );
+  let text = '# HELP llm_probes_total Probes run (each one streamed completion).\n# TYPE llm_probes_total counter\n';
+  totals.forEach((t, i) => (text += `llm_probes_total{${baseText[i]}} ${t.probes}\n`));
+  text += '# HELP llm_probe_failures_total Failed probes by error class (MEASUREMENT.md).\n# TYPE llm_probe_failures_total counter\n';
+  const errorLabels = ERROR_CLASSES.map((c) => `,error="${escape(c)}"} `);
+  totals.forEach((t, i) => {
+    const errors = t.errors;
+    for (let c = 0; c < ERROR_CLASSES.length; c++)
+      text += `llm_probe_failures_total{${baseText[i]}${errorLabels[c]}${errors[ERROR_CLASSES[c]] ?? 0}\n`;
+  });
+  const stored = totals.map((t) => t.histograms as WithStoredHistograms);
+  for (const [metric, layout] of COLUMN_LAYOUTS) {
+    text += familyHead(layout.family, 'histogram');
     totals.forEach((t, i) => {
-      for (const [source, parts] of splits[i]) histogramLines(out, f, labelPairs({ ...base(t), split_source: source }), parts[m]);
+      const bytes = stored[i][STORED_HISTOGRAM]?.(metric);
+      text = histogramLines(
+        text,
+        layout,
+        baseText[i],
+        bucketsFrom(bytes, 0, bytes?.length ?? 0, () => t.histograms[metric]),
+      );
     });
   }
-  return out.join('\n') + '\n';
+  // Each total's split sources in name order, with where each one's parts lie in the stored bytes (if stored).
+  const splits = totals.map((t, i) => {
+    const bytes = stored[i][STORED_HISTOGRAM]?.('split');
+    const sources: Array<{ source: string; at: number[]; parts?: Record<(typeof SPLIT_METRICS)[number], ExpHistogram> }> = [];
+    if (bytes) readSplit(bytes, (source, at) => sources.push({ source, at: [...at] }));
+    else for (const [source, parts] of t.split) sources.push({ source, at: [], parts });
+    return { bytes, sources: sources.sort((a, b) => a.source.localeCompare(b.source)) };
+  });
+  SPLIT_METRICS.forEach((m, p) => {
+    const layout = SPLIT_LAYOUTS[p];
+    text += familyHead(layout.family, 'histogram');
+    splits.forEach(({ bytes, sources }, i) => {
+      for (const s of sources)
+        text = histogramLines(
+          text,
+          layout,
+          `${baseText[i]},split_source="${escape(s.source)}"`,
+          bucketsFrom(bytes, s.at[2 * p], s.at[2 * p + 1], () => s.parts![m]),
+        );
+    });
+  });
+  return text;
 }

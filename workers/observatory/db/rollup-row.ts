@@ -9,8 +9,10 @@ import {
   type Rollup,
   type RollupMetric,
 } from '../../../shared/rollup/rollup.ts';
-import { decodeHistogram, encodeHistogram, type ExpHistogram } from '../../../shared/stats/exp-histogram.ts';
+import type { ExpHistogram } from '../../../shared/stats/exp-histogram.ts';
+import { decodeHistogram, encodeHistogram } from '../../../shared/stats/histogram-bytes.ts';
 import type { ErrorClass } from '../../../shared/ids.ts';
+import { hexToBytes } from '../../../shared/bytes.ts';
 
 /** A rollup's stored columns after its key, as written. */
 export const bodyValues = (r: Rollup) => [
@@ -92,10 +94,15 @@ export function fromRollupRow(row: Record<string, unknown>): Rollup {
   return rollup;
 }
 
-/** A BLOB as D1 hands it back: an ArrayBuffer or an array of byte values, depending on the path. */
+/**
+ * A BLOB as D1 hands it back: an array of byte values (a plain SELECT of the column: D1's JSON), an
+ * ArrayBuffer (other paths), or hex text (a SELECT of `hex(column)`, which costs the Worker a fraction
+ * of the array's CPU to receive: db/rollups.ts reads long windows that way).
+ */
 export function blobBytes(value: unknown): Uint8Array {
   if (value instanceof Uint8Array) return value;
   if (value instanceof ArrayBuffer) return new Uint8Array(value);
+  if (typeof value === 'string') return hexToBytes(value);
   if (Array.isArray(value)) return Uint8Array.from(value as number[]);
   throw new TypeError(`expected a BLOB, got ${typeof value}`);
 }

@@ -16,7 +16,8 @@ import {
   type RollupSample,
 } from '../../../shared/rollup/rollup.ts';
 import { blobBytes, bodyValues, fromRollupRow } from './rollup-row.ts';
-import type { StoredFigureRow } from '../../../shared/rollup/percentiles.ts';
+import type { PackedColumn, PackedRollupRows } from '../../../shared/rollup/percentiles.ts';
+import { hexToBytes } from '../../../shared/bytes.ts';
 import type { CacheSample } from '../../../shared/rollup/cache-hours.ts';
 import type { PlaceSample } from '../../../shared/rollup/hour-places.ts';
 
@@ -58,6 +59,10 @@ const KEY = ['hour', 'region', 'target', 'prompt_variant', 'method_version'];
 
 const TOTAL_COLUMNS = ROLLUP_COLUMNS.filter((c) => c !== 'hour');
 const TOTAL_KEY = KEY.filter((c) => c !== 'hour');
+/** The totals' columns as read: each histogram as hex text, which costs the Worker far less to receive than D1's array of numbers. */
+const TOTAL_SELECT = TOTAL_COLUMNS.map((c) =>
+  (ROLLUP_METRICS as readonly string[]).includes(c) || c === 'split' ? `hex(${c}) AS ${c}` : c,
+).join(', ');
 const UPSERT_TOTAL = `INSERT INTO rollup_totals (${TOTAL_COLUMNS.join(', ')}) VALUES (${TOTAL_COLUMNS.map(() => '?').join(', ')})
   ON CONFLICT (${TOTAL_KEY.join(', ')}) DO UPDATE SET ${TOTAL_COLUMNS.filter((c) => !TOTAL_KEY.includes(c))
     .map((c) => `${c} = excluded.${c}`)
@@ -210,23 +215,31 @@ export async function rollupsCovering(db: D1Database, f: RollupFilter): Promise<
   return (await Promise.all(coveringParts(f).map((part) => rollupsIn(db, part)))).flat();
 }
 
+/** A packed row's key (shared/rollup/packed-rows.ts) in SQL: each name's byte length (one byte) and bytes, then the counts as 4 bytes each. */
+const PACKED_KEY_SQL =
+  "printf('%02X', length(CAST(target AS BLOB))) || hex(target) || printf('%02X', length(CAST(prompt_variant AS BLOB))) || hex(prompt_variant) || printf('%08X%08X', probes, successes)";
+
 /**
- * The same rows, of one figure only: each row's key, counts and that figure's stored bytes, for a reader
- * that merges nothing else (percentiles).
+ * The rows covering whole hours [fromHour, toHour) (coveringParts), packed (shared/rollup/packed-rows.ts)
+ * for readers that merge them (percentiles, the public views): per period and region, one string of its
+ * rows' keys and the columns asked for, as hex. D1 hands a BLOB over as a JSON array of numbers, whose
+ * parsing costs the Worker several times the merge (bench/duties.ts); a hex string it copies. The groups
+ * follow the table's key (period, region, …), so SQLite groups as it reads and D1 counts each row once
+ * (a GROUP BY of other columns sorts first, and D1 counts every row twice).
  */
-export async function figureRowsCovering(db: D1Database, f: RollupFilter, metric: RollupMetric): Promise<StoredFigureRow[]> {
-  // `metric` goes into the SQL: one of ROLLUP_METRICS, never text from a request.
-  if (!ROLLUP_METRICS.includes(metric)) throw new Error(`no rollup figure ${metric}`);
+export async function packedRowsCovering(db: D1Database, f: RollupFilter, columns: readonly PackedColumn[]): Promise<PackedRollupRows[]> {
+  // The columns go into the SQL: each one of ROLLUP_METRICS or the split, never text from a request.
+  for (const c of columns) if (c !== 'split' && !ROLLUP_METRICS.includes(c)) throw new Error(`no rollup column ${c}`);
+  const row = [PACKED_KEY_SQL, ...columns.map((c) => `hex(${c})`)].join(' || ');
   const parts = await Promise.all(
     coveringParts(f).map(async (part) => {
       const t = TABLES[part.resolution!];
       const where = whereOf(t, part);
       const { results } = await db
-        .prepare(`SELECT region, target, prompt_variant, probes, successes, ${metric} AS figure FROM ${t.table} WHERE ${where.sql}`)
+        .prepare(`SELECT region, group_concat(${row}, '') AS packed FROM ${t.table} WHERE ${where.sql} GROUP BY ${t.period}, region`)
         .bind(...where.params)
-        .all<Record<string, unknown>>();
-      for (const r of results) r.figure = blobBytes(r.figure);
-      return results as unknown as StoredFigureRow[];
+        .all<{ region: string; packed: string }>();
+      return results.map((r) => ({ region: r.region, bytes: hexToBytes(r.packed) }));
     }),
   );
   return parts.flat();
@@ -255,7 +268,7 @@ export async function rollupTotals(db: D1Database, filter: { regions?: string[];
     params.push(filter.methodVersion);
   }
   const { results } = await db
-    .prepare(`SELECT ${TOTAL_COLUMNS.join(', ')} FROM rollup_totals WHERE ${clauses.join(' AND ')} ORDER BY ${TOTAL_KEY.join(', ')}`)
+    .prepare(`SELECT ${TOTAL_SELECT} FROM rollup_totals WHERE ${clauses.join(' AND ')} ORDER BY ${TOTAL_KEY.join(', ')}`)
     .bind(...params)
     .all<Record<string, unknown>>();
   return results.map(fromRollupRow);

@@ -1,0 +1,98 @@
+/**
+ * Long windows read packed (db/rollups.ts packedRowsCovering: per period and region, the rows' keys and
+ * columns as one hex string) give, in real local D1, what merging the rows read one by one gives, for every
+ * figure and the split's parts per source, and D1 counts each row read once.
+ */
+import { describe, expect, it } from 'vitest';
+import { SELF } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { METHOD_VERSION } from '../../shared/constants.ts';
+import { DAY_MS, HOUR_MS, ROLLUP_METRICS, SPLIT_METRICS, rollUp, type RollupSample } from '../../shared/rollup/rollup.ts';
+import {
+  packedColumnsOf,
+  packedPercentileGroupsByFigure,
+  rollupPercentileGroups,
+  type RollupFigure,
+} from '../../shared/rollup/percentiles.ts';
+import { packedRowsCovering, rollupsCovering, upsertDailyRollups, upsertRollups } from '../../workers/observatory/db/rollups.ts';
+import { meterD1 } from '../../workers/observatory/db/meter.ts';
+
+const DAY0 = Date.UTC(2026, 2, 1);
+const DAYS = 40;
+const PAIRS = [
+  ['weur', 'ref-chat', 'chat'],
+  ['weur', 'ref-chat', 'code'],
+  ['enam', 'ref-messages', 'chat'],
+] as const;
+const SOURCES = ['server-timing.total', 'server-timing.upstream'];
+const FIGURES: RollupFigure[] = [...ROLLUP_METRICS, ...SPLIT_METRICS];
+
+/** A day's samples of one pair: 24 a day, a few failed, two split sources. */
+function samplesOf(day: number, [region, target, variant]: (typeof PAIRS)[number], seed: number): RollupSample[] {
+  let x = seed;
+  const u = () => (x = (x * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
+  return Array.from({ length: 24 }, (_, h) => {
+    const failed = u() < 0.05;
+    const ttft = 100 + 900 * u() ** 2;
+    return {
+      tick_id: day + h * HOUR_MS,
+      region,
+      target,
+      prompt_variant: variant,
+      method_version: METHOD_VERSION,
+      error: failed ? 'http' : null,
+      split_source: failed ? null : SOURCES[h % 2],
+      ttft_ms: failed ? null : ttft,
+      ttfa_ms: failed ? null : ttft + 10,
+      tpot_ms: failed ? null : 5 + 10 * u(),
+      itl_p99_ms: failed ? null : 20 + 200 * u(),
+      total_ms: failed ? null : ttft + 1_000 * u(),
+      decode_tps: failed ? null : 50 + 100 * u(),
+      network_ms: failed ? null : 10 + 50 * u(),
+      server_ms: failed ? null : ttft * u(),
+    } as unknown as RollupSample;
+  });
+}
+
+describe('packed reads of long windows', () => {
+  it('merge to what the rows read one by one merge to, every figure, a value a period and region, each row read once', async () => {
+    for (let d = 0; d < DAYS; d++) {
+      const day = DAY0 + d * DAY_MS;
+      const samples = PAIRS.flatMap((p, i) => samplesOf(day, p, 1 + d * 7 + i));
+      // Daily rows for the whole days, hourly rows for the last day (the window's edge).
+      if (d < DAYS - 1) await upsertDailyRollups(env.DB, rollUp(samples.map((s) => ({ ...s, tick_id: day }))));
+      else await upsertRollups(env.DB, rollUp(samples));
+    }
+    const f = { fromHour: DAY0, toHour: DAY0 + (DAYS - 1) * DAY_MS + 12 * HOUR_MS, methodVersion: METHOD_VERSION };
+    const metered = meterD1(env.DB);
+    const packed = await packedRowsCovering(metered.db, f, packedColumnsOf(FIGURES));
+    const packedRead = metered.rowsRead;
+    metered.reset();
+    const rows = await rollupsCovering(metered.db, f);
+    expect(rows.length).toBe(PAIRS.length * (DAYS - 1 + 12));
+    // A string per period and region (39 days and 12 hours of 2 regions), its rows read as a read of them one by one reads them.
+    expect(packed.length).toBe((DAYS - 1 + 12) * 2);
+    expect(packedRead).toBe(metered.rowsRead);
+    for (const by of [
+      ['region', 'target'],
+      ['target', 'prompt_variant'],
+      ['region', 'target', 'prompt_variant', 'split_source'],
+    ] as const) {
+      const all = packedPercentileGroupsByFigure(packed, FIGURES, by);
+      for (const figure of FIGURES) expect(all.get(figure), `${figure} by ${by}`).toEqual(rollupPercentileGroups(rows, figure, by));
+    }
+    // The read API answers the split's parts per source from the split column alone, grouped, the same way.
+    const window = `from=${f.fromHour}&to=${f.toHour}&by=region,target,prompt_variant`;
+    for (const metric of ['ttft_ms', 'network_ms', 'server_ms'] as const) {
+      const r = await SELF.fetch(`https://observatory.test/api/v1/percentiles?metric=${metric}&source=rollups&${window}`);
+      expect(r.status, await r.clone().text()).toBe(200);
+      const by =
+        metric === 'ttft_ms'
+          ? (['region', 'target', 'prompt_variant'] as const)
+          : (['region', 'target', 'prompt_variant', 'split_source'] as const);
+      const { groups } = await r.json<{ groups: unknown[] }>();
+      expect(groups, metric).toEqual(rollupPercentileGroups(rows, metric, by));
+      expect(groups.length).toBe(metric === 'ttft_ms' ? PAIRS.length : PAIRS.length * SOURCES.length);
+    }
+  });
+});
