@@ -6,7 +6,7 @@
  */
 import { percentileWithCiAt } from '../stats/percentile-ci.ts';
 import { HistogramSum } from '../stats/histogram-sum.ts';
-import { mergeRollups, SPLIT_METRICS, type Rollup } from './rollup.ts';
+import { mergeRollups, SPLIT_METRICS, type Rollup, type RollupMetric } from './rollup.ts';
 import { FigureGroups, FigureSums, type FigureGroup, type RollupFigure, type RollupGroupColumn } from './figure-sums.ts';
 import type { PackedColumn, PackedRollupRows } from './packed-rows.ts';
 import type { PercentileFields, PercentileGroup } from '../api-types.ts';
@@ -134,6 +134,38 @@ export class PercentileSums {
 
   addRollups(rows: Iterable<Rollup>): void {
     for (const r of rows) this.sums.addRollup(r);
+  }
+
+  /**
+   * One figure of its own column over coarser groups, `by` (a subset of the sums' own grouping: the regions pooled,
+   * say), each the sum of the groups it holds: what rollupPercentileGroups gives by `by` over the same rows, with no
+   * row read again.
+   */
+  coarserRecords(figure: RollupMetric, by: readonly RollupGroupColumn[]): GroupRecord[] {
+    const columns = by.filter((c): c is Exclude<RollupGroupColumn, 'split_source'> => c !== 'split_source');
+    if (columns.some((c) => !this.by.includes(c))) throw new Error(`coarser groups by ${by.join()} than the sums' ${this.by.join()}`);
+    const sumOf = this.sums.sumsOf(figure);
+    const coarse = new Map<string, { key: Record<string, string>; probes: number; successes: number; sum: HistogramSum }>();
+    for (const g of this.sums.all()) {
+      const id = columns.map((c) => g.key[c]).join('\u0000');
+      let c = coarse.get(id);
+      if (!c)
+        coarse.set(
+          id,
+          (c = { key: Object.fromEntries(columns.map((k) => [k, g.key[k]])), probes: 0, successes: 0, sum: new HistogramSum() }),
+        );
+      c.probes += g.probes;
+      c.successes += g.successes;
+      c.sum.addSum(sumOf(g)[0][1]);
+    }
+    const groups = [...coarse.values()].map((c) => ({
+      key: c.key,
+      probes: c.probes,
+      successes: c.successes,
+      columns: [c.sum],
+      split: new Map(),
+    }));
+    return recordsOf(groups, by, (g) => [[null, g.columns[0]]]);
   }
 
   /** Each figure's records over the rows added so far, in a Map in the order asked. */

@@ -35,6 +35,16 @@ export class HistogramSum implements DenseCounts {
     }
   }
 
+  /** Adds another sum (the same as adding every histogram it holds). */
+  addSum(other: HistogramSum): void {
+    this.addHeader(other);
+    const n = other.counts.length;
+    if (n === 0) return;
+    if (other.low < this.low || other.low + n > this.low + this.counts.length) this.cover(other.low, other.low + n - 1);
+    const offset = other.low - this.low;
+    for (let k = 0; k < n; k++) if (other.counts[k] !== 0) this.counts[offset + k] += other.counts[k];
+  }
+
   /**
    * Adds a histogram in its canonical bytes (encodeHistogram) in bytes[start, end); throws
    * HistogramFormatError as decodeHistogram does (after which the sum is to be thrown away).

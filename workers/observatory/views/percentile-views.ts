@@ -2,16 +2,17 @@
  * The percentile views: for every window the site offers (shared/views/windows.ts) and every figure the rollups
  * hold, GET /api/v1/percentiles's answer from rollups over the whole configured grid (by region and target, per
  * prompt variant and per split source where the route groups so), and TTFT per target with its regions pooled.
- * Built from two reads: the last 24 hours' hourly rows and the longest window's daily rows.
+ * Built from packed reads of each row once (the 24 hours' hourly rows, today's hours, the days back to 90), every
+ * figure and window summed in one pass (windowRecords).
  */
 import { METHOD_VERSION } from '../../../shared/constants.ts';
-import { rollupPercentileGroups, type RollupFigure, type RollupGroupColumn } from '../../../shared/rollup/percentiles.ts';
+import { packedColumnsOf, type GroupRecord, type RollupFigure, type RollupGroupColumn } from '../../../shared/rollup/percentiles.ts';
+import { DAY_WINDOWS, percentileWindows, type Groupings, type WindowRows } from '../../../shared/views/percentile-windows.ts';
 import type { ViewList } from '../../../shared/views/view-text.ts';
-import { isViewWindow, LONGEST_VIEW_DAYS, VIEW_WINDOWS, viewSpan } from '../../../shared/views/windows.ts';
+import { isViewWindow, VIEW_WINDOWS, viewSpan, type ViewWindowId } from '../../../shared/views/windows.ts';
 import { DAY_MS, HOUR_MS } from '../../../shared/time.ts';
-import { spanRows } from '../../../shared/rollup/timeline.ts';
 import { getConfig } from '../config.ts';
-import { rollupsIn } from '../db/rollups.ts';
+import { packedRowsCovering } from '../db/rollups.ts';
 import { pairLists } from '../api/filters.ts';
 import { rollupPercentileDoc } from '../../../shared/rollup/percentile-doc.ts';
 import { GROUP_COLUMNS, groupingFor, ROLLUP_FIGURES, type GroupColumn, type Metric } from '../api/percentiles.ts';
@@ -48,34 +49,58 @@ const matchPercentiles: ViewMatcher = (q) => {
   return null;
 };
 
+/** The packed rows each window needs, each row read once (shared/views/percentile-windows.ts says which). */
+async function windowRows(db: D1Database, now: number): Promise<WindowRows> {
+  const lastHour = Math.floor(now / HOUR_MS) * HOUR_MS;
+  const today = Math.floor(now / DAY_MS) * DAY_MS;
+  const columns = packedColumnsOf(ROLLUP_FIGURES as RollupFigure[]);
+  const read = (fromHour: number, toHour: number, resolution: 'hour' | 'day') =>
+    fromHour < toHour
+      ? packedRowsCovering(db, { fromHour, toHour, resolution, methodVersion: METHOD_VERSION }, columns)
+      : Promise.resolve([]);
+  const days = new Map<ViewWindowId, Awaited<ReturnType<typeof read>>>();
+  let reached = today;
+  for (const w of DAY_WINDOWS) {
+    days.set(w.id, await read(today - w.days * DAY_MS, reached, 'day'));
+    reached = today - w.days * DAY_MS;
+  }
+  return { lastDay: await read(lastHour - DAY_MS, lastHour, 'hour'), todaysHours: await read(today, lastHour, 'hour'), days };
+}
+
+/** The groupings the views hold, as the live route groups (groupingFor). */
+export const viewGroupings = (): Groupings => ({
+  figures: ROLLUP_FIGURES as RollupFigure[],
+  by: gridBy('ttft_ms') as RollupGroupColumn[],
+  partsBy: gridBy('server_ms') as RollupGroupColumn[],
+  pooledBy: targetBy('ttft_ms') as RollupGroupColumn[],
+});
+
 export const percentileViews: ViewPart = {
   name: 'percentiles',
   routes: { '/api/v1/percentiles': matchPercentiles },
   async build({ db, now }) {
-    const lastHour = Math.floor(now / HOUR_MS) * HOUR_MS;
-    const today = Math.floor(now / DAY_MS) * DAY_MS;
-    const hourly = await rollupsIn(db, { fromHour: lastHour - DAY_MS, toHour: lastHour, methodVersion: METHOD_VERSION });
-    const daily = await rollupsIn(db, {
-      fromHour: today - LONGEST_VIEW_DAYS * DAY_MS,
-      toHour: today,
-      resolution: 'day',
-      methodVersion: METHOD_VERSION,
-    });
+    const records = percentileWindows(await windowRows(db, now), viewGroupings());
     const views: BuiltView[] = [];
     for (const w of VIEW_WINDOWS) {
       const span = viewSpan(w.id, now);
-      // A window of days: its whole days' daily rows, then today's ended hours.
-      const rows = spanRows(hourly, daily, span);
+      const { grid, pooledTtft } = records.get(w.id)!;
       for (const metric of ROLLUP_FIGURES) {
-        const groupings = POOLED_VIEW_FIGURES.includes(metric) ? [gridBy(metric), targetBy(metric)] : [gridBy(metric)];
-        for (const by of groupings) {
+        const groupings: Array<[GroupColumn[], GroupRecord[] | undefined, boolean]> = [
+          [gridBy(metric), grid.get(metric as RollupFigure), false],
+        ];
+        if (metric === 'ttft_ms') groupings.push([targetBy(metric), pooledTtft, true]);
+        for (const [by, groups, isPooled] of groupings) {
           const list = listOf(by);
-          const groups = rollupPercentileGroups(rows, metric as RollupFigure, by as RollupGroupColumn[]).map((g) =>
-            keysFirst(g, list.keys),
-          );
           views.push({
-            name: percentileViewName(w.id, metric, by === groupings[1]),
-            doc: rollupPercentileDoc(groups, metric, by, span.from, span.to, METHOD_VERSION),
+            name: percentileViewName(w.id, metric, isPooled),
+            doc: rollupPercentileDoc(
+              groups!.map((g) => keysFirst(g, list.keys)),
+              metric,
+              by,
+              span.from,
+              span.to,
+              METHOD_VERSION,
+            ),
             list,
           });
         }
