@@ -19,6 +19,7 @@ const matchMetrics: ViewMatcher = (q) => {
 
 export const metricsViews: ViewPart = {
   name: 'metrics',
+  settle: 'rollups',
   routes: { '/metrics': matchMetrics },
   async build({ db }) {
     const views: BuiltView[] = [];

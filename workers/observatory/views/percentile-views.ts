@@ -77,6 +77,7 @@ export const viewGroupings = (): Groupings => ({
 
 export const percentileViews: ViewPart = {
   name: 'percentiles',
+  settle: 'rollups',
   routes: { '/api/v1/percentiles': matchPercentiles },
   async build({ db, now }) {
     const records = percentileWindows(await windowRows(db, now), viewGroupings());

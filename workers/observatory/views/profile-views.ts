@@ -20,6 +20,7 @@ const matchProfiles: ViewMatcher = (q) =>
 
 export const profileViews: ViewPart = {
   name: 'profiles',
+  settle: 'rollups',
   routes: { '/api/v1/time-profiles': matchProfiles },
   async build({ db, now }) {
     // As the route reads its default window: the SITE_PROFILE_DAYS whole days before today.

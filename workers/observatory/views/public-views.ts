@@ -3,13 +3,15 @@
  * few known moments, and each tells this object which part changed (markDirty): a tick was scheduled (health), a
  * region reported a tick to the status keeper (status), a region rolled up an hour (percentiles and the catalog),
  * the keeper wrote an ended hour of the status history (history, and the incidents' windows that move with it) or
- * incidents (incidents, vendor-incidents), a vendor page's poll wrote (vendor-incidents). SETTLE_MS later its alarm builds every part marked since, each from D1 and the observatory's objects, and writes
- * its views to R2 (view-store.ts), so a report from each region of one tick makes one build. Readers then read
- * the views, never D1 (serve-view.ts). A part that fails stays marked and is tried again RETRY_MS later; its views
+ * incidents (incidents, vendor-incidents), a vendor page's poll wrote (vendor-incidents). A part marked waits its
+ * settling time (SETTLE_MS, or ROLLUP_SETTLE_MS for a part fed by rollups) from its first mark for the marks that come with it, then the
+ * alarm builds it from D1 and the observatory's objects and writes its views to R2 (view-store.ts): the reports of a
+ * tick's regions make about one build of the status, the regions' rollups of an hour one build of the rollups'
+ * parts. Readers then read the views, never D1 (serve-view.ts). A part that fails stays marked and is tried again RETRY_MS later; its views
  * in R2 stay as they were, and health says how old they are.
  */
 import { DurableObject } from 'cloudflare:workers';
-import { SECOND_MS } from '../../../shared/time.ts';
+import { MINUTE_MS, SECOND_MS } from '../../../shared/time.ts';
 import { viewText } from '../../../shared/views/view-text.ts';
 import { meterD1 } from '../db/meter.ts';
 import { agesOf, emptyManifest, type PartState, type ViewAges, type ViewManifest } from './manifest.ts';
@@ -17,8 +19,14 @@ import { viewParts, type ViewPartName } from './parts.ts';
 import type { ViewPart } from './view-part.ts';
 import { VIEW_PREFIX, writeView } from './view-store.ts';
 
-/** How long after a mark the build waits for the marks that come with it (the other regions of a tick). */
+/** How long after a part's first mark its build waits for the marks that come with it (the other regions of a tick). */
 export const SETTLE_MS = 10 * SECOND_MS;
+/**
+ * The same for the parts fed by the regions' rollups of an ended hour (ROLLUP_SETTLE_SECONDS, default 3 minutes:
+ * each region rolls up in the alarm after its tick's probes, so they come minutes apart; within a 5-minute tick, so
+ * a view is still at most a tick behind).
+ */
+export const ROLLUP_SETTLE_MS = 3 * MINUTE_MS;
 /** How long a failed part waits before it is tried again. */
 export const RETRY_MS = 30 * SECOND_MS;
 export const MANIFEST_VIEW_KEY = `${VIEW_PREFIX}manifest.json`;
@@ -40,25 +48,43 @@ export class PublicViews extends DurableObject<Env> {
     super(ctx, env);
     this.parts = viewParts(async (now) => this.ages(now));
     ctx.blockConcurrencyWhile(async () => {
-      // Marked parts (a build clears them), and the manifest.
-      ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS dirty (part TEXT PRIMARY KEY) WITHOUT ROWID');
+      // Marked parts and when each is due (a build clears them), and the manifest.
+      const sql = ctx.storage.sql;
+      sql.exec('CREATE TABLE IF NOT EXISTS dirty (part TEXT PRIMARY KEY, due_at INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID');
+      const columns = sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('dirty')").toArray();
+      if (!columns.some((c) => c.name === 'due_at')) sql.exec('ALTER TABLE dirty ADD COLUMN due_at INTEGER NOT NULL DEFAULT 0');
       ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS manifest (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
     });
   }
 
   /**
-   * The parts whose data changed; built SETTLE_MS from now (or sooner, when an alarm is set already). With
+   * The parts whose data changed; each built its settling time after its first mark since it was last built. With
    * VIEW_BUILDS "on-demand" (the Workers tests, which build when they choose) they are only marked.
    */
   async markDirty(parts: readonly ViewPartName[]): Promise<void> {
     const sql = this.ctx.storage.sql;
     const dirty = new Set(await this.dirtyParts());
+    const now = Date.now();
     for (const part of new Set(parts)) {
       this.marks.set(part, (this.marks.get(part) ?? 0) + 1);
-      if (!dirty.has(part)) sql.exec('INSERT INTO dirty (part) VALUES (?) ON CONFLICT DO NOTHING', part);
+      if (!dirty.has(part))
+        sql.exec('INSERT INTO dirty (part, due_at) VALUES (?, ?) ON CONFLICT DO NOTHING', part, now + this.settleOf(part));
     }
     if ((this.env as { VIEW_BUILDS?: string }).VIEW_BUILDS === 'on-demand') return;
-    const at = Date.now() + SETTLE_MS;
+    await this.wakeAtNextDue();
+  }
+
+  private settleOf(part: string): number {
+    if (this.parts.find((p) => p.name === part)?.settle !== 'rollups') return SETTLE_MS;
+    const seconds = Number((this.env as { ROLLUP_SETTLE_SECONDS?: string }).ROLLUP_SETTLE_SECONDS);
+    return Number.isFinite(seconds) && seconds >= 0 ? seconds * SECOND_MS : ROLLUP_SETTLE_MS;
+  }
+
+  /** The alarm at the earliest part due (unless one is set sooner). */
+  private async wakeAtNextDue(floor = 0): Promise<void> {
+    const t = this.ctx.storage.sql.exec<Row>('SELECT MIN(due_at) AS t FROM dirty').one().t;
+    if (t === null) return;
+    const at = Math.max(Number(t), floor);
     const current = await this.ctx.storage.getAlarm();
     if (current === null || current > at) await this.ctx.storage.setAlarm(at);
   }
@@ -87,12 +113,15 @@ export class PublicViews extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
-    const failed = await this.buildParts((await this.dirtyParts()) as ViewPartName[]);
-    if (failed > 0) {
-      const at = Date.now() + RETRY_MS;
-      const current = await this.ctx.storage.getAlarm();
-      if (current === null || current > at) await this.ctx.storage.setAlarm(at);
-    }
+    const now = Date.now();
+    const due = this.ctx.storage.sql
+      .exec<Row>('SELECT part FROM dirty WHERE due_at <= ?', now)
+      .toArray()
+      .map((r) => String(r.part) as ViewPartName);
+    const failed = await this.buildParts(due);
+    // The parts still marked: a failure tried again RETRY_MS later, the others when they fall due.
+    if (failed > 0) this.ctx.storage.sql.exec('UPDATE dirty SET due_at = ? WHERE due_at <= ?', Date.now() + RETRY_MS, now);
+    await this.wakeAtNextDue();
   }
 
   /** Builds the parts named, in the parts' order; a part's mark is cleared once it is written. Returns the failures. */

@@ -43,6 +43,7 @@ export const statusViews: ViewPart = {
 
 export const catalogViews: ViewPart = {
   name: 'catalog',
+  settle: 'rollups',
   routes: {
     '/api/v1/regions': catalog('regions'),
     '/api/v1/targets': catalog('targets'),

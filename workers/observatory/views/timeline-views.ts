@@ -39,6 +39,7 @@ const matchTimeline: ViewMatcher = (q) => {
 
 export const timelineViews: ViewPart = {
   name: 'timeline',
+  settle: 'rollups',
   routes: { '/api/v1/timeline': matchTimeline },
   async build({ db, now }) {
     const lastHour = Math.floor(now / HOUR_MS) * HOUR_MS;

@@ -32,4 +32,10 @@ export interface ViewPart {
   /** Route path → matcher. */
   routes: Record<string, ViewMatcher>;
   build(ctx: BuildContext): Promise<BuiltView[]>;
+  /**
+   * What its marks come with: 'tick' (default), the other regions' reports of a tick, a few seconds apart
+   * (SETTLE_MS, public-views.ts); 'rollups', the other regions' rollups of an ended hour, each in the alarm after its
+   * tick's probes, minutes apart (ROLLUP_SETTLE_SECONDS in wrangler.toml).
+   */
+  settle?: 'tick' | 'rollups';
 }
