@@ -118,6 +118,10 @@ export class PublicViews extends DurableObject<Env> {
       .exec<Row>('SELECT part FROM dirty WHERE due_at <= ?', now)
       .toArray()
       .map((r) => String(r.part) as ViewPartName);
+    // A part never built yet is built too (a new deployment, or a part whose data change rarely: the time profiles
+    // wait for a day to end), so every view exists from the first build on.
+    const built = this.manifest().parts;
+    for (const p of this.parts) if (!built[p.name] && !due.includes(p.name as ViewPartName)) due.push(p.name as ViewPartName);
     const failed = await this.buildParts(due);
     // The parts still marked: a failure tried again RETRY_MS later, the others when they fall due.
     if (failed > 0) this.ctx.storage.sql.exec('UPDATE dirty SET due_at = ? WHERE due_at <= ?', Date.now() + RETRY_MS, now);
