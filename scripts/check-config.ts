@@ -21,6 +21,7 @@ import { vendorTokens } from '../shared/config/vendor-tokens.ts';
 import type { ObservatoryConfig } from '../shared/config/types.ts';
 import { printProjection } from './projection-report.ts';
 import { planStorage } from '../shared/config/projection.ts';
+import { ANONYMOUS_FLOOD_PER_MINUTE, anonymousFloodCost } from '../shared/config/view-costs.ts';
 
 try {
   validateConfig(config);
@@ -47,7 +48,8 @@ function report(label: string, cfg: ObservatoryConfig, c: Capacity): void {
         archiveRowsReadSpread(c) +
         c.d1RowsRead.siteBuilds +
         c.d1RowsRead.metrics +
-        c.d1RowsRead.api,
+        c.d1RowsRead.api +
+        c.d1RowsRead.views,
       'd1RowsReadPerDay',
     ],
     ['DO storage rows written', spreadOut(c.doRowsWrittenPerDay, b.doRowsWrittenPerDay), 'doRowsWrittenPerDay'],
@@ -79,11 +81,20 @@ function report(label: string, cfg: ObservatoryConfig, c: Capacity): void {
   );
   const r = c.d1RowsRead;
   console.log(
-    `  D1 reads: rollups ${n(r.rollups / s)}, status rules ${n(r.status / s)}, site builds ${n(r.siteBuilds)} (${n(c.siteBuildRowsRead)} a build), /metrics ${n(r.metrics)}, API ${n(r.api)}, archive ${n(archiveRowsReadSpread(c))} (R2 a day: ${n(c.archive.r2ClassAPerDay)} Class A, ${n(c.archive.r2ClassBPerDay)} Class B)`,
+    `  D1 reads: rollups ${n(r.rollups / s)}, status rules ${n(r.status / s)}, public views' builds ${n(r.views)}, site builds ${n(r.siteBuilds)} (${n(c.siteBuildRowsRead)} a build: the raw slice), /metrics ${n(r.metrics)}, API ${n(r.api)} (the live path), archive ${n(archiveRowsReadSpread(c))} (R2 a day: ${n(c.archive.r2ClassAPerDay)} Class A, ${n(c.archive.r2ClassBPerDay)} Class B)`,
   );
   const w = c.workerRequests;
   console.log(
-    `  Worker requests: crons ${n(w.crons)}, site builds ${n(w.siteBuilds)} (${n(c.siteBuildRequests)} a build: rollups come in pages), /metrics ${n(w.metrics)} (a scrape of every pair), API ${n(w.api)}`,
+    `  Worker requests: crons ${n(w.crons)}, site builds ${n(w.siteBuilds)} (${n(c.siteBuildRequests)} a build: its views and the raw slice's pages), /metrics ${n(w.metrics)} (a scrape of every pair), API ${n(w.api)}`,
+  );
+  const v = c.views;
+  const builds = Object.values(v.parts).reduce((k, p) => k + p.buildsPerDay, 0);
+  const flood = anonymousFloodCost(ANONYMOUS_FLOOD_PER_MINUTE);
+  console.log(
+    `  public views: ${n(builds)} part builds a day reading ${n(v.d1RowsReadPerDay)} D1 rows, writing ${n(v.r2ClassAPerDay)} R2 objects (Class A) and ${n(v.doRowsWrittenPerDay)} DO rows, with ${n(v.doRequestsPerDay)} DO requests; their readers: no D1 row, no DO request, at most one R2 read (Class B) an answer`,
+  );
+  console.log(
+    `  an anonymous flood of ${n(ANONYMOUS_FLOOD_PER_MINUTE)} requests a minute from many addresses, all of them views: ${n(flood.d1RowsRead)} D1 rows and ${n(flood.doRequests)} DO requests a day; ${n(flood.workerRequests)} Worker requests (${pct(flood.workerRequests, PLAN_LIMITS.free.workerRequestsPerDay)} of the free plan's ${n(PLAN_LIMITS.free.workerRequestsPerDay)}, past which Cloudflare refuses requests: a crowd that size wants the paid plan, or the views read from the bucket's public domain, docs/COSTS.md) and at most ${n(flood.r2ClassBAtMost)} R2 reads (fewer: an isolate holds a view 10 s)`,
   );
   const worst = rows.map(([name, used, key]) => [name, used / (PLAN_LIMITS.free[key] as number)] as const).sort((a, b) => b[1] - a[1])[0];
   console.log(
@@ -92,15 +103,15 @@ function report(label: string, cfg: ObservatoryConfig, c: Capacity): void {
   console.log(
     `  probes per day ${n(c.probesPerDay / s)}; subrequests per probe invocation ${c.subrequestsPerProbeInvocation} of ${PLAN_LIMITS[cfg.plan].subrequestsPerInvocation}`,
   );
-  const own = r.rollups / s + r.status / s + r.siteBuilds + r.metrics;
+  const own = r.rollups / s + r.status / s + r.siteBuilds + r.metrics + r.views;
   const anon = anonymousRowsPerDay(cfg);
   const bound = anonymousRowBound(cfg);
   console.log(
-    `  anonymous reads: at most ${n(bound.rows)} rows a request (${bound.request}); ${n(anon)} rows a day in all (${pct(anon, PLAN_LIMITS[cfg.plan].d1RowsReadPerDay)} of the ${cfg.plan} quota), beside the observatory's own ${n(own)} (rollups, status, site builds, /metrics)`,
+    `  anonymous reads: at most ${n(bound.rows)} rows a request (${bound.request}); ${n(anon)} rows a day in all (${pct(anon, PLAN_LIMITS[cfg.plan].d1RowsReadPerDay)} of the ${cfg.plan} quota), beside the observatory's own ${n(own)} (rollups, status, views, site builds)`,
   );
   if (b.streamsPerDay > 0)
     console.log(
-      `  concurrency probes (included above): ${n(b.streamsPerDay)} streams a day; D1 rows written ${n(b.d1RowsWrittenPerDay)}, DO requests ${n(b.doRequestsPerDay)}, DO rows ${n(b.doRowsWrittenPerDay)}, DO ${n(b.doGbSecondsPerDay)} GB-s, ${n(b.siteBuildRowsRead)} rows read a site build`,
+      `  concurrency probes (included above): ${n(b.streamsPerDay)} streams a day; D1 rows written ${n(b.d1RowsWrittenPerDay)}, DO requests ${n(b.doRequestsPerDay)}, DO rows ${n(b.doRowsWrittenPerDay)}, DO ${n(b.doGbSecondsPerDay)} GB-s`,
     );
 }
 

@@ -8,25 +8,14 @@ import { MINUTE_MS } from '../time.ts';
 import { requestsPerJob, storedListOf, targetVariantPairs, workListOf } from './work-list.ts';
 import { PLAN_LIMITS } from './plan-limits.ts';
 import { maxSubrequestsPerJob, probesPerAlarm, tickMinutesOf } from './schedule.ts';
-import {
-  ANON_LIMITS,
-  HOURLY_ROW_UNITS,
-  COMPARISONS_PER_REQUEST,
-  HISTORY_PAGE_ROWS,
-  PAIRED_PAGE_ROWS,
-  PROFILE_PAGE_ROWS,
-  PERCENTILE_ROW_UNITS,
-  ROLLUP_PAGE_ROWS,
-  SITE_BURST_RUNS,
-  SITE_PAIRED_DAYS,
-  SITE_PROFILE_DAYS,
-} from './read-limits.ts';
+import { ANON_LIMITS, HOURLY_ROW_UNITS, PERCENTILE_ROW_UNITS, ROLLUP_PAGE_ROWS } from './read-limits.ts';
 import type { ObservatoryConfig } from './types.ts';
 import { lookbackMs, resolveStatusRules } from '../status/rules.ts';
 import { BASELINE_DAYS, TRAILING_HOURS } from '../status/baseline.ts';
 import { burstLevels, burstRunsPerDay, burstStreamsPerRun } from './bursts.ts';
 import { STREAMS_PER_RUNNER } from '../bursts/level-report.ts';
 import { vendorStatusCosts } from './vendor-status-costs.ts';
+import { viewCosts, type ViewCosts } from './view-costs.ts';
 
 /** D1 rows written per stored sample: the row and its unique-key index entry, then the same again when retention deletes it. */
 export const D1_ROWS_WRITTEN_PER_SAMPLE = 4;
@@ -66,23 +55,23 @@ export const DAILY_UPSERT_ROWS_READ_PER_PAIR = 3;
 export const ROLLUP_MARK_READS_PER_REGION_HOUR = 1;
 
 /**
- * A site build (site/src/data/collect.ts) reads, per target × variant × region probed, 24 hourly and
- * 90 daily rollup rows, and the raw slice of the last RECENT_HOURS hours twice over (its rows and
- * their index entries), plus a few rows of health, configuration and incidents (one row each, plus none when
- * there is none). Measured: 2,811 rows for 15
- * pairs at a 5-minute tick, rollups in pages (tests/workers/site-build-reads.test.ts).
+ * A site build (site/src/data/collect.ts, its parts) reads every public view it shows as an anonymous reader does
+ * (no D1 row; a Worker request and at most one R2 read each), and on the live path only the raw slice of the last
+ * RECENT_HOURS hours, twice over (its rows and their index entries). Measured in tests/workers/site-build-reads.test.ts.
  */
-export const SITE_BUILD_ROLLUP_ROWS_PER_PAIR = 24 + 90;
 export const SITE_BUILD_RAW_READS_PER_SAMPLE = 2;
 export const SITE_BUILD_RECENT_HOURS = 3;
-export const SITE_BUILD_FIXED_READS = 7;
-/** A site build's requests besides the pages of rollups and samples: health, regions, targets, status, bursts, incidents. */
-export const SITE_BUILD_FIXED_REQUESTS = 6;
+/**
+ * The views a build reads: health, regions, targets; per window the percentiles of the 7 figures it shows, TTFT
+ * pooled and the timeline by region and pooled (10); where each was answered, fidelity, status, the concurrency
+ * report, the time profiles, the incidents, the status history's hours and days, maintenance, the uptime of up to 4
+ * months, the paired verdicts of the 5 figures, the prompt caches and the TTFA changes.
+ */
+export const SITE_BUILD_VIEW_REQUESTS = 3 + 4 * 10 + 2 + 2 + 1 + 1 + 2 + 1 + 4 + 5 + 1 + 1;
 /** Raw samples a page of /api/v1/samples the site build asks for, and the most it reads (site/src/data/collect.ts). */
 export const SITE_BUILD_SAMPLE_PAGE = 1_000;
 export const SITE_BUILD_MAX_SAMPLES = 3_000;
 
-/** Pages of /api/v1/rollups (base64) for `periods` periods of `pairs` rows each: whole periods a page (db/rollups.ts rollupPage). */
 /**
  * Rows a paged read of whole periods (`perPeriod` rows each) reads, in pages of at most `limit` rows: each page
  * but the last reads one row past its end, and the next page reads again the period that row began.
@@ -94,11 +83,6 @@ export function pagedRowsRead(periods: number, perPeriod: number, limit: number)
   return (pages - 1) * (limit + 1) + (periods - (pages - 1) * perPage) * perPeriod;
 }
 
-export function rollupPages(periods: number, pairs: number): number {
-  return Math.ceil(periods / Math.max(1, Math.floor(ROLLUP_PAGE_ROWS.base64 / Math.max(1, pairs))));
-}
-/** GET /metrics reads each pair's running total once. */
-export const METRICS_READS_PER_PAIR = 1;
 /** An API percentile query over 7 days from rollups: 6 daily rows and up to 47 hourly ones per pair, at most. */
 export const API_REQUEST_READS_PER_PAIR = 6 + 47;
 /**
@@ -120,11 +104,19 @@ export const HISTORY_ROWS_WRITTEN_PER_PAIR_HOUR = 2;
 export const HISTORY_ROWS_DELETED_PER_PAIR_HOUR = 2;
 /** Writing a day's row sums the day's hours so far (12.5 on average), and again for its note. */
 export const HISTORY_ROWS_READ_PER_PAIR_HOUR = 26;
-/** A site build reads the last 24 hours and 90 days of it, and the maintenance windows. */
-export const SITE_BUILD_HISTORY_ROWS_PER_PAIR = 24 + 90;
 /** Per target × variant and tick: the tick waiting for its regions, removed once judged, and where its incident stepped (status-judge.ts). */
 export const KEEPER_ROWS_WRITTEN_PER_TARGET_TICK = 3;
-export const DEFAULT_READERS = { siteRebuildMinutes: 60, metricsScrapeSeconds: 60, apiRequestsPerDay: 1_000 } as const;
+/**
+ * The readers the model assumes: a site build an hour, a /metrics scrape a minute (answered from its view), 1,000
+ * anonymous API requests a day (the public views' answers) and 100 a day on the live path (a token holder's ad-hoc
+ * question, each counted as a 7-day percentile query from rollups).
+ */
+export const DEFAULT_READERS = {
+  siteRebuildMinutes: 60,
+  metricsScrapeSeconds: 60,
+  apiRequestsPerDay: 1_000,
+  liveApiRequestsPerDay: 100,
+} as const;
 const HOURS_PER_DAY = 24;
 /** Durable Object memory billed for duration (GB). */
 const DO_GB = 0.125;
@@ -160,7 +152,6 @@ export function burstCosts(config: ObservatoryConfig) {
     doRequestsPerDay: runs * ((b ? config.regions.length : 0) + pairs * (1 + runners)),
     doRowsWrittenPerDay: runs * pairs * DO_ROWS_WRITTEN_PER_PROBE,
     doGbSecondsPerDay: runs * pairs * runners * config.probeSecondsEstimate * DO_GB,
-    siteBuildRowsRead: SITE_BURST_RUNS * pairs * streams,
   };
 }
 
@@ -246,7 +237,7 @@ export interface Capacity {
   d1RowsWrittenPerDay: number;
   /** Everything read per day: rollups, site builds, /metrics scrapes and API requests (the parts below). */
   d1RowsReadPerDay: number;
-  d1RowsRead: { rollups: number; status: number; siteBuilds: number; metrics: number; api: number; archive: number };
+  d1RowsRead: { rollups: number; status: number; siteBuilds: number; metrics: number; api: number; archive: number; views: number };
   /** One site build's reads, and its requests to the read API. */
   siteBuildRowsRead: number;
   siteBuildRequests: number;
@@ -260,23 +251,12 @@ export interface Capacity {
   bursts: ReturnType<typeof burstCosts>;
   /** The daily archive's D1 reads (in d1RowsRead.archive) and its R2 operations. */
   archive: ReturnType<typeof archiveCosts>;
+  /** The public views' builds (their D1 reads in d1RowsRead.views, their DO requests and rows in the totals) and R2 writes. */
+  views: ViewCosts;
   /** Each tick runs 1/spread of the work list in turn; 1 means everything every tick. */
   spread: number;
   /** The limit that sets the spread, or null when everything fits. */
   bindingLimit: string | null;
-}
-
-/** A site build asks for the prompt caches region by region, a few targets a request (site/src/data/collect.ts). */
-export function cacheRequestsPerBuild(config: ObservatoryConfig): number {
-  const perRequest = Math.max(1, Math.floor(COMPARISONS_PER_REQUEST.free / 2));
-  return config.regions.reduce((n, r) => {
-    const targets = new Set(
-      workListOf(config, r.code)
-        .filter((w) => w.variant.promptCache)
-        .map((w) => w.target.id),
-    ).size;
-    return n + Math.ceil(targets / perRequest);
-  }, 0);
 }
 
 export function capacity(config: ObservatoryConfig): Capacity {
@@ -318,47 +298,18 @@ export function capacity(config: ObservatoryConfig): Capacity {
     burstCosts(config).d1RowsWrittenPerDay +
     vendorStatusCosts(config).d1RowsWrittenPerDay;
   const readers = { ...DEFAULT_READERS, ...config.readers };
-  // The rollups in pages (24 hours, then 90 days): each page but a read's last reads one row past its end.
-  const rollupPagesPerBuild = rollupPages(24, perTick) + rollupPages(90, perTick);
-  // The paired comparisons' blocks: a row per region × variant (with two or more targets) and hour of the last week, in pages.
-  const pairedHoursPerBuild = SITE_PAIRED_DAYS * HOURS_PER_DAY;
-  const pairedPagesPerBuild = Math.max(
-    1,
-    Math.ceil(pairedHoursPerBuild / Math.max(1, Math.floor(PAIRED_PAGE_ROWS / Math.max(1, pairedGroups)))),
-  );
-  // The time profiles: a row per region × target × variant and day of the last four weeks, in pages of whole days.
-  const profilePagesPerBuild = Math.max(
-    1,
-    Math.ceil(SITE_PROFILE_DAYS / Math.max(1, Math.floor(PROFILE_PAGE_ROWS / Math.max(1, perTick)))),
-  );
-  const siteBuildRowsRead =
-    perTick * SITE_BUILD_ROLLUP_ROWS_PER_PAIR +
-    pagedRowsRead(SITE_PROFILE_DAYS, perTick, PROFILE_PAGE_ROWS) +
-    (rollupPagesPerBuild - 2) +
-    pagedRowsRead(pairedHoursPerBuild, pairedGroups, PAIRED_PAGE_ROWS) +
-    // The prompt caches of the same week: a row an hour each.
-    cacheGroups * pairedHoursPerBuild +
-    // The status history: a row per region × target × variant and hour of the last day, and day of the last 90.
-    perTick * SITE_BUILD_HISTORY_ROWS_PER_PAIR +
-    perTick * ((SITE_BUILD_RECENT_HOURS * 60) / tickMinutes) * SITE_BUILD_RAW_READS_PER_SAMPLE +
-    SITE_BUILD_FIXED_READS +
-    burstCosts(config).siteBuildRowsRead +
-    vendorStatusCosts(config).siteBuildRowsRead;
+  // The raw slice (at most SITE_BUILD_MAX_SAMPLES samples, in pages); every other part from its view.
+  const slice = Math.min(SITE_BUILD_MAX_SAMPLES, perTick * ((SITE_BUILD_RECENT_HOURS * 60) / tickMinutes));
+  const siteBuildRowsRead = slice * SITE_BUILD_RAW_READS_PER_SAMPLE;
   const siteBuildRequests =
-    SITE_BUILD_FIXED_REQUESTS +
-    rollupPagesPerBuild +
-    pairedPagesPerBuild +
-    profilePagesPerBuild +
-    cacheRequestsPerBuild(config) +
-    // The status history's hours and days (in pages of HISTORY_PAGE_ROWS), and the maintenance windows.
-    Math.ceil((perTick * 24) / HISTORY_PAGE_ROWS) +
-    Math.ceil((perTick * 90) / HISTORY_PAGE_ROWS) +
-    1 +
-    vendorStatusCosts(config).siteBuildRequests +
-    Math.max(
-      1,
-      Math.ceil(Math.min(SITE_BUILD_MAX_SAMPLES, perTick * ((SITE_BUILD_RECENT_HOURS * 60) / tickMinutes)) / SITE_BUILD_SAMPLE_PAGE),
-    );
+    SITE_BUILD_VIEW_REQUESTS + vendorStatusCosts(config).siteBuildRequests + Math.max(1, Math.ceil(slice / SITE_BUILD_SAMPLE_PAGE));
+  const views = viewCosts(config, {
+    pairs: perTick,
+    ticksPerDay,
+    streamsPerRun: config.bursts ? burstPairs(config) * burstStreamsPerRun(config.bursts) : 0,
+    vendorPages: vendorStatusCosts(config).pages,
+    targets: config.targets.length,
+  });
   const d1RowsRead = {
     rollups:
       config.regions.length * probesPerDay * ROLLUP_ROWS_READ_PER_SAMPLE_IN_HOUR +
@@ -377,9 +328,11 @@ export function capacity(config: ObservatoryConfig): Capacity {
       // The status history's day rows, summed from their hours as each hour is written.
       perTick * HOURS_PER_DAY * HISTORY_ROWS_READ_PER_PAIR_HOUR,
     siteBuilds: readers.siteRebuildMinutes > 0 ? (MINUTES_PER_DAY / readers.siteRebuildMinutes) * siteBuildRowsRead : 0,
-    metrics: readers.metricsScrapeSeconds > 0 ? (86_400 / readers.metricsScrapeSeconds) * perTick * METRICS_READS_PER_PAIR : 0,
-    api: readers.apiRequestsPerDay * perTick * API_REQUEST_READS_PER_PAIR,
+    // A scrape and an anonymous API request are answered from the public views; only the live path reads D1.
+    metrics: 0,
+    api: (readers.liveApiRequestsPerDay ?? DEFAULT_READERS.liveApiRequestsPerDay) * perTick * API_REQUEST_READS_PER_PAIR,
     archive: archiveCosts(config, probesPerDay, burstCosts(config).streamsPerDay, rollupRowsPerDay).d1RowsReadPerDay,
+    views: views.d1RowsReadPerDay,
   };
   // Worker requests (the free plan's 100,000 a day are a hard limit too): each cron, each site build's requests, each
   // /metrics scrape (one of every pair fits a free-plan request's CPU at the goal: bench/duties.ts), the API's readers.
@@ -388,11 +341,17 @@ export function capacity(config: ObservatoryConfig): Capacity {
     crons: ticksPerDay + (config.bursts ? burstRunsPerDay(config.bursts) : 0),
     siteBuilds: buildsPerDay * siteBuildRequests,
     metrics: readers.metricsScrapeSeconds > 0 ? 86_400 / readers.metricsScrapeSeconds : 0,
-    api: readers.apiRequestsPerDay,
+    api: readers.apiRequestsPerDay + (readers.liveApiRequestsPerDay ?? DEFAULT_READERS.liveApiRequestsPerDay),
   };
   const workerRequestsPerDay = workerRequests.crons + workerRequests.siteBuilds + workerRequests.metrics + workerRequests.api;
   const d1RowsReadPerDay =
-    d1RowsRead.rollups + d1RowsRead.status + d1RowsRead.siteBuilds + d1RowsRead.metrics + d1RowsRead.api + d1RowsRead.archive;
+    d1RowsRead.rollups +
+    d1RowsRead.status +
+    d1RowsRead.siteBuilds +
+    d1RowsRead.metrics +
+    d1RowsRead.api +
+    d1RowsRead.archive +
+    d1RowsRead.views;
   const targetVariants = targetVariantPairs(config).length;
   const doRowsWrittenPerDay =
     burstCosts(config).doRowsWrittenPerDay +
@@ -401,13 +360,15 @@ export function capacity(config: ObservatoryConfig): Capacity {
     regionTicksPerDay * (DO_ROWS_WRITTEN_PER_REGION_TICK_STATUS + DO_ROWS_WRITTEN_PER_REGION_TICK_HEARTBEAT) +
     probesPerDay * KEEPER_ROWS_WRITTEN_PER_PAIR +
     targetVariants * ticksPerDay * KEEPER_ROWS_WRITTEN_PER_TARGET_TICK +
-    vendorStatusCosts(config).doRowsWrittenPerDay;
+    vendorStatusCosts(config).doRowsWrittenPerDay +
+    views.doRowsWrittenPerDay;
   const bursts = burstCosts(config);
   // Per region and tick: an alarm per probesPerAlarm probes (the last one also rolls up and evaluates), one RPC from the
   // scheduler and one report to the status keeper.
   const perAlarm = probesPerAlarm(config);
   const alarmsPerDay = ticksPerDay * Object.values(probesPerRegionTick).reduce((n, p) => n + Math.max(1, Math.ceil(p / perAlarm)), 0);
-  const doRequestsPerDay = alarmsPerDay + 2 * regionTicksPerDay + bursts.doRequestsPerDay + vendorStatusCosts(config).doRequestsPerDay;
+  const doRequestsPerDay =
+    alarmsPerDay + 2 * regionTicksPerDay + bursts.doRequestsPerDay + vendorStatusCosts(config).doRequestsPerDay + views.doRequestsPerDay;
   const doGbSecondsPerDay = probesPerDay * config.probeSecondsEstimate * DO_GB + bursts.doGbSecondsPerDay;
   const tickSeconds = tickProbeSlots * config.probeSecondsEstimate;
 
@@ -444,6 +405,7 @@ export function capacity(config: ObservatoryConfig): Capacity {
     subrequestsPerProbeInvocation: probesPerAlarm(config) * maxSubrequestsPerJob(config) + 2,
     bursts,
     archive: archiveCosts(config, probesPerDay, bursts.streamsPerDay, rollupRowsPerDay),
+    views,
     spread,
     bindingLimit: spread > 1 ? ratios[0][0] : null,
   };
@@ -540,7 +502,7 @@ export function anonymousRowBound(config: ObservatoryConfig): { rows: number; re
 export function anonymousRowsPerDay(config: ObservatoryConfig): number {
   if (config.readers?.anonymousRowsPerDay !== undefined) return config.readers.anonymousRowsPerDay;
   const r = capacity(config).d1RowsRead;
-  const own = r.rollups + r.status + r.siteBuilds + r.metrics;
+  const own = r.rollups + r.status + r.siteBuilds + r.metrics + r.views;
   return Math.max(0, Math.floor(PLAN_LIMITS[config.plan].d1RowsReadPerDay * READ_QUOTA_USED - own * OWN_READS_HEADROOM));
 }
 

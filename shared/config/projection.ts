@@ -187,13 +187,20 @@ export function project(config: ObservatoryConfig): Projection {
   const perDay = {
     d1RowsWritten,
     // The archive's reads of the samples shrink with them; those of the rollups do not.
-    d1RowsRead: (r.rollups + r.status) / s + archiveRowsReadSpread(c) + r.siteBuilds + r.metrics + r.api,
+    d1RowsRead: (r.rollups + r.status) / s + archiveRowsReadSpread(c) + r.siteBuilds + r.metrics + r.api + r.views,
     doRequests: c.doRequestsPerDay / s,
     doGbSeconds: c.doGbSecondsPerDay / s,
     doRowsWritten: c.doRowsWrittenPerDay / s,
     workerRequests: c.workerRequestsPerDay,
-    r2ClassA: c.archive.r2ClassAPerDay,
-    r2ClassB: c.archive.r2ClassBPerDay + ARCHIVE_READS_PER_DAY_ASSUMED,
+    // The archive's and the public views' writes; reads of the archive by analysts (assumed) and of the views (at most
+    // one R2 read a view answer: the site builds', the scrapes', the API's).
+    r2ClassA: c.archive.r2ClassAPerDay + c.views.r2ClassAPerDay,
+    r2ClassB:
+      c.archive.r2ClassBPerDay +
+      ARCHIVE_READS_PER_DAY_ASSUMED +
+      c.workerRequests.siteBuilds +
+      c.workerRequests.metrics +
+      c.workerRequests.api,
   };
   // Each sample is one INSERT; every other row written is counted as a statement of its own (an upper bound).
   const d1WriteQueriesPerSecond = (samplesPerDay + (d1RowsWritten - samplesPerDay * D1_ROWS_WRITTEN_PER_SAMPLE)) / SECONDS_PER_DAY;

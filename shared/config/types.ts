@@ -145,8 +145,10 @@ export interface ReadersConfig {
   siteRebuildMinutes?: number;
   /** Seconds between scrapes of GET /metrics; 0 for none. */
   metricsScrapeSeconds?: number;
-  /** Other read-API requests per day, each counted as a 7-day percentile query from rollups. */
+  /** Anonymous read-API requests per day, answered from the public views (no D1 row). */
   apiRequestsPerDay?: number;
+  /** Read-API requests per day on the live path (a token holder's, an ad-hoc window), each counted as a 7-day percentile query from rollups. */
+  liveApiRequestsPerDay?: number;
   /** D1 rows anonymous API reads may use a day in all; past it they get 429 until 00:00 UTC (default: what the plan's quota leaves the public, capacity.ts). */
   anonymousRowsPerDay?: number;
 }

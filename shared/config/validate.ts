@@ -142,6 +142,8 @@ export function validateConfig(config: ObservatoryConfig): ObservatoryConfig {
     p.push('readers.metricsScrapeSeconds must be a whole number of seconds from 0 (no scrapes) to 86400');
   if (readers.apiRequestsPerDay !== undefined && !isInt(readers.apiRequestsPerDay, 0, 10_000_000))
     p.push('readers.apiRequestsPerDay must be a whole number from 0 to 10000000');
+  if (readers.liveApiRequestsPerDay !== undefined && !isInt(readers.liveApiRequestsPerDay, 0, 10_000_000))
+    p.push('readers.liveApiRequestsPerDay must be a whole number from 0 to 10000000');
   p.push(
     ...statusProblems(config.status),
     ...notificationProblems(config.notifications, { targets: targetIds, regions: regionCodes }),

@@ -38,10 +38,8 @@ export function vendorStatusCosts(config: ObservatoryConfig) {
       pages * VENDOR_INCIDENTS_PER_PAGE_DAY * VENDOR_ROWS_DELETED_PER_INCIDENT,
     // Each poll reads every page's state row (one query).
     d1RowsReadPerDay: pollsPerDay * pages,
-    // A build asks once, when a page is configured: the pages' states and their incidents of 90 days (the probe incidents
-    // it sets them beside are read again, as few as the build's own incidents request reads).
+    // A build asks for the vendor incidents' view once, when a page is configured (no D1 row).
     siteBuildRequests: pages === 0 ? 0 : 1,
-    siteBuildRowsRead: pages === 0 ? 0 : pages + Math.min(SITE_VENDOR_INCIDENTS, pages * SITE_VENDOR_DAYS * VENDOR_INCIDENTS_PER_PAGE_DAY),
     doRequestsPerDay: pollsPerDay * VENDOR_DO_REQUESTS_PER_POLL,
     doRowsWrittenPerDay: pollsPerDay * VENDOR_DO_ROWS_WRITTEN_PER_POLL,
     // The cron only hands the tick to the poller (one RPC); the poller's alarm fetches each page.

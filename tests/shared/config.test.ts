@@ -4,7 +4,13 @@ import { unstable_readConfig } from 'wrangler';
 import { config } from '../../observatory.config.ts';
 import { ConfigError, validateConfig } from '../../shared/config/validate.ts';
 import { PLAN_LIMITS } from '../../shared/config/plan-limits.ts';
-import { capacity, freePlanGoal, maxProbesPerDay } from '../../shared/config/capacity.ts';
+import {
+  API_REQUEST_READS_PER_PAIR,
+  capacity,
+  freePlanGoal,
+  maxProbesPerDay,
+  SITE_BUILD_VIEW_REQUESTS,
+} from '../../shared/config/capacity.ts';
 import { probesPerAlarm, probesPerTick, tickMinutesOf, tickSlice } from '../../shared/config/schedule.ts';
 import { targetVariantPairs } from '../../shared/config/work-list.ts';
 import { parseTrace } from '../../workers/observatory/colo.ts';
@@ -276,17 +282,24 @@ describe('capacity', () => {
     // Each region's hourly rollup reads the hour's samples of all 3 regions, and per pair its previous row and total;
     // each region's day reads the day's hourly rows of all regions, and 3 per pair replacing its row; the retention mark hourly.
     expect(c.d1RowsRead.rollups).toBe(3 * 3 * 5 * 288 + 3 * 5 * 24 * 2 + 3 * 3 * 5 * 24 + 3 * 5 * 3 + 3 * 24);
-    // A site build: 24 hourly and 90 daily rows per pair, 3 hours of raw samples read twice, 7 more, and a row past the
-    // end of each page of rollups but the last of each read: 8 whole periods a page, 3 + 12 pages (measured: 2,810).
-    // And the paired comparisons' blocks: a row per region and hour of the last 7 days (504), in pages of whole hours of at
-    // most 500 rows: the first reads 501 and keeps 166 hours, the second reads the last 2 (measured: 507).
-    // The time profiles: a row per pair and day of the last 28, one page (420 rows). The status history: a row per pair
-    // and hour of the last 24, and day of the last 90 (1,710 rows).
-    expect(c.siteBuildRowsRead).toBe(2_797 + (3 - 1) + (12 - 1) + 507 + 420 + 15 * (24 + 90));
-    expect(c.d1RowsRead.siteBuilds).toBe(24 * (2_810 + 507 + 420 + 1_710));
-    // Its requests: 15 pages of rollups, 2 of paired blocks, 1 of profiles, a page of samples, health, regions, targets, status,
-    // bursts, incidents; a page of the history's hours, one of its days, and the maintenance windows.
-    expect(c.siteBuildRequests).toBe(15 + 2 + 1 + 1 + 6 + 1 + 2 + 1);
+    // A site build reads every view it shows (no D1 row) and, on the live path, 3 hours of raw samples read twice
+    // (15 pairs × 36 ticks).
+    expect(c.siteBuildRowsRead).toBe(15 * 36 * 2);
+    expect(c.d1RowsRead.siteBuilds).toBe(24 * 15 * 36 * 2);
+    // Its requests: every view it reads and one page of samples.
+    expect(c.siteBuildRequests).toBe(SITE_BUILD_VIEW_REQUESTS + 1);
+    // A /metrics scrape and an anonymous API request are answered from the views: the live path's 100 requests read D1.
+    expect(c.d1RowsRead.metrics).toBe(0);
+    expect(c.d1RowsRead.api).toBe(100 * 15 * API_REQUEST_READS_PER_PAIR);
+    // The views' builds: their reads, and their DO rows (the builder's state, twice an alarm: 3 a tick, 2 an hour).
+    expect(c.d1RowsRead.views).toBe(c.views.d1RowsReadPerDay);
+    expect(c.views.doRowsWrittenPerDay).toBe(2 * (3 * 288 + 2 * 24));
+    expect(c.views.parts.percentiles).toEqual({
+      buildsPerDay: 24,
+      rowsReadPerBuild: 15 * (24 + 11.5 + 90),
+      viewsPerBuild: 4 * 9,
+      doRequestsPerBuild: 0,
+    });
     // Status rules: each region seeks its 6 lookback ticks (30 min) every tick, its 31 baseline hours every hour,
     // reading its 5 pairs and at most 2 more rows a seek.
     // And per pair and hour, writing the status history's day row reads the day's hours (26 on average, with its note).
@@ -301,16 +314,23 @@ describe('capacity', () => {
     expect(c.d1RowsRead.archive).toBe(3 * 5 * 288 * (2 * 2 + 3 * 2 + 1) + 3 * 5 * 24 * (7 * 2 + 3 + 1) + 3 * 5 * 24 * (2 + 3));
     expect(c.archive).toMatchObject({ r2ClassAPerDay: 2 * 3 * 2, r2ClassBPerDay: 3 * 3 + 3 * (1 + 6 + 1) + 3 * 3 + 2 });
     expect(c.d1RowsReadPerDay).toBe(
-      c.d1RowsRead.rollups + c.d1RowsRead.status + c.d1RowsRead.siteBuilds + c.d1RowsRead.metrics + c.d1RowsRead.api + c.d1RowsRead.archive,
+      c.d1RowsRead.rollups +
+        c.d1RowsRead.status +
+        c.d1RowsRead.siteBuilds +
+        c.d1RowsRead.metrics +
+        c.d1RowsRead.api +
+        c.d1RowsRead.archive +
+        c.d1RowsRead.views,
     );
     // Per probe its job (2), its pair's state in the status keeper and its tick in the history (2); per region hour and day the
     // rollup marks; per region tick its evaluation mark (3) and the heartbeat (2); per target and tick where its incident stepped (1).
     // … and per target-variant and tick, the keeper's 3: the tick waiting for its regions, its removal, the frontier.
-    expect(c.doRowsWrittenPerDay).toBe(3 * 5 * 288 * 4 + 3 * (24 * 2 + 2) + 3 * 288 * (3 + 2) + 5 * 288 * 3);
+    // … and the public views' builder (c.views).
+    expect(c.doRowsWrittenPerDay).toBe(3 * 5 * 288 * 4 + 3 * (24 * 2 + 2) + 3 * 288 * (3 + 2) + 5 * 288 * 3 + c.views.doRowsWrittenPerDay);
     // Per region and tick: its 5 probes in one alarm (3 at a time, 6 an alarm at most) that also rolls up and
     // evaluates, the scheduler's RPC and the report to the status keeper.
     expect(probesPerAlarm(oneVariant)).toBe(6);
-    expect(c.doRequestsPerDay).toBe(3 * 288 + 2 * 3 * 288);
+    expect(c.doRequestsPerDay).toBe(3 * 288 + 2 * 3 * 288 + c.views.doRequestsPerDay);
     expect(c.subrequestsPerProbeInvocation).toBe(6 * (1 + 2) + 2);
     expect(c.spread).toBe(1);
     expect(c.bindingLimit).toBeNull();
@@ -328,8 +348,8 @@ describe('capacity', () => {
     expect(c.doRowsWrittenPerDay).toBeLessThan(PLAN_LIMITS.free.doRowsWrittenPerDay);
     expect(c.doGbSecondsPerDay).toBeLessThan(PLAN_LIMITS.free.doGbSecondsPerDay);
     // Hourly builds of the old site (every raw sample of 7 days, ~17 rows read each) would have read 17 × 7 × 17,280 rows a
-    // build; the rollups, the paired blocks and the status history read 90 times fewer.
-    expect(c.d1RowsRead.siteBuilds).toBeLessThan((24 * 17 * 7 * 17_280) / 90);
+    // build; reading the views, a build reads only its raw slice: hundreds of times fewer.
+    expect(c.d1RowsRead.siteBuilds).toBeLessThan((24 * 17 * 7 * 17_280) / 400);
   });
 
   it('counts a tick as long as its busiest target probed one probe after another, whatever the lanes', () => {
@@ -360,10 +380,12 @@ describe('capacity', () => {
     for (let i = 0; i < 40; i++) big.targets.push({ ...oneVariant.targets[0], id: `t${i}` });
     const c = capacity(big);
     // 45 targets × 3 regions × 288 × 4 rows = 155,520 rows written a day > 100,000; the Durable Objects' rows
-    // written grow faster still (the status keeper's 3 per target and tick besides each probe's) and bind first.
+    // written grow faster still (the status keeper's 3 per target and tick besides each probe's) and bind first: a
+    // little over twice the free plan's 100,000 with the public views' builder, so each tick runs a third.
     expect(c.d1RowsWrittenPerDay).toBeGreaterThan(PLAN_LIMITS.free.d1RowsWrittenPerDay);
     expect(c.bindingLimit).toBe('Durable Object storage rows written per day');
-    expect(c.spread).toBe(2);
+    expect(c.doRowsWrittenPerDay / PLAN_LIMITS.free.doRowsWrittenPerDay).toBeGreaterThan(2);
+    expect(c.spread).toBe(3);
     expect(capacity({ ...big, plan: 'paid' }).spread).toBe(1);
   });
 

@@ -7,6 +7,7 @@
  * is answered from the views (0 D1 rows, cacheable, 304) and equals the live answer a token holder gets for the
  * same window, whole and narrowed.
  */
+import type { PublicViews } from '../../workers/observatory/views/public-views.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
@@ -134,17 +135,11 @@ async function pollVendorPage(): Promise<void> {
 }
 
 /** The builder's marks: what a data owner said changed since they were last cleared. */
-const marked = () =>
-  runInDurableObject(env.PUBLIC_VIEWS.getByName('global'), (_, state) =>
-    state.storage.sql
-      .exec<{ part: string }>('SELECT part FROM dirty ORDER BY part')
-      .toArray()
-      .map((r) => r.part),
-  );
+const marked = async () => Object.keys(await env.PUBLIC_VIEWS.getByName('global').dirtyParts()).sort();
 /** Clears the builder's marks and its alarm, so no build comes between a view read and the live answer compared. */
 const clearMarks = () =>
-  runInDurableObject(env.PUBLIC_VIEWS.getByName('global'), async (_, state) => {
-    state.storage.sql.exec('DELETE FROM dirty');
+  runInDurableObject(env.PUBLIC_VIEWS.getByName('global'), async (instance: PublicViews, state) => {
+    for (const part of Object.keys(await instance.dirtyParts())) instance.markDue(part, null);
     await state.storage.deleteAlarm();
   });
 

@@ -19,8 +19,11 @@ import { viewParts, type ViewPartName } from './parts.ts';
 import type { ViewPart } from './view-part.ts';
 import { VIEW_PREFIX, writeView } from './view-store.ts';
 
-/** How long after a part's first mark its build waits for the marks that come with it (the other regions of a tick). */
-export const SETTLE_MS = 10 * SECOND_MS;
+/**
+ * How long after a part's first mark its build waits for the marks that come with it: the other regions' reports of a
+ * tick, each sent once its region's probes of the tick are done, up to a minute or so apart.
+ */
+export const SETTLE_MS = MINUTE_MS;
 /**
  * The same for the parts fed by the regions' rollups of an ended hour (ROLLUP_SETTLE_SECONDS, default 3 minutes:
  * each region rolls up in the alarm after its tick's probes, so they come minutes apart; within a 5-minute tick, so
@@ -32,6 +35,13 @@ export const RETRY_MS = 30 * SECOND_MS;
 export const MANIFEST_VIEW_KEY = `${VIEW_PREFIX}manifest.json`;
 
 type Row = Record<string, SqlStorageValue>;
+
+/** What the builder keeps: its manifest, and the parts marked with when each falls due (one row, written at a part's
+ * first mark and once a build: a build costs two storage rows written whatever the parts). */
+interface BuilderState {
+  manifest: ViewManifest;
+  dirty: Record<string, number>;
+}
 
 export class PublicViews extends DurableObject<Env> {
   private readonly parts: ViewPart[];
@@ -48,13 +58,20 @@ export class PublicViews extends DurableObject<Env> {
     super(ctx, env);
     this.parts = viewParts(async (now) => this.ages(now));
     ctx.blockConcurrencyWhile(async () => {
-      // Marked parts and when each is due (a build clears them), and the manifest.
-      const sql = ctx.storage.sql;
-      sql.exec('CREATE TABLE IF NOT EXISTS dirty (part TEXT PRIMARY KEY, due_at INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID');
-      const columns = sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('dirty')").toArray();
-      if (!columns.some((c) => c.name === 'due_at')) sql.exec('ALTER TABLE dirty ADD COLUMN due_at INTEGER NOT NULL DEFAULT 0');
-      ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS manifest (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+      ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS state (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
     });
+  }
+
+  private state(): BuilderState {
+    const row = this.ctx.storage.sql.exec<Row>('SELECT body FROM state WHERE id = 1').toArray()[0];
+    return row ? (JSON.parse(String(row.body)) as BuilderState) : { manifest: emptyManifest(), dirty: {} };
+  }
+
+  private save(state: BuilderState): void {
+    this.ctx.storage.sql.exec(
+      'INSERT INTO state (id, body) VALUES (1, ?) ON CONFLICT DO UPDATE SET body = excluded.body',
+      JSON.stringify(state),
+    );
   }
 
   /**
@@ -62,16 +79,19 @@ export class PublicViews extends DurableObject<Env> {
    * VIEW_BUILDS "on-demand" (the Workers tests, which build when they choose) they are only marked.
    */
   async markDirty(parts: readonly ViewPartName[]): Promise<void> {
-    const sql = this.ctx.storage.sql;
-    const dirty = new Set(await this.dirtyParts());
+    const state = this.state();
     const now = Date.now();
+    let turned = false;
     for (const part of new Set(parts)) {
       this.marks.set(part, (this.marks.get(part) ?? 0) + 1);
-      if (!dirty.has(part))
-        sql.exec('INSERT INTO dirty (part, due_at) VALUES (?, ?) ON CONFLICT DO NOTHING', part, now + this.settleOf(part));
+      if (state.dirty[part] !== undefined) continue;
+      state.dirty[part] = now + this.settleOf(part);
+      turned = true;
     }
+    // Written only when a part turns dirty: later marks of it cost nothing stored.
+    if (turned) this.save(state);
     if ((this.env as { VIEW_BUILDS?: string }).VIEW_BUILDS === 'on-demand') return;
-    await this.wakeAtNextDue();
+    await this.wakeAtNextDue(state);
   }
 
   private settleOf(part: string): number {
@@ -81,20 +101,25 @@ export class PublicViews extends DurableObject<Env> {
   }
 
   /** The alarm at the earliest part due (unless one is set sooner). */
-  private async wakeAtNextDue(floor = 0): Promise<void> {
-    const t = this.ctx.storage.sql.exec<Row>('SELECT MIN(due_at) AS t FROM dirty').one().t;
-    if (t === null) return;
-    const at = Math.max(Number(t), floor);
+  private async wakeAtNextDue(state: BuilderState): Promise<void> {
+    const times = Object.values(state.dirty);
+    if (times.length === 0) return;
+    const at = Math.min(...times);
     const current = await this.ctx.storage.getAlarm();
     if (current === null || current > at) await this.ctx.storage.setAlarm(at);
   }
 
-  /** The parts marked and not yet built. */
-  async dirtyParts(): Promise<string[]> {
-    return this.ctx.storage.sql
-      .exec<Row>('SELECT part FROM dirty ORDER BY part')
-      .toArray()
-      .map((r) => String(r.part));
+  /** Sets when a marked part falls due (null: unmarks it); for tests, which run the builder's alarm when they choose. */
+  markDue(part: string, at: number | null): void {
+    const state = this.state();
+    if (at === null) delete state.dirty[part];
+    else state.dirty[part] = at;
+    this.save(state);
+  }
+
+  /** The parts marked and not yet built, with when each falls due. */
+  async dirtyParts(): Promise<Record<string, number>> {
+    return this.state().dirty;
   }
 
   /** Builds these parts (every part when none is named) now; what the admin route and the demo ask for. */
@@ -108,36 +133,35 @@ export class PublicViews extends DurableObject<Env> {
   }
 
   manifest(): ViewManifest {
-    const row = this.ctx.storage.sql.exec<Row>('SELECT body FROM manifest WHERE id = 1').toArray()[0];
-    return row ? (JSON.parse(String(row.body)) as ViewManifest) : emptyManifest();
+    return this.state().manifest;
   }
 
   override async alarm(): Promise<void> {
     const now = Date.now();
-    const due = this.ctx.storage.sql
-      .exec<Row>('SELECT part FROM dirty WHERE due_at <= ?', now)
-      .toArray()
-      .map((r) => String(r.part) as ViewPartName);
+    const due = Object.entries(this.state().dirty)
+      .filter(([, at]) => at <= now)
+      .map(([part]) => part as ViewPartName);
     // A part never built yet is built too (a new deployment, or a part whose data change rarely: the time profiles
     // wait for a day to end), so every view exists from the first build on.
     const built = this.manifest().parts;
     for (const p of this.parts) if (!built[p.name] && !due.includes(p.name as ViewPartName)) due.push(p.name as ViewPartName);
-    const failed = await this.buildParts(due);
-    // The parts still marked: a failure tried again RETRY_MS later, the others when they fall due.
-    if (failed > 0) this.ctx.storage.sql.exec('UPDATE dirty SET due_at = ? WHERE due_at <= ?', Date.now() + RETRY_MS, now);
-    await this.wakeAtNextDue();
+    await this.wakeAtNextDue(await this.buildParts(due));
   }
 
-  /** Builds the parts named, in the parts' order; a part's mark is cleared once it is written. Returns the failures. */
-  private async buildParts(names: readonly ViewPartName[]): Promise<number> {
+  /**
+   * Builds the parts named, in the parts' order; a part's mark is cleared once it is written, a failed part's is due
+   * again RETRY_MS later. Returns the state saved.
+   */
+  private async buildParts(names: readonly ViewPartName[]): Promise<BuilderState> {
     const manifest = this.manifest();
     this.building = manifest;
-    let failed = 0;
+    const done: string[] = [];
+    const failedParts: string[] = [];
     for (const part of this.parts.filter((p) => names.includes(p.name as ViewPartName))) {
       const started = Date.now();
       const seen = this.marks.get(part.name) ?? 0;
       const d1 = meterD1(this.env.DB);
-      const state: PartState = manifest.parts[part.name] ?? {
+      const before: PartState = manifest.parts[part.name] ?? {
         built_at: null,
         views: 0,
         bytes: 0,
@@ -165,26 +189,23 @@ export class PublicViews extends DurableObject<Env> {
           failed_at: null,
         };
         // A mark that came while it was building keeps the part marked for the next alarm.
-        if ((this.marks.get(part.name) ?? 0) === seen) this.ctx.storage.sql.exec('DELETE FROM dirty WHERE part = ?', part.name);
+        if ((this.marks.get(part.name) ?? 0) === seen) done.push(part.name);
       } catch (e) {
-        failed++;
+        failedParts.push(part.name);
         const message = e instanceof Error ? e.message : String(e);
-        manifest.parts[part.name] = { ...state, error: message.slice(0, 500), failed_at: started };
+        manifest.parts[part.name] = { ...before, error: message.slice(0, 500), failed_at: started };
         console.error(`public views: building ${part.name} failed, kept for retry: ${message}`);
       }
     }
     this.building = null;
-    this.saveManifest(manifest);
+    // The marks as they stand now (more may have come while it built), with this build's outcome.
+    const state = { ...this.state(), manifest };
+    for (const name of done) delete state.dirty[name];
+    for (const name of failedParts) state.dirty[name] = Date.now() + RETRY_MS;
+    this.save(state);
     await this.env.ARCHIVE.put(MANIFEST_VIEW_KEY, JSON.stringify(manifest), {
       httpMetadata: { contentType: 'application/json; charset=utf-8' },
     }).catch((e) => console.error('public views: the manifest could not be written to R2', e));
-    return failed;
-  }
-
-  private saveManifest(m: ViewManifest): void {
-    this.ctx.storage.sql.exec(
-      'INSERT INTO manifest (id, body) VALUES (1, ?) ON CONFLICT DO UPDATE SET body = excluded.body',
-      JSON.stringify(m),
-    );
+    return state;
   }
 }
