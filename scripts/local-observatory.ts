@@ -184,7 +184,7 @@ export async function waitForRollups(
         const r = await fetch(
           pageUrl(`${apiUrl}/api/v1/rollups?resolution=${resolution}&histograms=base64&from=${from - DAY_MS}&to=${to}`, cursor),
           {
-            headers: { authorization: `Bearer ${readToken}` },
+            headers: { authorization: `Bearer ${readToken}`, 'cache-control': 'no-cache' },
           },
         );
         if (!r.ok) throw new Error(`rollups answered ${r.status}: ${await r.text()}`);
@@ -214,8 +214,9 @@ export async function waitForRollups(
  */
 export async function waitForStatus(apiUrl: string, readToken: string, tick: number, timeoutMs = 300_000): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
-  // The live answers: an anonymous reader gets the public views, built a little after each change.
-  const headers = { authorization: `Bearer ${readToken}` };
+  // The live answers: the public views are built a little after each change (a token holder gets them too unless it
+  // asks for a fresh answer).
+  const headers = { authorization: `Bearer ${readToken}`, 'cache-control': 'no-cache' };
   for (;;) {
     const status = (await (await fetch(`${apiUrl}/api/v1/status`, { headers })).json()) as {
       targets: Array<{ regions: Array<{ last_evaluated: string | null }> }>;

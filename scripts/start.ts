@@ -155,7 +155,9 @@ const perTick = probesPerTick(config);
 
 async function sampleCount(): Promise<number> {
   // Over the whole history: more than an anonymous reader may ask for, so with the read token.
-  const r = await fetch(`${api}/api/v1/targets?window=${historyDays + 2}d`, { headers: { authorization: `Bearer ${local.readToken}` } });
+  const r = await fetch(`${api}/api/v1/targets?window=${historyDays + 2}d`, {
+    headers: { authorization: `Bearer ${local.readToken}`, 'cache-control': 'no-cache' },
+  });
   if (!r.ok) throw new Error(`GET /api/v1/targets answered ${r.status}: ${(await r.text()).slice(0, 200)}`);
   return ((await r.json()) as { targets: Array<{ samples: number }> }).targets.reduce((n, t) => n + t.samples, 0);
 }

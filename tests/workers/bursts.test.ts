@@ -164,7 +164,7 @@ describe('concurrency probes', () => {
   it('reports each level: TTFT, the queueing over one stream alone, decode per stream, errors, rate limits and start spread', async () => {
     // With the read token: the live report of what D1 holds now (an anonymous one may come from a view built before
     // the run deleted above; tests/workers/timeline-views.test.ts holds the view to the live report).
-    const live = (url: string) => new Request(url, { headers: { authorization: `Bearer ${env.READ_TOKEN}` } });
+    const live = (url: string) => new Request(url, { headers: { authorization: `Bearer ${env.READ_TOKEN}`, 'cache-control': 'no-cache' } });
     const body = (await (await worker.fetch(live('http://observatory/api/v1/bursts?runs=6'), env, createExecutionContext())).json()) as {
       runs: string[];
       reports: Array<{ region: string; target: string; levels: LevelReport[] }>;

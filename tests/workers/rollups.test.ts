@@ -224,7 +224,10 @@ describe('daily rollups', () => {
 
 describe('percentiles from the rollups', () => {
   const get = async (path: string, token = false) =>
-    SELF.fetch(`https://observatory.test${path}`, token ? { headers: { authorization: `Bearer ${env.READ_TOKEN}` } } : {});
+    SELF.fetch(
+      `https://observatory.test${path}`,
+      token ? { headers: { authorization: `Bearer ${env.READ_TOKEN}`, 'cache-control': 'no-cache' } } : {},
+    );
   const window = `from=${HOUR}&to=${HOUR + HOUR_MS}`;
 
   it('answer whole hours, say so, and stay within the stated error of the exact percentiles', async () => {
@@ -482,7 +485,9 @@ describe('GET /metrics', () => {
   }
 
   it('is Prometheus text a real parser reads: counters and histograms in seconds that match the totals', async () => {
-    const r = await SELF.fetch('https://observatory.test/metrics', { headers: { authorization: `Bearer ${env.READ_TOKEN}` } });
+    const r = await SELF.fetch('https://observatory.test/metrics', {
+      headers: { authorization: `Bearer ${env.READ_TOKEN}`, 'cache-control': 'no-cache' },
+    });
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
     const text = await r.text();

@@ -66,7 +66,7 @@ const received = async () => (await (await control('received')).json()) as Recei
 const api = async <T>(path: string) =>
   (await (
     await worker.fetch(
-      new Request(`http://observatory${path}`, { headers: { authorization: `Bearer ${env.READ_TOKEN}` } }),
+      new Request(`http://observatory${path}`, { headers: { authorization: `Bearer ${env.READ_TOKEN}`, 'cache-control': 'no-cache' } }),
       env,
       createExecutionContext(),
     )

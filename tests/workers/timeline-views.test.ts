@@ -24,7 +24,8 @@ const ticks = [lastHour - 2 * HOUR + 10 * FIVE_MIN, lastHour - HOUR + FIVE_MIN, 
 const burstRun = lastHour - HOUR + 2 * 60_000;
 const regions = config.regions.map((r) => r.code);
 const burstTargets = config.targets.filter((t) => t.bursts).map((t) => t.id);
-const token = { authorization: `Bearer ${env.READ_TOKEN}` };
+/** The live path: a token holder asking for a fresh answer (without `no-cache` a view query is answered from its view). */
+const token = { authorization: `Bearer ${env.READ_TOKEN}`, 'cache-control': 'no-cache' };
 
 const get = (path: string, init: RequestInit = {}) => SELF.fetch(`https://observatory.test${path}`, init);
 const live = (path: string) => get(path, { headers: token });

@@ -9,7 +9,7 @@ import { env } from 'cloudflare:workers';
 
 export const get = (path: string, init: RequestInit = {}) => SELF.fetch(`https://observatory.test${path}`, init);
 /** The live answer: a token holder's request is never answered from the views. */
-export const live = (path: string) => get(path, { headers: { authorization: `Bearer ${env.READ_TOKEN}` } });
+export const live = (path: string) => get(path, { headers: { authorization: `Bearer ${env.READ_TOKEN}`, 'cache-control': 'no-cache' } });
 
 /** Builds every part now (the admin route); returns what each part's build read and wrote. */
 export async function buildViews(): Promise<Record<string, { views: number; bytes: number; rows_read: number }>> {

@@ -32,7 +32,7 @@ export class ApiReader {
     return this.get<T>(name, path, false);
   }
 
-  /** `path` on the live path, with the read token: fresh, outside the anonymous bounds and budget. */
+  /** `path` on the live path, with the read token and `no-cache`: fresh, outside the anonymous bounds and budget. */
   live<T>(name: string, path: string): Promise<T> {
     return this.get<T>(name, path, true);
   }
@@ -56,7 +56,7 @@ export class ApiReader {
     try {
       response = await this.fetchImpl(url, {
         signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS),
-        headers: withToken && this.readToken ? { authorization: `Bearer ${this.readToken}` } : {},
+        headers: withToken && this.readToken ? { authorization: `Bearer ${this.readToken}`, 'cache-control': 'no-cache' } : {},
       });
     } catch (e) {
       throw new SiteDataError(
