@@ -250,7 +250,12 @@ describe('the prompt-cache views', () => {
 describe('the TTFA changes view', () => {
   it('equals the live answer, whole and narrowed, and flags the target slower this week', async () => {
     const whole = await fromView<ChangesDoc>('/api/v1/changes');
-    expect(whole).toEqual(await liveJson('/api/v1/changes'));
+    // The whole grid is more than a free-plan request judges live: each region's answer is the whole one's flags of it.
+    expect((await live('/api/v1/changes')).status).toBe(400);
+    for (const region of regions) {
+      const answer = await liveJson<ChangesDoc>(`/api/v1/changes?region=${region}`);
+      expect(answer).toEqual({ ...whole, changes: whole.changes.filter((c) => c.region === region) });
+    }
     const slower = whole.changes.find((c) => c.region === 'weur' && c.target === SLOWER)!;
     expect(slower).toMatchObject({ direction: 'slower', prompt_variant: VARIANT });
     expect(slower.change_pct).toBeCloseTo(100 / 3, -1);
@@ -262,7 +267,7 @@ describe('the TTFA changes view', () => {
     for (const path of [
       `/api/v1/changes?region=weur&target=${SLOWER}`,
       '/api/v1/changes?region=enam',
-      `/api/v1/changes?variant=${VARIANT}`,
+      `/api/v1/changes?region=apac&variant=${VARIANT}`,
     ]) {
       const narrowed = await fromView<ChangesDoc>(path);
       const q = new URL(`https://x${path}`).searchParams;

@@ -6,12 +6,12 @@
  * family's pairs are shown (both named), never the family: an interval is the same however the answer is narrowed.
  */
 import { Hono } from 'hono';
-import type { ComparisonDoc, CompareDoc } from '../../../shared/api-types.ts';
+import type { ComparisonDoc } from '../../../shared/api-types.ts';
 import { METHOD_VERSION } from '../../../shared/constants.ts';
 import { ANON_LIMITS, COMPARISONS_PER_REQUEST, PAIRED_PAGE_ROWS } from '../../../shared/config/read-limits.ts';
 import { PAIRED_FIGURES, type PairedFigure, type StoredBlocks } from '../../../shared/rollup/paired-hours.ts';
 import {
-  COMPARE_METHOD,
+  compareDocument,
   familyBlocks,
   familyComparisons,
   familySize,
@@ -57,23 +57,6 @@ export const parsedRowsOf = (rows: readonly StoredPairedRow[], f: PairedFamily):
     .filter((r) => r.region === f.region && r.prompt_variant === f.prompt_variant)
     .map((r) => ({ hour: r.hour, blocks: JSON.parse(r.blocks) as StoredBlocks }));
 
-/** The answer's head: its window of whole hours, figure, margin and method. */
-export function compareDocument(
-  fromHour: number,
-  toHour: number,
-  figure: PairedFigure,
-  margin: number,
-  comparisons: ComparisonDoc[],
-): CompareDoc {
-  return {
-    window: { from: new Date(fromHour).toISOString(), to: new Date(Math.max(fromHour, toHour)).toISOString() },
-    figure,
-    margin_pct: margin * 100,
-    method: COMPARE_METHOD,
-    comparisons,
-  };
-}
-
 compareRoutes.get('/api/v1/compare', async (c) => {
   const q = new URL(c.req.url).searchParams;
   onlyKnown(q, [...WINDOW_PARAMS, 'region', 'variant', 'target', 'figure', 'margin']);
@@ -114,7 +97,7 @@ compareRoutes.get('/api/v1/compare', async (c) => {
       : [];
   const comparisons: ComparisonDoc[] = [];
   for (const f of families) {
-    const results = familyComparisons(f, familyBlocks(f, parsedRowsOf(rows, f)), [figure], margin).get(figure)!;
+    const results = familyComparisons(f, familyBlocks(f, parsedRowsOf(rows, f), [figure]), [figure], margin).get(figure)!;
     comparisons.push(...results.filter((x) => shown(x.a, x.b)));
   }
   return c.json(compareDocument(fromHour, toHour, figure, margin, comparisons));

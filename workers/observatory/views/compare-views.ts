@@ -8,23 +8,17 @@
  * and figure from it), so a build holds one family's blocks at once.
  */
 import { METHOD_VERSION } from '../../../shared/constants.ts';
-import { familyBlocks, familyComparisons } from '../../../shared/rollup/paired-families.ts';
-import { PAIRED_FIGURES, type PairedFigure } from '../../../shared/rollup/paired-hours.ts';
-import type { ComparisonDoc } from '../../../shared/api-types.ts';
-import { DEFAULT_MARGIN } from '../../../shared/stats/paired.ts';
-import type { ViewList } from '../../../shared/views/view-text.ts';
+import { PAIRED_FIGURES } from '../../../shared/rollup/paired-hours.ts';
 import { DEFAULT_VIEW_WINDOW, isViewWindow, VIEW_WINDOWS, viewSpan } from '../../../shared/views/windows.ts';
 import { getConfig } from '../config.ts';
 import { pairedRowsIn } from '../db/paired.ts';
-import { compareDocument, compareFamilies, parsedRowsOf } from '../api/compare.ts';
+import { compareFamilies, parsedRowsOf } from '../api/compare.ts';
 import { pairLists } from '../api/filters.ts';
 import { parseChoice } from '../api/query.ts';
-import { keysFirst, onlyParams, pairFilter, type BuiltView, type ViewMatcher, type ViewPart } from './view-part.ts';
+import { COMPARE_LIST, CompareViewBuilder, compareViewName } from './compare-build.ts';
+import { onlyParams, pairFilter, type ViewMatcher, type ViewPart } from './view-part.ts';
 
-/** A comparison's line starts with its family and its pair: what a request narrows by. */
-export const COMPARE_LIST: ViewList = { field: 'comparisons', keys: ['region', 'prompt_variant', 'a', 'b'] };
-
-export const compareViewName = (window: string, figure: string) => `compare/${window}/${figure}`;
+export { COMPARE_LIST, compareViewName };
 
 const matchCompare: ViewMatcher = (q) => {
   if (!onlyParams(q, ['window', 'figure', 'region', 'target', 'variant'])) return null;
@@ -44,8 +38,7 @@ export const compareViews: ViewPart = {
     const spans = VIEW_WINDOWS.map((w) => viewSpan(w.id, now));
     const from = Math.min(...spans.map((s) => s.from));
     const to = Math.max(...spans.map((s) => s.to));
-    // window → figure → comparisons, family after family in the configuration's order.
-    const found = spans.map(() => new Map<PairedFigure, ComparisonDoc[]>(PAIRED_FIGURES.map((f) => [f, []])));
+    const builder = new CompareViewBuilder(spans);
     for (const f of compareFamilies()) {
       const rows = await pairedRowsIn(db, {
         fromHour: from,
@@ -54,22 +47,8 @@ export const compareViews: ViewPart = {
         regions: [f.region],
         variants: [f.prompt_variant],
       });
-      const pairs = familyBlocks(f, parsedRowsOf(rows, f));
-      spans.forEach((span, i) => {
-        const inSpan = pairs.map((p) => ({ ...p, blocks: p.blocks.filter((b) => b.hour >= span.from && b.hour < span.to) }));
-        for (const [figure, comparisons] of familyComparisons(f, inSpan, PAIRED_FIGURES, DEFAULT_MARGIN))
-          found[i].get(figure)!.push(...comparisons.map((c) => keysFirst(c, COMPARE_LIST.keys)));
-      });
+      builder.add(f, parsedRowsOf(rows, f));
     }
-    const views: BuiltView[] = [];
-    spans.forEach((span, i) => {
-      for (const figure of PAIRED_FIGURES)
-        views.push({
-          name: compareViewName(span.id, figure),
-          doc: compareDocument(span.from, span.to, figure, DEFAULT_MARGIN, found[i].get(figure)!),
-          list: COMPARE_LIST,
-        });
-    });
-    return views;
+    return builder.views();
   },
 };
