@@ -54,10 +54,10 @@ export const SITE_PAIRED_DAYS = 7;
 /**
  * Comparisons one GET /api/v1/compare computes, by plan: every family an answer shows a pair of is computed whole
  * (one region × variant × figure, every pair of its targets: shared/rollup/paired-families.ts). On the free plan one
- * region's family at the goal's 10 targets, 45 pairs: a week of its blocks takes about 8 ms of CPU (bench/duties.ts:
- * each row's JSON parsed, the figure's blocks decoded, each comparison's block length fitted and its interval's
- * order statistics counted), within a free-plan request's 10 ms though above the half other reads keep to; ask per
- * region and variant. The public views hold every window the site offers, whole, for every anonymous reader.
+ * region's family at the goal's 10 targets, 45 pairs: a week of its blocks takes about 8 ms of CPU on a quiet
+ * machine, 11–14 ms beside other work (bench/duties.ts: each row's JSON parsed, 3 ms of it, the figure's blocks
+ * decoded, each comparison's block length fitted and its interval's order statistics counted): at the edge of a
+ * free-plan request's 10 ms, above the half other reads keep to. Ask per region and variant. The public views hold every window the site offers, whole, for every anonymous reader.
  */
 export const COMPARISONS_PER_REQUEST = { free: 45, paid: 1_024 } as const;
 /**
