@@ -87,7 +87,11 @@ export class PublicViews extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
-    const failed = await this.buildParts((await this.dirtyParts()) as ViewPartName[]);
+    // The parts marked, and any never built yet (a new deployment: a part marked only when a day is rolled up would
+    // otherwise have no view until the next midnight).
+    const built = this.manifest().parts;
+    const never = this.parts.filter((p) => !built[p.name]?.built_at).map((p) => p.name);
+    const failed = await this.buildParts([...new Set([...(await this.dirtyParts()), ...never])] as ViewPartName[]);
     if (failed > 0) {
       const at = Date.now() + RETRY_MS;
       const current = await this.ctx.storage.getAlarm();
