@@ -25,9 +25,10 @@ export const historyPart: SitePart = {
       days: (await api.view<{ rows: HistoryRow[] }>('status_days', '/status-history?resolution=day')).rows,
     };
     const { windows: maintenance } = await api.view<{ windows: MaintenanceDoc[] }>('maintenance', '/maintenance');
-    // Every month the days reach into.
+    // Every month the history's rows reach into: its whole days', and its hours' (today is not a whole day yet).
+    const months = [...status_history.days.map((d) => d.day!), ...status_history.hours.map((h) => h.hour!)].map((t) => t.slice(0, 7));
     const uptime: UptimeMonth[] = [];
-    for (const month of [...new Set(status_history.days.map((d) => d.day!.slice(0, 7)))].sort()) {
+    for (const month of [...new Set(months)].sort()) {
       const report = await api.view<UptimeAnswer>(`uptime_${month}`, `/uptime?month=${month}`);
       uptime.push({ month: report.month, from: Date.parse(report.from), to: Date.parse(report.to), rows: report.rows });
     }
