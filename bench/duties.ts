@@ -8,8 +8,10 @@
  *
  *   npm run bench:duties            # or: node bench/duties.ts --json
  */
-import { compareFamily } from '../shared/stats/paired.ts';
-import { blockOf, encodeBlocks, formatOf, pairedHours, type StoredBlocks } from '../shared/rollup/paired-hours.ts';
+import { PAIRED_FIGURES } from '../shared/rollup/paired-hours.ts';
+import type { PairedFamily } from '../shared/rollup/paired-families.ts';
+import { ttfaChanges } from '../shared/rollup/changes.ts';
+import { buildCompareViews, compareViewRequests, liveFamily, regionRows } from './compare-views.ts';
 import { rollUp, mergeByGroup, applyToTotals, type Rollup, type RollupSample } from '../shared/rollup/rollup.ts';
 import { storedFigurePercentileGroups, type StoredFigureRow } from '../shared/rollup/percentiles.ts';
 import { evaluate, type WindowSample } from '../shared/status/evaluate.ts';
@@ -25,7 +27,13 @@ import { samplesParquet } from '../shared/archive/parquet-file.ts';
 import { archiveSamples } from '../tests/helpers/archive-samples.ts';
 import { webhookSignature } from '../workers/observatory/notify/webhook-signature.ts';
 import { ROLLUP_METRICS, rollupToBase64Json, rollupToJson } from '../shared/rollup/rollup.ts';
-import { COMPARISONS_PER_REQUEST, PERCENTILE_ROW_UNITS, ROLLUP_PAGE_ROWS, TIMELINE_ROW_UNITS } from '../shared/config/read-limits.ts';
+import {
+  CHANGE_PAIRS_PER_REQUEST,
+  COMPARISONS_PER_REQUEST,
+  PERCENTILE_ROW_UNITS,
+  ROLLUP_PAGE_ROWS,
+  TIMELINE_ROW_UNITS,
+} from '../shared/config/read-limits.ts';
 import { percentileView, viewRequests } from './view-serving.ts';
 import { storedView, viewAnswer } from '../workers/observatory/views/view-answer.ts';
 import {
@@ -166,24 +174,19 @@ const figureRows = (rows: Array<Record<string, unknown>>): StoredFigureRow[] =>
       }) as StoredFigureRow,
   );
 
-/** The most comparisons a free-plan request answers, from rows of the goal's 10 targets (45 pairs a row). */
-const COMPARE_BENCH_PAIRS = COMPARISONS_PER_REQUEST.free;
-
-/** A week of one region's stored paired rows, 10 targets (45 pairs each hour), as D1 holds them. */
-const pairedWeek = Array.from({ length: 7 * 24 }, (_, h) => {
-  const hour = HOUR0 - h * 3_600_000;
-  const samples = Array.from({ length: 12 }, (_, k) =>
-    Array.from({ length: 10 }, (_, t) => ({
-      ...samplesOfHour('weur', HOUR0)[0],
-      tick_id: hour + k * 300_000,
-      target: `target-${t + 1}`,
-      ttfa_ms: 300 + 20 * t + 40 * Math.sin(h + k),
-      tpot_ms: 10 + t,
-    })),
-  ).flat();
-  const [row] = pairedHours(samples);
-  return { hour, text: encodeBlocks(row.blocks) };
-});
+/** One region's stored paired rows at the goal (10 targets, 45 pairs a row): a week, and the longest view's 90 days and a day. */
+const FAMILY: PairedFamily = { region: 'weur', prompt_variant: 'chat', targets: TARGETS };
+const pairedWeek = once(() => regionRows(TARGETS, 7 * 24, HOUR0));
+const paired91 = once(() => regionRows(TARGETS, 91 * 24, HOUR0));
+/** Every region's family (the same rows each, as a read per family gives them). */
+const goalFamilies = REGIONS.map((region) => ({ ...FAMILY, region }));
+const compareTexts = once(() => buildCompareViews(goalFamilies, paired91(), HOUR0));
+const compareAnswers = once(() =>
+  compareViewRequests(compareTexts()[compareTexts().length - PAIRED_FIGURES.length], HOUR0, 'apac', TARGETS[2], TARGETS[6]),
+);
+/** The TTFA changes' 35 days of daily rows of `series` region × target series, as D1 holds them. */
+const changeRowsOf = (series: number) =>
+  dailyRows90().filter((r, i) => i % dayRows().length < series && (r.day as number) >= HOUR0 - 35 * DAY);
 
 /** A region's day as the archive reads it from D1 (archive-duty.ts): 10 targets × 288 ticks, each answer 64 token reads. */
 const regionDayStored = once(() =>
@@ -374,24 +377,48 @@ const DUTIES: Array<{ name: string; runsIn: RunsIn; run: () => unknown; each?: b
     run: () => prometheusText(totalsRows().map(fromRollupRow)).length,
   },
   {
-    // api/compare.ts at its cap: 12 comparisons over 7 days of hourly blocks (each block length fitted, at most 168
-    // blocks ranked), Holm, each interval again at its level; the blocks decoded from a week of stored rows (10 targets:
-    // 45 pairs a row).
-    name: `GET /api/v1/compare: ${COMPARE_BENCH_PAIRS} comparisons over 7 days`,
+    // api/compare.ts of one region's family at the goal, a week of blocks: each row's JSON parsed, its 45 pairs
+    // decoded, each comparison's block length fitted and its interval's order statistics counted, Holm, each interval
+    // again at its level.
+    name: `GET /api/v1/compare: one family (${COMPARISONS_PER_REQUEST.free} pairs), 7 d`,
     runsIn: 'read API (Worker, free plan)',
-    run: () => {
-      // As the route does: each row's JSON parsed once, only the wanted pairs' blocks taken.
-      const parsed = pairedWeek.map((row) => {
-        const blocks = JSON.parse(row.text) as StoredBlocks;
-        return { hour: row.hour, blocks, format: formatOf(blocks) };
-      });
-      const pairs = Object.keys(parsed[0].blocks).filter((key) => key.includes('|'));
-      const wanted = Array.from({ length: COMPARE_BENCH_PAIRS }, (_, i) => pairs[i % pairs.length]);
-      const series = wanted.map((key) =>
-        parsed.map(({ hour, blocks, format }) => blockOf(hour, blocks[key] as Array<number | null>, format)),
-      );
-      return compareFamily(series, 0, 0.05).length;
-    },
+    run: () => liveFamily(FAMILY, pairedWeek()),
+  },
+  {
+    // views/compare-build.ts at the goal: 6 families × 45 pairs from 91 days of rows each, 4 windows × 5 figures, and
+    // the 20 views' texts (what the compare part's build spends besides its reads).
+    name: 'build: the compare views (6 × 45 pairs, 90 d)',
+    runsIn: 'Durable Object alarm or request',
+    run: () => buildCompareViews(goalFamilies, paired91(), HOUR0).length,
+  },
+  {
+    name: 'view: compare 90 d TTFA whole (270 pairs)',
+    runsIn: 'read API (Worker, free plan)',
+    run: () => compareAnswers().whole(),
+    each: true,
+  },
+  {
+    name: 'view: compare 90 d TTFA, one region',
+    runsIn: 'read API (Worker, free plan)',
+    run: () => compareAnswers().region(),
+    each: true,
+  },
+  {
+    name: 'view: compare 90 d TTFA, one region × pair',
+    runsIn: 'read API (Worker, free plan)',
+    run: () => compareAnswers().pair(),
+    each: true,
+  },
+  {
+    // api/changes.ts at its cap: 35 daily rows a series decoded, each day's median and the two windows' merged.
+    name: `GET /api/v1/changes: ${CHANGE_PAIRS_PER_REQUEST.free} series of 35 days`,
+    runsIn: 'read API (Worker, free plan)',
+    run: () => ttfaChanges(changeRowsOf(CHANGE_PAIRS_PER_REQUEST.free).map(fromRollupRow), HOUR0).length,
+  },
+  {
+    name: 'build: the TTFA changes view (60 series of 35 days)',
+    runsIn: 'Durable Object alarm or request',
+    run: () => ttfaChanges(changeRowsOf(dayRows().length).map(fromRollupRow), HOUR0).length,
   },
   {
     // GET /api/v1/status-history?target=…&region=… over 90 days: the target's own view of them (540 lines).

@@ -7,6 +7,7 @@ import type { LevelReport } from './bursts/level-report.ts';
 import type { ErrorClass } from './ids.ts';
 import type { PairedFigure } from './rollup/paired-hours.ts';
 import type { CacheDiscount } from './rollup/cache-hours.ts';
+import type { ChangeFlag } from './rollup/changes.ts';
 import type { PairedResult } from './stats/paired.ts';
 import type { PERCENTILE_NAMES } from './stats/percentile.ts';
 import type { Finding } from './status/evaluate.ts';
@@ -212,6 +213,15 @@ export interface PromptCachesDoc {
   margin_pct: number;
   method: string;
   caches: PromptCacheDoc[];
+}
+
+/** GET /api/v1/changes: the TTFA changes of this week against the four before (shared/rollup/changes.ts), largest first. */
+export interface ChangesDoc {
+  /** The 35 whole days: the four weeks before from `from`, this week from `split`, up to `to` (today's start). */
+  window: { from: string; split: string; to: string };
+  margin_pct: number;
+  method: string;
+  changes: ChangeFlag[];
 }
 
 /** A vendor's incident from its Statuspage (GET /api/v1/vendor-incidents; shared/status/statuspage.ts), times as ISO. */

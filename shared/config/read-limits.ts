@@ -54,12 +54,20 @@ export const PAIRED_PAGE_ROWS = 500;
 /** Days of paired blocks the site build reads for its verdicts (the default view's 7: a week is what one comparison ranks). */
 export const SITE_PAIRED_DAYS = 7;
 /**
- * Comparisons one GET /api/v1/compare answers, by plan: on the free plan what fits half of a Worker request's
- * 10 ms of CPU with a week of blocks at the goal's 10 targets (bench/duties.ts: each row's JSON parsed, each
- * comparison's block length fitted and its interval's order statistics counted); ask per region and variant, or pass
- * `target=`. The site build compares on its own from /api/v1/paired-hours.
+ * Comparisons one GET /api/v1/compare computes, by plan: every family an answer shows a pair of is computed whole
+ * (one region × variant × figure, every pair of its targets: shared/rollup/paired-families.ts). On the free plan one
+ * region's family at the goal's 10 targets, 45 pairs: a week of its blocks takes about 8 ms of CPU on a quiet
+ * machine, 11–14 ms beside other work (bench/duties.ts: each row's JSON parsed, 3 ms of it, the figure's blocks
+ * decoded, each comparison's block length fitted and its interval's order statistics counted): at the edge of a
+ * free-plan request's 10 ms, above the half other reads keep to. Ask per region and variant. The public views hold every window the site offers, whole, for every anonymous reader.
  */
-export const COMPARISONS_PER_REQUEST = { free: 12, paid: 1_024 } as const;
+export const COMPARISONS_PER_REQUEST = { free: 45, paid: 1_024 } as const;
+/**
+ * Region × target × variant series one GET /api/v1/changes judges, by plan (35 daily rows each decoded, each day's
+ * median and the two windows' merged): on the free plan what fits half of a Worker request's 10 ms of CPU, about
+ * 0.8 ms a series (bench/duties.ts). Its public view holds the whole grid.
+ */
+export const CHANGE_PAIRS_PER_REQUEST = { free: 5, paid: 100_000 } as const;
 
 /** Rows a page of /api/v1/status-history holds at most (one region × target × variant × period each, about 150 bytes). */
 export const HISTORY_PAGE_ROWS = 1_000;

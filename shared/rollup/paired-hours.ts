@@ -81,7 +81,8 @@ const D_DIGITS = 6;
  */
 export const BLOCKS_FORMAT = 2;
 export const FORMAT_KEY = 'v';
-const PER_FIGURE = 4;
+/** Numbers a figure holds in a format-2 block. */
+export const PER_FIGURE = 4;
 
 /** A row's blocks as stored and parsed: the format's number under FORMAT_KEY (format 2 on), pair "a|b" → its numbers. */
 export type StoredBlocks = Record<string, Array<number | null> | number>;

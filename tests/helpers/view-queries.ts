@@ -26,7 +26,16 @@ export function viewQueries(regions: readonly string[], targets: readonly string
       `/api/v1/percentiles?window=${w.id}&region=${r1}`,
       `/api/v1/percentiles?window=${w.id}&target=${t1},${t2 ?? t1}&variant=${variant}&region=${r2 ?? r1}`,
       `/api/v1/percentiles?window=${w.id}&by=target`,
+      `/api/v1/compare?window=${w.id}`,
+      `/api/v1/compare?window=${w.id}&figure=total_chat&region=${r1}`,
+      `/api/v1/compare?window=${w.id}&figure=total_batch&target=${t1},${t2 ?? t1}&variant=${variant}`,
     ]),
+    '/api/v1/compare',
+    '/api/v1/prompt-cache',
+    '/api/v1/prompt-cache?window=24h',
+    `/api/v1/prompt-cache?window=7d&region=${r1}&target=${t1}`,
+    '/api/v1/changes',
+    `/api/v1/changes?region=${r1}&target=${t1}&variant=${variant}`,
   ];
 }
 

@@ -556,8 +556,24 @@ describe('paired verdicts on the site', () => {
     ...[0, 1, 2, 3].flatMap(() => [0, 0, 0, null]),
   ];
 
-  it('compares every pair from the blocks, Holm-corrected per figure, reads a pair either way round, and names its unit', async () => {
-    const { pairedViews, headToHead, unitWords, verdictWords, versusWords } = await import('../../site/src/data/paired.ts');
+  /** The view of one family's answers (weur × p, these targets), as GET /api/v1/compare gives them from the blocks' rows. */
+  async function familyView(
+    rows: Array<{ hour: number; blocks: Record<string, unknown> }>,
+    targets: string[],
+    window: { from: string; to: string },
+  ) {
+    const { familyBlocks, familyComparisons } = await import('../../shared/rollup/paired-families.ts');
+    const { PAIRED_FIGURES } = await import('../../shared/rollup/paired-hours.ts');
+    const { pairedViewsOf } = await import('../../site/src/data/paired.ts');
+    const f = { region: 'weur', prompt_variant: 'p', targets };
+    const found = familyComparisons(f, familyBlocks(f, rows as Parameters<typeof familyBlocks>[1]));
+    return pairedViewsOf(PAIRED_FIGURES.map((figure) => ({ window, figure, margin_pct: 5, method: '', comparisons: found.get(figure)! })))[
+      'p'
+    ];
+  }
+
+  it('shows every pair of the answers, Holm-corrected per family, reads a pair either way round, and names its unit', async () => {
+    const { headToHead, unitWords, verdictWords, versusWords } = await import('../../site/src/data/paired.ts');
     // 36 hours: a|b with A 20 % faster every hour (a little noise), a|c with nothing between them.
     const rows = Array.from({ length: 36 }, (_, h) => ({
       hour: T0 + h * 3_600_000,
@@ -565,10 +581,14 @@ describe('paired verdicts on the site', () => {
       prompt_variant: 'p',
       blocks: { v: 2, 'a|b': ttfaOnly(12, 12, 0, Math.log(0.8) + wobble(h, 0.01)), 'a|c': ttfaOnly(12, 6, 6, wobble(h + 5, 0.001)) },
     }));
-    const view = pairedViews(rows, { from: '2026-01-10T00:00:00.000Z', to: '2026-01-11T12:00:00.000Z' })['p'];
-    expect(view.figures.ttfa_ms.map((c) => `${c.a}|${c.b}:${c.verdict}`)).toEqual(['a|b:a_faster', 'a|c:no_difference']);
-    // Two comparisons on the page: the smaller p-value's interval at 1 − 0.05/2.
-    expect(view.figures.ttfa_ms[0].confidence).toBeCloseTo(0.975, 9);
+    const view = await familyView(rows, ['a', 'b', 'c'], { from: '2026-01-10T00:00:00.000Z', to: '2026-01-11T12:00:00.000Z' });
+    expect(view.figures.ttfa_ms.map((c) => `${c.a}|${c.b}:${c.verdict}`)).toEqual([
+      'a|b:a_faster',
+      'a|c:no_difference',
+      'b|c:not_enough_data',
+    ]);
+    // The family's three pairs (b|c without a block counts, as it would with one): the smallest p-value's interval at 1 − 0.05/3.
+    expect(view.figures.ttfa_ms[0].confidence).toBeCloseTo(1 - 0.05 / 3, 9);
     expect(view.figures.total_chat.every((c) => c.verdict === 'not_enough_data' && c.pairs === 0)).toBe(true);
     const ab = headToHead(view, 'ttfa_ms', 'weur', 'a', 'b')!;
     const ba = headToHead(view, 'ttfa_ms', 'weur', 'b', 'a')!;
@@ -588,7 +608,7 @@ describe('paired verdicts on the site', () => {
   });
 
   it("reads a pair the other way round with B's own wins: a tie is nobody's (issue 36's 300 ms against 300, 300, 320, 320, 290, 290)", async () => {
-    const { pairedViews, headToHead } = await import('../../site/src/data/paired.ts');
+    const { headToHead } = await import('../../site/src/data/paired.ts');
     const { encodeBlocks, pairedHours } = await import('../../shared/rollup/paired-hours.ts');
     const B = [300, 300, 320, 320, 290, 290];
     const samples = Array.from({ length: 8 }, (_, h) =>
@@ -615,7 +635,7 @@ describe('paired verdicts on the site', () => {
       prompt_variant: r.prompt_variant,
       blocks: JSON.parse(encodeBlocks(r.blocks)),
     }));
-    const view = pairedViews(rows, { from: '2026-01-10T00:00:00.000Z', to: '2026-01-10T08:00:00.000Z' })['p'];
+    const view = await familyView(rows, ['a', 'b'], { from: '2026-01-10T00:00:00.000Z', to: '2026-01-10T08:00:00.000Z' });
     const ba = headToHead(view, 'ttfa_ms', 'weur', 'b', 'a')!;
     // B is lower at 290 (2 of 6 ticks), A at 320 (2 of 6); the two 300s are ties.
     expect(ba.win_rate!).toBeCloseTo(1 / 3, 12);

@@ -1,8 +1,8 @@
 /**
  * Paired comparisons through the Worker: samples of two targets in one region over 24 hours (A 23 % faster,
  * both on the same noisy path), rolled up as the regional object does; GET /api/v1/compare then reads one
- * row per hour and calls A faster, by about the right amount, with Holm across every pair it answers, naming the
- * block length it judged in.
+ * row per hour and calls A faster, by about the right amount, with Holm across the region's family (every pair of its
+ * targets), naming the block length it judged in.
  */
 import { describe, expect, it } from 'vitest';
 import { SELF, env } from 'cloudflare:test';
@@ -111,7 +111,7 @@ describe('GET /api/v1/compare', () => {
     expect(ttfa).toBeCloseTo(Math.log(100 / 130), 1);
   });
 
-  it('answers every region at once up to the free plan cap of 12 comparisons (weur 6 pairs, enam and apac 3 each)', async () => {
+  it('answers every region at once, each family whole, within the free plan cap (weur 6 pairs, enam and apac 3 each)', async () => {
     const all = await (await SELF.fetch('http://observatory/api/v1/compare')).json<CompareDoc>();
     expect(all.comparisons).toHaveLength(12);
     expect(new Set(all.comparisons.map((c) => c.region))).toEqual(new Set(['weur', 'enam', 'apac']));

@@ -1,9 +1,9 @@
 /**
  * What a site build reads, and that it shows what the API answers: a database holding 90 days of hourly and
  * daily rollups and 6 hours of raw samples for the shipped configuration's size (3 regions × 5 targets × 1 prompt
- * variant, a probe every 5 minutes). Once the public views are built, the build reads each of them as an anonymous
- * reader does (no D1 row), its figures are the views' own, and the D1 rows it reads on the live path (each API
- * response's x-d1-rows-read, summed by the build itself) stay under 5,000.
+ * variant, a probe every 5 minutes), 91 days of paired hours, a few days of status history and an incident. Once the
+ * public views are built, the build reads each of them as an anonymous reader does (no D1 row): every request but
+ * the raw samples' slice reads none, and every figure it shows is the views' own answer.
  */
 import { describe, expect, it } from 'vitest';
 import { SELF, env } from 'cloudflare:test';
@@ -16,15 +16,24 @@ import { pairedHours } from '../../shared/rollup/paired-hours.ts';
 import { hourProfiles } from '../../shared/rollup/hour-profile.ts';
 import { upsertProfileStatements } from '../../workers/observatory/db/profiles.ts';
 import { emptySample } from '../../shared/sample-fields.ts';
+import { PERIOD_STATES } from '../../shared/status/levels.ts';
+import type { PeriodCounts } from '../../shared/status/period-tally.ts';
+import { writeHistory } from '../../workers/observatory/db/status-history.ts';
+import { upsertIncidents } from '../../workers/observatory/db/status.ts';
+import { DOWN_FIRED, opened, resolved } from '../helpers/incident-fixture.ts';
 import { METHOD_VERSION } from '../../shared/constants.ts';
 import { config } from './test-config.ts';
 import type { StoredSample } from '../../workers/observatory/db/sample-row.ts';
+import type { ChangesDoc, CompareDoc, PromptCachesDoc } from '../../shared/api-types.ts';
 
 const REGIONS = config.regions.map((r) => r.code);
 const TARGETS = ['t1', 't2', 't3', 't4', 't5'];
 const VARIANT = config.promptVariants[0].id;
 const TICK_MS = 300_000;
 const BUDGET = 5_000;
+/** Days of paired hours seeded (the longest view's 90, and the day its window starts in). */
+const PAIRED_DAYS = 91;
+const HISTORY_DAYS = 3;
 
 function sample(tick: number, region: string, target: string): StoredSample {
   const ttft = 200 + ((tick / TICK_MS) % 17) * 10;
@@ -86,18 +95,37 @@ async function seed(now: number): Promise<number> {
       await upsertDailyRollups(env.DB, mergeByGroup(dayHours, day), profiles);
     }
   }
-  // The paired comparisons' blocks of the last 8 days (the build reads 7): a row per region and hour, 10 pairs each.
+  // The paired comparisons' blocks of the last 91 days (the longest view's): a row per region and hour, 10 pairs each.
   const pairedOf = (hour: number) => {
     const samples = [];
     for (let t = hour; t < hour + HOUR_MS; t += TICK_MS)
       for (const region of REGIONS) for (const target of TARGETS) samples.push(sample(t, region, target));
     return pairedHours(samples);
   };
-  for (let h = lastHour - 8 * DAY_MS; h < lastHour; h += 24 * HOUR_MS) {
+  for (let h = lastHour - PAIRED_DAYS * DAY_MS; h < lastHour; h += 24 * HOUR_MS) {
     const statements = [];
     for (let k = h; k < h + 24 * HOUR_MS && k < lastHour; k += HOUR_MS) statements.push(...upsertPairedHourStatements(env.DB, pairedOf(k)));
     await env.DB.batch(statements);
   }
+  // The status history of the last HISTORY_DAYS days (an hour at noon each, every pair), and an incident of one of them.
+  for (let d = 1; d <= HISTORY_DAYS; d++)
+    await writeHistory(
+      env.DB,
+      REGIONS.flatMap((region) =>
+        TARGETS.map((target, k) => ({
+          hour: dayOf(now) - d * DAY_MS + 12 * HOUR_MS,
+          target,
+          variant: VARIANT,
+          region,
+          tally: {
+            counts: Object.fromEntries(PERIOD_STATES.map((st, i) => [st, st === 'operational' ? 10 : (d + k + i) % 2])) as PeriodCounts,
+            note: null,
+            late: 0,
+          },
+        })),
+      ),
+    );
+  await upsertIncidents(env.DB, [resolved(opened('t2', VARIANT, ['weur'], [DOWN_FIRED], now - 2 * DAY_MS)).incident]);
   // Raw samples of the last 3 hours (the slice the build reads) and of the 3 hours before (which it must not).
   for (let t = Math.floor((now - 6 * HOUR_MS) / TICK_MS) * TICK_MS; t <= now; t += TICK_MS) {
     await insertSamples(
@@ -119,54 +147,90 @@ describe('a site build', () => {
       headers: { authorization: `Bearer ${env.ADMIN_TOKEN}` },
     });
     expect(built.status, await built.clone().text()).toBe(200);
-    const manifest = (await built.json()) as { parts: Record<string, { rows_read: number }> };
+    const manifest = (await built.json()) as { parts: Record<string, { rows_read: number; build_ms: number; bytes: number }> };
     const fetchSite = (input: RequestInfo | URL, init?: RequestInit) => SELF.fetch(input as string, init);
     const data = await collectSiteData('https://observatory.test', now, fetchSite, env.READ_TOKEN);
     console.log(
-      `site build: ${data.d1_rows_read_total} D1 rows read for ${hourlyRows} hourly rollup rows stored; per request ${JSON.stringify(data.d1_rows_read)}; the views' build read ${JSON.stringify(Object.fromEntries(Object.entries(manifest.parts).map(([k, v]) => [k, v.rows_read])))}`,
+      `site build: ${data.d1_rows_read_total} D1 rows read for ${hourlyRows} hourly rollup rows stored; per request ${JSON.stringify(data.d1_rows_read)}; the views' build read (rows, ms, bytes) ${JSON.stringify(Object.fromEntries(Object.entries(manifest.parts).map(([k, v]) => [k, [v.rows_read, v.build_ms, v.bytes]])))}`,
     );
     expect(data.d1_rows_read_total).toBeLessThan(BUDGET);
-    // Every figure of the windows comes from a view: read without a single D1 row, and equal to the view's answer.
-    for (const name of Object.keys(data.api_requests).filter((n) => /^(percentiles|timeline)_.+_(24h|7d|30d|90d)$/.test(n)))
-      expect(data.d1_rows_read[name], name).toBe(0);
+    // Every request but the raw samples' slice is a view's answer: not a single D1 row.
+    expect(Object.keys(data.api_requests)).toContain('samples');
+    for (const [name, rows] of Object.entries(data.d1_rows_read)) if (name !== 'samples') expect(rows, name).toBe(0);
+    expect(data.d1_rows_read_total).toBe(data.d1_rows_read.samples);
+    // The rollups and the paired blocks are read by the views' build alone.
+    for (const gone of ['rollups_hourly', 'rollups_daily', 'paired_hours', 'prompt_cache_live'])
+      expect(data.d1_rows_read[gone], gone).toBeUndefined();
+    const anon = async <T>(path: string): Promise<T> => {
+      const r = await SELF.fetch(`https://observatory.test/api/v1${path}`);
+      expect(r.status, path).toBe(200);
+      expect(r.headers.get('x-view'), path).toBeTruthy();
+      expect(r.headers.get('x-d1-rows-read'), path).toBe('0');
+      return r.json<T>();
+    };
     for (const w of data.windows) {
       for (const m of ['ttft_ms', 'server_ms', 'decode_tps'] as const) {
-        const answer = (await (
-          await SELF.fetch(`https://observatory.test/api/v1/percentiles?window=${w.id}&metric=${m}&variant=${VARIANT}`)
-        ).json()) as {
-          groups: unknown[];
-          window: unknown;
-        };
+        const answer = await anon<{ groups: unknown[]; window: unknown }>(`/percentiles?window=${w.id}&metric=${m}&variant=${VARIANT}`);
         expect(w.percentiles[m], `${w.id} ${m}`).toEqual(answer.groups);
         expect(w.window).toEqual(answer.window);
       }
+      // The timeline's points are the view's series, point by point.
+      const { pointsOfSeries } = await import('../../shared/rollup/timeline.ts');
+      const timeline = await anon<{ series: Parameters<typeof pointsOfSeries>[0] }>(`/timeline?window=${w.id}`);
+      expect(w.history).toEqual(pointsOfSeries(timeline.series).map(({ prompt_variant: _, ...p }) => p));
     }
     // Every view is there, the 90-day one with 90 days of probes.
     const view = data.windows.find((w) => w.id === '90d')!;
     const probes = view.percentiles.ttft_ms.reduce((n, g) => n + g.samples, 0);
     expect(probes).toBeGreaterThanOrEqual(90 * 288 * 15);
     expect(data.windows.map((w) => w.id)).toEqual(['24h', '7d', '30d', '90d']);
-    // The rollups themselves: the hourly ones not at all (the views hold what they gave), the daily ones once, for the
-    // TTFA changes and the uptime's TTFT: a row per group and day, in pages of whole days.
-    expect(data.d1_rows_read.rollups_hourly).toBeUndefined();
-    expect(data.d1_rows_read.rollups_daily).toBeLessThan(90 * 15 * 1.05);
-    // The paired blocks: a row per region and hour of the last 7 days, in pages of whole hours (one row past a full page's end).
-    const { PAIRED_PAGE_ROWS, SITE_PAIRED_DAYS } = await import('../../shared/config/read-limits.ts');
-    const { pagedRowsRead } = await import('../../shared/config/capacity.ts');
-    const pairedRows = REGIONS.length * SITE_PAIRED_DAYS * 24;
-    expect(data.d1_rows_read.paired_hours).toBe(pagedRowsRead(SITE_PAIRED_DAYS * 24, REGIONS.length, PAIRED_PAGE_ROWS));
-    expect(data.d1_rows_read.paired_hours).toBeLessThan(pairedRows * 1.01);
-    // … and the build's verdicts come from them: every pair of the 5 targets in every region, on every figure.
+    // The verdicts: every pair of the configured targets in every region on every figure (the families are the
+    // configuration's; this database's targets are not in it), the compare views' own comparisons.
+    const { PAIRED_FIGURES } = await import('../../shared/rollup/paired-hours.ts');
+    const { compareFamilies } = await import('../../workers/observatory/api/compare.ts');
     const paired = data.paired[VARIANT];
-    expect(paired.figures.ttfa_ms).toHaveLength(REGIONS.length * 10);
-    expect(paired.figures.ttfa_ms.every((c) => c.hours === SITE_PAIRED_DAYS * 24)).toBe(true);
-    // The time profiles: from their view (its build read a row per pair and day of the last 28: 420); every weekday's
-    // hour has 4 days.
-    expect(data.d1_rows_read.time_profiles).toBe(0);
+    const families = compareFamilies(undefined, [VARIANT]);
+    expect(paired.figures.ttfa_ms).toHaveLength(families.reduce((n, f) => n + (f.targets.length * (f.targets.length - 1)) / 2, 0));
+    for (const figure of PAIRED_FIGURES) {
+      const answer = await anon<CompareDoc>(`/compare?window=7d&figure=${figure}&variant=${VARIANT}`);
+      expect(paired.figures[figure], figure).toEqual(answer.comparisons);
+      expect(paired.window).toEqual(answer.window);
+    }
+    expect(data.prompt_caches).toEqual((await anon<PromptCachesDoc>('/prompt-cache?window=7d')).caches);
+    // The status history, maintenance, uptime and the TTFA changes: the views' answers.
+    const hours = await anon<{ rows: unknown[] }>('/status-history?resolution=hour');
+    const days = await anon<{ rows: Array<{ day: string }> }>('/status-history?resolution=day');
+    expect(data.status_history).toEqual({ hours: hours.rows, days: days.rows });
+    expect(days.rows).toHaveLength(HISTORY_DAYS * 15);
+    expect(data.maintenance).toEqual((await anon<{ windows: unknown[] }>('/maintenance')).windows);
+    expect(data.uptime.length).toBeGreaterThan(0);
+    for (const month of data.uptime) {
+      const answer = await anon<{ month: string; from: string; to: string; rows: unknown[] }>(`/uptime?month=${month.month}`);
+      expect(month).toEqual({ month: answer.month, from: Date.parse(answer.from), to: Date.parse(answer.to), rows: answer.rows });
+      expect(month.rows.length).toBeGreaterThan(0);
+    }
+    expect(data.changes).toEqual((await anon<ChangesDoc>('/changes')).changes);
+    // The incidents, with their points, and the concurrency report, the places of answer, the fidelity and the profiles.
+    const incidents = await anon<{ incidents: unknown[] }>('/incidents?limit=200&points=true');
+    expect(incidents.incidents).toHaveLength(1);
+    expect(data.incidents).toEqual(incidents.incidents);
+    const bursts = await anon<Record<string, unknown>>('/bursts');
+    expect(data.bursts).toEqual({ schedule: bursts.schedule, levels: bursts.levels, runs: bursts.runs, reports: bursts.reports });
+    expect(data.served).toEqual(await anon('/served-by'));
+    expect(data.fidelity).toEqual(await anon('/fidelity'));
+    expect(data.status).toEqual(await anon('/status'));
+    const { siteProfiles } = await import('../../site/src/data/parts/profiles.ts');
+    expect(data.profiles).toEqual(siteProfiles(await anon('/time-profiles')));
+    // The time profiles' view: its build read a row per pair and day of the last 28 (420); every weekday's hour has 4 days.
     expect(manifest.parts.profiles.rows_read).toBe(28 * 15);
     const cells = data.profiles[VARIANT]['weur|t1'];
     expect(cells).toHaveLength(7 * 24);
     expect(cells.every((c) => c.days === 4 && c.ttft_p50 !== null)).toBe(true);
+    // The compare views' build: a region × variant's hours of the longest window each, read once.
+    const longest = (hourOf(now) - (dayOf(now) - 90 * DAY_MS)) / HOUR_MS;
+    // (D1 counts a row past a range's end now and then.)
+    expect(manifest.parts.compare.rows_read).toBeGreaterThanOrEqual(REGIONS.length * longest);
+    expect(manifest.parts.compare.rows_read).toBeLessThanOrEqual(REGIONS.length * (longest + 1));
     // On this database, the heaviest requests an anonymous reader may make stay within the stated bound.
     const { anonymousRowBound } = await import('../../shared/config/capacity.ts');
     const { config } = await import('./test-config.ts');

@@ -286,10 +286,10 @@ export class RegionProber extends DurableObject<Env> {
   /** The rollups owed (rollup-duty.ts), then their OTLP push; false when a rollup failed (kept for retry). */
   private async rollUp(region: string): Promise<boolean> {
     const { ok, rolled, days } = await rollUpDirtyHours(this.store, this.env.DB, region, Date.now());
-    // The views of rollups (percentiles, the timeline, the scrape of the running totals; the catalog with them) are
-    // built anew; the time profiles when a day was written.
-    const parts: ViewPartName[] = ['percentiles', 'catalog', 'timeline', 'metrics'];
-    if (rolled > 0) await markViews(this.env, days > 0 ? [...parts, 'profiles'] : parts);
+    // The views of rollups (percentiles, the timeline, the scrape of the running totals, the paired comparisons and
+    // prompt caches; the catalog with them) are built anew; the time profiles and the TTFA changes when a day was written.
+    const parts: ViewPartName[] = ['percentiles', 'catalog', 'timeline', 'metrics', 'compare', 'prompt-cache'];
+    if (rolled > 0) await markViews(this.env, days > 0 ? [...parts, 'profiles', 'changes'] : parts);
     if (!ok) return false;
     if (!(await pushPendingToOtlp(this.store, this.env, region, this.budget)) && (await this.ctx.storage.getAlarm()) === null)
       await this.ctx.storage.setAlarm(Date.now() + FLUSH_RETRY_MS);

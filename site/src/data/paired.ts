@@ -1,55 +1,29 @@
 /**
- * The paired verdicts the site shows (MEASUREMENT.md, "Comparing two targets"), computed at build time from the
- * hourly blocks (GET /api/v1/paired-hours) with the same code the API uses: per prompt variant and figure, every
- * pair of targets in every region, Holm-corrected across what a page shows together (one figure of one variant).
+ * The paired verdicts the site shows (MEASUREMENT.md, "Comparing two targets"), as GET /api/v1/compare answers them
+ * from its views: per prompt variant and figure, every pair of targets in every region, Holm-corrected within each
+ * family (one region × variant × figure), so the page's figures are the API's numbers.
  */
-import type { ComparisonDoc } from '../../../shared/api-types.ts';
-import { decodeBlocks, PAIRED_FIGURES, type PairedFigure, type StoredBlocks } from '../../../shared/rollup/paired-hours.ts';
-import { compareFamily, type PairBlock, type Verdict } from '../../../shared/stats/paired.ts';
+import type { CompareDoc, ComparisonDoc } from '../../../shared/api-types.ts';
+import { PAIRED_FIGURES, type PairedFigure } from '../../../shared/rollup/paired-hours.ts';
+import type { Verdict } from '../../../shared/stats/paired.ts';
 
 export interface PairedView {
-  /** The window the blocks cover (the site's default view). */
+  /** The window the comparisons cover (the site's default view). */
   window: { from: string; to: string };
   figures: Record<PairedFigure, ComparisonDoc[]>;
 }
 
-export interface PairedRow {
-  hour: number;
-  region: string;
-  prompt_variant: string;
-  blocks: StoredBlocks;
-}
-
-/** One view per variant, from the blocks' rows. */
-export function pairedViews(rows: readonly PairedRow[], window: { from: string; to: string }): Record<string, PairedView> {
-  // variant → region|a|b → blocks
-  const byVariant = new Map<string, Map<string, PairBlock[]>>();
-  for (const row of rows) {
-    let pairs = byVariant.get(row.prompt_variant);
-    if (!pairs) byVariant.set(row.prompt_variant, (pairs = new Map()));
-    for (const [key, block] of decodeBlocks(row.hour, row.blocks)) {
-      const id = `${row.region}|${key}`;
-      let list = pairs.get(id);
-      if (!list) pairs.set(id, (list = []));
-      list.push(block);
-    }
-  }
+/** One view per variant, from the compare answers of each figure (every variant's comparisons in each). */
+export function pairedViewsOf(answers: readonly CompareDoc[]): Record<string, PairedView> {
   const out: Record<string, PairedView> = {};
-  for (const [variant, pairs] of byVariant) {
-    const entries = [...pairs.entries()].sort(([x], [y]) => x.localeCompare(y));
-    const figures = {} as Record<PairedFigure, ComparisonDoc[]>;
-    PAIRED_FIGURES.forEach((figure, index) => {
-      const results = compareFamily(
-        entries.map(([, blocks]) => blocks),
-        index,
-      );
-      figures[figure] = entries.map(([id], i) => {
-        const [region, a, b] = id.split('|');
-        return { region, prompt_variant: variant, a, b, ...results[i] };
+  for (const answer of answers)
+    for (const c of answer.comparisons) {
+      const view = (out[c.prompt_variant] ??= {
+        window: answer.window,
+        figures: Object.fromEntries(PAIRED_FIGURES.map((f) => [f, []])) as unknown as Record<PairedFigure, ComparisonDoc[]>,
       });
-    });
-    out[variant] = { window, figures };
-  }
+      view.figures[answer.figure].push(c);
+    }
   return out;
 }
 

@@ -170,13 +170,13 @@ export interface SiteData {
   vendor_incidents?: import('../../../shared/api-types.ts').VendorIncidentsDoc;
   /** The concurrency probes' newest runs (null when the API had none to give). */
   bursts: SiteBursts | null;
-  /** Paired verdicts per prompt variant over the last SITE_PAIRED_DAYS (paired.ts); empty before any hour is rolled up. */
+  /** Paired verdicts per prompt variant over the default window (GET /api/v1/compare's views, paired.ts); empty before any hour is rolled up. */
   paired: Record<string, PairedView>;
-  /** TTFA changes, this week against the four before (changes.ts), every variant; largest first. */
+  /** TTFA changes, this week against the four before (GET /api/v1/changes's view), every variant; largest first. */
   changes: ChangeFlag[];
   /** Time profiles (profiles.ts): per variant, per "region|target", 7 × 24 cells of median TTFT over four weeks. */
   profiles: SiteProfiles;
-  /** Each opted-in target's prompt cache per region (GET /api/v1/prompt-cache over the paired comparisons' days). */
+  /** Each opted-in target's prompt cache per region (GET /api/v1/prompt-cache's view of the default window). */
   prompt_caches: PromptCacheDoc[];
   /** The status keeper's counted judgements (GET /api/v1/status-history): hours of the last day, days of the last 90. */
   status_history: { hours: HistoryRow[]; days: HistoryRow[] };

@@ -45,40 +45,61 @@ promptCacheRoutes.get('/api/v1/prompt-cache', async (c) => {
   if (!Number.isFinite(margin) || margin < 0 || margin > 0.5) throw badRequest('margin must be a percentage from 0 to 50, like 5');
 
   const targetIds = targets ?? config.targets.map((t) => t.id);
-  // Each opted-in target × prompt-cache variant each region runs (listed also before it has data), and any other the
-  // window's rows hold (a target that opted out since): one row an hour each, so the window holds at most this many.
+  const regionIds = config.regions.map((r) => r.code).filter((r) => regions.includes(r));
+  const wanted = wantedCaches(regionIds, targetIds);
+  // Each is two paired intervals: it counts twice against the comparisons one request may rank.
+  const cap = Math.floor(COMPARISONS_PER_REQUEST[config.plan] / 2);
+  if (wanted.length > cap)
+    throw new ApiError(
+      400,
+      'too_much_work',
+      `this selection holds ${wanted.length} prompt caches; one request answers at most ${cap} on the ${config.plan} plan (what fits its CPU): ask per region, or name the targets (target=a,b,…)`,
+    );
+  // One row an hour each cache (a target that opted out since may add its own): at most this many.
   const hours = Math.max(0, (toHour - fromHour) / HOUR_MS);
   const rows = await cacheRowsIn(
     c.env.DB,
-    { from: fromHour, to: toHour, methodVersion: METHOD_VERSION, regions, targets: targetIds },
-    Math.max(1, hours * regions.length * targetIds.length),
+    { from: fromHour, to: toHour, methodVersion: METHOD_VERSION, regions: regionIds, targets: targetIds },
+    Math.max(1, hours * regionIds.length * targetIds.length),
   );
-  const key = (x: { region: string; target: string; prompt_variant: string }) => `${x.region}|${x.target}|${x.prompt_variant}`;
-  const wanted = new Map<string, { region: string; target: string; prompt_variant: string }>();
+  return c.json(promptCachesDocument(fromHour, toHour, margin, wanted, rows));
+});
+
+/** Each opted-in target × prompt-cache variant each of these regions runs: listed also before it has data. */
+export function wantedCaches(regions: readonly string[], targets: readonly string[]): CacheKey[] {
+  const out: CacheKey[] = [];
   for (const region of regions)
     for (const w of storedList(region))
-      if (w.variant.promptCache && targetIds.includes(w.target.id)) {
-        const x = { region, target: w.target.id, prompt_variant: w.variant.id };
-        wanted.set(key(x), x);
-      }
-  // The rows by cache, in one pass (each cache's hours in hour order, as read).
+      if (w.variant.promptCache && targets.includes(w.target.id)) out.push({ region, target: w.target.id, prompt_variant: w.variant.id });
+  return out;
+}
+
+type CacheKey = { region: string; target: string; prompt_variant: string };
+const key = (x: CacheKey) => `${x.region}|${x.target}|${x.prompt_variant}`;
+
+/**
+ * The answer over [fromHour, toHour) from the caches wanted and the window's rows (each cache's hours in hour order,
+ * as read), and any other cache the rows hold (a target that opted out since). Each cache is computed on its own,
+ * so the answer for some regions and targets is the whole answer's caches of them.
+ */
+export function promptCachesDocument(
+  fromHour: number,
+  toHour: number,
+  margin: number,
+  wanted: readonly CacheKey[],
+  rows: readonly StoredCacheRow[],
+): PromptCachesDoc {
+  const all = new Map(wanted.map((x) => [key(x), x]));
+  // The rows by cache, in one pass.
   const byCache = new Map<string, StoredCacheRow[]>();
   for (const r of rows) {
     const k = key(r);
-    if (!wanted.has(k)) wanted.set(k, { region: r.region, target: r.target, prompt_variant: r.prompt_variant });
+    if (!all.has(k)) all.set(k, { region: r.region, target: r.target, prompt_variant: r.prompt_variant });
     let list = byCache.get(k);
     if (!list) byCache.set(k, (list = []));
     list.push(r);
   }
-  // Each is two paired intervals: it counts twice against the comparisons one request may rank.
-  const cap = Math.floor(COMPARISONS_PER_REQUEST[config.plan] / 2);
-  if (wanted.size > cap)
-    throw new ApiError(
-      400,
-      'too_much_work',
-      `this selection holds ${wanted.size} prompt caches; one request answers at most ${cap} on the ${config.plan} plan (what fits its CPU): ask per region, or name the targets (target=a,b,…)`,
-    );
-  const caches: PromptCacheDoc[] = [...wanted.values()]
+  const caches: PromptCacheDoc[] = [...all.values()]
     .sort((a, b) => key(a).localeCompare(key(b)))
     .map((x) => {
       const mine = byCache.get(key(x)) ?? [];
@@ -95,12 +116,11 @@ promptCacheRoutes.get('/api/v1/prompt-cache', async (c) => {
         cached_tokens: { reported, hits, hit_rate: reported > 0 ? hits / reported : null, mean: reported > 0 ? sum / reported : null },
       };
     });
-  const doc: PromptCachesDoc = {
+  return {
     window: { from: new Date(fromHour).toISOString(), to: new Date(Math.max(fromHour, toHour)).toISOString() },
     margin_pct: margin * 100,
     method:
       "paired by tick: d = ln(second pass / first pass) where both succeeded; each hour its median d; consecutive hours joined into blocks of block_hours, as long as the hours' measured autocorrelation needs (each block the mean of its hours); Hodges-Lehmann shift with the Wilcoxon signed-rank interval over the blocks; discount_pct = 100(1 - e^shift), positive when the second pass (prefix reused) was faster; pairs and win_rate per figure",
     caches,
   };
-  return c.json(doc);
-});
+}

@@ -9,6 +9,9 @@ import { timelineViews } from './timeline-views.ts';
 import { historyViews } from './history-views.ts';
 import { incidentViews } from './incident-views.ts';
 import { vendorIncidentViews } from './vendor-views.ts';
+import { compareViews } from './compare-views.ts';
+import { promptCacheViews } from './prompt-cache-views.ts';
+import { changeViews } from './change-views.ts';
 import type { ViewPart } from './view-part.ts';
 
 export function viewParts(ages: (now: number) => Promise<ViewAges>): ViewPart[] {
@@ -23,6 +26,9 @@ export function viewParts(ages: (now: number) => Promise<ViewAges>): ViewPart[] 
     historyViews,
     incidentViews,
     vendorIncidentViews,
+    compareViews,
+    promptCacheViews,
+    changeViews,
     healthViews(ages),
   ];
 }
@@ -39,4 +45,7 @@ export type ViewPartName =
   | 'history'
   | 'incidents'
   | 'vendor-incidents'
+  | 'compare'
+  | 'prompt-cache'
+  | 'changes'
   | 'health';

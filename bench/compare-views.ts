@@ -1,0 +1,87 @@
+/**
+ * The paired comparisons at the goal's 6 regions × 10 targets (45 pairs a region), as bench/duties.ts measures them:
+ * one region's stored hourly rows of blocks (as D1 holds them: JSON, a row an hour), what GET /api/v1/compare does
+ * with a week of them for one family, what the view builder does with 90 days of every family
+ * (views/compare-build.ts), and the answers of an anonymous request from the largest compare view.
+ */
+import type { RollupSample } from '../shared/rollup/rollup.ts';
+import { encodeBlocks, pairedHours, PAIRED_FIGURES, type StoredBlocks } from '../shared/rollup/paired-hours.ts';
+import { familyBlocks, familyComparisons, type PairedFamily } from '../shared/rollup/paired-families.ts';
+import { viewText } from '../shared/views/view-text.ts';
+import { pairFilter, type ViewMatch } from '../shared/views/view-match.ts';
+import { VIEW_WINDOWS, viewSpan } from '../shared/views/windows.ts';
+import { COMPARE_LIST, CompareViewBuilder } from '../workers/observatory/views/compare-build.ts';
+import { storedView, viewAnswer, type StoredView } from '../workers/observatory/views/view-answer.ts';
+
+const HOUR = 3_600_000;
+const TICK = 300_000;
+const TICKS_PER_HOUR = 12;
+
+export interface StoredRow {
+  hour: number;
+  text: string;
+}
+
+/** One region's rows of `hours` hours up to `to`: 10 targets a tick, each at its own level, on a path they share. */
+export function regionRows(targets: readonly string[], hours: number, to: number): StoredRow[] {
+  let seed = 7;
+  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  const rows: StoredRow[] = [];
+  for (let h = hours; h >= 1; h--) {
+    const hour = to - h * HOUR;
+    const samples: RollupSample[] = [];
+    for (let k = 0; k < TICKS_PER_HOUR; k++) {
+      const path = 1 + 0.3 * Math.sin(h * 0.7 + k);
+      targets.forEach((target, t) =>
+        samples.push({
+          tick_id: hour + k * TICK,
+          region: 'weur',
+          target,
+          prompt_variant: 'chat',
+          method_version: 2,
+          error: null,
+          ttfa_ms: (300 + 20 * t) * path * (1 + 0.05 * (random() - 0.5)),
+          tpot_ms: (10 + t) * (1 + 0.05 * (random() - 0.5)),
+        } as unknown as RollupSample),
+      );
+    }
+    rows.push({ hour, text: encodeBlocks(pairedHours(samples)[0].blocks) });
+  }
+  return rows;
+}
+
+const parse = (rows: readonly StoredRow[]) => rows.map((r) => ({ hour: r.hour, blocks: JSON.parse(r.text) as StoredBlocks }));
+
+/** GET /api/v1/compare of one family on one figure: each row's JSON parsed, the family's pairs decoded and compared. */
+export function liveFamily(family: PairedFamily, rows: readonly StoredRow[]): number {
+  return familyComparisons(family, familyBlocks(family, parse(rows), ['ttfa_ms']), ['ttfa_ms']).get('ttfa_ms')!.length;
+}
+
+/**
+ * The compare part's build over these families (each with the same rows, as one read each gives them): every window
+ * and figure, and each view's text as stored. Returns the views' texts.
+ */
+export function buildCompareViews(families: readonly PairedFamily[], rows: readonly StoredRow[], now: number): string[] {
+  const builder = new CompareViewBuilder(VIEW_WINDOWS.map((w) => viewSpan(w.id, now)));
+  for (const f of families) builder.add(f, parse(rows));
+  return builder.views().map((v) => viewText(v.doc as Record<string, unknown>, v.list));
+}
+
+/** The largest compare view (90 days, TTFA, every family) as stored, and the answers of an anonymous request from it. */
+export function compareViewRequests(text: string, builtAt: number, region: string, a: string, b: string) {
+  const view: StoredView = storedView({ name: 'compare/90d/ttfa_ms', text, hash: '0123456789abcdef', builtAt });
+  const whole: ViewMatch = { view: view.name };
+  const oneRegion: ViewMatch = { view: view.name, filter: pairFilter(COMPARE_LIST, { regions: [region], variants: ['chat'] }) };
+  const onePair: ViewMatch = {
+    view: view.name,
+    filter: pairFilter(COMPARE_LIST, { regions: [region], targets: [a, b], variants: ['chat'] }),
+  };
+  const at = builtAt + 30_000;
+  return {
+    whole: () => viewAnswer(view, whole, 'GET', null, at).body!.length,
+    region: () => viewAnswer(view, oneRegion, 'GET', null, at).body!.length,
+    pair: () => viewAnswer(view, onePair, 'GET', null, at).body!.length,
+  };
+}
+
+export const COMPARE_VIEW_COUNT = VIEW_WINDOWS.length * PAIRED_FIGURES.length;

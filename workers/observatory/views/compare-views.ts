@@ -1,0 +1,55 @@
+/**
+ * The compare views: for every window the site offers and every paired figure (TTFA and each scenario's expected
+ * total), GET /api/v1/compare's answer over the whole grid, every prompt variant: each family (region × variant ×
+ * figure, shared/rollup/paired-families.ts) computed whole, so a request narrowed by region, variant or target (a
+ * pair kept when both its targets are named) reads the lines it names, and its intervals are the whole answer's.
+ * Without `variant` an answer is the first variant's, as the live route's. Marked with every rollup; built one
+ * family's rows at a time (a region × variant's hours of the longest window: one read, parsed once, every window
+ * and figure from it), so a build holds one family's blocks at once.
+ */
+import { METHOD_VERSION } from '../../../shared/constants.ts';
+import { PAIRED_FIGURES } from '../../../shared/rollup/paired-hours.ts';
+import { DEFAULT_VIEW_WINDOW, isViewWindow, VIEW_WINDOWS, viewSpan } from '../../../shared/views/windows.ts';
+import { getConfig } from '../config.ts';
+import { pairedRowsIn } from '../db/paired.ts';
+import { compareFamilies, parsedRowsOf } from '../api/compare.ts';
+import { pairLists } from '../api/filters.ts';
+import { parseChoice } from '../api/query.ts';
+import { COMPARE_LIST, CompareViewBuilder, compareViewName } from './compare-build.ts';
+import { onlyParams, pairFilter, type ViewMatcher, type ViewPart } from './view-part.ts';
+
+export { COMPARE_LIST, compareViewName };
+
+const matchCompare: ViewMatcher = (q) => {
+  if (!onlyParams(q, ['window', 'figure', 'region', 'target', 'variant'])) return null;
+  const window = q.get('window') ?? DEFAULT_VIEW_WINDOW;
+  if (!isViewWindow(window)) return null;
+  const figure = parseChoice(q, 'figure', PAIRED_FIGURES, 'ttfa_ms');
+  const lists = pairLists(q);
+  // The live route answers the first variant unless asked.
+  const variants = lists.variants ?? [getConfig().promptVariants[0].id];
+  return { view: compareViewName(window, figure), filter: pairFilter(COMPARE_LIST, { ...lists, variants }) };
+};
+
+export const compareViews: ViewPart = {
+  name: 'compare',
+  settle: 'rollups',
+  routes: { '/api/v1/compare': matchCompare },
+  async build({ db, now }) {
+    const spans = VIEW_WINDOWS.map((w) => viewSpan(w.id, now));
+    const from = Math.min(...spans.map((s) => s.from));
+    const to = Math.max(...spans.map((s) => s.to));
+    const builder = new CompareViewBuilder(spans);
+    for (const f of compareFamilies()) {
+      const rows = await pairedRowsIn(db, {
+        fromHour: from,
+        toHour: to,
+        methodVersion: METHOD_VERSION,
+        regions: [f.region],
+        variants: [f.prompt_variant],
+      });
+      builder.add(f, parsedRowsOf(rows, f));
+    }
+    return builder.views();
+  },
+};
