@@ -65,9 +65,11 @@ export const SITE_BUILD_RECENT_HOURS = 3;
  * The views a build reads: health, regions, targets; per window the percentiles of the 7 figures it shows, TTFT
  * pooled and the timeline by region and pooled (10); where each was answered, fidelity, status, the concurrency
  * report, the time profiles, the incidents, the status history's hours and days, maintenance, the uptime of up to 4
- * months, the paired verdicts of the 5 figures, the prompt caches and the TTFA changes.
+ * months (SITE_UPTIME_MONTHS_MOST: 90 days reach into 4), the paired verdicts of the 5 figures, the prompt caches and
+ * the TTFA changes; and the archive's manifest. Counted in tests/workers/site-build-reads.test.ts.
  */
-export const SITE_BUILD_VIEW_REQUESTS = 3 + 4 * 10 + 2 + 2 + 1 + 1 + 2 + 1 + 4 + 5 + 1 + 1;
+export const SITE_UPTIME_MONTHS_MOST = 4;
+export const SITE_BUILD_VIEW_REQUESTS = 3 + 4 * 10 + 2 + 2 + 1 + 1 + 2 + 1 + SITE_UPTIME_MONTHS_MOST + 5 + 1 + 1 + 1;
 /** Raw samples a page of /api/v1/samples the site build asks for, and the most it reads (site/src/data/collect.ts). */
 export const SITE_BUILD_SAMPLE_PAGE = 1_000;
 export const SITE_BUILD_MAX_SAMPLES = 3_000;
@@ -309,6 +311,8 @@ export function capacity(config: ObservatoryConfig): Capacity {
     streamsPerRun: config.bursts ? burstPairs(config) * burstStreamsPerRun(config.bursts) : 0,
     vendorPages: vendorStatusCosts(config).pages,
     targets: config.targets.length,
+    pairedGroups: pairedRegionVariants(config),
+    cacheGroups: cacheRegionTargets(config),
   });
   const d1RowsRead = {
     rollups:

@@ -10,6 +10,8 @@ import { burstRunsPerDay } from './bursts.ts';
 import { LONGEST_VIEW_DAYS, VIEW_WINDOWS } from '../views/windows.ts';
 import { SITE_PROFILE_DAYS } from './read-limits.ts';
 import { ROLLUP_METRICS, SPLIT_METRICS } from '../rollup/figures.ts';
+import { BEFORE_DAYS, WEEK_DAYS } from '../rollup/changes.ts';
+import { PAIRED_FIGURES } from '../rollup/paired-hours.ts';
 import type { ObservatoryConfig } from './types.ts';
 
 const HOURS_PER_DAY = 24;
@@ -23,6 +25,11 @@ const HISTORY_DAYS_AVERAGE = 106;
 const BURST_RUNS_HELD = 6;
 /** Incidents a day the model expects (each written a few times as it opens, escalates, resolves). */
 const INCIDENT_WRITES_PER_DAY = 4;
+/** The days the prompt-cache views' longest window (7 d) reads, and the TTFA changes' days (the week and the 28 before). */
+const PROMPT_CACHE_VIEW_DAYS = 7;
+const CHANGE_DAYS = WEEK_DAYS + BEFORE_DAYS;
+/** Builds of the changes a day: the regions' day rollups after midnight, settled together, and sometimes a straggler's. */
+const CHANGE_BUILDS_PER_DAY = 2;
 /**
  * Builds of the status a tick: its regions' reports come as each region's probes of the tick end, mostly within the
  * minute they settle for (SETTLE_MS, public-views.ts), sometimes not.
@@ -55,13 +62,22 @@ export interface ViewCosts {
 
 /**
  * `pairs`: region × target × variant probed; `regions`; `ticksPerDay`; `streamsPerRun`: one concurrency run's
- * streams over every region; `vendorPages`: the status pages polled.
+ * streams over every region; `vendorPages`: the status pages polled; `pairedGroups`: region × variant families of two
+ * or more targets (a paired-hours row each an hour); `cacheGroups`: region × opted-in target × prompt-cache variant.
  */
 export function viewCosts(
   config: ObservatoryConfig,
-  shape: { pairs: number; ticksPerDay: number; streamsPerRun: number; vendorPages: number; targets: number },
+  shape: {
+    pairs: number;
+    ticksPerDay: number;
+    streamsPerRun: number;
+    vendorPages: number;
+    targets: number;
+    pairedGroups: number;
+    cacheGroups: number;
+  },
 ): ViewCosts {
-  const { pairs, ticksPerDay, streamsPerRun, vendorPages, targets } = shape;
+  const { pairs, ticksPerDay, streamsPerRun, vendorPages, targets, pairedGroups, cacheGroups } = shape;
   const regions = config.regions.length;
   const hourly = HOURS_PER_DAY;
   const parts: Record<string, PartCost> = {
@@ -110,6 +126,20 @@ export function viewCosts(
       viewsPerBuild: 2 * (1 + targets),
       doRequestsPerBuild: 0,
     },
+    // Each family's paired hours of the longest window, one family's read at a time: every window and figure.
+    compare: {
+      buildsPerDay: hourly,
+      rowsReadPerBuild: pairedGroups * (LONGEST_VIEW_DAYS * HOURS_PER_DAY + TODAYS_HOURS_AVERAGE),
+      viewsPerBuild: VIEW_WINDOWS.length * PAIRED_FIGURES.length,
+      doRequestsPerBuild: 0,
+    },
+    'prompt-cache': {
+      buildsPerDay: hourly,
+      rowsReadPerBuild: cacheGroups * (PROMPT_CACHE_VIEW_DAYS * HOURS_PER_DAY + TODAYS_HOURS_AVERAGE),
+      viewsPerBuild: 2,
+      doRequestsPerBuild: 0,
+    },
+    changes: { buildsPerDay: CHANGE_BUILDS_PER_DAY, rowsReadPerBuild: pairs * CHANGE_DAYS, viewsPerBuild: 1, doRequestsPerBuild: 0 },
   };
   const all = Object.values(parts);
   // An alarm builds every part due: a tick's together, an hour's together.

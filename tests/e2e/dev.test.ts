@@ -97,7 +97,9 @@ describe('npm run dev', () => {
     type Ages = Record<string, { built_at: string | null; error: string | null }>;
     let ages: Ages = {};
     for (let i = 0; i < 240; i++) {
-      const health = (await (await fetch(`${api}/api/v1/health`, { headers: admin })).json()) as { views: Ages };
+      const health = (await (await fetch(`${api}/api/v1/health`, { headers: { ...admin, 'cache-control': 'no-cache' } })).json()) as {
+        views: Ages;
+      };
       ages = health.views;
       const percentiles = ages.percentiles?.built_at ? Date.parse(ages.percentiles.built_at) : 0;
       const rolled = await (

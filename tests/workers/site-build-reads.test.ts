@@ -23,6 +23,8 @@ import { upsertIncidents } from '../../workers/observatory/db/status.ts';
 import { DOWN_FIRED, opened, resolved } from '../helpers/incident-fixture.ts';
 import { METHOD_VERSION } from '../../shared/constants.ts';
 import { config } from './test-config.ts';
+import { SITE_BUILD_VIEW_REQUESTS, SITE_UPTIME_MONTHS_MOST, anonymousRowBound } from '../../shared/config/capacity.ts';
+import { vendorStatusCosts } from '../../shared/config/vendor-status-costs.ts';
 import type { StoredSample } from '../../workers/observatory/db/sample-row.ts';
 import type { ChangesDoc, CompareDoc, PromptCachesDoc } from '../../shared/api-types.ts';
 
@@ -148,8 +150,17 @@ describe('a site build', () => {
     });
     expect(built.status, await built.clone().text()).toBe(200);
     const manifest = (await built.json()) as { parts: Record<string, { rows_read: number; build_ms: number; bytes: number }> };
-    const fetchSite = (input: RequestInfo | URL, init?: RequestInit) => SELF.fetch(input as string, init);
+    let viewRequests = 0;
+    const fetchSite = (input: RequestInfo | URL, init?: RequestInit) => {
+      if (!new Headers(init?.headers).has('authorization')) viewRequests++;
+      return SELF.fetch(input as string, init);
+    };
     const data = await collectSiteData('https://observatory.test', now, fetchSite, env.READ_TOKEN);
+    // As many view requests as the capacity model prices a build (shared/config/capacity.ts), for the months held.
+    expect(data.uptime.length).toBeLessThanOrEqual(SITE_UPTIME_MONTHS_MOST);
+    expect(viewRequests).toBe(
+      SITE_BUILD_VIEW_REQUESTS - (SITE_UPTIME_MONTHS_MOST - data.uptime.length) + vendorStatusCosts(config).siteBuildRequests,
+    );
     console.log(
       `site build: ${data.d1_rows_read_total} D1 rows read for ${hourlyRows} hourly rollup rows stored; per request ${JSON.stringify(data.d1_rows_read)}; the views' build read (rows, ms, bytes) ${JSON.stringify(Object.fromEntries(Object.entries(manifest.parts).map(([k, v]) => [k, [v.rows_read, v.build_ms, v.bytes]])))}`,
     );
@@ -232,8 +243,6 @@ describe('a site build', () => {
     expect(manifest.parts.compare.rows_read).toBeGreaterThanOrEqual(REGIONS.length * longest);
     expect(manifest.parts.compare.rows_read).toBeLessThanOrEqual(REGIONS.length * (longest + 1));
     // On this database, the heaviest requests an anonymous reader may make stay within the stated bound.
-    const { anonymousRowBound } = await import('../../shared/config/capacity.ts');
-    const { config } = await import('./test-config.ts');
     const reads: Record<string, number> = {};
     for (const path of [
       '/api/v1/rollups?resolution=hour&window=31d',

@@ -232,6 +232,12 @@ describe('the public views', () => {
       expect(health.views[part].error, part).toBeNull();
       expect(health.views[part].age_seconds, part).toBeGreaterThanOrEqual(0);
     }
+    // The stored health says its own build too, though the manifest is written after it.
+    const stored = await get('/api/v1/health');
+    expect(stored.headers.get('x-view')).toBe('health');
+    const own = (await stored.json<{ views: Record<string, { built_at: string | null; age_seconds: number }> }>()).views.health;
+    expect(own.built_at).toBeTruthy();
+    expect(own.age_seconds).toBe(0);
     await env.ARCHIVE.delete(viewKey('percentiles/30d/tpot_ms'));
     forgetViews();
     const r = await get('/api/v1/percentiles?window=30d&metric=tpot_ms&source=rollups');
