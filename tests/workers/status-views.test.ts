@@ -52,9 +52,10 @@ const pairs = [
 
 /** An hour of each pair each past day (at 12:00), counts that differ by day and pair, a note now and then. */
 async function writePastHistory(): Promise<void> {
-  for (let d = 1; d <= HISTORY_DAYS; d++) {
+  // Today's first hour too: its day row is today's, as the keeper writes it once that hour ends.
+  for (let d = 0; d <= HISTORY_DAYS; d++) {
     const hours: HistoryHour[] = pairs.map((p, k) => ({
-      hour: today - d * DAY + 12 * HOUR,
+      hour: d === 0 ? today : today - d * DAY + 12 * HOUR,
       target: p.target,
       variant: p.variant,
       region: p.region,
@@ -258,6 +259,14 @@ describe('the views of the status family', () => {
     const whole = await fromView<{ rows: Array<{ target: string; day: string }> }>('/api/v1/status-history');
     expect(whole.rows.some((r) => r.target === 'retired-b')).toBe(true);
     expect(new Set(whole.rows.map((r) => r.day)).size).toBeGreaterThanOrEqual(89);
+    // Each window of days ends with today's day, as far as its hours are written.
+    for (const w of WINDOWS.filter((x) => x.resolution === 'day')) {
+      const days = await fromView<{ rows: Array<{ day: string }> }>(`/api/v1/status-history?window=${w.window}&target=ref-chat`);
+      expect(
+        days.rows.map((r) => r.day),
+        w.window,
+      ).toContain(iso(today));
+    }
     // The hours of the real ticks are there.
     const hours = await fromView<{ rows: Array<{ hour: string }> }>('/api/v1/status-history?resolution=hour&target=ref-chat');
     expect(hours.rows.map((r) => r.hour)).toContain(iso(lastHour - HOUR));

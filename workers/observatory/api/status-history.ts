@@ -24,11 +24,13 @@ export const statusHistoryRoutes = new Hono<ReaderEnv>();
 /**
  * The periods a status-history query asks for: its resolution (day unless asked), and the whole periods inside its
  * window (`window`, or `from`/`to`; 24 hours of hours or 90 days of days unless asked), with where its page starts.
+ * A window of days ends with today: its row holds the hours ended so far (the keeper writes a day with each of its
+ * hours), so an incident of this morning marks the 7, 30 and 90 days' strips, not only the 24 hours'.
  */
 export function historyWindow(q: URLSearchParams, now = Date.now()) {
   const resolution = parseChoice(q, 'resolution', ['hour', 'day'] as const, 'day');
-  const unit = resolution === 'hour' ? HOUR_MS : DAY_MS;
-  return { resolution, ...periodWindow(q, unit, resolution === 'hour' ? '24h' : '90d', now) };
+  if (resolution === 'hour') return { resolution, ...periodWindow(q, HOUR_MS, '24h', now) };
+  return { resolution, ...periodWindow(q, DAY_MS, '90d', Math.ceil(now / DAY_MS) * DAY_MS) };
 }
 
 statusHistoryRoutes.get('/api/v1/status-history', async (c) => {
