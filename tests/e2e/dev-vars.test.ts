@@ -1,5 +1,5 @@
 /**
- * A real key in .dev.vars reaches its target, as README "Measuring a real vendor" says: `npm run dev` in a copy
+ * A real key in .dev.vars reaches its target, as README "Adding a real target and key" says: `npm run dev` in a copy
  * of this checkout whose config adds vendor targets on loopback (a vendor that answers 401 without its exact key)
  * and a channel whose URL is a .dev.vars variable. Per target: the right key in .dev.vars (holding `$`, `'` and
  * `#`, which .dev.vars keeps literally) → successful samples in D1 and no missing secret; a wrong one → the vendor's
