@@ -12,9 +12,10 @@ import { pairFilter, type ViewMatch } from '../shared/views/view-match.ts';
 import { VIEW_WINDOWS, viewSpan } from '../shared/views/windows.ts';
 import { COMPARE_LIST, CompareViewBuilder } from '../workers/observatory/views/compare-build.ts';
 import { storedView, viewAnswer, type StoredView } from '../workers/observatory/views/view-answer.ts';
+import { HOUR_MS, MINUTE_MS } from '../shared/time.ts';
 
-const HOUR = 3_600_000;
-const TICK = 300_000;
+const HOUR = HOUR_MS;
+const TICK = 5 * MINUTE_MS;
 const TICKS_PER_HOUR = 12;
 
 export interface StoredRow {

@@ -26,6 +26,7 @@ import { runWrangler, WRANGLER_ENV, wranglerArgs } from './processes.ts';
 import { buildSite } from './site-build.ts';
 import { channelSecrets } from '../shared/status/channels.ts';
 import { emptySiteData } from '../site/src/data/empty.ts';
+import { localUrl } from '../shared/net/local-ports.ts';
 
 const STEPS = ['preflight', 'd1', 'migrations', 'secrets', 'reference', 'observatory', 'site', 'rebuilds'] as const;
 type Step = (typeof STEPS)[number];
@@ -213,7 +214,7 @@ async function siteSource(
     say(`  building the site from the export ${dataFile}`);
     return { dataFile };
   }
-  const api = apiOption ?? (dryRun ? 'http://127.0.0.1:8787' : readFileSync('.wrangler/deployed-api-url', 'utf8').trim());
+  const api = apiOption ?? (dryRun ? localUrl('api') : readFileSync('.wrangler/deployed-api-url', 'utf8').trim());
   if (dryRun && !(await answers(`${api.replace(/\/$/, '')}/api/v1/health`))) {
     const file = join(mkdtempSync(join(tmpdir(), 'deploy-empty-')), 'site-data.json');
     writeFileSync(file, JSON.stringify(emptySiteData(config)));

@@ -6,9 +6,10 @@
  * buckets (the layout is OpenTelemetry's, so nothing is re-bucketed). Units stay those of
  * MEASUREMENT.md: ms, and tokens per second for decode speed.
  */
-import { HOUR_MS, ROLLUP_METRICS, SPLIT_METRICS, type Rollup, type RollupMetric } from './rollup.ts';
+import { ROLLUP_METRICS, SPLIT_METRICS, type Rollup, type RollupMetric } from './rollup.ts';
 import { sumOf, type ExpHistogram } from '../stats/exp-histogram.ts';
 import { ERROR_CLASSES } from '../ids.ts';
+import { HOUR_MS } from '../time.ts';
 
 /** Where to push: the endpoint (a URL, or `{VAR}` for a Worker variable), and a header whose value is a Worker secret. */
 export interface OtlpConfig {

@@ -14,9 +14,7 @@ import { PERIOD_STATES, type PeriodState } from './levels.ts';
 import { emptyCounts, type PeriodCounts } from './period-tally.ts';
 import { rollupPercentileGroups } from '../rollup/percentiles.ts';
 import type { Rollup } from '../rollup/rollup.ts';
-
-export const MINUTE = 60_000;
-const DAY_MS = 86_400_000;
+import { DAY_MS, MINUTE_MS } from '../time.ts';
 
 export interface UptimeDayRow {
   /** The day's start, epoch ms. */
@@ -120,7 +118,7 @@ export function uptimeMonth(input: UptimeInput): UptimeMonth | null {
       const hit = input.incidents.filter((i) => i.target === t.id && (region === '*' || i.regions.includes(region)));
       const overlapping = hit.filter((i) => i.opened_at < to && (i.resolved_at ?? input.now) > from);
       const minutes = overlapping.reduce(
-        (n, i) => n + (Math.min(i.resolved_at ?? input.now, to) - Math.max(i.opened_at, from)) / MINUTE,
+        (n, i) => n + (Math.min(i.resolved_at ?? input.now, to) - Math.max(i.opened_at, from)) / MINUTE_MS,
         0,
       );
       const ttft = input.ttft(t.id, region);

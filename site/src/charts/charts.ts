@@ -1,6 +1,7 @@
 /** The site's charts: each a plain function of its data, returning inline SVG. */
 import * as Plot from '@observablehq/plot';
 import { colorScale, ordered, PART_COLORS, partScale, renderPlot, WIDTH, type Part, type SeriesColors } from './render.ts';
+import { DAY_MS } from '../../../shared/time.ts';
 
 const MS = 'ms';
 
@@ -121,7 +122,7 @@ export function ttftOverTimeChart(
 
 /** A UTC time axis in hours and minutes over the whole window (so one busy hour is a bar in its place, not the whole chart). */
 function timeAxis(width: number, window?: { from: number; to: number }): Plot.ScaleOptions {
-  const multiDay = window !== undefined && window.to - window.from > 2 * 86_400_000;
+  const multiDay = window !== undefined && window.to - window.from > 2 * DAY_MS;
   return {
     label: 'time (UTC) →',
     type: 'utc',

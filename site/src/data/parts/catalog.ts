@@ -5,6 +5,7 @@
 import { withWarmPasses } from '../../../../shared/config/work-list.ts';
 import type { PromptVariantInfo, RegionInfo, TargetInfo } from '../../../../shared/api-types.ts';
 import type { SitePart } from './part.ts';
+import { localUrl } from '../../../../shared/net/local-ports.ts';
 
 /** What the site reads of the health answer. */
 export interface SiteHealth {
@@ -17,7 +18,7 @@ export interface SiteHealth {
 
 function hostOf(url: string): string {
   try {
-    return new URL(url.replace('{REFERENCE_URL}', 'http://127.0.0.1:8788')).host;
+    return new URL(url.replace('{REFERENCE_URL}', localUrl('reference'))).host;
   } catch {
     return url;
   }
