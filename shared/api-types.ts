@@ -13,6 +13,7 @@ import type { PERCENTILE_NAMES } from './stats/percentile.ts';
 import type { Finding } from './status/evaluate.ts';
 import type { Incident, IncidentEvent, IncidentRegion } from './status/incidents.ts';
 import type { PairStatus } from './status/pair-state.ts';
+import type { StateColumn } from './status/levels.ts';
 import type { FidelityRow, ServedPlaceRow } from './rollup/hour-places.ts';
 import type { StatusRules } from './status/rules.ts';
 
@@ -318,21 +319,17 @@ export interface MaintenanceDoc {
 }
 
 /** One row of GET /api/v1/status-history: a period (its ISO start under `hour` or `day`), its key, the ticks the keeper judged in each state (and how many of them came late), and the worst tick's words. */
-export interface StatusHistoryRowDoc {
+export type StatusHistoryRowDoc = {
   hour?: string;
   day?: string;
   target: string;
   prompt_variant: string;
   region: string;
-  operational: number;
-  degraded: number;
-  down: number;
-  maintenance: number;
-  no_data: number;
-  /** Of those ticks, the ones whose report reached the keeper after it had judged the tick without it (docs/STATUS.md). */
-  late: number;
-  note: string | null;
-}
+} & Record<StateColumn, number> & {
+    /** Of those ticks, the ones whose report reached the keeper after it had judged the tick without it (docs/STATUS.md). */
+    late: number;
+    note: string | null;
+  };
 
 /** GET /api/v1/served-by: each region × target × variant's places of answer over whole hours (shared/rollup/hour-places.ts). */
 export interface ServedByDoc {

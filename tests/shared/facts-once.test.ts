@@ -5,6 +5,7 @@
  * - Local ports: shared/net/local-ports.ts alone holds 8787, 8788 and 4321 (wrangler.toml, which cannot import it,
  *   is held to it below).
  * - The longest view (90 days): shared/views/windows.ts alone; other code says LONGEST_VIEW_DAYS.
+ * - The status states' colours and their count columns: shared/status/levels.ts alone (STATE_COLORS, stateColumn).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -12,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { localUrl, LOCAL_PORTS } from '../../shared/net/local-ports.ts';
 import { LONGEST_VIEW_DAYS } from '../../shared/views/windows.ts';
+import { STATE_COLORS } from '../../shared/status/levels.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const CODE_DIRS = ['shared', 'workers', 'site/src', 'scripts', 'cli', 'bench'];
@@ -64,5 +66,11 @@ describe('facts defined once', () => {
   it('the longest view: its days in shared/views/windows.ts only', () => {
     expect(LONGEST_VIEW_DAYS).toBe(90);
     expect(offenders(/\b90\s*\*\s*(24|DAY_MS)\b|'90d'|\* 90\b/, ['shared/views/windows.ts'])).toEqual([]);
+  });
+
+  it('the status states: their colours and count columns in shared/status/levels.ts only', () => {
+    const hexes = Object.values(STATE_COLORS).flatMap((c) => [c.light, c.dark]);
+    expect(offenders(new RegExp(hexes.join('|'), 'i'), ['shared/status/levels.ts'])).toEqual([]);
+    expect(offenders(/'no_data'|"no_data"/, ['shared/status/levels.ts'])).toEqual([]);
   });
 });

@@ -2,6 +2,8 @@
 import * as Plot from '@observablehq/plot';
 import { colorScale, ordered, PART_COLORS, partScale, renderPlot, WIDTH, type Part, type SeriesColors } from './render.ts';
 import { DAY_MS } from '../../../shared/time.ts';
+import { UPTIME_STATES, uptimeColorOf, type UptimeState } from '../../../shared/status/uptime.ts';
+import { STATE_COLORS } from '../../../shared/status/levels.ts';
 
 const MS = 'ms';
 
@@ -489,11 +491,15 @@ export function timeProfileChart(cells: ProfileCellRow[], regions: string[]): st
 /** One target's month: the share of its ticks due in each state, for the uptime page. */
 export interface UptimeBar {
   target: string;
-  state: 'operational' | 'degraded' | 'down' | 'maintenance' | 'unknown';
+  state: UptimeState;
   share: number;
 }
 
-const UPTIME_COLORS = { operational: '#1a7f37', degraded: '#9a6700', down: '#cf222e', maintenance: '#3b6fb6', unknown: '#6e7781' } as const;
+/** Each uptime state in its status colour (the light scheme's: the chart is drawn once, for both). */
+const UPTIME_COLORS = Object.fromEntries(UPTIME_STATES.map((s) => [s, STATE_COLORS[uptimeColorOf(s)].light])) as Record<
+  UptimeState,
+  string
+>;
 
 /** Stacked bars: per target, what share of its ticks due was operational, degraded, down, in maintenance or unknown. */
 export function uptimeChart(bars: UptimeBar[], order: string[]): string {

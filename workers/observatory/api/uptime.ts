@@ -11,6 +11,7 @@ import {
   monthOf,
   monthStart,
   monthTtft,
+  UPTIME_DEFINITIONS,
   uptimeMonth,
   uptimeRecords,
   type UptimeDayRow,
@@ -18,7 +19,7 @@ import {
 } from '../../../shared/status/uptime.ts';
 import type { Incident } from '../../../shared/status/incidents.ts';
 import type { Rollup } from '../../../shared/rollup/rollup.ts';
-import { PERIOD_STATES } from '../../../shared/status/levels.ts';
+import { PERIOD_STATES, stateColumn } from '../../../shared/status/levels.ts';
 import { DAY_MS } from '../../../shared/time.ts';
 import { getCapacity, getConfig, storedList } from '../config.ts';
 import { rollupsIn } from '../db/rollups.ts';
@@ -89,7 +90,7 @@ export function uptimeReport(
         target: d.target,
         prompt_variant: d.prompt_variant,
         region: d.region,
-        counts: Object.fromEntries(PERIOD_STATES.map((s) => [s, d[s === 'no-data' ? 'no_data' : s]])) as UptimeDayRow['counts'],
+        counts: Object.fromEntries(PERIOD_STATES.map((s) => [s, d[stateColumn(s)]])) as UptimeDayRow['counts'],
       }),
     ),
     incidents: incidents.map((i) => ({
@@ -110,8 +111,7 @@ export function uptimeDocument(report: UptimeMonth) {
     from: new Date(report.from).toISOString(),
     to: new Date(report.to).toISOString(),
     ttft_variant: firstVariant(),
-    definitions:
-      'shares of the ticks due (every region × target × prompt variant each tick); uptime = operational / (due - maintenance); unknown = due but never judged, or judged without data, never counted as up; incidents overlapping the month and their minutes inside it; TTFT of the first prompt variant, from the daily rollups',
+    definitions: UPTIME_DEFINITIONS,
     rows: report.rows,
   };
 }
