@@ -5,7 +5,7 @@
  */
 import { capacity } from './capacity.ts';
 import { burstRunsPerDay, burstStreamsPerRun } from './bursts.ts';
-import { jobVariantsOf, requestsPerJob } from './work-list.ts';
+import { jobVariantsOf, regionsOfTarget, requestsPerJob } from './work-list.ts';
 import type { ObservatoryConfig } from './types.ts';
 
 export interface TargetTokens {
@@ -26,7 +26,7 @@ export function vendorTokens(config: ObservatoryConfig): { targets: TargetTokens
   const variants = new Map(config.promptVariants.map((v) => [v.id, v]));
   const burstVariant = variants.get(config.bursts?.variant ?? config.promptVariants[0]?.id) ?? config.promptVariants[0];
   const targets = config.targets.map((t): TargetTokens => {
-    const regions = t.regions?.length ?? config.regions.length;
+    const regions = regionsOfTarget(config, t).length;
     // A prompt-cache job sends its prompt twice (the second pass billed at the vendor's cached rate, counted here at the full one).
     const own = jobVariantsOf(config, t);
     const perTick = {

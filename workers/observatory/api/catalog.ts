@@ -16,6 +16,7 @@ import { ANON_HOURLY_MS, boundRaw, csvResponse, WINDOW_PARAMS } from './filters.
 import { requireTokenFor, type ReaderEnv } from './public-reads.ts';
 import { onlyKnown, parseChoice, parseWindow, type Window } from './query.ts';
 import { ANON_LIMITS } from '../../../shared/config/read-limits.ts';
+import { regionsOfTarget } from '../../../shared/config/work-list.ts';
 
 export const catalogRoutes = new Hono<ReaderEnv>();
 
@@ -116,7 +117,7 @@ const targetOf = (t: ReturnType<typeof getConfig>['targets'][number], referenceU
     endpoint_host: new URL(t.url.replace('{REFERENCE_URL}', referenceUrl)).host,
     reference: t.reference === true,
     prompt_cache: t.promptCache === true,
-    regions: t.regions ?? getConfig().regions.map((r) => r.code),
+    regions: regionsOfTarget(getConfig(), t),
     samples,
     last_sample_at: last === null ? null : iso(last),
   }) satisfies TargetInfo;

@@ -29,6 +29,7 @@ import { badRequest } from './errors.ts';
 import { INCIDENT_LIMIT } from './incident-docs.ts';
 import type { ReaderEnv } from './public-reads.ts';
 import { onlyKnown, parseChoice } from './query.ts';
+import { regionsOfTarget } from '../../../shared/config/work-list.ts';
 
 export const uptimeRoutes = new Hono<ReaderEnv>();
 
@@ -72,7 +73,7 @@ export function uptimeReport(
     now,
     ticksPerDay: capacity.ticksPerDay / capacity.spread,
     targets: config.targets.map((t) => {
-      const regions = config.regions.map((r) => r.code).filter((code) => storedList(code).some((w) => w.target.id === t.id));
+      const regions = regionsOfTarget(config, t);
       const variants = [
         ...new Set(
           regions.flatMap((code) =>
