@@ -16,6 +16,7 @@ import { ANON_HOURLY_MS, boundRaw, csvResponse, WINDOW_PARAMS } from './filters.
 import { requireTokenFor, type ReaderEnv } from './public-reads.ts';
 import { onlyKnown, parseChoice, parseWindow, type Window } from './query.ts';
 import { ANON_LIMITS } from '../../../shared/config/read-limits.ts';
+import { targetPrice } from '../../../shared/price/target-price.ts';
 
 export const catalogRoutes = new Hono<ReaderEnv>();
 
@@ -119,6 +120,7 @@ const targetOf = (t: ReturnType<typeof getConfig>['targets'][number], referenceU
     regions: t.regions ?? getConfig().regions.map((r) => r.code),
     samples,
     last_sample_at: last === null ? null : iso(last),
+    price: targetPrice(t),
   }) satisfies TargetInfo;
 
 /** Every configured target with what it has sampled from `from` on, from the raw samples. */
