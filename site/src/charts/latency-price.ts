@@ -6,7 +6,7 @@
  */
 import * as Plot from '@observablehq/plot';
 import { paretoFrontier } from '../../../shared/price/pareto.ts';
-import { usd } from '../format.ts';
+import { ms, usd } from '../format.ts';
 import { logTicks } from './charts.ts';
 import { colorScale, ordered, renderPlot, WIDTH, type SeriesColors } from './render.ts';
 
@@ -94,7 +94,7 @@ export function latencyPriceChart(points: LatencyPricePoint[], unpriced: readonl
           fill: 'target',
           r: 4.5,
           className: 'price-point',
-          title: (p: LatencyPricePoint) => `${p.target}: ${Math.round(p.ms)} ms, ${usd(p.cost_usd)}`,
+          title: (p: LatencyPricePoint) => `${p.target}: ${ms(p.ms)} ms, ${usd(p.cost_usd)}`,
         }),
       ],
     }),
