@@ -46,6 +46,19 @@ export interface TargetInfo {
   regions: string[];
   samples: number;
   last_sample_at: string | null;
+  /** Its list price as configured (observatory.config.ts), null without one; the reference targets' are the demo's, illustrative. */
+  price: TargetPrice | null;
+}
+
+/** A list price per million tokens, dated and sourced (docs/MEASUREMENT.md, "Latency against price"). */
+export interface TargetPrice {
+  input_per_mtokens: number;
+  output_per_mtokens: number;
+  currency: 'USD';
+  /** The day it was read, YYYY-MM-DD. */
+  as_of: string;
+  /** Where it was read: a pricing page's URL, or words. */
+  source: string;
 }
 
 /** A prompt variant as GET /api/v1/health lists it. */

@@ -16,7 +16,7 @@ export interface TargetTokens {
   inputTokensPerDay: number;
   /** At most: each probe asks for the variant's maxTokens, and most run to it. */
   outputTokensPerDay: number;
-  /** US dollars per day at the target's list price, or null without one. */
+  /** US dollars per day at the target's list price, or null without one (and for a reference target, which bills nothing). */
   dollarsPerDay: number | null;
 }
 
@@ -43,7 +43,8 @@ export function vendorTokens(config: ObservatoryConfig): { targets: TargetTokens
       burstStreamsPerDay: bursts,
       inputTokensPerDay: input,
       outputTokensPerDay: output,
-      dollarsPerDay: t.price ? (input * t.price.inputPerMTokens + output * t.price.outputPerMTokens) / 1e6 : null,
+      // The reference endpoint bills nothing: its targets' prices are the demo's illustrations.
+      dollarsPerDay: t.price && !t.reference ? (input * t.price.inputPerMTokens + output * t.price.outputPerMTokens) / 1e6 : null,
     };
   });
   return {

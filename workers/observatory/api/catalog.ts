@@ -17,6 +17,7 @@ import { requireTokenFor, type ReaderEnv } from './public-reads.ts';
 import { onlyKnown, parseChoice, parseWindow, type Window } from './query.ts';
 import { ANON_LIMITS } from '../../../shared/config/read-limits.ts';
 import { regionsOfTarget } from '../../../shared/config/work-list.ts';
+import { targetPrice } from '../../../shared/price/target-price.ts';
 
 export const catalogRoutes = new Hono<ReaderEnv>();
 
@@ -120,6 +121,7 @@ const targetOf = (t: ReturnType<typeof getConfig>['targets'][number], referenceU
     regions: regionsOfTarget(getConfig(), t),
     samples,
     last_sample_at: last === null ? null : iso(last),
+    price: targetPrice(t),
   }) satisfies TargetInfo;
 
 /** Every configured target with what it has sampled from `from` on, from the raw samples. */

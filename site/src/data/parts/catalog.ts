@@ -6,6 +6,7 @@ import { withWarmPasses } from '../../../../shared/config/work-list.ts';
 import type { PromptVariantInfo, RegionInfo, TargetInfo } from '../../../../shared/api-types.ts';
 import type { SitePart } from './part.ts';
 import { localUrl } from '../../../../shared/net/local-ports.ts';
+import { targetPrice } from '../../../../shared/price/target-price.ts';
 
 /** What the site reads of the health answer. */
 export interface SiteHealth {
@@ -75,6 +76,7 @@ export const catalogPart: SitePart = {
         regions: t.regions ?? config.regions.map((r) => r.code),
         samples: 0,
         last_sample_at: null,
+        price: targetPrice(t),
       })),
       health: { spread: 1, vendor_pages: 0 },
     };
