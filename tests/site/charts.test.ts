@@ -3,21 +3,17 @@
  * pinned to UTC by the project). A change to a chart shows up here as a diff to look at.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  errorsOverTimeChart,
-  expectedTotalChart,
-  histogramChart,
-  overviewSplitChart,
-  runOf,
-  concurrencyTtftChart,
-  concurrencyDecodeChart,
-  splitParts,
-  prefillChart,
-  ttftEcdfChart,
-  ttftOverTimeChart,
-  ttftSplitChart,
-  timeProfileChart,
-} from '../../site/src/charts/charts.ts';
+import { errorsOverTimeChart } from '../../site/src/charts/errors-over-time.ts';
+import { expectedTotalChart } from '../../site/src/charts/expected-total.ts';
+import { histogramChart } from '../../site/src/charts/histogram.ts';
+import { overviewSplitChart } from '../../site/src/charts/overview-split.ts';
+import { runOf } from '../../site/src/charts/axes.ts';
+import { concurrencyTtftChart, concurrencyDecodeChart } from '../../site/src/charts/concurrency.ts';
+import { splitParts, ttftSplitChart } from '../../site/src/charts/ttft-split.ts';
+import { prefillChart } from '../../site/src/charts/prefill.ts';
+import { ttftEcdfChart } from '../../site/src/charts/ttft-ecdf.ts';
+import { ttftOverTimeChart } from '../../site/src/charts/ttft-over-time.ts';
+import { timeProfileChart } from '../../site/src/charts/time-profile.ts';
 import { profileCells } from '../../shared/rollup/hour-profile.ts';
 import { latencyPriceChart, unpricedNote } from '../../site/src/charts/latency-price.ts';
 

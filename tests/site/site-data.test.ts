@@ -9,7 +9,7 @@ import { crossover, expectedTotal, flipSentence, rank } from '../../site/src/dat
 import { scopedTo, variantPath } from '../../site/src/data/variants.ts';
 import { regionColors, targetColor, targetColors } from '../../site/src/data/identity.ts';
 import { colorScale, ordered, tick } from '../../site/src/charts/render.ts';
-import { logTicks } from '../../site/src/charts/charts.ts';
+import { logTicks } from '../../site/src/charts/axes.ts';
 import { fmt, ms, precise, rate, signed } from '../../site/src/format.ts';
 import { errorsOverTime, itlGaps, prefillFits, splitBySeries, tokensPerChunk, ttftOverTime } from '../../site/src/data/series.ts';
 import type { PercentileGroup, SiteData, SiteSample, WindowView } from '../../site/src/data/types.ts';

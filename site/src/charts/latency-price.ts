@@ -7,7 +7,7 @@
 import * as Plot from '@observablehq/plot';
 import { paretoFrontier } from '../../../shared/price/pareto.ts';
 import { ms, usd } from '../format.ts';
-import { logTicks } from './charts.ts';
+import { logTicks } from './axes.ts';
 import { colorScale, ordered, renderPlot, WIDTH, type SeriesColors } from './render.ts';
 
 export interface LatencyPricePoint {

@@ -1,7 +1,7 @@
 /** The uptime pages' rows and files (shared/status/uptime.ts computes them; the build keeps every month its history reaches). */
 import { UPTIME_STATES, uptimeRecords, type UptimeMonth } from '../../../shared/status/uptime.ts';
 import { toCsv } from '../../../shared/csv.ts';
-import type { UptimeBar } from '../charts/charts.ts';
+import type { UptimeBar } from '../charts/uptime.ts';
 
 /** The month's rows for the chart: per target overall, the share of its ticks due in each state. */
 export function uptimeBars(m: UptimeMonth): UptimeBar[] {
