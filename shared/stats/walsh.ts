@@ -26,30 +26,50 @@ const ENUMERATE_PER_VALUE = 2;
 
 /** The k-th smallest Walsh average (1-based) of `y` (ascending, not empty). */
 export function walshOrderStatistic(y: Float64Array, k: number): number {
+  return walshOrderStatistics(y, k, false);
+}
+
+/**
+ * The k-th smallest Walsh average, and with `next` the (k+1)-th added to it (the median's two middle ones, halved by
+ * the caller): from the same candidates when they hold both.
+ */
+function walshOrderStatistics(y: Float64Array, k: number, next: boolean): number {
   const m = y.length;
   const M = (m * (m + 1)) / 2;
-  if (k < 1 || k > M) throw new RangeError(`Walsh rank ${k} is outside 1..${M}`);
+  if (k < 1 || k > M || (next && k + 1 > M)) throw new RangeError(`Walsh rank ${k} is outside 1..${M}`);
   // The answer lies in [lo, hi]: fewer than k averages are below lo, at least k are at most hi.
   let lo = y[0];
   let hi = y[m - 1];
   let below = 0;
+  let atMostHi = M;
   for (;;) {
-    const within = walshCount(y, hi) - below;
+    const within = atMostHi - below;
     const mid = lo + (hi - lo) / 2;
-    if (within <= ENUMERATE_PER_VALUE * m || mid <= lo || mid >= hi) return walshBetween(y, lo, hi)[k - below - 1];
+    if (within <= ENUMERATE_PER_VALUE * m || mid <= lo || mid >= hi) {
+      const n = walshBetween(y, lo, hi);
+      const sorted = scratch.subarray(0, n).sort();
+      const at = sorted[k - below - 1];
+      if (!next) return at;
+      // The (k+1)-th is the next candidate, or else above hi: the smallest average above it.
+      return k - below < n ? at + sorted[k - below] : at + walshOrderStatistics(y, k + 1, false);
+    }
     const atMostMid = walshCount(y, mid);
-    if (atMostMid >= k) hi = mid;
-    else {
+    if (atMostMid >= k) {
+      hi = mid;
+      atMostHi = atMostMid;
+    } else {
       lo = mid;
       below = walshCount(y, mid, true);
     }
   }
 }
 
-/** Every Walsh average in [lo, hi], sorted. */
-function walshBetween(y: Float64Array, lo: number, hi: number): Float64Array {
+let scratch = new Float64Array(64);
+
+/** Every Walsh average in [lo, hi], into the scratch (unsorted); returns how many. */
+function walshBetween(y: Float64Array, lo: number, hi: number): number {
   const m = y.length;
-  const out: number[] = [];
+  let n = 0;
   // For each i, the j ≥ i with lo ≤ w_ij ≤ hi form a run [first, last] that only moves left as i grows.
   let first = m - 1;
   let last = m - 1;
@@ -59,13 +79,18 @@ function walshBetween(y: Float64Array, lo: number, hi: number): Float64Array {
     if (first < i) first = i;
     while (first > i && walsh(y, i, first - 1) >= lo) first--;
     while (first <= last && walsh(y, i, first) < lo) first++;
-    for (let j = first; j <= last; j++) out.push(walsh(y, i, j));
+    if (n + last - first + 1 > scratch.length) {
+      const more = new Float64Array(Math.max(2 * scratch.length, n + last - first + 1));
+      more.set(scratch.subarray(0, n));
+      scratch = more;
+    }
+    for (let j = first; j <= last; j++) scratch[n++] = walsh(y, i, j);
   }
-  return Float64Array.from(out).sort();
+  return n;
 }
 
 /** The median of the Walsh averages: the Hodges–Lehmann estimate of the shift. */
 export function walshMedian(y: Float64Array): number {
   const M = (y.length * (y.length + 1)) / 2;
-  return M % 2 === 1 ? walshOrderStatistic(y, (M + 1) / 2) : (walshOrderStatistic(y, M / 2) + walshOrderStatistic(y, M / 2 + 1)) / 2;
+  return M % 2 === 1 ? walshOrderStatistic(y, (M + 1) / 2) : walshOrderStatistics(y, M / 2, true) / 2;
 }
