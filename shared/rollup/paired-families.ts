@@ -145,16 +145,18 @@ export function familySeries(
     for (const p of pairs) {
       const raw = row.blocks[p.key];
       if (!Array.isArray(raw)) continue;
+      const builders = p.builders;
       if (format === BLOCKS_FORMAT)
-        indices.forEach((x, k) => {
-          const at = PER_FIGURE * x;
-          p.builders[k].add(row.hour, raw[at], raw[at + 1], raw[at + 2], raw[at + 3]);
-        });
+        for (let k = 0; k < indices.length; k++) {
+          const at = PER_FIGURE * indices[k];
+          builders[k].add(row.hour, raw[at], raw[at + 1], raw[at + 2], raw[at + 3]);
+        }
       // Format 1 (blockOf): [ticks, A's wins, d per figure], the counts TTFA's alone, B's wins never stored.
       else
-        indices.forEach((x, k) =>
-          p.builders[k].add(row.hour, x === 0 ? (raw[0] ?? 0) : null, x === 0 ? (raw[1] ?? 0) : null, null, raw[2 + x]),
-        );
+        for (let k = 0; k < indices.length; k++) {
+          const x = indices[k];
+          builders[k].add(row.hour, x === 0 ? (raw[0] ?? 0) : null, x === 0 ? (raw[1] ?? 0) : null, null, raw[2 + x]);
+        }
     }
   }
   return pairs.map(({ a, b, builders }) => ({ a, b, series: builders.map((x) => x.finish()) }));

@@ -156,27 +156,55 @@ export function hourAutocorrelationOf(hours: Float64Array, y: Float64Array, lo: 
 export function fitDecay(r: ArrayLike<number>): { s: number; rho: number; explained: number } {
   let total = 0;
   for (let k = 0; k < r.length; k++) total += r[k] * r[k];
-  let best = { s: 0, rho: 0, error: total };
-  for (let step = 1; step * RHO_STEP <= RHO_MAX + 1e-9; step++) {
-    const rho = step * RHO_STEP;
+  const K = r.length;
+  const { powers, dens } = gridOf(K);
+  let bestS = 0;
+  let bestRho = 0;
+  let bestError = total;
+  for (let g = 0; g < RHO_STEPS; g++) {
+    // ρ^k and Σ ρ^2k, as multiplied up lag by lag: the grid's own, the same for every fit of K lags.
+    const at = g * K;
     let num = 0;
-    let den = 0;
+    for (let k = 0; k < K; k++) num += r[k] * powers[at + k];
+    const s = Math.min(1, Math.max(0, num / dens[g]));
+    let error = 0;
+    for (let k = 0; k < K; k++) error += (r[k] - s * powers[at + k]) ** 2;
+    if (error < bestError) {
+      bestS = s;
+      bestRho = (g + 1) * RHO_STEP;
+      bestError = error;
+    }
+  }
+  return { s: bestS, rho: bestRho, explained: total - bestError };
+}
+
+/** The grid's steps: ρ = step · RHO_STEP for step 1.. while within RHO_MAX. */
+const RHO_STEPS = (() => {
+  let steps = 0;
+  while ((steps + 1) * RHO_STEP <= RHO_MAX + 1e-9) steps++;
+  return steps;
+})();
+const grids = new Map<number, { powers: Float64Array; dens: Float64Array }>();
+
+/** Per grid step, ρ^1..ρ^K (each the one before times ρ) and their squares' sum in that order. */
+function gridOf(K: number): { powers: Float64Array; dens: Float64Array } {
+  let grid = grids.get(K);
+  if (grid) return grid;
+  const powers = new Float64Array(RHO_STEPS * K);
+  const dens = new Float64Array(RHO_STEPS);
+  for (let g = 0; g < RHO_STEPS; g++) {
+    const rho = (g + 1) * RHO_STEP;
     let p = 1;
-    for (let k = 0; k < r.length; k++) {
+    let den = 0;
+    for (let k = 0; k < K; k++) {
       p *= rho;
-      num += r[k] * p;
+      powers[g * K + k] = p;
       den += p * p;
     }
-    const s = Math.min(1, Math.max(0, num / den));
-    let error = 0;
-    p = 1;
-    for (let k = 0; k < r.length; k++) {
-      p *= rho;
-      error += (r[k] - s * p) ** 2;
-    }
-    if (error < best.error) best = { s, rho, error };
+    dens[g] = den;
   }
-  return { s: best.s, rho: best.rho, explained: total - best.error };
+  grids.set(K, (grid = { powers, dens }));
+  return grid;
 }
 
 /** The correlation of two neighbouring means of `length` hours when r_k = s·ρ^k. */

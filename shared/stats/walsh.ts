@@ -22,7 +22,7 @@ export function walshCount(y: Float64Array, v: number, strict = false): number {
 }
 
 /** Candidates sorted outright once the range holds no more than this many per value. */
-const ENUMERATE_PER_VALUE = 2;
+const ENUMERATE_PER_VALUE = 1;
 
 /** The k-th smallest Walsh average (1-based) of `y` (ascending, not empty). */
 export function walshOrderStatistic(y: Float64Array, k: number): number {
@@ -37,11 +37,31 @@ function walshOrderStatistics(y: Float64Array, k: number, next: boolean): number
   const m = y.length;
   const M = (m * (m + 1)) / 2;
   if (k < 1 || k > M || (next && k + 1 > M)) throw new RangeError(`Walsh rank ${k} is outside 1..${M}`);
-  // The answer lies in [lo, hi]: fewer than k averages are below lo, at least k are at most hi.
+  // The answer lies in [lo, hi]: fewer than k averages are below lo, at least k are at most hi. Any such range gives
+  // the same answer (the one sort of its candidates orders equal averages alike, −0 before +0), so how it narrows is
+  // free: by two values read off the ranks as if spread evenly over it, on both sides of the k-th, and by halving
+  // when they narrow it by less than half.
   let lo = y[0];
   let hi = y[m - 1];
   let below = 0;
   let atMostHi = M;
+  const probe = (v: number) => {
+    if (!(v > lo && v < hi)) return;
+    countBoth(y, v);
+    if (atMostV < k) {
+      lo = v;
+      below = belowV;
+    } else if (belowV >= k) {
+      hi = v;
+      atMostHi = atMostV;
+    } else {
+      // The k-th is v itself: the range [v, v] holds it and its equals.
+      lo = v;
+      hi = v;
+      below = belowV;
+      atMostHi = atMostV;
+    }
+  };
   for (;;) {
     const within = atMostHi - below;
     const mid = lo + (hi - lo) / 2;
@@ -53,15 +73,36 @@ function walshOrderStatistics(y: Float64Array, k: number, next: boolean): number
       // The (k+1)-th is the next candidate, or else above hi: the smallest average above it.
       return k - below < n ? at + sorted[k - below] : at + walshOrderStatistics(y, k + 1, false);
     }
-    const atMostMid = walshCount(y, mid);
-    if (atMostMid >= k) {
-      hi = mid;
-      atMostHi = atMostMid;
-    } else {
-      lo = mid;
-      below = walshCount(y, mid, true);
-    }
+    const margin = Math.max(m / 8, within / 32);
+    const width = hi - lo;
+    const rank = k - below;
+    const from = lo;
+    if (rank - margin > 0) probe(from + (width * (rank - margin)) / within);
+    if (rank + margin < within) probe(from + (width * (rank + margin)) / within);
+    if (2 * (atMostHi - below) > within) probe(lo + (hi - lo) / 2);
   }
+}
+
+let atMostV = 0;
+let belowV = 0;
+
+/** #{w_ij ≤ v} into atMostV and #{w_ij < v} into belowV, in one pass; `y` ascending. */
+function countBoth(y: Float64Array, v: number): void {
+  const m = y.length;
+  let le = 0;
+  let lt = 0;
+  let j = m - 1;
+  let s = m - 1;
+  for (let i = 0; i < m; i++) {
+    while (j >= i && (y[i] + y[j]) / 2 > v) j--;
+    if (j < i) break;
+    le += j - i + 1;
+    if (s > j) s = j;
+    while (s >= i && (y[i] + y[s]) / 2 >= v) s--;
+    if (s >= i) lt += s - i + 1;
+  }
+  atMostV = le;
+  belowV = lt;
 }
 
 let scratch = new Float64Array(64);
