@@ -135,10 +135,12 @@ export function familySeries(
   figures: readonly PairedFigure[] = PAIRED_FIGURES,
 ): PairOfSeries[] {
   const indices = figures.map((x) => PAIRED_FIGURES.indexOf(x));
-  const pairs = familyPairs(f).map((p) => ({
+  const all = familyPairs(f);
+  const made = PairSeriesBuilder.many(all.length * indices.length, rows.length);
+  const pairs = all.map((p, i) => ({
     ...p,
     key: pairKey(p.a, p.b),
-    builders: indices.map(() => new PairSeriesBuilder(rows.length)),
+    builders: made.slice(i * indices.length, (i + 1) * indices.length),
   }));
   for (const row of rows) {
     const format = formatOf(row.blocks);

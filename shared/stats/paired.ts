@@ -188,14 +188,27 @@ export class PairSeriesBuilder {
   private bWins: Float64Array;
   private unknown: Uint8Array;
 
-  constructor(capacity = 16) {
+  /** `columns`/`flags`: where to write (5 × capacity numbers, capacity flags); its own arrays when absent. */
+  constructor(capacity = 16, columns?: Float64Array, flags?: Uint8Array) {
     const c = Math.max(1, capacity);
-    this.hours = new Float64Array(c);
-    this.d = new Float64Array(c);
-    this.n = new Float64Array(c);
-    this.aWins = new Float64Array(c);
-    this.bWins = new Float64Array(c);
-    this.unknown = new Uint8Array(c);
+    const numbers = columns ?? new Float64Array(5 * c);
+    this.hours = numbers.subarray(0, c);
+    this.d = numbers.subarray(c, 2 * c);
+    this.n = numbers.subarray(2 * c, 3 * c);
+    this.aWins = numbers.subarray(3 * c, 4 * c);
+    this.bWins = numbers.subarray(4 * c, 5 * c);
+    this.unknown = flags ?? new Uint8Array(c);
+  }
+
+  /** `count` builders of `capacity` hours each, in two allocations for them all. */
+  static many(count: number, capacity: number): PairSeriesBuilder[] {
+    const c = Math.max(1, capacity);
+    const numbers = new Float64Array(5 * c * count);
+    const flags = new Uint8Array(c * count);
+    return Array.from(
+      { length: count },
+      (_, i) => new PairSeriesBuilder(c, numbers.subarray(5 * c * i, 5 * c * (i + 1)), flags.subarray(c * i, c * (i + 1))),
+    );
   }
 
   /** An hour's figure; nothing when it has no median d (null or absent). */
