@@ -6,7 +6,8 @@
  */
 import type { RollupSample } from '../shared/rollup/rollup.ts';
 import { encodeBlocks, pairedHours, PAIRED_FIGURES, type StoredBlocks } from '../shared/rollup/paired-hours.ts';
-import { familyBlocks, familyComparisons, type PairedFamily } from '../shared/rollup/paired-families.ts';
+import { familySeries, familySeriesComparisons, type PairedFamily } from '../shared/rollup/paired-families.ts';
+import { CompareViewBuilderBefore, familiesBefore } from '../tests/helpers/paired-reference.ts';
 import { viewText } from '../shared/views/view-text.ts';
 import { pairFilter, type ViewMatch } from '../shared/views/view-match.ts';
 import { VIEW_WINDOWS, viewSpan } from '../shared/views/windows.ts';
@@ -54,16 +55,25 @@ export function regionRows(targets: readonly string[], hours: number, to: number
 const parse = (rows: readonly StoredRow[]) => rows.map((r) => ({ hour: r.hour, blocks: JSON.parse(r.text) as StoredBlocks }));
 
 /** GET /api/v1/compare of one family on one figure: each row's JSON parsed, the family's pairs decoded and compared. */
-export function liveFamily(family: PairedFamily, rows: readonly StoredRow[]): number {
-  return familyComparisons(family, familyBlocks(family, parse(rows), ['ttfa_ms']), ['ttfa_ms']).get('ttfa_ms')!.length;
+export function liveFamily(family: PairedFamily, rows: readonly StoredRow[]) {
+  return familySeriesComparisons(family, familySeries(family, parse(rows), ['ttfa_ms']), ['ttfa_ms']).get('ttfa_ms')!;
+}
+
+/** liveFamily as it was before issue 33's speed-up (tests/helpers/paired-reference.ts): blocks as objects. */
+export function liveFamilyBefore(family: PairedFamily, rows: readonly StoredRow[]) {
+  return familiesBefore
+    .familyComparisons(family, familiesBefore.familyBlocks(family, parse(rows), ['ttfa_ms']), ['ttfa_ms'])
+    .get('ttfa_ms')!;
 }
 
 /**
  * The compare part's build over these families (each with the same rows, as one read each gives them): every window
- * and figure, and each view's text as stored. Returns the views' texts.
+ * and figure, and each view's text as stored. Returns the views' texts. `before`: with the builder as it was before issue
+ * 33's speed-up (tests/helpers/paired-reference.ts).
  */
-export function buildCompareViews(families: readonly PairedFamily[], rows: readonly StoredRow[], now: number): string[] {
-  const builder = new CompareViewBuilder(VIEW_WINDOWS.map((w) => viewSpan(w.id, now)));
+export function buildCompareViews(families: readonly PairedFamily[], rows: readonly StoredRow[], now: number, before = false): string[] {
+  const spans = VIEW_WINDOWS.map((w) => viewSpan(w.id, now));
+  const builder = before ? new CompareViewBuilderBefore(spans) : new CompareViewBuilder(spans);
   for (const f of families) builder.add(f, parse(rows));
   return builder.views().map((v) => viewText(v.doc as Record<string, unknown>, v.list));
 }

@@ -7,7 +7,16 @@
  * function computes a family's comparisons from its stored hourly rows, for each of them.
  */
 import type { CompareDoc, ComparisonDoc } from '../api-types.ts';
-import { compareFamily, DEFAULT_MARGIN, type PairBlock } from '../stats/paired.ts';
+import {
+  compareFamily,
+  DEFAULT_MARGIN,
+  familyResults,
+  hourIndex,
+  PairSeriesBuilder,
+  seriesStats,
+  type PairBlock,
+  type PairSeries,
+} from '../stats/paired.ts';
 import {
   BLOCKS_FORMAT,
   blockOf,
@@ -98,6 +107,83 @@ export function familyComparisons(
     const results = compareFamily(
       pairs.map((p) => p.blocks),
       index,
+      margin,
+    );
+    out.set(
+      figure,
+      pairs.map((p, i) => ({ region: f.region, prompt_variant: f.prompt_variant, a: p.a, b: p.b, ...results[i] })),
+    );
+  });
+  return out;
+}
+
+/** One pair of a family, its series per figure (in the order familySeries was given them). */
+export interface PairOfSeries {
+  a: string;
+  b: string;
+  series: PairSeries[];
+}
+
+/**
+ * Each pair's series of these figures from the family's rows (any order; each row read once, only the family's pairs
+ * taken): the numbers familyBlocks gives, as columns, so that any window of them is a range of hours
+ * (familySeriesComparisons). What the live route and the views compute from.
+ */
+export function familySeries(
+  f: PairedFamily,
+  rows: readonly ParsedPairedRow[],
+  figures: readonly PairedFigure[] = PAIRED_FIGURES,
+): PairOfSeries[] {
+  const indices = figures.map((x) => PAIRED_FIGURES.indexOf(x));
+  const all = familyPairs(f);
+  const made = PairSeriesBuilder.many(all.length * indices.length, rows.length);
+  const pairs = all.map((p, i) => ({
+    ...p,
+    key: pairKey(p.a, p.b),
+    builders: made.slice(i * indices.length, (i + 1) * indices.length),
+  }));
+  for (const row of rows) {
+    const format = formatOf(row.blocks);
+    for (const p of pairs) {
+      const raw = row.blocks[p.key];
+      if (!Array.isArray(raw)) continue;
+      const builders = p.builders;
+      if (format === BLOCKS_FORMAT)
+        for (let k = 0; k < indices.length; k++) {
+          const at = PER_FIGURE * indices[k];
+          builders[k].add(row.hour, raw[at], raw[at + 1], raw[at + 2], raw[at + 3]);
+        }
+      // Format 1 (blockOf): [ticks, A's wins, d per figure], the counts TTFA's alone, B's wins never stored.
+      else
+        for (let k = 0; k < indices.length; k++) {
+          const x = indices[k];
+          builders[k].add(row.hour, x === 0 ? (raw[0] ?? 0) : null, x === 0 ? (raw[1] ?? 0) : null, null, raw[2 + x]);
+        }
+    }
+  }
+  return pairs.map(({ a, b, builders }) => ({ a, b, series: builders.map((x) => x.finish()) }));
+}
+
+/**
+ * The family's comparisons on each figure over the hours [from, to) of its pairs' series (familySeries, given the same
+ * figures): familyComparisons' answer, from the same numbers. Pairs in id order.
+ */
+export function familySeriesComparisons(
+  f: PairedFamily,
+  pairs: readonly PairOfSeries[],
+  figures: readonly PairedFigure[] = PAIRED_FIGURES,
+  margin = DEFAULT_MARGIN,
+  from = -Infinity,
+  to = Infinity,
+): Map<PairedFigure, ComparisonDoc[]> {
+  const out = new Map<PairedFigure, ComparisonDoc[]>();
+  figures.forEach((figure, index) => {
+    const results = familyResults(
+      pairs.map((p) => {
+        const s = p.series[index];
+        const lo = hourIndex(s.hours, from);
+        return seriesStats(s, lo, hourIndex(s.hours, to, lo));
+      }),
       margin,
     );
     out.set(

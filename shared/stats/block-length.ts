@@ -39,55 +39,172 @@ export interface HourValue {
 
 /** The lag-1..lags autocorrelation of values at whole hours (pairs exactly k hours apart; a missing hour pairs with none). */
 export function hourAutocorrelation(values: readonly HourValue[], lags: number): number[] | null {
-  const n = values.length;
+  const { hours, y } = columnsOf(values);
+  const r = hourAutocorrelationOf(hours, y, 0, values.length, lags);
+  return r === null ? null : Array.from(r);
+}
+
+const columnsOf = (values: readonly HourValue[]) => ({
+  hours: Float64Array.from(values, (v) => v.hour),
+  y: Float64Array.from(values, (v) => v.y),
+});
+
+// Scratch of the autocorrelation, grown as needed: each hour's deviation from the mean, and its hour index.
+let deviation = new Float64Array(0);
+let hourIndex = new Int32Array(0);
+let dense = new Float64Array(0);
+let present = new Uint8Array(0);
+
+function ascending(index: Int32Array, n: number): boolean {
+  for (let i = 1; i < n; i++) if (!(index[i - 1] < index[i])) return false;
+  return true;
+}
+
+/** Each hour's index from the first, when every hour of [lo, hi) is a whole number of hours after it (else null). */
+function hourIndices(hours: Float64Array, lo: number, hi: number): Int32Array | null {
+  if (hourIndex.length < hi - lo) hourIndex = new Int32Array(Math.max(hi - lo, 2 * hourIndex.length));
+  const first = hours[lo];
+  if (!Number.isSafeInteger(first)) return null;
+  for (let i = lo; i < hi; i++) {
+    // Exact: whole milliseconds, so the difference and the quotient hold no rounding.
+    const ms = hours[i] - first;
+    const k = ms / HOUR_MS;
+    if (!Number.isSafeInteger(hours[i]) || !Number.isInteger(k) || k * HOUR_MS !== ms || k > 2 ** 30) return null;
+    hourIndex[i - lo] = k;
+  }
+  return hourIndex;
+}
+
+/**
+ * hourAutocorrelation of the values y[lo..hi) at hours[lo..hi) (in hour order), as a new array. When every hour is
+ * a whole number of hours after the first, the lag of two hours is the difference of their indices, which is then
+ * exactly what rounding the difference of the hours gives.
+ */
+export function hourAutocorrelationOf(hours: Float64Array, y: Float64Array, lo: number, hi: number, lags: number): Float64Array | null {
+  const n = hi - lo;
   if (n < 2) return null;
   let mean = 0;
-  for (const v of values) mean += v.y;
+  for (let i = lo; i < hi; i++) mean += y[i];
   mean /= n;
+  if (deviation.length < n) deviation = new Float64Array(Math.max(n, 2 * deviation.length));
+  const dev = deviation;
   let c0 = 0;
-  for (const v of values) c0 += (v.y - mean) ** 2;
+  for (let i = lo; i < hi; i++) {
+    const e = y[i] - mean;
+    dev[i - lo] = e;
+    c0 += e ** 2;
+  }
   c0 /= n;
   if (!(c0 > 0)) return null;
   const sums = new Float64Array(lags + 1);
   const pairs = new Float64Array(lags + 1);
-  // The values are in hour order: each one pairs with the next few within `lags` hours.
-  for (let i = 0; i < n; i++)
-    for (let j = i + 1; j < n; j++) {
-      const k = Math.round((values[j].hour - values[i].hour) / HOUR_MS);
-      if (k > lags) break;
-      if (k < 1) continue;
-      sums[k] += (values[i].y - mean) * (values[j].y - mean);
-      pairs[k]++;
+  const index = hourIndices(hours, lo, hi);
+  const span = index === null ? 0 : index[n - 1] + 1;
+  if (index !== null && ascending(index, n) && span <= 2 * n) {
+    // Distinct hours, few missing: laid out by hour (a missing hour holds 0 and counts for no pair), each lag's sum
+    // is then one pass. Each sum gets the same products in the same order as pair by pair (by the earlier hour), and
+    // a missing hour's product, ±0, leaves a sum as it is (a sum from +0 is never −0).
+    if (dense.length < span) {
+      dense = new Float64Array(Math.max(span, 2 * dense.length));
+      present = new Uint8Array(dense.length);
     }
-  const out: number[] = [];
-  for (let k = 1; k <= lags; k++) out.push(pairs[k] > 0 ? sums[k] / pairs[k] / c0 : 0);
+    dense.fill(0, 0, span);
+    present.fill(0, 0, span);
+    for (let i = 0; i < n; i++) {
+      dense[index[i]] = dev[i];
+      present[index[i]] = 1;
+    }
+    for (let k = 1; k <= lags && k < span; k++) {
+      let sum = 0;
+      let count = 0;
+      if (span === n) for (let t = 0; t + k < span; t++) sum += dense[t] * dense[t + k];
+      else
+        for (let t = 0; t + k < span; t++) {
+          sum += dense[t] * dense[t + k];
+          count += present[t] & present[t + k];
+        }
+      sums[k] = sum;
+      pairs[k] = span === n ? span - k : count;
+    }
+  } else if (index !== null)
+    for (let i = 0; i < n; i++) {
+      const at = index[i];
+      const e = dev[i];
+      for (let j = i + 1; j < n; j++) {
+        const k = index[j] - at;
+        if (k > lags) break;
+        if (k < 1) continue;
+        sums[k] += e * dev[j];
+        pairs[k]++;
+      }
+    }
+  else
+    for (let i = 0; i < n; i++)
+      for (let j = i + 1; j < n; j++) {
+        const k = Math.round((hours[lo + j] - hours[lo + i]) / HOUR_MS);
+        if (k > lags) break;
+        if (k < 1) continue;
+        sums[k] += dev[i] * dev[j];
+        pairs[k]++;
+      }
+  const out = new Float64Array(lags);
+  for (let k = 1; k <= lags; k++) out[k - 1] = pairs[k] > 0 ? sums[k] / pairs[k] / c0 : 0;
   return out;
 }
 
 /** The least-squares fit of r_k = s·ρ^k (0 ≤ s ≤ 1) to the autocorrelations r_1..r_K, and how much of Σ r_k² it explains. */
-export function fitDecay(r: readonly number[]): { s: number; rho: number; explained: number } {
-  const total = r.reduce((e, x) => e + x * x, 0);
-  let best = { s: 0, rho: 0, error: total };
-  for (let step = 1; step * RHO_STEP <= RHO_MAX + 1e-9; step++) {
-    const rho = step * RHO_STEP;
+export function fitDecay(r: ArrayLike<number>): { s: number; rho: number; explained: number } {
+  let total = 0;
+  for (let k = 0; k < r.length; k++) total += r[k] * r[k];
+  const K = r.length;
+  const { powers, dens } = gridOf(K);
+  let bestS = 0;
+  let bestRho = 0;
+  let bestError = total;
+  for (let g = 0; g < RHO_STEPS; g++) {
+    // ρ^k and Σ ρ^2k, as multiplied up lag by lag: the grid's own, the same for every fit of K lags.
+    const at = g * K;
     let num = 0;
-    let den = 0;
+    for (let k = 0; k < K; k++) num += r[k] * powers[at + k];
+    const s = Math.min(1, Math.max(0, num / dens[g]));
+    let error = 0;
+    for (let k = 0; k < K; k++) error += (r[k] - s * powers[at + k]) ** 2;
+    if (error < bestError) {
+      bestS = s;
+      bestRho = (g + 1) * RHO_STEP;
+      bestError = error;
+    }
+  }
+  return { s: bestS, rho: bestRho, explained: total - bestError };
+}
+
+/** The grid's steps: ρ = step · RHO_STEP for step 1.. while within RHO_MAX. */
+const RHO_STEPS = (() => {
+  let steps = 0;
+  while ((steps + 1) * RHO_STEP <= RHO_MAX + 1e-9) steps++;
+  return steps;
+})();
+const grids = new Map<number, { powers: Float64Array; dens: Float64Array }>();
+
+/** Per grid step, ρ^1..ρ^K (each the one before times ρ) and their squares' sum in that order. */
+function gridOf(K: number): { powers: Float64Array; dens: Float64Array } {
+  let grid = grids.get(K);
+  if (grid) return grid;
+  const powers = new Float64Array(RHO_STEPS * K);
+  const dens = new Float64Array(RHO_STEPS);
+  for (let g = 0; g < RHO_STEPS; g++) {
+    const rho = (g + 1) * RHO_STEP;
     let p = 1;
-    for (const x of r) {
+    let den = 0;
+    for (let k = 0; k < K; k++) {
       p *= rho;
-      num += x * p;
+      powers[g * K + k] = p;
       den += p * p;
     }
-    const s = Math.min(1, Math.max(0, num / den));
-    let error = 0;
-    p = 1;
-    for (const x of r) {
-      p *= rho;
-      error += (x - s * p) ** 2;
-    }
-    if (error < best.error) best = { s, rho, error };
+    dens[g] = den;
   }
-  return { s: best.s, rho: best.rho, explained: total - best.error };
+  grids.set(K, (grid = { powers, dens }));
+  return grid;
 }
 
 /** The correlation of two neighbouring means of `length` hours when r_k = s·ρ^k. */
@@ -121,36 +238,49 @@ function lengthFor(s: number, rho: number): number {
 
 /** The block length for `values` (in hour order), at least `atLeast` hours (the cap on the blocks ranked). */
 export function blockLength(values: readonly HourValue[], atLeast = 1): BlockLength {
+  const { hours, y } = columnsOf(values);
+  return blockLengthOf(hours, y, 0, values.length, atLeast);
+}
+
+/** blockLength of the values y[lo..hi) at hours[lo..hi). */
+export function blockLengthOf(hours: Float64Array, y: Float64Array, lo: number, hi: number, atLeast = 1): BlockLength {
   // A lag is fitted only where about four hours or more stand behind each one.
-  const lags = Math.min(FIT_LAGS, Math.floor(values.length / 4));
-  const r = hourAutocorrelation(values, Math.max(1, lags));
-  let hours = MIN_BLOCK_HOURS;
+  const lags = Math.min(FIT_LAGS, Math.floor((hi - lo) / 4));
+  const r = hourAutocorrelationOf(hours, y, lo, hi, Math.max(1, lags));
+  let block = MIN_BLOCK_HOURS;
   if (r !== null && lags >= 1) {
     const fit = fitDecay(r);
-    if (values.length * fit.explained >= FIT_EVIDENCE) hours = lengthFor(fit.s, fit.rho);
+    if ((hi - lo) * fit.explained >= FIT_EVIDENCE) block = lengthFor(fit.s, fit.rho);
   }
-  return { hours: Math.max(hours, atLeast), lag1: r?.[0] ?? null };
+  return { hours: Math.max(block, atLeast), lag1: r?.[0] ?? null };
 }
 
 /** The values joined into blocks of `hours` consecutive hours from the first (each the mean of the hours it holds), in hour order. */
 export function joinHours(values: readonly HourValue[], hours: number): number[] {
-  if (hours <= 1) return values.map((v) => v.y);
-  const out: number[] = [];
-  const first = values[0]?.hour ?? 0;
+  const { hours: at, y } = columnsOf(values);
+  return Array.from(joinHoursOf(at, y, 0, values.length, hours));
+}
+
+/** joinHours of the values y[lo..hi) at hours[lo..hi), as a new array. */
+export function joinHoursOf(at: Float64Array, y: Float64Array, lo: number, hi: number, hours: number): Float64Array {
+  if (hours <= 1) return y.slice(lo, hi);
+  const out = new Float64Array(hi - lo);
+  let size = 0;
+  const first = hi > lo ? at[lo] : 0;
   let current = -1;
   let sum = 0;
   let count = 0;
-  for (const v of values) {
-    const block = Math.floor(Math.round((v.hour - first) / HOUR_MS) / hours);
+  for (let i = lo; i < hi; i++) {
+    const block = Math.floor(Math.round((at[i] - first) / HOUR_MS) / hours);
     if (block !== current && count > 0) {
-      out.push(sum / count);
+      out[size++] = sum / count;
       sum = 0;
       count = 0;
     }
     current = block;
-    sum += v.y;
+    sum += y[i];
     count++;
   }
-  if (count > 0) out.push(sum / count);
-  return out;
+  if (count > 0) out[size++] = sum / count;
+  return out.slice(0, size);
 }

@@ -12,8 +12,8 @@ import { ANON_LIMITS, COMPARISONS_PER_REQUEST, PAIRED_PAGE_ROWS } from '../../..
 import { PAIRED_FIGURES, type PairedFigure, type StoredBlocks } from '../../../shared/rollup/paired-hours.ts';
 import {
   compareDocument,
-  familyBlocks,
-  familyComparisons,
+  familySeries,
+  familySeriesComparisons,
   familySize,
   type PairedFamily,
   type ParsedPairedRow,
@@ -97,7 +97,7 @@ compareRoutes.get('/api/v1/compare', async (c) => {
       : [];
   const comparisons: ComparisonDoc[] = [];
   for (const f of families) {
-    const results = familyComparisons(f, familyBlocks(f, parsedRowsOf(rows, f), [figure]), [figure], margin).get(figure)!;
+    const results = familySeriesComparisons(f, familySeries(f, parsedRowsOf(rows, f), [figure]), [figure], margin).get(figure)!;
     comparisons.push(...results.filter((x) => shown(x.a, x.b)));
   }
   return c.json(compareDocument(fromHour, toHour, figure, margin, comparisons));

@@ -6,8 +6,8 @@
 import type { ComparisonDoc } from '../../../shared/api-types.ts';
 import {
   compareDocument,
-  familyBlocks,
-  familyComparisons,
+  familySeries,
+  familySeriesComparisons,
   type PairedFamily,
   type ParsedPairedRow,
 } from '../../../shared/rollup/paired-families.ts';
@@ -34,10 +34,9 @@ export class CompareViewBuilder {
 
   /** One family's comparisons in every window and figure, from its rows of the longest window. */
   add(f: PairedFamily, rows: readonly ParsedPairedRow[]): void {
-    const pairs = familyBlocks(f, rows);
+    const pairs = familySeries(f, rows);
     this.spans.forEach((span, i) => {
-      const inSpan = pairs.map((p) => ({ ...p, blocks: p.blocks.filter((b) => b.hour >= span.from && b.hour < span.to) }));
-      for (const [figure, comparisons] of familyComparisons(f, inSpan, PAIRED_FIGURES, DEFAULT_MARGIN))
+      for (const [figure, comparisons] of familySeriesComparisons(f, pairs, PAIRED_FIGURES, DEFAULT_MARGIN, span.from, span.to))
         this.found[i].get(figure)!.push(...comparisons.map((c) => keysFirst(c, COMPARE_LIST.keys)));
     });
   }
