@@ -21,7 +21,7 @@ export default defineConfig({
         test: {
           name: 'shared',
           maxWorkers: MAX_WORKERS,
-          include: ['tests/shared/**/*.test.ts'],
+          include: ['tests/shared/**/*.test.ts', 'tests/cli/**/*.test.ts', 'tests/scripts/**/*.test.ts'],
           exclude: ['**/*.timing.test.ts'],
           environment: 'node',
           // The CLI is also checked against the reference endpoint, as a user would try it.

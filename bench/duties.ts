@@ -510,7 +510,7 @@ const PAIRED: PairedDuty[] = [
     readBudgetMs: CPU_MS['read API (Worker, free plan)'] / 2,
   }),
   // Issue 33's paired comparisons: today's columns beside the block objects before them (tests/helpers/paired-reference.ts),
-  // the same rows from their JSON on, bit-identical answers (tests/shared/paired-equivalence.test.ts).
+  // the same rows from their JSON on, bit-identical answers (tests/shared/stats/paired-equivalence.test.ts).
   {
     name: `GET /api/v1/compare: one family (${COMPARISONS_PER_REQUEST.free} pairs), 7 d`,
     budgetMs: CPU_MS['read API (Worker, free plan)'] / 2,

@@ -6,7 +6,7 @@
  *    margin; non-overlapping medians' 95 % intervals), per seed, checked every 6 hours; how often two identical
  *    targets are called different (nominal 5 %).
  * 2. The goals of MEASUREMENT.md's "Paired comparisons" on weeks whose pair effect follows an AR(1) from hour to
- *    hour (tests/helpers/paired-goals.ts, the same seeded weeks tests/shared/paired-goals.test.ts holds to them), and
+ *    hour (tests/helpers/paired-goals.ts, the same seeded weeks tests/shared/stats/paired-goals.test.ts holds to them), and
  *    change detection's on days that wander by ±8 % (the same draws as tests/site/site-data.test.ts).
  * 3. The CPU of one comparison over 7 and 30 days of hourly blocks.
  */

@@ -146,7 +146,7 @@ for (const s of cases) {
 
 /**
  * Hostile input through the same core, fed in 64 KiB reads: each stops at its cap or reads through in
- * linear time (the end-to-end cases, with their classes, are tests/shared/hostile-streams.timing.test.ts).
+ * linear time (the end-to-end cases, with their classes, are tests/shared/probe/hostile-streams.timing.test.ts).
  */
 function hostileMs(
   name: string,

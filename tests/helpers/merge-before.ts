@@ -2,7 +2,7 @@
  * The rollup merge as it was before issue 33 (commit 0876b4a), kept as it was: each bucket handed to a
  * callback from a cursor in module state, sums turned into a Map per group before any percentile was
  * read, /metrics from every histogram decoded into a Map. The oracle the dense merge is tested equal to
- * (tests/shared/dense-merge.test.ts), and the baseline bench/duties.ts measures beside it, in the same run.
+ * (tests/shared/stats/dense-merge.test.ts), and the baseline bench/duties.ts measures beside it, in the same run.
  */
 import { ERROR_CLASSES } from '../../shared/ids.ts';
 import {

@@ -1,7 +1,7 @@
 /**
  * The paired comparisons' goals measured on simulated pairs (tests/helpers/paired-sim.ts, correlatedBlocks):
  * a week of hours whose pair effect follows an AR(1) from one hour to the next. Seeded, so every run measures the
- * same weeks: tests/shared/paired-goals.test.ts holds them to the goals, bench/paired.ts prints them.
+ * same weeks: tests/shared/stats/paired-goals.test.ts holds them to the goals, bench/paired.ts prints them.
  */
 import {
   comparePaired,

@@ -2,7 +2,7 @@
  * Two simulated targets probed from one region, tick by tick: what both share (a time-of-day drift, the
  * hour's load, the tick's network path), heavy-tailed noise of their own (a log-normal body with Student-t
  * tails: now and then a tick several times slower), and B slower than A by a known factor. What the
- * paired method is checked against (tests/shared/paired.test.ts) and measured by (bench/paired.ts).
+ * paired method is checked against (tests/shared/stats/paired.test.ts) and measured by (bench/paired.ts).
  */
 import { pairBlock, type PairBlock } from '../../shared/stats/paired.ts';
 import { HOUR_MS, MINUTE_MS } from '../../shared/time.ts';

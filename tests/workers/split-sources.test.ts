@@ -3,7 +3,7 @@
  * in workerd over real HTTP (tests/helpers/hostile-server.ts): its samples in D1, their hourly rollups, the
  * running totals behind /metrics and the OTLP pushes carry at most MAX_SPLIT_SOURCES_PER_TARGET split
  * sources of its names, plus `server-timing.other`; the region's book of them lives in its own storage.
- * (tests/shared/split-source-bound.test.ts drives 1,000 ticks of the same vendor through the same code in Node.)
+ * (tests/shared/probe/split-source-bound.test.ts drives 1,000 ticks of the same vendor through the same code in Node.)
  */
 import { describe, expect, inject, it } from 'vitest';
 import { runInDurableObject, SELF } from 'cloudflare:test';
