@@ -8,7 +8,7 @@ import { channelSecrets, type ChannelConfig, type NotifyEvent } from '../../../s
 import { FACT_TITLES, type MessageFacts, type NotificationMessage } from '../../../shared/status/messages.ts';
 import { webhookSignature, WebhookKeyError } from './webhook-signature.ts';
 import { readErrorBody, redact } from '../../../shared/probe/error-detail.ts';
-import { secretValues } from '../secret-values.ts';
+import { secretValues } from '../prober/secret-values.ts';
 
 /**
  * What kind of failure a delivery met: all that is published (with the HTTP status). The message,

@@ -8,13 +8,13 @@
  * failed poll changes no incident: what was recorded stays. Errors are classified, recorded on the page's row
  * (GET /api/v1/health, `vendor_status`) and logged; one page failing never stops another, nor the tick.
  */
-import { getCapacity, getConfig } from './config.ts';
-import { deleteVendorIncidentsBefore, readPageStates, writePoll, type PageState } from './db/vendor-incidents.ts';
-import { statusPagesOf } from '../../shared/config/validate-vendor-status.ts';
-import { DEFAULT_POLL_LIMITS, pollStatuspage, type PollLimits, type PollOutcome } from '../../shared/status/statuspage-poll.ts';
-import { incidentFingerprint, VENDOR_POLL_MS, type VendorIncident } from '../../shared/status/statuspage.ts';
-import { DAY_MS, MINUTE_MS } from '../../shared/time.ts';
-import { markViews } from './views/mark-views.ts';
+import { getCapacity, getConfig } from '../config.ts';
+import { deleteVendorIncidentsBefore, readPageStates, writePoll, type PageState } from '../db/vendor-incidents.ts';
+import { statusPagesOf } from '../../../shared/config/validate-vendor-status.ts';
+import { DEFAULT_POLL_LIMITS, pollStatuspage, type PollLimits, type PollOutcome } from '../../../shared/status/statuspage-poll.ts';
+import { incidentFingerprint, VENDOR_POLL_MS, type VendorIncident } from '../../../shared/status/statuspage.ts';
+import { DAY_MS, MINUTE_MS } from '../../../shared/time.ts';
+import { markViews } from '../views/mark-views.ts';
 
 export interface PagePollReport {
   page: string;

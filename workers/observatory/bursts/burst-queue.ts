@@ -3,12 +3,12 @@
  * run one per alarm once the tick's own work is done, and the levels whose D1 write failed wait in the
  * burst outbox. Failures go to the store's `last_burst_error`.
  */
-import { findTarget, getConfig } from './config.ts';
+import { findTarget, getConfig } from '../config.ts';
 import { runTargetBurst } from './burst-run.ts';
-import { insertBurstSamples, type StoredBurstSample } from './db/bursts.ts';
-import type { ProberStore } from './prober-store.ts';
-import type { RegionConfig } from '../../shared/config/types.ts';
-import { markViews } from './views/mark-views.ts';
+import { insertBurstSamples, type StoredBurstSample } from '../db/bursts.ts';
+import type { ProberStore } from '../prober/prober-store.ts';
+import type { RegionConfig } from '../../../shared/config/types.ts';
+import { markViews } from '../views/mark-views.ts';
 
 /** D1 refused concurrency samples: `kept` says what waits in the burst outbox (a level's streams, or levels). */
 function noteWriteError(store: ProberStore, region: string, e: unknown, kept: string): void {

@@ -5,8 +5,8 @@
  * newest judged tick is the target's frontier (`stepped`). A report of a tick at or behind the frontier is late: it
  * is applied on top of the judgement it missed (lateView), and may open, escalate or resolve an incident.
  */
-import { firstPassId } from '../../shared/config/work-list.ts';
-import { stepIncident, type Incident, type IncidentStep } from '../../shared/status/incidents.ts';
+import { firstPassId } from '../../../shared/config/work-list.ts';
+import { stepIncident, type Incident, type IncidentStep } from '../../../shared/status/incidents.ts';
 import {
   lateView,
   MAX_TICKS_AHEAD,
@@ -15,11 +15,11 @@ import {
   silentAfterMs,
   ticksAhead,
   viewAt,
-} from '../../shared/status/judgement.ts';
-import { coveringWindow, type MaintenanceWindow } from '../../shared/status/maintenance.ts';
-import { targetStatus, type PairState } from '../../shared/status/pair-state.ts';
-import { getCapacity, getConfig, storedList, targetLabel, tickJobs } from './config.ts';
-import type { NotificationOutbox } from './notify/outbox.ts';
+} from '../../../shared/status/judgement.ts';
+import { coveringWindow, type MaintenanceWindow } from '../../../shared/status/maintenance.ts';
+import { targetStatus, type PairState } from '../../../shared/status/pair-state.ts';
+import { getCapacity, getConfig, storedList, targetLabel, tickJobs } from '../config.ts';
+import type { NotificationOutbox } from '../notify/outbox.ts';
 
 type Row = Record<string, SqlStorageValue>;
 

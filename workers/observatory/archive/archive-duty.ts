@@ -4,14 +4,14 @@
  * (scheduler.ts), which deletes from D1 only the days this confirms. A failure keeps the samples and
  * is kept in the store's error field for the duty (GET /api/v1/health); the next run retries.
  */
-import { samplesParquet } from '../../shared/archive/parquet-file.ts';
-import { hex, sha256Hex } from '../../shared/archive/checksum.ts';
+import { samplesParquet } from '../../../shared/archive/parquet-file.ts';
+import { hex, sha256Hex } from '../../../shared/archive/checksum.ts';
 import {
   ARCHIVE_SCHEMA_VERSION,
   BURST_ARCHIVE_COLUMNS,
   ROLLUP_ARCHIVE_COLUMNS,
   SAMPLE_ARCHIVE_COLUMNS,
-} from '../../shared/archive/archive-columns.ts';
+} from '../../../shared/archive/archive-columns.ts';
 import {
   confirms,
   entryOf,
@@ -24,10 +24,10 @@ import {
   type ArchiveTable,
   type Manifest,
   type StoredObject,
-} from '../../shared/archive/manifest.ts';
-import { samplesOfRegionDay, type DayCount } from './db/archive.ts';
-import { DAY_MS } from '../../shared/time.ts';
-import type { DutyErrorKey } from './prober-store.ts';
+} from '../../../shared/archive/manifest.ts';
+import { samplesOfRegionDay, type DayCount } from '../db/archive.ts';
+import { DAY_MS } from '../../../shared/time.ts';
+import type { DutyErrorKey } from '../prober/prober-store.ts';
 
 /** Files a region writes per run, at most (a backlog, such as the demo's backfilled days, drains over later runs). */
 export const ARCHIVE_EXPORTS_PER_RUN = 7;

@@ -1,19 +1,19 @@
 /** Runs one job with the measurement core and stamps where it was really taken. */
-import { runProbe } from '../../shared/probe/probe.ts';
-import { emptySample } from '../../shared/sample-fields.ts';
-import { safeDetail } from '../../shared/probe/error-detail.ts';
-import { METHOD_VERSION } from '../../shared/constants.ts';
-import type { ErrorClass, Sample } from '../../shared/types.ts';
-import { measureRtt } from '../../shared/probe/rtt.ts';
-import { randomNonce } from '../../shared/probe/prompt.ts';
-import { coloOutsideRegion } from '../../shared/config/colos.ts';
-import type { ProbeTarget } from '../../shared/types.ts';
-import type { RegionConfig, TargetConfig, PromptVariantConfig, ObservatoryConfig } from '../../shared/config/types.ts';
-import type { StoredSample } from './db/sample-row.ts';
-import type { Job } from './config.ts';
+import { runProbe } from '../../../shared/probe/probe.ts';
+import { emptySample } from '../../../shared/sample-fields.ts';
+import { safeDetail } from '../../../shared/probe/error-detail.ts';
+import { METHOD_VERSION } from '../../../shared/constants.ts';
+import type { ErrorClass, Sample } from '../../../shared/types.ts';
+import { measureRtt } from '../../../shared/probe/rtt.ts';
+import { randomNonce } from '../../../shared/probe/prompt.ts';
+import { coloOutsideRegion } from '../../../shared/config/colos.ts';
+import type { ProbeTarget } from '../../../shared/types.ts';
+import type { RegionConfig, TargetConfig, PromptVariantConfig, ObservatoryConfig } from '../../../shared/config/types.ts';
+import type { StoredSample } from '../db/sample-row.ts';
+import type { Job } from '../config.ts';
 import { secretValues } from './secret-values.ts';
-import { parseServiceAccount, type AuthContext, type ResolvedAuth } from '../../shared/probe/auth.ts';
-import type { SplitSourceBook } from '../../shared/probe/split-sources.ts';
+import { parseServiceAccount, type AuthContext, type ResolvedAuth } from '../../../shared/probe/auth.ts';
+import type { SplitSourceBook } from '../../../shared/probe/split-sources.ts';
 
 export interface ProbeEnvironment {
   referenceUrl: string;

@@ -3,13 +3,13 @@
  * it hands each region's share of the tick to that region's Durable Object, spreading work over
  * ticks when one tick would exceed the plan's limits.
  */
-import { getCapacity, getConfig, tickJobs } from './config.ts';
-import { archiveFinalRollups, archiveSampleTables, deleteArchivedRollups } from './archive-run.ts';
-import { deleteDerivedBefore } from './db/rollups.ts';
-import { deletePlacesBefore } from './db/places.ts';
-import { deleteIncidentsBefore } from './db/status.ts';
-import { DAY_MS, MINUTE_MS } from '../../shared/time.ts';
-import { tickSlice } from '../../shared/config/schedule.ts';
+import { getCapacity, getConfig, tickJobs } from '../config.ts';
+import { archiveFinalRollups, archiveSampleTables, deleteArchivedRollups } from '../archive/archive-run.ts';
+import { deleteDerivedBefore } from '../db/rollups.ts';
+import { deletePlacesBefore } from '../db/places.ts';
+import { deleteIncidentsBefore } from '../db/status.ts';
+import { DAY_MS, MINUTE_MS } from '../../../shared/time.ts';
+import { tickSlice } from '../../../shared/config/schedule.ts';
 import type { EnqueueResult } from './region-prober.ts';
 
 export interface TickReport {

@@ -6,10 +6,10 @@
  * hour of its region × target × variant (in the data's time: a backfill of March is not "old" in December), and
  * untouched for an hour of wall time (a backfill's ticks of one hour come within minutes).
  */
-import { tallyOf, type TickJudgements } from '../../shared/status/period-tally.ts';
-import type { PeriodState } from '../../shared/status/levels.ts';
-import { HOUR_MS } from '../../shared/time.ts';
-import { writeHistory, type HistoryHour } from './db/status-history.ts';
+import { tallyOf, type TickJudgements } from '../../../shared/status/period-tally.ts';
+import type { PeriodState } from '../../../shared/status/levels.ts';
+import { HOUR_MS } from '../../../shared/time.ts';
+import { writeHistory, type HistoryHour } from '../db/status-history.ts';
 
 type Row = Record<string, SqlStorageValue>;
 

@@ -5,11 +5,11 @@
  * runner keeps nothing in storage; it measures, and hands its samples back.
  */
 import { DurableObject } from 'cloudflare:workers';
-import { findRegion, findTarget, findVariant, getConfig } from './config.ts';
-import { fetchColo, COLO_REFRESH_MS } from './colo.ts';
-import { runJob } from './probe-job.ts';
-import { STREAMS_PER_RUNNER } from '../../shared/bursts/level-report.ts';
-import type { StoredSample } from './db/sample-row.ts';
+import { findRegion, findTarget, findVariant, getConfig } from '../config.ts';
+import { fetchColo, COLO_REFRESH_MS } from '../prober/colo.ts';
+import { runJob } from '../prober/probe-job.ts';
+import { STREAMS_PER_RUNNER } from '../../../shared/bursts/level-report.ts';
+import type { StoredSample } from '../db/sample-row.ts';
 
 export interface BurstShare {
   region: string;

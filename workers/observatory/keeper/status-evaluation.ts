@@ -4,17 +4,17 @@
  * findings go to the status keeper. D1 reads: the region's samples of the rules' lookback, and, once
  * an hour, the baseline's rollup rows.
  */
-import type { SubrequestBudget } from './subrequest-budget.ts';
-import { hourOf } from '../../shared/rollup/rollup.ts';
-import { evaluate, type Finding, type Baseline } from '../../shared/status/evaluate.ts';
-import { baselineKey, chooseBaselines, sameHourStarts, trailingHours } from '../../shared/status/baseline.ts';
-import { lookbackMs, resolveStatusRules, rulesForSpread, type StatusRules } from '../../shared/status/rules.ts';
-import { getCapacity, getConfig } from './config.ts';
-import { METHOD_VERSION } from '../../shared/constants.ts';
-import { regionWindow, type RegionWindowRow } from './db/status.ts';
-import { regionRollupsAtHours } from './db/rollups.ts';
-import { HOUR_MS } from '../../shared/rollup/rollup.ts';
-import type { EvaluationQueue } from './prober-store.ts';
+import type { SubrequestBudget } from '../prober/subrequest-budget.ts';
+import { hourOf } from '../../../shared/rollup/rollup.ts';
+import { evaluate, type Finding, type Baseline } from '../../../shared/status/evaluate.ts';
+import { baselineKey, chooseBaselines, sameHourStarts, trailingHours } from '../../../shared/status/baseline.ts';
+import { lookbackMs, resolveStatusRules, rulesForSpread, type StatusRules } from '../../../shared/status/rules.ts';
+import { getCapacity, getConfig } from '../config.ts';
+import { METHOD_VERSION } from '../../../shared/constants.ts';
+import { regionWindow, type RegionWindowRow } from '../db/status.ts';
+import { regionRollupsAtHours } from '../db/rollups.ts';
+import { HOUR_MS } from '../../../shared/rollup/rollup.ts';
+import type { EvaluationQueue } from '../prober/prober-store.ts';
 
 export interface PairFinding {
   target: string;

@@ -3,9 +3,9 @@
  * prober's duties (queue, outbox, rollups, OTLP, evaluations, bursts) and status evaluation read and
  * write through this module, never a table by name.
  */
-import type { Job } from './config.ts';
-import type { StoredSample } from './db/sample-row.ts';
-import type { StoredBurstSample } from './db/bursts.ts';
+import type { Job } from '../config.ts';
+import type { StoredSample } from '../db/sample-row.ts';
+import type { StoredBurstSample } from '../db/bursts.ts';
 import type { TickState } from './tick-heartbeat.ts';
 
 type Row = Record<string, SqlStorageValue>;

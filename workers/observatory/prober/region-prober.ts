@@ -6,32 +6,32 @@
  * Storage writes are a cost too: a probe normally costs two (its job queued, then removed).
  */
 import { DurableObject } from 'cloudflare:workers';
-import { findRegion, findTarget, findVariant, getCapacity, getConfig, tickJobs, warmPassOf, workList, type Job } from './config.ts';
+import { findRegion, findTarget, findVariant, getCapacity, getConfig, tickJobs, warmPassOf, workList, type Job } from '../config.ts';
 import { afterDelivery, cadenceOf, heartbeatDue, heartbeatVerdict, type Delivery, type TickState } from './tick-heartbeat.ts';
-import { PLAN_LIMITS } from '../../shared/config/plan-limits.ts';
-import { maxSubrequestsPerJob, probesPerAlarm, subrequestsAfterProbes, subrequestsPerJob } from '../../shared/config/schedule.ts';
-import { requestsPerJob } from '../../shared/config/work-list.ts';
+import { PLAN_LIMITS } from '../../../shared/config/plan-limits.ts';
+import { maxSubrequestsPerJob, probesPerAlarm, subrequestsAfterProbes, subrequestsPerJob } from '../../../shared/config/schedule.ts';
+import { requestsPerJob } from '../../../shared/config/work-list.ts';
 import { SubrequestBudget } from './subrequest-budget.ts';
-import { burstTargetsStored } from './db/bursts.ts';
-import { flushBurstOutbox, runOwedBurst } from './burst-queue.ts';
+import { burstTargetsStored } from '../db/bursts.ts';
+import { flushBurstOutbox, runOwedBurst } from '../bursts/burst-queue.ts';
 import { COLO_REFRESH_MS, fetchColo } from './colo.ts';
 import { failedJobSample, MissingSecretError, runCacheJob, runJob } from './probe-job.ts';
 import { secretValues } from './secret-values.ts';
-import { insertSamples, storedKeys } from './db/samples.ts';
-import { hourOf } from '../../shared/rollup/rollup.ts';
-import { pushPendingToOtlp, rollUpDirtyHours } from './rollup-duty.ts';
-import { archiveRegionDays } from './archive-duty.ts';
-import { markViews } from './views/mark-views.ts';
-import type { ViewPartName } from './views/parts.ts';
-import { redact } from '../../shared/probe/error-detail.ts';
-import type { DayCount } from './db/archive.ts';
-import type { ArchiveTable } from '../../shared/archive/manifest.ts';
-import { BaselineCache, evaluatePendingTicks } from './status-evaluation.ts';
-import type { StoredSample } from './db/sample-row.ts';
-import { AccessTokenCache, type AuthContext } from '../../shared/probe/auth.ts';
+import { insertSamples, storedKeys } from '../db/samples.ts';
+import { hourOf } from '../../../shared/rollup/rollup.ts';
+import { pushPendingToOtlp, rollUpDirtyHours } from '../rollup/rollup-duty.ts';
+import { archiveRegionDays } from '../archive/archive-duty.ts';
+import { markViews } from '../views/mark-views.ts';
+import type { ViewPartName } from '../views/parts.ts';
+import { redact } from '../../../shared/probe/error-detail.ts';
+import type { DayCount } from '../db/archive.ts';
+import type { ArchiveTable } from '../../../shared/archive/manifest.ts';
+import { BaselineCache, evaluatePendingTicks } from '../keeper/status-evaluation.ts';
+import type { StoredSample } from '../db/sample-row.ts';
+import { AccessTokenCache, type AuthContext } from '../../../shared/probe/auth.ts';
 import { jobKey, ProberStore, type DutyErrorKey, type QueuedJob } from './prober-store.ts';
 import { StoredSplitSourceBook } from './split-source-book.ts';
-import type { PromptVariantConfig, RegionConfig, TargetConfig } from '../../shared/config/types.ts';
+import type { PromptVariantConfig, RegionConfig, TargetConfig } from '../../../shared/config/types.ts';
 
 export type { Delivery, TickState } from './tick-heartbeat.ts';
 

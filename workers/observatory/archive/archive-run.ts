@@ -6,12 +6,12 @@
  * they share manifest.json. A region that is in D1 but no longer in the configuration is archived,
  * and its rows deleted, like any other.
  */
-import { getConfig } from './config.ts';
-import { deleteArchivedDays, deleteArchivedRollupDays, sampleDayCounts, type DayCount } from './db/archive.ts';
-import { isoDay, MANIFEST_KEY, parseManifest, type ArchiveTable } from '../../shared/archive/manifest.ts';
-import { ARCHIVE_ROLLUP_DAYS } from '../../shared/config/capacity.ts';
-import { DAY_MS } from '../../shared/time.ts';
-import { dayOf } from '../../shared/rollup/rollup.ts';
+import { getConfig } from '../config.ts';
+import { deleteArchivedDays, deleteArchivedRollupDays, sampleDayCounts, type DayCount } from '../db/archive.ts';
+import { isoDay, MANIFEST_KEY, parseManifest, type ArchiveTable } from '../../../shared/archive/manifest.ts';
+import { ARCHIVE_ROLLUP_DAYS } from '../../../shared/config/capacity.ts';
+import { DAY_MS } from '../../../shared/time.ts';
+import { dayOf } from '../../../shared/rollup/rollup.ts';
 
 /** Counting queries a run makes for the days between the cut and yesterday, at most (D1 bounds queries per invocation). */
 const MAX_COUNTS = 4;

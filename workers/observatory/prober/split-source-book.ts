@@ -3,7 +3,7 @@
  * storage: one meta row, read once per object and written only when a source is admitted (at most
  * MAX_SPLIT_SOURCES_PER_TARGET writes per target, ever), so the bound holds across alarms and restarts.
  */
-import type { SplitSourceBook } from '../../shared/probe/split-sources.ts';
+import type { SplitSourceBook } from '../../../shared/probe/split-sources.ts';
 import type { ProberStore } from './prober-store.ts';
 
 export class StoredSplitSourceBook implements SplitSourceBook {

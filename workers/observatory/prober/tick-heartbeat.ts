@@ -10,7 +10,7 @@
  * On the normal path it costs nothing: the next tick arrives before the heartbeat is due and moves
  * the alarm to now.
  */
-import { MINUTE_MS } from '../../shared/time.ts';
+import { MINUTE_MS } from '../../../shared/time.ts';
 
 /** Ticks a region runs by itself, in a row, before it takes the scheduler to be stopped. */
 export const MAX_LATE_TICKS = 6;

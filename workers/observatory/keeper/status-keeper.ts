@@ -9,26 +9,26 @@
  * second incident or queue a message twice. Its alarm also writes incidents to D1 and delivers the
  * queue, with backoff.
  */
-import { MINUTE_MS } from '../../shared/time.ts';
+import { MINUTE_MS } from '../../../shared/time.ts';
 import { DurableObject } from 'cloudflare:workers';
-import { getConfig } from './config.ts';
-import { resolveStatusRules } from '../../shared/status/rules.ts';
-import { nextPairState, targetStatus, type PairState, type TargetStatus } from '../../shared/status/pair-state.ts';
-import { firedWords, type Incident } from '../../shared/status/incidents.ts';
-import { DEFAULT_REMINDER_MINUTES } from '../../shared/status/channels.ts';
-import { upsertIncidents } from './db/status.ts';
-import { deleteMaintenance, insertMaintenance } from './db/status-history.ts';
+import { getConfig } from '../config.ts';
+import { resolveStatusRules } from '../../../shared/status/rules.ts';
+import { nextPairState, targetStatus, type PairState, type TargetStatus } from '../../../shared/status/pair-state.ts';
+import { firedWords, type Incident } from '../../../shared/status/incidents.ts';
+import { DEFAULT_REMINDER_MINUTES } from '../../../shared/status/channels.ts';
+import { upsertIncidents } from '../db/status.ts';
+import { deleteMaintenance, insertMaintenance } from '../db/status-history.ts';
 import { KeeperHistory } from './status-history.ts';
-import { configWindows, coveringWindow, MAX_API_WINDOWS, type MaintenanceWindow } from '../../shared/status/maintenance.ts';
+import { configWindows, coveringWindow, MAX_API_WINDOWS, type MaintenanceWindow } from '../../../shared/status/maintenance.ts';
 import { regionsOf, TickJudge } from './status-judge.ts';
-import type { PeriodState } from '../../shared/status/levels.ts';
-import type { Finding } from '../../shared/status/evaluate.ts';
-import { NotificationOutbox, type OutboxSummary } from './notify/outbox.ts';
-import { markViews } from './views/mark-views.ts';
-import { SubrequestBudget } from './subrequest-budget.ts';
-import { PLAN_LIMITS } from '../../shared/config/plan-limits.ts';
+import type { PeriodState } from '../../../shared/status/levels.ts';
+import type { Finding } from '../../../shared/status/evaluate.ts';
+import { NotificationOutbox, type OutboxSummary } from '../notify/outbox.ts';
+import { markViews } from '../views/mark-views.ts';
+import { SubrequestBudget } from '../prober/subrequest-budget.ts';
+import { PLAN_LIMITS } from '../../../shared/config/plan-limits.ts';
 
-export { MAX_ATTEMPTS, RETRY_BASE_MS, type DeliveryAttempt } from './notify/outbox.ts';
+export { MAX_ATTEMPTS, RETRY_BASE_MS, type DeliveryAttempt } from '../notify/outbox.ts';
 import type { PairFinding } from './status-evaluation.ts';
 
 const D1_RETRY_MS = 30_000;

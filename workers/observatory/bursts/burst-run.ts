@@ -3,12 +3,12 @@
  * streams split over runner objects in the region and started at one moment; the samples stored
  * apart from regular ones (burst_samples). A rate limit (429) in a level stops the escalation.
  */
-import { getConfig } from './config.ts';
-import type { StoredBurstSample } from './db/bursts.ts';
-import { burstLevels } from '../../shared/config/bursts.ts';
-import { burstId, isRateLimited, splitStreams } from '../../shared/bursts/level-report.ts';
+import { getConfig } from '../config.ts';
+import type { StoredBurstSample } from '../db/bursts.ts';
+import { burstLevels } from '../../../shared/config/bursts.ts';
+import { burstId, isRateLimited, splitStreams } from '../../../shared/bursts/level-report.ts';
 import type { BurstStreamResult } from './burst-runner.ts';
-import type { RegionConfig, TargetConfig } from '../../shared/config/types.ts';
+import type { RegionConfig, TargetConfig } from '../../../shared/config/types.ts';
 
 /** Lead time for the runners to be reached before the common start. */
 export const START_LEAD_MS = 300;
