@@ -28,6 +28,7 @@ import {
 import { samplesOfRegionDay, type DayCount } from '../db/archive.ts';
 import { DAY_MS } from '../../../shared/time.ts';
 import type { DutyErrorKey } from '../prober/prober-store.ts';
+import type { Duty } from '../prober/duty.ts';
 
 /** Files a region writes per run, at most (a backlog, such as the demo's backfilled days, drains over later runs). */
 export const ARCHIVE_EXPORTS_PER_RUN = 7;
@@ -155,3 +156,12 @@ export async function archiveRegionDays(
   errors.noteDutyError(error, damaged);
   return [...confirmed, ...written].sort((a, b) => a - b);
 }
+
+/** The archive among the region's duties: run by retention's call (archiveDays), not the alarm; health reports its failures. */
+export const archiveDuty: Duty = {
+  name: 'archive',
+  tables: [],
+  pending: () => 0,
+  healthKey: null,
+  errors: Object.values(TABLES).map((t) => t.error),
+};

@@ -14,7 +14,18 @@ import { METHOD_VERSION } from '../../../shared/constants.ts';
 import { regionWindow, type RegionWindowRow } from '../db/status.ts';
 import { regionRollupsAtHours } from '../db/rollups.ts';
 import { HOUR_MS } from '../../../shared/rollup/rollup.ts';
-import type { EvaluationQueue } from '../prober/prober-store.ts';
+
+/** What status evaluation needs of the region's storage (evaluation-duty.ts). */
+export interface EvaluationQueue {
+  /** Ticks whose jobs are all done here and that wait for evaluation, oldest first. */
+  pendingEvaluations(): number[];
+  /** Whether a job older than `tick` still waits (its samples belong in the tick's window). */
+  hasJobsBefore(tick: number): boolean;
+  /** Ticks done here in (from, to], evaluated or not: the ticks an evaluation's window reads. */
+  doneTicks(from: number, to: number): number[];
+  /** The tick evaluated; evaluated ticks up to `forgetThrough` are no longer looked back at. */
+  evaluated(tick: number, forgetThrough: number): void;
+}
 
 export interface PairFinding {
   target: string;
@@ -77,7 +88,7 @@ export interface FindingsSink {
 }
 
 /**
- * Judges each finished tick of a regional object's evaluation queue (prober-store.ts), oldest first, and
+ * Judges each finished tick of a regional object's evaluation queue (evaluation-duty.ts), oldest first, and
  * hands the findings to the status keeper. A tick stays pending (retried at a later alarm) until the
  * keeper has it; the keeper refuses a finding it already has, so a retry never counts twice. Evaluated
  * ticks are kept (done = 1) for as long as the rules look back: they are the ticks a later evaluation

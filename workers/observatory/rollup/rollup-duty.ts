@@ -1,20 +1,51 @@
 /**
- * A region object's rollup duty: the hourly and daily rollups of the hours whose samples changed, then
- * their OTLP push. Runs in the object's alarm once the tick's probes are stored; every failure is kept
- * for a later alarm, in the store's own error field for the duty.
+ * A region object's rollup duty: the hourly and daily rollups of the hours whose samples changed (its
+ * tables dirty_hours and dirty_days), then the OTLP duty's push of them (otlp-duty.ts). Runs in the
+ * object's alarm once the tick's probes are stored; every failure is kept for a later alarm, in
+ * `last_rollup_error`.
  */
 import { getConfig } from '../config.ts';
 import { DAY_MS, dayOf, hourOf } from '../../../shared/rollup/rollup.ts';
-import { daysWithHourlyRollups, rollupsOfRegionHour, samplesRetainedFrom } from '../db/rollups.ts';
+import { daysWithHourlyRollups, samplesRetainedFrom } from '../db/rollups.ts';
 import { rollUpDay, rollUpHour } from './rollup-hour.ts';
-import { pushToOtlp } from './otlp-push.ts';
-import type { ProberStore } from '../prober/prober-store.ts';
-import type { SubrequestBudget } from '../prober/subrequest-budget.ts';
-
-/** Hours pushed to the OTLP collector per alarm, at most (a backlog drains over later alarms). */
-const OTLP_HOURS_PER_ALARM = 24;
+import { oweOtlp } from './otlp-duty.ts';
+import { numbers, type ProberStore, type Row } from '../prober/prober-store.ts';
+import type { Duty } from '../prober/duty.ts';
+import { markViews } from '../views/mark-views.ts';
+import type { ViewPartName } from '../views/parts.ts';
 
 const iso = (t: number) => new Date(t).toISOString();
+
+export const ROLLUP_TABLES = [
+  // Hours whose samples changed in D1 since their rollup was written (shared/rollup/rollup.ts).
+  'CREATE TABLE IF NOT EXISTS dirty_hours (hour INTEGER PRIMARY KEY) WITHOUT ROWID',
+  // Days with an hour rolled up since their daily rows were written: written once the day has ended.
+  'CREATE TABLE IF NOT EXISTS dirty_days (day INTEGER PRIMARY KEY) WITHOUT ROWID',
+];
+
+/** The hours of these ticks owe their rollup (their samples are in D1 now). */
+export function oweRollupsOf(store: ProberStore, tickIds: number[]): void {
+  for (const hour of new Set(tickIds.map(hourOf))) store.sql.exec('INSERT OR IGNORE INTO dirty_hours (hour) VALUES (?)', hour);
+}
+
+function markDirtyDays(store: ProberStore, days: Iterable<number>): void {
+  for (const day of days) store.sql.exec('INSERT OR IGNORE INTO dirty_days (day) VALUES (?)', day);
+}
+
+const dirtyHoursBefore = (store: ProberStore, hour: number): number[] =>
+  numbers(store.sql.exec<Row>('SELECT hour FROM dirty_hours WHERE hour < ? ORDER BY hour', hour).toArray(), 'hour');
+
+const dirtyDaysThrough = (store: ProberStore, day: number): number[] =>
+  numbers(store.sql.exec<Row>('SELECT day FROM dirty_days WHERE day <= ? ORDER BY day', day).toArray(), 'day');
+
+/** An hour's rollup written (or left as it was): its day owes its daily rows, and the OTLP collector the hour. */
+function hourRolledUp(store: ProberStore, hour: number, day: number, pushToOtlp: boolean): void {
+  store.transaction(() => {
+    store.sql.exec('DELETE FROM dirty_hours WHERE hour = ?', hour);
+    markDirtyDays(store, [day]);
+    if (pushToOtlp) oweOtlp(store, hour);
+  });
+}
 
 /**
  * Writes the rollup of every ended hour whose samples changed (new, or late after a D1 outage),
@@ -23,20 +54,20 @@ const iso = (t: number) => new Date(t).toISOString();
  * from its hourly rows. `ok` false (the hours and days stay dirty) when D1 fails; `rolled`: the hours and days
  * written, `days` of them days.
  */
-export async function rollUpDirtyHours(
+async function rollUpDirtyHours(
   store: ProberStore,
   db: D1Database,
   region: string,
   now: number,
 ): Promise<{ ok: boolean; rolled: number; days: number }> {
-  const hours = store.dirtyHoursBefore(hourOf(now));
+  const hours = dirtyHoursBefore(store, hourOf(now));
   let rolled = 0;
   let days = 0;
   let step = 'daily rollup seeding';
   try {
     if (store.meta('daily_rollups_seeded') === null) {
       // Once: a database upgraded from hourly rollups alone gets the daily rows of its past days.
-      store.markDirtyDays(await daysWithHourlyRollups(db, region));
+      markDirtyDays(store, await daysWithHourlyRollups(db, region));
       store.setMeta('daily_rollups_seeded', '1');
     }
     // An hour that retention has cut samples from cannot be rolled up again: its rows stay as they are.
@@ -46,13 +77,13 @@ export async function rollUpDirtyHours(
       step = `rollup of hour ${iso(hour)}`;
       const retained = hour >= retainedFrom;
       if (retained) await rollUpHour(db, region, hour);
-      store.hourRolledUp(hour, dayOf(hour), retained && getConfig().otlp !== undefined);
+      hourRolledUp(store, hour, dayOf(hour), retained && getConfig().otlp !== undefined);
       if (retained) rolled++;
     }
-    for (const day of store.dirtyDaysThrough(dayOf(now) - DAY_MS)) {
+    for (const day of dirtyDaysThrough(store, dayOf(now) - DAY_MS)) {
       step = `daily rollup of ${iso(day).slice(0, 10)}`;
       await rollUpDay(db, region, day);
-      store.dayRolledUp(day);
+      store.sql.exec('DELETE FROM dirty_days WHERE day = ?', day);
       rolled++;
       days++;
     }
@@ -67,26 +98,21 @@ export async function rollUpDirtyHours(
 }
 
 /**
- * Pushes each rolled-up hour to the OTLP collector, oldest first, from its rows in D1 (a rewritten
- * hour goes again, with the same start and end). A failed push stays pending for the next alarm;
- * it never holds up probing or rollups. False when a push failed (or the alarm's subrequests ran out).
+ * The views of rollups (percentiles, the timeline, the scrape of the running totals, the paired comparisons and
+ * prompt caches; the catalog with them), built anew when an hour was written; the time profiles and the TTFA
+ * changes when a day was.
  */
-export async function pushPendingToOtlp(store: ProberStore, env: Env, region: string, budget: SubrequestBudget): Promise<boolean> {
-  const otlp = getConfig().otlp;
-  if (!otlp) return true;
-  const hours = store.otlpPending(OTLP_HOURS_PER_ALARM);
-  for (const hour of hours) {
-    if (!budget.take(1)) return false; // the rest at the next alarm
-    try {
-      await pushToOtlp(otlp, env as unknown as Record<string, unknown>, await rollupsOfRegionHour(env.DB, region, hour));
-    } catch (e) {
-      const message = e instanceof Error ? e.message : String(e);
-      store.noteDutyError('last_otlp_error', message);
-      console.error(`region ${region}: OTLP push of hour ${iso(hour)} failed, kept for retry: ${message}`);
-      return false;
-    }
-    store.otlpPushed(hour);
-  }
-  if (hours.length > 0) store.noteDutyError('last_otlp_error', null);
-  return true;
-}
+const ROLLUP_VIEWS: ViewPartName[] = ['percentiles', 'catalog', 'timeline', 'metrics', 'compare', 'prompt-cache'];
+
+export const rollupDuty: Duty = {
+  name: 'rollups',
+  tables: ROLLUP_TABLES,
+  pending: (store) => store.count('dirty_hours') + store.count('dirty_days'),
+  async run({ store, env, region }) {
+    const { ok, rolled, days } = await rollUpDirtyHours(store, env.DB, region.code, Date.now());
+    if (rolled > 0) await markViews(env, days > 0 ? [...ROLLUP_VIEWS, 'profiles', 'changes'] : ROLLUP_VIEWS);
+    return ok ? 'done' : 'failed';
+  },
+  healthKey: 'pendingRollups',
+  errors: ['last_rollup_error'],
+};
