@@ -9,6 +9,10 @@ import { describe, expect, it } from 'vitest';
 import { env, runInDurableObject } from 'cloudflare:test';
 import { PROBER_DUTIES } from '../../workers/observatory/prober/duties.ts';
 import { META_TABLES } from '../../workers/observatory/prober/prober-store.ts';
+import { KEEPER_TABLES } from '../../workers/observatory/keeper/status-keeper.ts';
+import type { KeeperDuty } from '../../workers/observatory/keeper/keeper-duty.ts';
+
+const created = (statements: readonly string[]) => statements.map((s) => /CREATE TABLE IF NOT EXISTS (\w+)/.exec(s)?.[1]);
 
 type Row = Record<string, SqlStorageValue>;
 
@@ -219,14 +223,23 @@ describe("the Durable Objects' own tables", () => {
     });
 });
 
-describe("the region object's duties", () => {
+describe("the objects' duties", () => {
   it('each own their tables: every table of the object is created by exactly one duty (or the meta rows)', () => {
-    const created = (statements: readonly string[]) => statements.map((s) => /CREATE TABLE IF NOT EXISTS (\w+)/.exec(s)?.[1]);
     const owners = [
       ...created(META_TABLES).map((t) => [t, 'meta'] as const),
       ...PROBER_DUTIES.flatMap((d) => created(d.tables).map((t) => [t, d.name] as const)),
     ];
     expect(owners.map(([t]) => t).sort()).toEqual(Object.keys(EXPECTED.RegionProber).sort());
     expect(new Set(PROBER_DUTIES.map((d) => d.name)).size).toBe(PROBER_DUTIES.length);
+  });
+
+  it("the status keeper's too: each of its tables is created by exactly one of its duties (or the keeper itself)", async () => {
+    const duties = await runInDurableObject(
+      env.STATUS_KEEPER.getByName('schema-test'),
+      (instance: unknown) => (instance as { duties: KeeperDuty[] }).duties,
+    );
+    const owners = [...created(KEEPER_TABLES), ...duties.flatMap((d) => created(d.tables))];
+    expect(owners.sort()).toEqual(Object.keys(EXPECTED.StatusKeeper).sort());
+    expect(duties.map((d) => d.name)).toEqual(['judge', 'incidents', 'history', 'notifications']);
   });
 });

@@ -16,6 +16,14 @@ type Row = Record<string, SqlStorageValue>;
 const KEEP_WRITTEN_MS = 48 * HOUR_MS;
 /** Notes kept at most this long (a tick's evidence in words). */
 const NOTE_CHARS = 200;
+
+/** Each pair's ticks of an hour, until D1 holds them (and KEEP_WRITTEN_MS after). */
+export const HISTORY_TABLES = [
+  `CREATE TABLE IF NOT EXISTS history (hour INTEGER NOT NULL, target TEXT NOT NULL, variant TEXT NOT NULL,
+      region TEXT NOT NULL, ticks TEXT NOT NULL, unwritten INTEGER NOT NULL, touched_at INTEGER NOT NULL,
+      PRIMARY KEY (hour, target, variant, region)) WITHOUT ROWID`,
+];
+
 /** Rows written to D1 in one batch. */
 const WRITE_BATCH = 100;
 
@@ -29,9 +37,7 @@ export class KeeperHistory {
   }
 
   migrate(): void {
-    this.storage.sql.exec(`CREATE TABLE IF NOT EXISTS history (hour INTEGER NOT NULL, target TEXT NOT NULL, variant TEXT NOT NULL,
-      region TEXT NOT NULL, ticks TEXT NOT NULL, unwritten INTEGER NOT NULL, touched_at INTEGER NOT NULL,
-      PRIMARY KEY (hour, target, variant, region)) WITHOUT ROWID`);
+    for (const statement of HISTORY_TABLES) this.storage.sql.exec(statement);
   }
 
   /** A tick judged (in the report's transaction); a tick already recorded keeps its first judgement. `late`: its report came after the tick was judged. */

@@ -29,6 +29,13 @@ export const regionsOf = (target: string, variant: string): string[] =>
     .regions.map((r) => r.code)
     .filter((code) => storedList(code).some((w) => w.target.id === target && w.variant.id === variant));
 
+export const JUDGE_TABLES = [
+  // The newest tick each target's incident was stepped at: its frontier.
+  'CREATE TABLE IF NOT EXISTS stepped (target TEXT NOT NULL, variant TEXT NOT NULL, tick INTEGER NOT NULL, PRIMARY KEY (target, variant)) WITHOUT ROWID',
+  // Ticks reported by some region and not judged yet, each with its deadline (wall time).
+  'CREATE TABLE IF NOT EXISTS waiting (target TEXT NOT NULL, variant TEXT NOT NULL, tick INTEGER NOT NULL, deadline_at INTEGER NOT NULL, PRIMARY KEY (target, variant, tick)) WITHOUT ROWID',
+];
+
 /** The regions whose share of the tick holds the target × variant (all of regionsOf unless the schedule is spread). */
 export function dueRegions(target: string, variant: string, tick: number): string[] {
   const job = firstPassId(variant);
@@ -45,15 +52,7 @@ export class TickJudge {
   }
 
   migrate(): void {
-    const sql = this.storage.sql;
-    // The newest tick each target's incident was stepped at: its frontier.
-    sql.exec(
-      'CREATE TABLE IF NOT EXISTS stepped (target TEXT NOT NULL, variant TEXT NOT NULL, tick INTEGER NOT NULL, PRIMARY KEY (target, variant)) WITHOUT ROWID',
-    );
-    // Ticks reported by some region and not judged yet, each with its deadline (wall time).
-    sql.exec(
-      'CREATE TABLE IF NOT EXISTS waiting (target TEXT NOT NULL, variant TEXT NOT NULL, tick INTEGER NOT NULL, deadline_at INTEGER NOT NULL, PRIMARY KEY (target, variant, tick)) WITHOUT ROWID',
-    );
+    for (const statement of JUDGE_TABLES) this.storage.sql.exec(statement);
   }
 
   /** The newest judged tick of the target × variant (-Infinity before the first). */

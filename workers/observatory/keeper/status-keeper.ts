@@ -15,8 +15,6 @@ import { getConfig } from '../config.ts';
 import { resolveStatusRules } from '../../../shared/status/rules.ts';
 import { nextPairState, targetStatus, type PairState, type TargetStatus } from '../../../shared/status/pair-state.ts';
 import { firedWords, type Incident } from '../../../shared/status/incidents.ts';
-import { DEFAULT_REMINDER_MINUTES } from '../../../shared/status/channels.ts';
-import { upsertIncidents } from '../db/status.ts';
 import { deleteMaintenance, insertMaintenance } from '../db/status-history.ts';
 import { KeeperHistory } from './status-history.ts';
 import { configWindows, coveringWindow, MAX_API_WINDOWS, type MaintenanceWindow } from '../../../shared/status/maintenance.ts';
@@ -25,13 +23,19 @@ import type { PeriodState } from '../../../shared/status/levels.ts';
 import type { Finding } from '../../../shared/status/evaluate.ts';
 import { NotificationOutbox, type OutboxSummary } from '../notify/outbox.ts';
 import { markViews } from '../views/mark-views.ts';
-import { SubrequestBudget } from '../prober/subrequest-budget.ts';
-import { PLAN_LIMITS } from '../../../shared/config/plan-limits.ts';
+import { keeperDuties } from './keeper-duties.ts';
+import type { KeeperDuty } from './keeper-duty.ts';
+import { unwrittenIncidents } from './incident-duty.ts';
 
 export { MAX_ATTEMPTS, RETRY_BASE_MS, type DeliveryAttempt } from '../notify/outbox.ts';
 import type { PairFinding } from './status-evaluation.ts';
 
-const D1_RETRY_MS = 30_000;
+/** The keeper's own tables: the region × target states (report), and the maintenance windows made through the admin API. */
+export const KEEPER_TABLES = [
+  'CREATE TABLE IF NOT EXISTS pairs (region TEXT NOT NULL, target TEXT NOT NULL, variant TEXT NOT NULL, state TEXT NOT NULL, PRIMARY KEY (region, target, variant)) WITHOUT ROWID',
+  // Those of the configuration are read from it.
+  'CREATE TABLE IF NOT EXISTS maintenance (id TEXT PRIMARY KEY, body TEXT NOT NULL) WITHOUT ROWID',
+];
 
 type Row = Record<string, SqlStorageValue>;
 
@@ -58,26 +62,23 @@ export class StatusKeeper extends DurableObject<Env> {
   private readonly outbox: NotificationOutbox;
   private readonly history: KeeperHistory;
   private readonly judge: TickJudge;
+  private readonly duties: KeeperDuty[];
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.outbox = new NotificationOutbox(ctx.storage, env);
     this.history = new KeeperHistory(ctx.storage);
     this.judge = new TickJudge(ctx.storage, this.outbox);
+    this.duties = keeperDuties({
+      storage: ctx.storage,
+      env,
+      judge: this.judge,
+      history: this.history,
+      outbox: this.outbox,
+      maintenanceWindows: () => this.maintenanceWindows(),
+    });
     ctx.blockConcurrencyWhile(async () => {
-      const sql = ctx.storage.sql;
-      sql.exec(
-        'CREATE TABLE IF NOT EXISTS pairs (region TEXT NOT NULL, target TEXT NOT NULL, variant TEXT NOT NULL, state TEXT NOT NULL, PRIMARY KEY (region, target, variant)) WITHOUT ROWID',
-      );
-      // Open incidents (and resolved ones until D1 holds them): the source of truth while open.
-      sql.exec(
-        'CREATE TABLE IF NOT EXISTS incidents (id TEXT PRIMARY KEY, target TEXT NOT NULL, variant TEXT NOT NULL, status TEXT NOT NULL, body TEXT NOT NULL, unwritten INTEGER NOT NULL, reminded_at INTEGER NOT NULL) WITHOUT ROWID',
-      );
-      // Maintenance windows made through the admin API (those of the configuration are read from it).
-      sql.exec('CREATE TABLE IF NOT EXISTS maintenance (id TEXT PRIMARY KEY, body TEXT NOT NULL) WITHOUT ROWID');
-      this.outbox.migrate();
-      this.history.migrate();
-      this.judge.migrate();
+      for (const statement of [...KEEPER_TABLES, ...this.duties.flatMap((d) => d.tables)]) ctx.storage.sql.exec(statement);
     });
   }
 
@@ -160,52 +161,25 @@ export class StatusKeeper extends DurableObject<Env> {
         .toArray()
         .map((r) => JSON.parse(String(r.body)) as Incident),
       notifications: this.outbox.summary(),
-      incidents_unwritten: Number(sql.exec('SELECT COUNT(*) AS n FROM incidents WHERE unwritten = 1').one().n),
+      incidents_unwritten: unwrittenIncidents(sql),
     };
   }
 
+  /** Each duty's step in order (keeper-duties.ts), then the alarm for the earliest one due. */
   override async alarm(): Promise<void> {
     const now = Date.now();
-    // Ticks whose deadline passed with a region still silent: judged without it.
-    const windows = this.maintenanceWindows();
-    this.ctx.storage.transactionSync(() => this.judge.judgeDue(now, windows));
-    this.queueReminders(now);
-    await this.writeIncidents();
-    const hourEnded = this.history.nextWriteAt(now) === now;
-    this.historyFailed = !(await this.history.writeEnded(this.env.DB, now));
-    // An ended hour written: the history's views, and the incidents' (their 90 days move with the hours).
-    if (hourEnded && !this.historyFailed) await markViews(this.env, ['history', 'incidents', 'vendor-incidents']);
-    // Each send is one of this alarm's subrequests (the plan's limit); what the budget refuses waits for the next alarm.
-    await this.outbox.deliverDue(now, new SubrequestBudget(PLAN_LIMITS[getConfig().plan].subrequestsPerInvocation));
-    this.outbox.prune();
+    for (const duty of this.duties) await duty.run(now);
     await this.wake(Date.now());
   }
 
   /** Sets the alarm for the earliest pending work (D1 writes at once, deliveries when due, reminders, a tick's deadline). */
   private async wake(now: number): Promise<void> {
-    const sql = this.ctx.storage.sql;
-    const times: number[] = [];
-    if (Number(sql.exec('SELECT COUNT(*) AS n FROM incidents WHERE unwritten = 1').one().n) > 0)
-      times.push(now + (this.d1Failed ? D1_RETRY_MS : 0));
-    const due = this.outbox.nextDue();
-    if (due !== null) times.push(due);
-    const deadline = this.judge.nextDeadline();
-    if (deadline !== null) times.push(deadline);
-    const history = this.history.nextWriteAt(now);
-    if (history !== null) times.push(Math.max(history, this.historyFailed ? now + D1_RETRY_MS : 0));
-    const reminderMs = this.reminderMs();
-    if (reminderMs > 0) {
-      const oldest = sql.exec<Row>("SELECT MIN(reminded_at) AS t FROM incidents WHERE status = 'open'").one().t;
-      if (oldest !== null) times.push(Number(oldest) + reminderMs);
-    }
+    const times = this.duties.map((d) => d.nextAt(now)).filter((t): t is number => t !== null);
     if (times.length === 0) return;
     const at = Math.max(now, Math.min(...times));
     const current = await this.ctx.storage.getAlarm();
     if (current === null || current > at) await this.ctx.storage.setAlarm(at);
   }
-
-  private d1Failed = false;
-  private historyFailed = false;
 
   /** Every maintenance window: the configuration's and the admin API's. */
   maintenanceWindows(): MaintenanceWindow[] {
@@ -234,52 +208,6 @@ export class StatusKeeper extends DurableObject<Env> {
     const here = this.ctx.storage.sql.exec('DELETE FROM maintenance WHERE id = ?', id).rowsWritten > 0;
     const there = await deleteMaintenance(this.env.DB, id);
     return here || there;
-  }
-
-  private async writeIncidents(): Promise<void> {
-    const sql = this.ctx.storage.sql;
-    const rows = sql.exec<Row>('SELECT id, body FROM incidents WHERE unwritten = 1').toArray();
-    if (rows.length === 0) return;
-    try {
-      await upsertIncidents(
-        this.env.DB,
-        rows.map((r) => JSON.parse(String(r.body)) as Incident),
-      );
-      this.d1Failed = false;
-      await markViews(this.env, ['incidents', 'vendor-incidents']);
-    } catch (e) {
-      this.d1Failed = true;
-      console.error(
-        `status keeper: writing ${rows.length} incident(s) to D1 failed, kept for retry: ${e instanceof Error ? e.message : e}`,
-      );
-      return;
-    }
-    this.ctx.storage.transactionSync(() => {
-      for (const r of rows) {
-        // Only if unchanged since read: a report in between leaves it to be written again.
-        sql.exec('UPDATE incidents SET unwritten = 0 WHERE id = ? AND body = ?', r.id, r.body);
-        sql.exec("DELETE FROM incidents WHERE id = ? AND status = 'resolved' AND unwritten = 0", r.id);
-      }
-    });
-  }
-
-  private reminderMs(): number {
-    return (getConfig().notifications?.reminderMinutes ?? DEFAULT_REMINDER_MINUTES) * MINUTE_MS;
-  }
-
-  private queueReminders(now: number): void {
-    const every = this.reminderMs();
-    if (every <= 0) return;
-    const sql = this.ctx.storage.sql;
-    this.ctx.storage.transactionSync(() => {
-      for (const r of sql
-        .exec<Row>("SELECT body, reminded_at FROM incidents WHERE status = 'open' AND reminded_at <= ?", now - every)
-        .toArray()) {
-        const incident = JSON.parse(String(r.body)) as Incident;
-        this.outbox.queue(incident, incident.timeline.at(-1)!, 'reminder', now, `r${Number(r.reminded_at)}`);
-        sql.exec('UPDATE incidents SET reminded_at = ? WHERE id = ?', now, incident.id);
-      }
-    });
   }
 
   private pair(key: { region: string; target: string; variant: string }): PairState | null {
