@@ -18,7 +18,7 @@ import { upsertRollups } from '../../workers/observatory/db/rollups.ts';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet/src/index.js';
 import { insertBurstSamples } from '../../workers/observatory/db/bursts.ts';
 import { ARCHIVE_EXPORTS_PER_RUN, archiveRegionDays } from '../../workers/observatory/archive/archive-duty.ts';
-import { ProberStore } from '../../workers/observatory/prober/prober-store.ts';
+import { ProberStore } from '../../workers/observatory/duty/prober-store.ts';
 import { deleteArchivedDays, sampleDayCounts, samplesOfRegionDay } from '../../workers/observatory/db/archive.ts';
 import { meterD1 } from '../../workers/observatory/db/meter.ts';
 import {

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { env, runInDurableObject } from 'cloudflare:test';
 import { PROBER_DUTIES } from '../../workers/observatory/prober/duties.ts';
-import { META_TABLES } from '../../workers/observatory/prober/prober-store.ts';
+import { META_TABLES } from '../../workers/observatory/duty/prober-store.ts';
 import { KEEPER_TABLES } from '../../workers/observatory/keeper/status-keeper.ts';
 import type { KeeperDuty } from '../../workers/observatory/keeper/keeper-duty.ts';
 
@@ -70,7 +70,7 @@ const EXPECTED: Record<string, Schema> = {
       columns: ['hour INTEGER NOT NULL PK1'],
       indexes: ['pk unique (hour)'],
     },
-    // keeper/evaluation-duty.ts
+    // prober/evaluation-duty.ts
     evaluations: {
       columns: ['tick_id INTEGER NOT NULL PK1', 'done INTEGER NOT NULL DEFAULT 0'],
       indexes: ['pk unique (tick_id)'],
@@ -88,7 +88,7 @@ const EXPECTED: Record<string, Schema> = {
       ],
       indexes: ['pk unique (tick_id, target, variant)'],
     },
-    // prober/prober-store.ts
+    // duty/prober-store.ts
     meta: {
       columns: ['key TEXT NOT NULL PK1', 'value TEXT'],
       indexes: ['pk unique (key)'],

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { NotificationOutbox } from '../../workers/observatory/notify/outbox.ts';
-import { SubrequestBudget } from '../../workers/observatory/prober/subrequest-budget.ts';
+import { SubrequestBudget } from '../../workers/observatory/subrequest-budget.ts';
 import { PLAN_LIMITS } from '../../shared/config/plan-limits.ts';
 import type { NotificationsConfig, NotifyEvent } from '../../shared/status/channels.ts';
 import { expectConsoleErrors } from './console-errors.ts';

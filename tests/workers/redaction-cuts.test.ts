@@ -12,7 +12,7 @@ import { env } from 'cloudflare:workers';
 import { getConfig, type Job } from '../../workers/observatory/config.ts';
 import type { RegionProber } from '../../workers/observatory/prober/region-prober.ts';
 import { deliver, DeliveryError } from '../../workers/observatory/notify/deliver.ts';
-import { secretValues } from '../../workers/observatory/prober/secret-values.ts';
+import { secretValues } from '../../workers/observatory/secret-values.ts';
 import { redact } from '../../shared/probe/error-detail.ts';
 import type { NotificationMessage } from '../../shared/status/messages.ts';
 import type { TargetConfig } from '../../shared/config/types.ts';

@@ -27,8 +27,8 @@ import {
 } from '../../../shared/archive/manifest.ts';
 import { samplesOfRegionDay, type DayCount } from '../db/archive.ts';
 import { DAY_MS } from '../../../shared/time.ts';
-import type { DutyErrorKey } from '../prober/prober-store.ts';
-import type { Duty } from '../prober/duty.ts';
+import type { DutyErrorKey } from '../duty/prober-store.ts';
+import type { Duty } from '../duty/duty.ts';
 
 /** Files a region writes per run, at most (a backlog, such as the demo's backfilled days, drains over later runs). */
 export const ARCHIVE_EXPORTS_PER_RUN = 7;

@@ -6,9 +6,9 @@
 import { findTarget, getConfig } from '../config.ts';
 import { runTargetBurst } from './burst-run.ts';
 import { insertBurstSamples, type StoredBurstSample } from '../db/bursts.ts';
-import type { ProberStore, Row } from '../prober/prober-store.ts';
-import { columnsOf } from '../prober/prober-store.ts';
-import { MAX_PROBE_ATTEMPTS, type Duty } from '../prober/duty.ts';
+import type { ProberStore, Row } from '../duty/prober-store.ts';
+import { columnsOf } from '../duty/prober-store.ts';
+import { MAX_PROBE_ATTEMPTS, type Duty } from '../duty/duty.ts';
 import type { RegionConfig } from '../../../shared/config/types.ts';
 import { markViews } from '../views/mark-views.ts';
 import { keepBurstRows, noteWriteError } from './burst-outbox.ts';

@@ -3,8 +3,8 @@
  * its table burst_outbox (one row a level) until a later alarm writes them. Failures go to `last_burst_error`.
  */
 import { insertBurstSamples, type StoredBurstSample } from '../db/bursts.ts';
-import type { ProberStore, Row } from '../prober/prober-store.ts';
-import type { Duty } from '../prober/duty.ts';
+import type { ProberStore, Row } from '../duty/prober-store.ts';
+import type { Duty } from '../duty/duty.ts';
 
 export const BURST_OUTBOX_TABLES = ['CREATE TABLE IF NOT EXISTS burst_outbox (n INTEGER PRIMARY KEY, rows TEXT NOT NULL)'];
 

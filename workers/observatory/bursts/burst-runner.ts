@@ -6,8 +6,8 @@
  */
 import { DurableObject } from 'cloudflare:workers';
 import { findRegion, findTarget, findVariant, getConfig } from '../config.ts';
-import { fetchColo, COLO_REFRESH_MS } from '../prober/colo.ts';
-import { runJob } from '../prober/probe-job.ts';
+import { fetchColo, COLO_REFRESH_MS } from '../probe/colo.ts';
+import { runJob } from '../probe/probe-job.ts';
 import { STREAMS_PER_RUNNER } from '../../../shared/bursts/level-report.ts';
 import type { StoredSample } from '../db/sample-row.ts';
 

@@ -7,7 +7,7 @@
 import { PLAN_LIMITS } from '../../../shared/config/plan-limits.ts';
 import { getConfig } from '../config.ts';
 import { OUTBOX_TABLES, type NotificationOutbox } from '../notify/outbox.ts';
-import { SubrequestBudget } from '../prober/subrequest-budget.ts';
+import { SubrequestBudget } from '../subrequest-budget.ts';
 import { markViews } from '../views/mark-views.ts';
 import { incidentDuty } from './incident-duty.ts';
 import { D1_RETRY_MS, type KeeperDuty, type KeeperParts } from './keeper-duty.ts';

@@ -4,7 +4,7 @@
  * findings go to the status keeper. D1 reads: the region's samples of the rules' lookback, and, once
  * an hour, the baseline's rollup rows.
  */
-import type { SubrequestBudget } from '../prober/subrequest-budget.ts';
+import type { SubrequestBudget } from '../subrequest-budget.ts';
 import { hourOf } from '../../../shared/rollup/rollup.ts';
 import { evaluate, type Finding, type Baseline } from '../../../shared/status/evaluate.ts';
 import { baselineKey, chooseBaselines, sameHourStarts, trailingHours } from '../../../shared/status/baseline.ts';
@@ -15,7 +15,7 @@ import { regionWindow, type RegionWindowRow } from '../db/status.ts';
 import { regionRollupsAtHours } from '../db/rollups.ts';
 import { HOUR_MS } from '../../../shared/rollup/rollup.ts';
 
-/** What status evaluation needs of the region's storage (evaluation-duty.ts). */
+/** What status evaluation needs of the region's storage (prober/evaluation-duty.ts). */
 export interface EvaluationQueue {
   /** Ticks whose jobs are all done here and that wait for evaluation, oldest first. */
   pendingEvaluations(): number[];
@@ -88,7 +88,7 @@ export interface FindingsSink {
 }
 
 /**
- * Judges each finished tick of a regional object's evaluation queue (evaluation-duty.ts), oldest first, and
+ * Judges each finished tick of a regional object's evaluation queue (prober/evaluation-duty.ts), oldest first, and
  * hands the findings to the status keeper. A tick stays pending (retried at a later alarm) until the
  * keeper has it; the keeper refuses a finding it already has, so a retry never counts twice. Evaluated
  * ticks are kept (done = 1) for as long as the rules look back: they are the ticks a later evaluation

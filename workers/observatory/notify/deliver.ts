@@ -7,7 +7,7 @@
 import { channelSecrets, type ChannelConfig } from '../../../shared/status/channels.ts';
 import type { NotificationMessage } from '../../../shared/status/messages.ts';
 import { readErrorBody, redact } from '../../../shared/probe/error-detail.ts';
-import { secretValues } from '../prober/secret-values.ts';
+import { secretValues } from '../secret-values.ts';
 import { DeliveryError } from './delivery-error.ts';
 import { senderOf } from './channels/index.ts';
 import type { Secrets } from './channels/sender.ts';

@@ -13,9 +13,9 @@ import type { Incident, IncidentEvent } from '../../../shared/status/incidents.t
 import { buildMessage, type NotificationMessage } from '../../../shared/status/messages.ts';
 import { routesTo, type ChannelConfig, type NotificationsConfig, type NotifyEvent } from '../../../shared/status/channels.ts';
 import { findVariant, getConfig, targetLabel } from '../config.ts';
-import { secretValues } from '../prober/secret-values.ts';
+import { secretValues } from '../secret-values.ts';
 import { deliver, DELIVERY_TIMEOUT_MS, DeliveryError, inactiveReason } from './deliver.ts';
-import type { SubrequestBudget } from '../prober/subrequest-budget.ts';
+import type { SubrequestBudget } from '../subrequest-budget.ts';
 import { OPEN_CONNECTIONS_PER_INVOCATION } from '../../../shared/config/plan-limits.ts';
 
 /** First retry after this long, doubling up to RETRY_MAX_MS. */

@@ -7,10 +7,10 @@
 import { archiveDuty } from '../archive/archive-duty.ts';
 import { burstDuty } from '../bursts/burst-duty.ts';
 import { burstOutboxDuty } from '../bursts/burst-outbox.ts';
-import { evaluationDuty } from '../keeper/evaluation-duty.ts';
+import { evaluationDuty } from './evaluation-duty.ts';
 import { otlpDuty } from '../rollup/otlp-duty.ts';
 import { rollupDuty } from '../rollup/rollup-duty.ts';
-import type { Duty } from './duty.ts';
+import type { Duty } from '../duty/duty.ts';
 import { heartbeatDuty } from './heartbeat-duty.ts';
 import { probeDuty } from './probe-duty.ts';
 import { sampleOutboxDuty } from './sample-outbox.ts';

@@ -6,7 +6,7 @@
 import { findVariant, type Job } from '../config.ts';
 import { requestsPerJob } from '../../../shared/config/work-list.ts';
 import { storedKeys } from '../db/samples.ts';
-import { columnsOf, jobKey, type JobKey, type ProberStore, type Row } from './prober-store.ts';
+import { columnsOf, jobKey, type JobKey, type ProberStore, type Row } from '../duty/prober-store.ts';
 
 export const JOB_TABLES = [
   `CREATE TABLE IF NOT EXISTS jobs (tick_id INTEGER NOT NULL, target TEXT NOT NULL, variant TEXT NOT NULL,

@@ -10,15 +10,15 @@ import type { PromptVariantConfig, RegionConfig, TargetConfig } from '../../../s
 import { redact } from '../../../shared/probe/error-detail.ts';
 import type { StoredSample } from '../db/sample-row.ts';
 import { insertSamples } from '../db/samples.ts';
-import { oweEvaluation } from '../keeper/evaluation-duty.ts';
+import { oweEvaluation } from './evaluation-duty.ts';
 import { oweRollupsOf } from '../rollup/rollup-duty.ts';
-import { COLO_REFRESH_MS, fetchColo } from './colo.ts';
-import { MAX_PROBE_ATTEMPTS, type Duty, type DutyContext } from './duty.ts';
+import { COLO_REFRESH_MS, fetchColo } from '../probe/colo.ts';
+import { MAX_PROBE_ATTEMPTS, type Duty, type DutyContext } from '../duty/duty.ts';
 import { countAttempt, JOB_TABLES, nextJob, removeJob, upgradeJobs, type QueuedJob } from './job-queue.ts';
-import { failedJobSample, MissingSecretError, runCacheJob, runJob } from './probe-job.ts';
-import { jobKey, type JobKey, type ProberStore } from './prober-store.ts';
+import { failedJobSample, MissingSecretError, runCacheJob, runJob } from '../probe/probe-job.ts';
+import { jobKey, type JobKey, type ProberStore } from '../duty/prober-store.ts';
 import { keepSamples, noteFlushError } from './sample-outbox.ts';
-import { secretValues } from './secret-values.ts';
+import { secretValues } from '../secret-values.ts';
 
 const secretsOf = (env: Env) => env as unknown as Record<string, unknown>;
 

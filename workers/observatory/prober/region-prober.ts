@@ -9,7 +9,7 @@ import { DurableObject } from 'cloudflare:workers';
 import { findRegion, getConfig, workList, type Job } from '../config.ts';
 import type { Delivery, TickState } from './tick-heartbeat.ts';
 import { PLAN_LIMITS } from '../../../shared/config/plan-limits.ts';
-import { SubrequestBudget } from './subrequest-budget.ts';
+import { SubrequestBudget } from '../subrequest-budget.ts';
 import { burstTargetsStored } from '../db/bursts.ts';
 import { queueBurst } from '../bursts/burst-duty.ts';
 import { archiveRegionDays } from '../archive/archive-duty.ts';
@@ -17,17 +17,25 @@ import type { DayCount } from '../db/archive.ts';
 import type { ArchiveTable } from '../../../shared/archive/manifest.ts';
 import { BaselineCache } from '../keeper/status-evaluation.ts';
 import { AccessTokenCache } from '../../../shared/probe/auth.ts';
-import { ProberStore } from './prober-store.ts';
+import { ProberStore } from '../duty/prober-store.ts';
 import { StoredSplitSourceBook } from './split-source-book.ts';
-import { dutyHealth, FLUSH_RETRY_MS, runDuties, type DutyContext, type ErrorField, type PendingField, type ProberMemory } from './duty.ts';
+import {
+  dutyHealth,
+  FLUSH_RETRY_MS,
+  runDuties,
+  type DutyContext,
+  type ErrorField,
+  type PendingField,
+  type ProberMemory,
+} from '../duty/duty.ts';
 import { measureJob } from './probe-duty.ts';
 import type { StoredSample } from '../db/sample-row.ts';
 import { PROBER_DUTIES } from './duties.ts';
-import { armHeartbeat, noteDelivered } from './heartbeat-duty.ts';
+import { armHeartbeat, noteDelivered, tickState } from './heartbeat-duty.ts';
 import { probesOf, queueJobs } from './job-queue.ts';
 
 export type { Delivery, TickState } from './tick-heartbeat.ts';
-export { FLUSH_RETRY_MS, MAX_PROBE_ATTEMPTS } from './duty.ts';
+export { FLUSH_RETRY_MS, MAX_PROBE_ATTEMPTS } from '../duty/duty.ts';
 
 /** Probes queued and skipped (a prompt-cache job is two: its two passes' samples). */
 export interface EnqueueResult {
@@ -154,7 +162,7 @@ export class RegionProber extends DurableObject<Env> {
         const value = (this.env as unknown as Record<string, unknown>)[name];
         return typeof value !== 'string' || value === '';
       }),
-      ticks: this.store.tickState(),
+      ticks: tickState(this.store),
     };
   }
 

@@ -5,8 +5,8 @@
 import type { StoredSample } from '../db/sample-row.ts';
 import { insertSamples } from '../db/samples.ts';
 import { oweRollupsOf } from '../rollup/rollup-duty.ts';
-import type { Duty } from './duty.ts';
-import type { JobKey, ProberStore, Row } from './prober-store.ts';
+import type { Duty } from '../duty/duty.ts';
+import type { JobKey, ProberStore, Row } from '../duty/prober-store.ts';
 
 /** Samples written to D1 per batch when the outbox is flushed. */
 const FLUSH_BATCH = 50;

@@ -4,7 +4,7 @@
  * MAX_SPLIT_SOURCES_PER_TARGET writes per target, ever), so the bound holds across alarms and restarts.
  */
 import type { SplitSourceBook } from '../../../shared/probe/split-sources.ts';
-import type { ProberStore } from './prober-store.ts';
+import type { ProberStore } from '../duty/prober-store.ts';
 
 export class StoredSplitSourceBook implements SplitSourceBook {
   private readonly store: ProberStore;

@@ -6,9 +6,9 @@
 import { getConfig } from '../config.ts';
 import { rollupsOfRegionHour } from '../db/rollups.ts';
 import { pushToOtlp } from './otlp-push.ts';
-import { numbers, type ProberStore, type Row } from '../prober/prober-store.ts';
-import type { Duty } from '../prober/duty.ts';
-import type { SubrequestBudget } from '../prober/subrequest-budget.ts';
+import { numbers, type ProberStore, type Row } from '../duty/prober-store.ts';
+import type { Duty } from '../duty/duty.ts';
+import type { SubrequestBudget } from '../subrequest-budget.ts';
 
 /** Hours pushed to the OTLP collector per alarm, at most (a backlog drains over later alarms). */
 const OTLP_HOURS_PER_ALARM = 24;

@@ -3,7 +3,7 @@ import { otlpMetricsRequest, type OtlpConfig } from '../../../shared/rollup/otlp
 import { METHOD_VERSION } from '../../../shared/constants.ts';
 import type { Rollup } from '../../../shared/rollup/rollup.ts';
 import { readErrorBody, safeDetail } from '../../../shared/probe/error-detail.ts';
-import { secretValues } from '../prober/secret-values.ts';
+import { secretValues } from '../secret-values.ts';
 
 /** Longest wait for the collector's answer to one push. */
 export const OTLP_PUSH_TIMEOUT_MS = 10_000;

@@ -9,8 +9,8 @@ import { DAY_MS, dayOf, hourOf } from '../../../shared/rollup/rollup.ts';
 import { daysWithHourlyRollups, samplesRetainedFrom } from '../db/rollups.ts';
 import { rollUpDay, rollUpHour } from './rollup-hour.ts';
 import { oweOtlp } from './otlp-duty.ts';
-import { numbers, type ProberStore, type Row } from '../prober/prober-store.ts';
-import type { Duty } from '../prober/duty.ts';
+import { numbers, type ProberStore, type Row } from '../duty/prober-store.ts';
+import type { Duty } from '../duty/duty.ts';
 import { markViews } from '../views/mark-views.ts';
 import type { ViewPartName } from '../views/parts.ts';
 

@@ -11,8 +11,8 @@ import type { RegionConfig } from '../../../shared/config/types.ts';
 import type { AuthContext } from '../../../shared/probe/auth.ts';
 import type { BaselineCache } from '../keeper/status-evaluation.ts';
 import type { DutyErrorKey, ProberStore, TableOwner } from './prober-store.ts';
-import type { StoredSplitSourceBook } from './split-source-book.ts';
-import type { SubrequestBudget } from './subrequest-budget.ts';
+import type { SplitSourceBook } from '../../../shared/probe/split-sources.ts';
+import type { SubrequestBudget } from '../subrequest-budget.ts';
 
 /** Wait before retrying after a duty failed (D1 refused a write, a push failed). */
 export const FLUSH_RETRY_MS = 30_000;
@@ -55,7 +55,7 @@ export interface ProberMemory {
   /** Service-account tokens of this region (never stored, never logged). */
   readonly authContext: AuthContext;
   /** Each target's split sources here, kept in this object's storage. */
-  readonly splitSources: StoredSplitSourceBook;
+  readonly splitSources: SplitSourceBook;
 }
 
 /** What one alarm hands each duty's step. */

@@ -11,7 +11,7 @@ import type { ProbeTarget } from '../../../shared/types.ts';
 import type { RegionConfig, TargetConfig, PromptVariantConfig, ObservatoryConfig } from '../../../shared/config/types.ts';
 import type { StoredSample } from '../db/sample-row.ts';
 import type { Job } from '../config.ts';
-import { secretValues } from './secret-values.ts';
+import { secretValues } from '../secret-values.ts';
 import { parseServiceAccount, type AuthContext, type ResolvedAuth } from '../../../shared/probe/auth.ts';
 import type { SplitSourceBook } from '../../../shared/probe/split-sources.ts';
 

@@ -1,11 +1,10 @@
 /**
  * A region object's own storage, as its duties share it: the SQL handle, the `meta` table (one row per
- * key: the region, its colo, the tick state, each duty's last failure), and the creation of every duty's
+ * key: the region, its colo, the tick state (heartbeat-duty.ts), each duty's last failure), and the creation of every duty's
  * tables (duty.ts). Each table belongs to one duty, whose file holds its CREATE TABLE and every query on
  * it; another duty hands it work only through that file's functions.
  */
 import type { Job } from '../config.ts';
-import type { TickState } from './tick-heartbeat.ts';
 
 export type Row = Record<string, SqlStorageValue>;
 
@@ -99,15 +98,5 @@ export class ProberStore {
   /** A duty's last failure (null once it succeeds again), at most 200 characters; written only when it changes. */
   noteDutyError(key: DutyErrorKey, message: string | null): void {
     this.updateMeta(key, message === null ? null : message.slice(0, 200));
-  }
-
-  /** What the region knows of the schedule's ticks (tick-heartbeat.ts): one meta row, written once a tick. */
-  tickState(): TickState | null {
-    const text = this.meta('ticks');
-    return text === null ? null : (JSON.parse(text) as TickState);
-  }
-
-  setTickState(state: TickState): void {
-    this.setMeta('ticks', JSON.stringify(state));
   }
 }

@@ -3,10 +3,10 @@
  * `evaluations` table for the status rules (status-evaluation.ts), in tick order, and those evaluated are
  * kept there for as long as the rules look back. Failures go to `last_evaluation_error`.
  */
-import { hasJobsBefore } from '../prober/job-queue.ts';
-import { numbers, type ProberStore, type Row } from '../prober/prober-store.ts';
-import type { Duty } from '../prober/duty.ts';
-import { evaluatePendingTicks, type EvaluationQueue } from './status-evaluation.ts';
+import { hasJobsBefore } from './job-queue.ts';
+import { numbers, type ProberStore, type Row } from '../duty/prober-store.ts';
+import type { Duty } from '../duty/duty.ts';
+import { evaluatePendingTicks, type EvaluationQueue } from '../keeper/status-evaluation.ts';
 
 export const EVALUATION_TABLES = [
   // Ticks to be evaluated (done = 0), and those evaluated within the rules' lookback (done = 1): the ticks an evaluation reads from D1.

@@ -3,9 +3,9 @@
  * and tokens, the OTLP header, the admin and read tokens), so that text the observatory stores, logs
  * or serves can have them removed, also as a prefix (shared/probe/error-detail.ts `redact`).
  */
-import { getConfig } from '../config.ts';
-import { channelSecrets } from '../../../shared/status/channels.ts';
-import type { AuthConfig } from '../../../shared/config/types.ts';
+import { getConfig } from './config.ts';
+import { channelSecrets } from '../../shared/status/channels.ts';
+import type { AuthConfig } from '../../shared/config/types.ts';
 
 /** Secrets the Worker itself reads, beside those the configuration names. */
 const OWN_SECRETS = ['ADMIN_TOKEN', 'READ_TOKEN', 'REFERENCE_KEY'];
