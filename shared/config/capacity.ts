@@ -171,7 +171,7 @@ export function pairedRegionVariants(config: ObservatoryConfig): number {
 }
 
 /**
- * The daily archive (workers/observatory/archive-duty.ts, docs/ARCHIVE.md), per day: retention counts the
+ * The daily archive (workers/observatory/archive/archive-duty.ts, docs/ARCHIVE.md), per day: retention counts the
  * rows of yesterday and of the day it cuts once for all regions (2 rows read a row: the scan, then the
  * grouping's sort); per region it reads yesterday's rows for the file and deletes the cut day, each a
  * scan of that day's rows of every region (the samples' index starts with tick_id), and the file's rows

@@ -1,10 +1,9 @@
 /** Checks of the status rules and notification channels, in words a user can act on. */
-import { CHANNEL_TYPES, NOTIFY_EVENTS, type ChannelConfig, type NotificationsConfig } from '../status/channels.ts';
+import { CHANNEL_TYPES, NOTIFY_EVENTS, specOf, type ChannelConfig, type NotificationsConfig } from '../status/channels.ts';
+import { channelChecks } from '../status/channels/base.ts';
 import { DEFAULT_STATUS_RULES, type StatusRulesConfig } from '../status/rules.ts';
 import { windowProblems } from '../status/maintenance.ts';
 
-const SECRET = /^[A-Z][A-Z0-9_]{0,63}$/;
-const VAR_URL = /^\{[A-Z][A-Z0-9_]*\}/;
 const inRange = (v: unknown, min: number, max: number, int = true) =>
   typeof v === 'number' && Number.isFinite(v) && v >= min && v <= max && (!int || Number.isInteger(v));
 
@@ -38,20 +37,6 @@ export function statusProblems(s: StatusRulesConfig | undefined): string[] {
   return p;
 }
 
-function urlProblems(where: string, c: { url?: string; urlSecret?: string }): string[] {
-  if ((c.url === undefined) === (c.urlSecret === undefined)) return [`${where}: give url (or {VAR}) or urlSecret, exactly one`];
-  if (c.urlSecret !== undefined)
-    return SECRET.test(c.urlSecret) ? [] : [`${where}: urlSecret must name a Worker secret in UPPER_SNAKE_CASE, got "${c.urlSecret}"`];
-  if (VAR_URL.test(c.url!)) return [];
-  try {
-    const u = new URL(c.url!);
-    if (u.protocol !== 'https:' && u.protocol !== 'http:') return [`${where}: url must be http or https`];
-  } catch {
-    return [`${where}: url "${c.url}" is not a URL (or {VAR})`];
-  }
-  return [];
-}
-
 /** What a channel may be routed to: the configuration's target ids and region codes. */
 export interface RoutingScope {
   targets: string[];
@@ -74,54 +59,12 @@ function channelProblems(c: ChannelConfig, scope: RoutingScope): string[] {
   const where = `notifications channel "${c.name}"`;
   const p: string[] = [];
   if (!/^[a-z0-9][a-z0-9._-]{0,62}$/.test(c.name ?? '')) p.push(`${where}: name must be lower-case letters, digits, ".", "_" or "-"`);
-  if (!(CHANNEL_TYPES as readonly string[]).includes(c.type))
-    return [...p, `${where}: type "${(c as { type: string }).type}" is not one of ${CHANNEL_TYPES.join(', ')}`];
+  const spec = specOf(c.type);
+  if (!spec) return [...p, `${where}: type "${(c as { type: string }).type}" is not one of ${CHANNEL_TYPES.join(', ')}`];
   for (const e of c.events ?? [])
     if (!(NOTIFY_EVENTS as readonly string[]).includes(e)) p.push(`${where}: event "${e}" is not one of ${NOTIFY_EVENTS.join(', ')}`);
   p.push(...routingProblems(where, 'targets', c.targets, scope.targets), ...routingProblems(where, 'regions', c.regions, scope.regions));
-  const secret = (field: string, v: string | undefined, required: boolean) => {
-    if (v === undefined) {
-      if (required) p.push(`${where}: ${field} is required (the name of a Worker secret)`);
-      return;
-    }
-    if (!SECRET.test(v)) p.push(`${where}: ${field} must name a Worker secret in UPPER_SNAKE_CASE, got "${v}"`);
-  };
-  switch (c.type) {
-    case 'webhook':
-      p.push(...urlProblems(where, c));
-      secret('signingSecret', c.signingSecret, false);
-      break;
-    case 'slack':
-    case 'discord':
-    case 'teams':
-    case 'google-chat':
-      p.push(...urlProblems(where, c));
-      break;
-    case 'pagerduty':
-      secret('routingKeySecret', c.routingKeySecret, true);
-      if (c.url !== undefined) p.push(...urlProblems(where, { url: c.url }));
-      if (c.events?.includes('reminder'))
-        p.push(
-          `${where}: PagerDuty re-alerts by itself while an alert is open; it takes no "reminder" (events: opened, escalated, resolved)`,
-        );
-      break;
-    case 'ntfy':
-      p.push(...urlProblems(where, c));
-      secret('tokenSecret', c.tokenSecret, false);
-      break;
-    case 'telegram':
-      secret('botTokenSecret', c.botTokenSecret, true);
-      if (typeof c.chatId !== 'string' || c.chatId === '')
-        p.push(`${where}: chatId is required (a chat id such as "-1001234567890" or "@channel")`);
-      if (c.apiBase !== undefined && !/^(https?:\/\/|\{[A-Z][A-Z0-9_]*\})\S*$/.test(c.apiBase))
-        p.push(`${where}: apiBase must be an http(s) URL (or {VAR})`);
-      break;
-    case 'email':
-      if (!/^[A-Z][A-Z0-9_]*$/.test(c.binding ?? ''))
-        p.push(`${where}: binding must name the send_email binding in wrangler.toml (like EMAIL)`);
-      for (const f of ['from', 'to'] as const) if (!/^[^@\s]+@[^@\s]+$/.test(c[f] ?? '')) p.push(`${where}: ${f} must be an email address`);
-      break;
-  }
+  p.push(...spec.validate(c, channelChecks(where)));
   return p;
 }
 

@@ -17,7 +17,7 @@ export const VENDOR_UPDATES_PER_INCIDENT = 4;
 /** A changed incident: its row and its created_at index entry; with each changed poll, the page's state row. */
 export const VENDOR_ROWS_WRITTEN_PER_CHANGE = 2;
 export const VENDOR_STATE_ROWS_WRITTEN_PER_CHANGE = 1;
-/** Each poll in the poller (workers/observatory/vendor-status-poller.ts): the cron's hand-over and the alarm; the duty kept, its alarm, its removal. */
+/** Each poll in the poller (workers/observatory/vendor/vendor-status-poller.ts): the cron's hand-over and the alarm; the duty kept, its alarm, its removal. */
 export const VENDOR_DO_REQUESTS_PER_POLL = 2;
 export const VENDOR_DO_ROWS_WRITTEN_PER_POLL = 3;
 /** The retention delete of an incident: its row and its index entry. */

@@ -1,95 +1,15 @@
 /**
  * Notification channels as configured: each has a name (the key its deliveries are recorded under)
- * and a type. URLs may be written `{VAR}` to come from a Worker variable; anything secret (a webhook
+ * and a type, one file each under channels/ (their registry: channels/index.ts). URLs may be written
+ * `{VAR}` to come from a Worker variable; anything secret (a webhook
  * URL that is its own credential, a bot token, a signing key) is named here and held as a Worker
  * secret (`wrangler secret put NAME`), never written in the config.
  */
-export const CHANNEL_TYPES = ['webhook', 'slack', 'discord', 'telegram', 'ntfy', 'email', 'pagerduty', 'teams', 'google-chat'] as const;
-export type ChannelType = (typeof CHANNEL_TYPES)[number];
+import { NOTIFY_EVENTS, type NotifyEvent } from './channels/base.ts';
+import { specOf, type ChannelConfig } from './channels/index.ts';
 
-export const NOTIFY_EVENTS = ['opened', 'escalated', 'resolved', 'reminder'] as const;
-export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
-
-interface ChannelBase {
-  name: string;
-  /** Which messages it gets (default: all four; PagerDuty has no reminder). */
-  events?: NotifyEvent[];
-  /** Only the incidents of these targets (ids; default every target). */
-  targets?: string[];
-  /** Only the incidents that have affected one of these regions (codes; default every region). */
-  regions?: string[];
-}
-
-/** A URL given directly (or as {VAR}), or the name of a Worker secret holding it. */
-export interface UrlSource {
-  url?: string;
-  urlSecret?: string;
-}
-
-/** JSON body with Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, and `webhook-signature` when signingSecret names a secret holding `whsec_` keys). */
-export interface WebhookChannel extends ChannelBase, UrlSource {
-  type: 'webhook';
-  signingSecret?: string;
-}
-/** Slack incoming webhook (its URL is the credential: urlSecret). */
-export interface SlackChannel extends ChannelBase, UrlSource {
-  type: 'slack';
-}
-/** Discord webhook (its URL is the credential: urlSecret). */
-export interface DiscordChannel extends ChannelBase, UrlSource {
-  type: 'discord';
-}
-/** Telegram Bot API sendMessage. */
-export interface TelegramChannel extends ChannelBase {
-  type: 'telegram';
-  botTokenSecret: string;
-  chatId: string;
-  apiBase?: string;
-}
-/** ntfy topic URL (https://ntfy.sh/<topic> or your server), with an optional access token. */
-export interface NtfyChannel extends ChannelBase, UrlSource {
-  type: 'ntfy';
-  tokenSecret?: string;
-}
-/** Email through Cloudflare's send_email binding (Email Routing: `to` must be a verified address). */
-export interface EmailChannel extends ChannelBase {
-  type: 'email';
-  binding: string;
-  from: string;
-  to: string;
-}
-
-/**
- * PagerDuty Events API v2: an incident's messages share its id as `dedup_key`, so "opened" triggers an
- * alert, "escalated" triggers it again (its new severity) and "resolved" resolves it. PagerDuty re-alerts
- * by itself: it gets no reminders. (Our incidents have no acknowledgement, so none is ever sent.)
- */
-export interface PagerDutyChannel extends ChannelBase {
-  type: 'pagerduty';
-  /** The Worker secret holding the integration's routing key. */
-  routingKeySecret: string;
-  /** Default https://events.pagerduty.com/v2/enqueue (or {VAR}). */
-  url?: string;
-}
-/** Microsoft Teams Workflows webhook ("Post to a channel when a webhook request is received"): an Adaptive Card. Its URL is the credential: urlSecret. */
-export interface TeamsChannel extends ChannelBase, UrlSource {
-  type: 'teams';
-}
-/** Google Chat space webhook; an incident's messages reply in one thread. Its URL is the credential: urlSecret. */
-export interface GoogleChatChannel extends ChannelBase, UrlSource {
-  type: 'google-chat';
-}
-
-export type ChannelConfig =
-  | WebhookChannel
-  | SlackChannel
-  | DiscordChannel
-  | TelegramChannel
-  | NtfyChannel
-  | EmailChannel
-  | PagerDutyChannel
-  | TeamsChannel
-  | GoogleChatChannel;
+export { NOTIFY_EVENTS, type ChannelBase, type NotifyEvent, type UrlSource } from './channels/base.ts';
+export { CHANNEL_SPECS, CHANNEL_TYPES, specOf, type ChannelConfig, type ChannelType } from './channels/index.ts';
 
 export interface NotificationsConfig {
   channels: ChannelConfig[];
@@ -103,20 +23,14 @@ export const DEFAULT_REMINDER_MINUTES = 60;
 
 /** The Worker secrets a channel needs, and the {VAR}s its URL depends on (a channel whose VAR is empty is inactive). */
 export function channelSecrets(c: ChannelConfig): { secrets: string[]; vars: string[] } {
-  const secrets = [
-    'urlSecret' in c ? c.urlSecret : undefined,
-    c.type === 'webhook' ? c.signingSecret : undefined,
-    c.type === 'ntfy' ? c.tokenSecret : undefined,
-    c.type === 'telegram' ? c.botTokenSecret : undefined,
-    c.type === 'pagerduty' ? c.routingKeySecret : undefined,
-  ].filter((s): s is string => typeof s === 'string');
-  const text = ('url' in c && c.url ? c.url : '') + (c.type === 'telegram' ? (c.apiBase ?? '') : '');
+  const spec = specOf(c.type);
+  const secrets = (spec?.secrets(c) ?? []).filter((s): s is string => typeof s === 'string');
+  const text = spec?.varText(c) ?? '';
   return { secrets, vars: [...text.matchAll(/\{([A-Z][A-Z0-9_]*)\}/g)].map((m) => m[1]) };
 }
 
 /** The messages a channel gets when it names none: all, but PagerDuty, which re-alerts by itself, no reminder. */
-export const defaultEvents = (c: ChannelConfig): readonly NotifyEvent[] =>
-  c.type === 'pagerduty' ? NOTIFY_EVENTS.filter((e) => e !== 'reminder') : NOTIFY_EVENTS;
+export const defaultEvents = (c: ChannelConfig): readonly NotifyEvent[] => specOf(c.type)?.defaultEvents ?? NOTIFY_EVENTS;
 
 /**
  * Whether a channel gets an incident's message of this kind: its events, its targets, and its regions

@@ -1,5 +1,5 @@
 /**
- * When the status keeper judges a tick of a target × prompt variant (workers/observatory/status-judge.ts), and from
+ * When the status keeper judges a tick of a target × prompt variant (workers/observatory/keeper/status-judge.ts), and from
  * which regions' states. A tick is judged once every region expected for it has reported it (each region that runs
  * the pair, on the ticks its share of a spread schedule comes round), or once its deadline has passed; then each
  * region counts as it stood at that tick: a region that has not reported it yet, as it last stood, unless it has been

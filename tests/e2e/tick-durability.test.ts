@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { runScript, type ScriptProcess } from '../helpers/script-process.ts';
 import { config } from '../../observatory.config.ts';
 import { probesPerTick, tickMinutesOf } from '../../shared/config/schedule.ts';
-import { cadenceOf } from '../../workers/observatory/tick-heartbeat.ts';
+import { cadenceOf } from '../../workers/observatory/prober/tick-heartbeat.ts';
 
 const states: string[] = [];
 const perTick = probesPerTick(config);

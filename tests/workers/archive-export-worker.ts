@@ -4,7 +4,7 @@
  * object does. Not a test file: the workers project runs only `*.test.ts`.
  */
 import { insertSamples } from '../../workers/observatory/db/samples.ts';
-import { archiveRegionDays } from '../../workers/observatory/archive-duty.ts';
+import { archiveRegionDays } from '../../workers/observatory/archive/archive-duty.ts';
 import { sampleDayCounts } from '../../workers/observatory/db/archive.ts';
 import { archiveSamples } from '../helpers/archive-samples.ts';
 import { DAY_MS } from '../../shared/time.ts';

@@ -17,8 +17,8 @@ import { oneProbeRollup } from '../helpers/one-probe-rollup.ts';
 import { upsertRollups } from '../../workers/observatory/db/rollups.ts';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet/src/index.js';
 import { insertBurstSamples } from '../../workers/observatory/db/bursts.ts';
-import { ARCHIVE_EXPORTS_PER_RUN, archiveRegionDays } from '../../workers/observatory/archive-duty.ts';
-import { ProberStore } from '../../workers/observatory/prober-store.ts';
+import { ARCHIVE_EXPORTS_PER_RUN, archiveRegionDays } from '../../workers/observatory/archive/archive-duty.ts';
+import { ProberStore } from '../../workers/observatory/duty/prober-store.ts';
 import { deleteArchivedDays, sampleDayCounts, samplesOfRegionDay } from '../../workers/observatory/db/archive.ts';
 import { meterD1 } from '../../workers/observatory/db/meter.ts';
 import {
@@ -32,7 +32,7 @@ import {
   ROLLUP_RETENTION_R2_CLASS_B_PER_REGION,
   ARCHIVE_R2_CLASS_B_PER_RUN,
 } from '../../shared/config/capacity.ts';
-import { applyRetention } from '../../workers/observatory/scheduler.ts';
+import { applyRetention } from '../../workers/observatory/prober/scheduler.ts';
 import { DAY_MS } from '../../shared/time.ts';
 
 const TODAY = Date.UTC(2027, 0, 1); // the first tick of a day
@@ -294,7 +294,7 @@ describe('the daily archive', () => {
     await upsertRollups(env.DB, [rollup]);
     const rollupRows = async () =>
       Number(await env.DB.prepare('SELECT COUNT(*) AS n FROM hourly_rollups WHERE region = ?').bind('enam').first('n'));
-    const { deleteArchivedRollups } = await import('../../workers/observatory/archive-run.ts');
+    const { deleteArchivedRollups } = await import('../../workers/observatory/archive/archive-run.ts');
     // The archive cannot be written (its manifest is not one): the rollups stay, and health says why.
     await env.ARCHIVE.put(MANIFEST_KEY, 'not json');
     const seen = expectConsoleErrors(/manifest read failed, hourly_rollups kept for a later run/);
@@ -382,7 +382,7 @@ describe('the archive over HTTP', () => {
     ]);
     // The run itself reads the manifest once per table of samples (the regions' objects read it again, counted per region).
     const { bucket: counting, ops: reads } = countingBucket();
-    const { archiveSampleTables } = await import('../../workers/observatory/archive-run.ts');
+    const { archiveSampleTables } = await import('../../workers/observatory/archive/archive-run.ts');
     await archiveSampleTables({ ...env, ARCHIVE: counting }, Date.now(), 0, false);
     expect(reads.b).toBe(ARCHIVE_R2_CLASS_B_PER_RUN);
     // Again: yesterday is confirmed as it is (the days between that hold a file are not even counted), nothing written.

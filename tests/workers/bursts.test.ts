@@ -10,7 +10,7 @@ import { env } from 'cloudflare:workers';
 import worker from '../../workers/observatory/index.ts';
 import { config } from './test-config.ts';
 import type { LevelReport } from '../../shared/bursts/level-report.ts';
-import type { RegionProber } from '../../workers/observatory/region-prober.ts';
+import type { RegionProber } from '../../workers/observatory/prober/region-prober.ts';
 import { fireCron } from './fire-cron.ts';
 
 const REGIONS = config.regions.map((r) => r.code);

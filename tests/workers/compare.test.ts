@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { SELF, env } from 'cloudflare:test';
 import { insertSamples } from '../../workers/observatory/db/samples.ts';
-import { rollUpHour } from '../../workers/observatory/rollup-hour.ts';
+import { rollUpHour } from '../../workers/observatory/rollup/rollup-hour.ts';
 import { emptySample } from '../../shared/sample-fields.ts';
 import { METHOD_VERSION, ROWS_READ_HEADER } from '../../shared/constants.ts';
 import { HOUR_MS } from '../../shared/time.ts';

@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { env } from 'cloudflare:workers';
 import { deliver, DeliveryError, inactiveReason } from '../../workers/observatory/notify/deliver.ts';
 import { buildMessage, type NotificationMessage } from '../../shared/status/messages.ts';
-import type { ChannelConfig, NotifyEvent } from '../../shared/status/channels.ts';
+import { CHANNEL_TYPES, type ChannelConfig, type NotifyEvent } from '../../shared/status/channels.ts';
+import { SENDERS } from '../../workers/observatory/notify/channels/index.ts';
 import { ERRORS_FIRED, escalated, opened, resolved, type Step } from '../helpers/incident-fixture.ts';
 
 const message = {
@@ -35,6 +36,14 @@ async function failure(response: () => Response, seen: RequestInit[] = []): Prom
 }
 
 describe('notification deliveries', () => {
+  it('have a sender for every kind of channel, each under its own kind', () => {
+    expect(Object.keys(SENDERS).sort()).toEqual([...CHANNEL_TYPES].sort());
+    for (const [kind, sender] of Object.entries(SENDERS)) {
+      expect(sender.kind).toBe(kind);
+      expect(sender.request === undefined, kind).not.toBe(sender.send === undefined);
+    }
+  });
+
   it('do not follow a redirect', async () => {
     const seen: RequestInit[] = [];
     const e = await failure(() => new Response(null, { status: 302, headers: { location: 'https://elsewhere.example.com/' } }), seen);

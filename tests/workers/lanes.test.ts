@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { getConfig, type Job } from '../../workers/observatory/config.ts';
-import type { RegionProber } from '../../workers/observatory/region-prober.ts';
+import type { RegionProber } from '../../workers/observatory/prober/region-prober.ts';
 import { drain } from './drain.ts';
 
 const REGION = 'apac';

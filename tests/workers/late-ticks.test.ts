@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { runTick } from '../../workers/observatory/scheduler.ts';
-import { cadenceOf, heartbeatDue, heartbeatVerdict, MAX_LATE_TICKS } from '../../workers/observatory/tick-heartbeat.ts';
+import { runTick } from '../../workers/observatory/prober/scheduler.ts';
+import { cadenceOf, heartbeatDue, heartbeatVerdict, MAX_LATE_TICKS } from '../../workers/observatory/prober/tick-heartbeat.ts';
 import { alarmsUntil, drain } from './drain.ts';
 import { config } from './test-config.ts';
 import { fireCron } from './fire-cron.ts';

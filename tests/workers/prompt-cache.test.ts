@@ -7,8 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { SELF, env } from 'cloudflare:test';
 import { insertSamples } from '../../workers/observatory/db/samples.ts';
-import { rollUpHour } from '../../workers/observatory/rollup-hour.ts';
-import { runCacheJob } from '../../workers/observatory/probe-job.ts';
+import { rollUpHour } from '../../workers/observatory/rollup/rollup-hour.ts';
+import { runCacheJob } from '../../workers/observatory/probe/probe-job.ts';
 import { findRegion, findTarget, getConfig } from '../../workers/observatory/config.ts';
 import { withWarmPasses } from '../../shared/config/work-list.ts';
 import type { PromptVariantConfig, TargetConfig } from '../../shared/config/types.ts';

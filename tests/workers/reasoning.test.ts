@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { env } from 'cloudflare:workers';
-import { runJob } from '../../workers/observatory/probe-job.ts';
+import { runJob } from '../../workers/observatory/probe/probe-job.ts';
 import type { TargetConfig } from '../../shared/config/types.ts';
 import { config } from './test-config.ts';
 

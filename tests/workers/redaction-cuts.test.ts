@@ -10,7 +10,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { runInDurableObject, SELF } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { getConfig, type Job } from '../../workers/observatory/config.ts';
-import type { RegionProber } from '../../workers/observatory/region-prober.ts';
+import type { RegionProber } from '../../workers/observatory/prober/region-prober.ts';
 import { deliver, DeliveryError } from '../../workers/observatory/notify/deliver.ts';
 import { secretValues } from '../../workers/observatory/secret-values.ts';
 import { redact } from '../../shared/probe/error-detail.ts';

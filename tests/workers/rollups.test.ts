@@ -26,7 +26,7 @@ import {
 } from '../../shared/rollup/rollup.ts';
 import { rollupsCovering, rollupsIn, rollupTotals, samplesOfHour, samplesRetainedFrom } from '../../workers/observatory/db/rollups.ts';
 import { deleteSamplesBefore } from '../../workers/observatory/db/samples.ts';
-import { rollUpDay, rollUpHour } from '../../workers/observatory/rollup-hour.ts';
+import { rollUpDay, rollUpHour } from '../../workers/observatory/rollup/rollup-hour.ts';
 import {
   DAILY_ROWS_READ_PER_HOURLY_ROW,
   DAILY_UPSERT_ROWS_READ_PER_PAIR,

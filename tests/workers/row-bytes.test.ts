@@ -12,7 +12,7 @@ import { fireCron } from './fire-cron.ts';
 import { config } from './test-config.ts';
 import { fromRow } from '../../workers/observatory/db/sample-row.ts';
 import { insertSamples } from '../../workers/observatory/db/samples.ts';
-import { rollUpDay, rollUpHour } from '../../workers/observatory/rollup-hour.ts';
+import { rollUpDay, rollUpHour } from '../../workers/observatory/rollup/rollup-hour.ts';
 import { ROLLUP_TABLE_SHAPES } from '../../workers/observatory/db/rollups.ts';
 import { dayOf } from '../../shared/rollup/rollup.ts';
 import { samplesOfRegionDay } from '../../workers/observatory/db/archive.ts';

@@ -9,7 +9,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { runInDurableObject, SELF } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { getConfig } from '../../workers/observatory/config.ts';
-import type { RegionProber } from '../../workers/observatory/region-prober.ts';
+import type { RegionProber } from '../../workers/observatory/prober/region-prober.ts';
 import { rollupsIn } from '../../workers/observatory/db/rollups.ts';
 import { MAX_SPLIT_SOURCES_PER_TARGET, OTHER_SPLIT_SOURCE } from '../../shared/probe/split-sources.ts';
 import { HOUR_MS, MINUTE_MS } from '../../shared/time.ts';

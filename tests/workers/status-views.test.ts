@@ -19,7 +19,7 @@ import type { VendorIncidentsDoc } from '../../shared/api-types.ts';
 import { writeHistory, historyRows, type HistoryHour } from '../../workers/observatory/db/status-history.ts';
 import { listIncidents, newestIncidentsPerKey, upsertIncidents } from '../../workers/observatory/db/status.ts';
 import { listVendorIncidents, newestVendorIncidentsPerPage } from '../../workers/observatory/db/vendor-incidents.ts';
-import { pollVendorStatus } from '../../workers/observatory/vendor-status.ts';
+import { pollVendorStatus } from '../../workers/observatory/vendor/vendor-status.ts';
 import { monthRows, uptimeDocument, uptimeReads, uptimeReport } from '../../workers/observatory/api/uptime.ts';
 import { storedList } from '../../workers/observatory/config.ts';
 import { historyPart, uptimeMonths } from '../../workers/observatory/views/history-views.ts';

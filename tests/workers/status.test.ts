@@ -14,7 +14,7 @@ import { alarmsUntil, drain } from './drain.ts';
 import { config } from './test-config.ts';
 import { OUTAGES } from '../helpers/outages.ts';
 import { expectConsoleErrors } from './console-errors.ts';
-import { RETRY_BASE_MS } from '../../workers/observatory/status-keeper.ts';
+import { RETRY_BASE_MS } from '../../workers/observatory/keeper/status-keeper.ts';
 import type { NotificationMessage } from '../../shared/status/messages.ts';
 import type { Incident } from '../../shared/status/incidents.ts';
 import { fireCron } from './fire-cron.ts';
@@ -545,7 +545,7 @@ const HOUR = 60 * MINUTE;
 describe('what an evaluation costs', () => {
   it("reads only its own region's samples of the lookback, and the baseline rollups once an hour", async () => {
     const { meterD1 } = await import('../../workers/observatory/db/meter.ts');
-    const { BaselineCache, evaluateTick } = await import('../../workers/observatory/status-evaluation.ts');
+    const { BaselineCache, evaluateTick } = await import('../../workers/observatory/keeper/status-evaluation.ts');
     const { resolveStatusRules, lookbackMs } = await import('../../shared/status/rules.ts');
     const { STATUS_READS_PER_SEEK, STATUS_BASELINE_HOURS } = await import('../../shared/config/capacity.ts');
     const rules = resolveStatusRules(config.status);

@@ -11,7 +11,7 @@ import { config } from './test-config.ts';
 import { METHOD_VERSION } from '../../shared/constants.ts';
 import { fireCron } from './fire-cron.ts';
 import { tickJobs } from '../../workers/observatory/config.ts';
-import type { RegionProber } from '../../workers/observatory/region-prober.ts';
+import type { RegionProber } from '../../workers/observatory/prober/region-prober.ts';
 
 const REGIONS = config.regions.map((r) => r.code);
 const TICK = 1_767_225_600_000; // 2026-01-01T00:00:00Z, on the 5-minute grid
@@ -147,7 +147,7 @@ describe('when D1 is unavailable', () => {
 
 describe('retention', () => {
   it('the first tick after midnight deletes samples older than retentionDays and rollups older than rollupRetentionDays, and only those', async () => {
-    const { applyRetention } = await import('../../workers/observatory/scheduler.ts');
+    const { applyRetention } = await import('../../workers/observatory/prober/scheduler.ts');
     const { upsertRollups, rollupsIn } = await import('../../workers/observatory/db/rollups.ts');
     const { oneProbeRollup } = await import('../helpers/one-probe-rollup.ts');
     const day = 86_400_000;

@@ -15,8 +15,8 @@ import { expectConsoleErrors } from './console-errors.ts';
 import { config } from './test-config.ts';
 import { meterD1 } from '../../workers/observatory/db/meter.ts';
 import { upsertIncidents } from '../../workers/observatory/db/status.ts';
-import { pollsAt, pollVendorStatus, type VendorStatusWork } from '../../workers/observatory/vendor-status.ts';
-import { POLLER_NAME } from '../../workers/observatory/vendor-status-poller.ts';
+import { pollsAt, pollVendorStatus, type VendorStatusWork } from '../../workers/observatory/vendor/vendor-status.ts';
+import { POLLER_NAME } from '../../workers/observatory/vendor/vendor-status-poller.ts';
 import {
   VENDOR_BODY_MAX_BYTES,
   VENDOR_INCIDENTS_PER_POLL,

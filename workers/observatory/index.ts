@@ -1,17 +1,17 @@
 /** The observatory Worker: wiring only. */
 import { app } from './api/app.ts';
-import { applyRetention, runBursts, runTick, tickIdFor, unreachedRegions } from './scheduler.ts';
+import { applyRetention, runBursts, runTick, tickIdFor, unreachedRegions } from './prober/scheduler.ts';
 import { getConfig } from './config.ts';
-import { handOverVendorStatus } from './vendor-status-poller.ts';
+import { handOverVendorStatus } from './vendor/vendor-status-poller.ts';
 import { MINUTE_MS } from '../../shared/time.ts';
 import { markViews } from './views/mark-views.ts';
 
-export { RegionProber } from './region-prober.ts';
-export { StatusKeeper } from './status-keeper.ts';
-export { BurstRunner } from './burst-runner.ts';
+export { RegionProber } from './prober/region-prober.ts';
+export { StatusKeeper } from './keeper/status-keeper.ts';
+export { BurstRunner } from './bursts/burst-runner.ts';
 export { ReadBudget } from './read-budget.ts';
 export { PublicViews } from './views/public-views.ts';
-export { VendorStatusPoller } from './vendor-status-poller.ts';
+export { VendorStatusPoller } from './vendor/vendor-status-poller.ts';
 
 export default {
   fetch: app.fetch,

@@ -13,7 +13,7 @@ import {
 } from '../../../shared/config/capacity.ts';
 import { probesPerAlarm, probesPerTick, tickMinutesOf, tickSlice } from '../../../shared/config/schedule.ts';
 import { targetVariantPairs } from '../../../shared/config/work-list.ts';
-import { parseTrace } from '../../../workers/observatory/colo.ts';
+import { parseTrace } from '../../../workers/observatory/probe/colo.ts';
 import { coloOutsideRegion } from '../../../shared/config/colos.ts';
 import type { ObservatoryConfig, TargetConfig } from '../../../shared/config/types.ts';
 import { reasoningBudgetWarnings } from '../../../shared/config/reasoning-budget.ts';

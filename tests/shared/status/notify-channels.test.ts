@@ -163,3 +163,19 @@ describe('the new channels in the configuration', () => {
     expect(channelSecrets({ name: 'g', type: 'google-chat', urlSecret: 'CHAT_URL' })).toEqual({ secrets: ['CHAT_URL'], vars: [] });
   });
 });
+
+describe('the channel registry', () => {
+  it('lists every channel file once, under the kind its file is named for', async () => {
+    const { readdirSync } = await import('node:fs');
+    const { CHANNEL_SPECS } = await import('../../../shared/status/channels/index.ts');
+    const dir = new URL('../../../shared/status/channels/', import.meta.url);
+    const files = readdirSync(dir)
+      .filter((f) => f.endsWith('.ts') && f !== 'base.ts' && f !== 'index.ts')
+      .map((f) => f.slice(0, -3));
+    expect(CHANNEL_SPECS.map((s) => s.kind).sort()).toEqual(files.sort());
+    for (const file of files) {
+      const exported = Object.values(await import(`../../../shared/status/channels/${file}.ts`)) as Array<{ kind?: string }>;
+      expect(exported.filter((e) => e?.kind !== undefined).map((e) => e.kind)).toEqual([file]);
+    }
+  });
+});

@@ -13,7 +13,7 @@ import { isoDay, MANIFEST_KEY, type ArchiveTable } from '../../../shared/archive
 import { DAY_MS } from '../../../shared/time.ts';
 import { getConfig } from '../config.ts';
 import { ID_PATTERN } from '../../../shared/config/validate.ts';
-import { archiveFinalRollups, archiveSampleTables } from '../archive-run.ts';
+import { archiveFinalRollups, archiveSampleTables } from '../archive/archive-run.ts';
 import { requireAdmin } from './admin.ts';
 import { ApiError } from './errors.ts';
 import { holdsToken, overRate, rateLimited, type ReaderEnv } from './public-reads.ts';

@@ -7,7 +7,7 @@ import { ANON_LIMITS, SITE_BURST_RUNS } from '../../../shared/config/read-limits
 import { DAY_MS, MINUTE_MS } from '../../../shared/time.ts';
 import { getConfig } from '../config.ts';
 import { burstSamplesIn, latestBurstRuns, type BurstRow } from '../db/bursts.ts';
-import { runBursts } from '../scheduler.ts';
+import { runBursts } from '../prober/scheduler.ts';
 import { requireAdmin } from './admin.ts';
 import { badRequest } from './errors.ts';
 import { boundRaw, filterFrom, WINDOW_PARAMS } from './filters.ts';

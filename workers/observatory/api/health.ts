@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import { getCapacity, getConfig } from '../config.ts';
 import { latestTick } from '../db/samples.ts';
 import type { ReaderEnv } from './public-reads.ts';
-import type { ProberStatus } from '../region-prober.ts';
+import type { ProberStatus } from '../prober/region-prober.ts';
 import { vendorPagesHealth } from './vendor-incidents.ts';
 import { onlyKnown } from './query.ts';
 import type { ViewAges } from '../views/manifest.ts';

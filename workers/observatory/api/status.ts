@@ -6,7 +6,7 @@ import { resolveStatusRules } from '../../../shared/status/rules.ts';
 import { listIncidents } from '../db/status.ts';
 import { INCIDENT_LIMIT, INCIDENTS_WINDOW, incidentFilter, incidentsDocument } from './incident-docs.ts';
 import { onlyKnown, parseBoolean, parseInt, parseWindow } from './query.ts';
-import type { KeeperStatus } from '../status-keeper.ts';
+import type { KeeperStatus } from '../keeper/status-keeper.ts';
 
 export const statusRoutes = new Hono<{ Bindings: Env }>();
 

@@ -4,7 +4,7 @@ import { DAY_MS } from '../../../shared/time.ts';
 import { hourOf } from '../../../shared/rollup/rollup.ts';
 import { getConfig } from '../config.ts';
 import { samplesRetainedFrom } from '../db/rollups.ts';
-import { runTick, tickIdFor, unreachedRegions } from '../scheduler.ts';
+import { runTick, tickIdFor, unreachedRegions } from '../prober/scheduler.ts';
 import { requireAdmin } from './admin.ts';
 import { ApiError, badRequest } from './errors.ts';
 import type { ReaderEnv } from './public-reads.ts';

@@ -57,6 +57,13 @@ export interface DeliveryAttempt {
   error: string | null;
 }
 
+export const OUTBOX_TABLES = [
+  // One row per message and channel; n orders them (an incident's messages reach a channel in order).
+  `CREATE TABLE IF NOT EXISTS deliveries (n INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, incident_id TEXT NOT NULL, channel TEXT NOT NULL,
+        message TEXT NOT NULL, state TEXT NOT NULL, attempts INTEGER NOT NULL, next_at INTEGER NOT NULL, created_at INTEGER NOT NULL, done_at INTEGER, last_error TEXT)`,
+  'CREATE TABLE IF NOT EXISTS attempts (seq INTEGER PRIMARY KEY AUTOINCREMENT, delivery_id TEXT NOT NULL, channel TEXT NOT NULL, at INTEGER NOT NULL, ok INTEGER NOT NULL, status INTEGER, error TEXT)',
+];
+
 /** What /api/v1/health shows of the outbox. */
 export interface OutboxSummary {
   channels: Array<{ name: string; type: string; active: boolean; inactive_because?: string }>;
@@ -93,13 +100,7 @@ export class NotificationOutbox {
 
   /** Creates the outbox's tables; run once, in the keeper's constructor. */
   migrate(): void {
-    const sql = this.storage.sql;
-    // One row per message and channel; n orders them (an incident's messages reach a channel in order).
-    sql.exec(`CREATE TABLE IF NOT EXISTS deliveries (n INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, incident_id TEXT NOT NULL, channel TEXT NOT NULL,
-        message TEXT NOT NULL, state TEXT NOT NULL, attempts INTEGER NOT NULL, next_at INTEGER NOT NULL, created_at INTEGER NOT NULL, done_at INTEGER, last_error TEXT)`);
-    sql.exec(
-      'CREATE TABLE IF NOT EXISTS attempts (seq INTEGER PRIMARY KEY AUTOINCREMENT, delivery_id TEXT NOT NULL, channel TEXT NOT NULL, at INTEGER NOT NULL, ok INTEGER NOT NULL, status INTEGER, error TEXT)',
-    );
+    for (const statement of OUTBOX_TABLES) this.storage.sql.exec(statement);
   }
 
   /**

@@ -1,7 +1,7 @@
 /**
  * The concurrency report's view: GET /api/v1/bursts's default answer (the newest SITE_BURST_RUNS runs of every
  * region × target), narrowed by `region` and `target` as the route is. Built when a region stores a run
- * (burst-queue.ts marks it).
+ * (bursts/burst-duty.ts marks it).
  */
 import { SITE_BURST_RUNS } from '../../../shared/config/read-limits.ts';
 import type { ViewList } from '../../../shared/views/view-text.ts';

@@ -1,0 +1,13 @@
+import type { ChannelBase, ChannelSpec, UrlSource } from './base.ts';
+
+/** Microsoft Teams Workflows webhook ("Post to a channel when a webhook request is received"): an Adaptive Card. Its URL is the credential: urlSecret. */
+export interface TeamsChannel extends ChannelBase, UrlSource {
+  type: 'teams';
+}
+
+export const teams: ChannelSpec<TeamsChannel> = {
+  kind: 'teams',
+  secrets: (c) => [c.urlSecret],
+  varText: (c) => c.url ?? '',
+  validate: (c, check) => check.url(c),
+};

@@ -1,0 +1,119 @@
+/**
+ * A region object's rollup duty: the hourly and daily rollups of the hours whose samples changed (its
+ * tables dirty_hours and dirty_days), then the OTLP duty's push of them (otlp-duty.ts). Runs in the
+ * object's alarm once the tick's probes are stored; every failure is kept for a later alarm, in
+ * `last_rollup_error`.
+ */
+import { getConfig } from '../config.ts';
+import { dayOf, hourOf } from '../../../shared/rollup/rollup.ts';
+import { daysWithHourlyRollups, samplesRetainedFrom } from '../db/rollups.ts';
+import { rollUpDay, rollUpHour } from './rollup-hour.ts';
+import { oweOtlp } from './otlp-duty.ts';
+import { numbers, type ProberStore, type Row } from '../duty/prober-store.ts';
+import type { Duty } from '../duty/duty.ts';
+import { markViews } from '../views/mark-views.ts';
+import type { ViewPartName } from '../views/parts.ts';
+import { DAY_MS } from '../../../shared/time.ts';
+
+const iso = (t: number) => new Date(t).toISOString();
+
+export const ROLLUP_TABLES = [
+  // Hours whose samples changed in D1 since their rollup was written (shared/rollup/rollup.ts).
+  'CREATE TABLE IF NOT EXISTS dirty_hours (hour INTEGER PRIMARY KEY) WITHOUT ROWID',
+  // Days with an hour rolled up since their daily rows were written: written once the day has ended.
+  'CREATE TABLE IF NOT EXISTS dirty_days (day INTEGER PRIMARY KEY) WITHOUT ROWID',
+];
+
+/** The hours of these ticks owe their rollup (their samples are in D1 now). */
+export function oweRollupsOf(store: ProberStore, tickIds: number[]): void {
+  for (const hour of new Set(tickIds.map(hourOf))) store.sql.exec('INSERT OR IGNORE INTO dirty_hours (hour) VALUES (?)', hour);
+}
+
+function markDirtyDays(store: ProberStore, days: Iterable<number>): void {
+  for (const day of days) store.sql.exec('INSERT OR IGNORE INTO dirty_days (day) VALUES (?)', day);
+}
+
+const dirtyHoursBefore = (store: ProberStore, hour: number): number[] =>
+  numbers(store.sql.exec<Row>('SELECT hour FROM dirty_hours WHERE hour < ? ORDER BY hour', hour).toArray(), 'hour');
+
+const dirtyDaysThrough = (store: ProberStore, day: number): number[] =>
+  numbers(store.sql.exec<Row>('SELECT day FROM dirty_days WHERE day <= ? ORDER BY day', day).toArray(), 'day');
+
+/** An hour's rollup written (or left as it was): its day owes its daily rows, and the OTLP collector the hour. */
+function hourRolledUp(store: ProberStore, hour: number, day: number, pushToOtlp: boolean): void {
+  store.transaction(() => {
+    store.sql.exec('DELETE FROM dirty_hours WHERE hour = ?', hour);
+    markDirtyDays(store, [day]);
+    if (pushToOtlp) oweOtlp(store, hour);
+  });
+}
+
+/**
+ * Writes the rollup of every ended hour whose samples changed (new, or late after a D1 outage),
+ * from the hour's samples in D1: the same samples give the same rows, so a retried tick or a second
+ * rollup never counts twice. Then the daily rows of every ended day with an hour rolled up, merged
+ * from its hourly rows. `ok` false (the hours and days stay dirty) when D1 fails; `rolled`: the hours and days
+ * written, `days` of them days.
+ */
+async function rollUpDirtyHours(
+  store: ProberStore,
+  db: D1Database,
+  region: string,
+  now: number,
+): Promise<{ ok: boolean; rolled: number; days: number }> {
+  const hours = dirtyHoursBefore(store, hourOf(now));
+  let rolled = 0;
+  let days = 0;
+  let step = 'daily rollup seeding';
+  try {
+    if (store.meta('daily_rollups_seeded') === null) {
+      // Once: a database upgraded from hourly rollups alone gets the daily rows of its past days.
+      markDirtyDays(store, await daysWithHourlyRollups(db, region));
+      store.setMeta('daily_rollups_seeded', '1');
+    }
+    // An hour that retention has cut samples from cannot be rolled up again: its rows stay as they are.
+    if (hours.length > 0) step = `rollup of hour ${iso(hours[0])}`;
+    const retainedFrom = hours.length > 0 ? await samplesRetainedFrom(db) : 0;
+    for (const hour of hours) {
+      step = `rollup of hour ${iso(hour)}`;
+      const retained = hour >= retainedFrom;
+      if (retained) await rollUpHour(db, region, hour);
+      hourRolledUp(store, hour, dayOf(hour), retained && getConfig().otlp !== undefined);
+      if (retained) rolled++;
+    }
+    for (const day of dirtyDaysThrough(store, dayOf(now) - DAY_MS)) {
+      step = `daily rollup of ${iso(day).slice(0, 10)}`;
+      await rollUpDay(db, region, day);
+      store.sql.exec('DELETE FROM dirty_days WHERE day = ?', day);
+      rolled++;
+      days++;
+    }
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    store.noteDutyError('last_rollup_error', `${step}: ${message}`);
+    console.error(`region ${region}: ${step} failed, kept for retry: ${message}`);
+    return { ok: false, rolled, days };
+  }
+  store.noteDutyError('last_rollup_error', null);
+  return { ok: true, rolled, days };
+}
+
+/**
+ * The views of rollups (percentiles, the timeline, the scrape of the running totals, the paired comparisons and
+ * prompt caches; the catalog with them), built anew when an hour was written; the time profiles and the TTFA
+ * changes when a day was.
+ */
+const ROLLUP_VIEWS: ViewPartName[] = ['percentiles', 'catalog', 'timeline', 'metrics', 'compare', 'prompt-cache'];
+
+export const rollupDuty: Duty = {
+  name: 'rollups',
+  tables: ROLLUP_TABLES,
+  pending: (store) => store.count('dirty_hours') + store.count('dirty_days'),
+  async run({ store, env, region }) {
+    const { ok, rolled, days } = await rollUpDirtyHours(store, env.DB, region.code, Date.now());
+    if (rolled > 0) await markViews(env, days > 0 ? [...ROLLUP_VIEWS, 'profiles', 'changes'] : ROLLUP_VIEWS);
+    return ok ? 'done' : 'failed';
+  },
+  healthKey: 'pendingRollups',
+  errors: ['last_rollup_error'],
+};
