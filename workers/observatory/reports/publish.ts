@@ -1,0 +1,74 @@
+/**
+ * Publishing the weekly reports. Once a day (the tick at PUBLISH_AFTER_MS past midnight UTC, scheduler.ts) the
+ * last ended week's report is published, unless the index names it already: running again writes nothing. It
+ * waits PUBLISH_AFTER_MS past the week's end (Monday 00:00 UTC) for the regions' rollups of its last hour, which
+ * come minutes after the hour ends; a week with no paired hour measured is not published (the next day's run
+ * looks again). A correction (the admin route) publishes a week again as its next version, saying which version
+ * it corrects and why; the one before stays as it was, and the index names its successor.
+ */
+import { isoWeek, lastEndedWeek, weekSpan } from '../../../shared/reports/week.ts';
+import { versionOf, type ReportVersionEntry } from '../../../shared/reports/report.ts';
+import { DAY_MS, HOUR_MS } from '../../../shared/time.ts';
+import { sendDigest } from './digest.ts';
+import { buildWeeklyReport } from './build-report.ts';
+import { readReportIndex, storeReport } from './report-store.ts';
+
+/** How long after a week ends its report is published: the regions' rollups of its last hour are in by then. */
+export const PUBLISH_AFTER_MS = HOUR_MS;
+/** A correction's reason, at most (it is part of the cited report). */
+export const REASON_MAX_CHARS = 500;
+
+export type PublishOutcome =
+  | { week: string; outcome: 'published'; entry: ReportVersionEntry; created: boolean }
+  | { week: string; outcome: 'already_published' | 'no_data' };
+
+/** The last week ended PUBLISH_AFTER_MS before `now`, published if it is not yet. */
+export async function publishDueReport(db: D1Database, bucket: R2Bucket, now: number): Promise<PublishOutcome> {
+  const week = lastEndedWeek(now - PUBLISH_AFTER_MS);
+  const read = await readReportIndex(bucket);
+  const known = versionOf(read.index, week);
+  // A version whose object exists but that the index misses (a failed index write) is named by storeReport.
+  if (known) return { week, outcome: 'already_published' };
+  const built = await buildWeeklyReport(db, bucket, week, 1, null, now);
+  if (built.pairedRows === 0) return { week, outcome: 'no_data' };
+  const stored = await storeReport(bucket, built.report, read);
+  return { week, outcome: 'published', ...stored };
+}
+
+export class CorrectionError extends Error {}
+
+/** Publishes an ended week again as its next version, correcting the current one for `reason`. */
+export async function publishCorrection(
+  db: D1Database,
+  bucket: R2Bucket,
+  week: string,
+  reason: string,
+  now: number,
+): Promise<{ week: string; entry: ReportVersionEntry; created: boolean }> {
+  const span = weekSpan(week);
+  if (!span) throw new CorrectionError(`not an ISO week: ${week} (like ${isoWeek(now)})`);
+  const read = await readReportIndex(bucket);
+  const current = versionOf(read.index, week);
+  if (!current) throw new CorrectionError(`${week} has no published report to correct`);
+  const version = current.entry.version;
+  const built = await buildWeeklyReport(db, bucket, week, version + 1, { version, reason }, now);
+  return { week, ...(await storeReport(bucket, built.report, read)) };
+}
+
+/**
+ * The cron's part (index.ts): on the day's tick at PUBLISH_AFTER_MS past midnight UTC, the last ended week's report
+ * (every day, so a day that failed is retried the next), then its digest to the channels that asked for one. Never
+ * throws: a failure is logged, and the next day's run publishes the week.
+ */
+export async function publishOnSchedule(env: Env, tickId: number, tickMs: number): Promise<PublishOutcome | null> {
+  const sinceMidnight = tickId % DAY_MS;
+  if (sinceMidnight < PUBLISH_AFTER_MS || sinceMidnight >= PUBLISH_AFTER_MS + tickMs) return null;
+  try {
+    const outcome = await publishDueReport(env.DB, env.ARCHIVE, tickId);
+    if (outcome.outcome === 'published') await sendDigest(env, outcome.week, outcome.entry.version);
+    return outcome;
+  } catch (e) {
+    console.error(`weekly report: publishing failed, tried again tomorrow: ${e instanceof Error ? e.message : e}`);
+    return null;
+  }
+}
