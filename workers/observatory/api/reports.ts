@@ -17,7 +17,6 @@ import { reportPath, versionOf, type ReportIndex } from '../../../shared/reports
 import { WEEK_PATTERN } from '../../../shared/reports/week.ts';
 import { SECOND_MS } from '../../../shared/time.ts';
 import { CorrectionError, publishCorrection, publishDueReport, REASON_MAX_CHARS } from '../reports/publish.ts';
-import { sendDigest } from '../reports/digest.ts';
 import { readReportIndex, reportKey } from '../reports/report-store.ts';
 import { requireAdmin } from './admin.ts';
 import { ApiError, badRequest } from './errors.ts';
@@ -148,7 +147,6 @@ reportRoutes.get('/api/v1/reports/:week/:version', async (c) => {
 reportRoutes.post('/api/v1/reports', async (c) => {
   await requireAdmin(c.req.raw, (c.env as { ADMIN_TOKEN?: string }).ADMIN_TOKEN);
   const outcome = await publishDueReport(c.env.DB, c.env.ARCHIVE, Date.now());
-  if (outcome.outcome === 'published') await sendDigest(c.env, outcome.week, outcome.entry.version);
   forgetReportIndex();
   return c.json(outcome);
 });
@@ -168,7 +166,6 @@ reportRoutes.post('/api/v1/reports/:week/corrections', async (c) => {
     throw badRequest(`reason must be a non-empty string of at most ${REASON_MAX_CHARS} characters`);
   try {
     const done = await publishCorrection(c.env.DB, c.env.ARCHIVE, week, reason.trim(), Date.now());
-    await sendDigest(c.env, done.week, done.entry.version);
     forgetReportIndex();
     return c.json(done);
   } catch (e) {

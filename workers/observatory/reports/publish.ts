@@ -9,7 +9,6 @@
 import { isoWeek, lastEndedWeek, weekSpan } from '../../../shared/reports/week.ts';
 import { versionOf, type ReportVersionEntry } from '../../../shared/reports/report.ts';
 import { DAY_MS, HOUR_MS } from '../../../shared/time.ts';
-import { sendDigest } from './digest.ts';
 import { buildWeeklyReport } from './build-report.ts';
 import { readReportIndex, storeReport } from './report-store.ts';
 
@@ -57,7 +56,7 @@ export async function publishCorrection(
 
 /**
  * The cron's part (index.ts): on the day's tick at PUBLISH_AFTER_MS past midnight UTC, the last ended week's report
- * (every day, so a day that failed is retried the next), then its digest to the channels that asked for one. Never
+ * (every day, so a day that failed is retried the next). Never
  * throws: a failure is logged, and the next day's run publishes the week.
  */
 export async function publishOnSchedule(env: Env, tickId: number, tickMs: number): Promise<PublishOutcome | null> {
@@ -65,7 +64,6 @@ export async function publishOnSchedule(env: Env, tickId: number, tickMs: number
   if (sinceMidnight < PUBLISH_AFTER_MS || sinceMidnight >= PUBLISH_AFTER_MS + tickMs) return null;
   try {
     const outcome = await publishDueReport(env.DB, env.ARCHIVE, tickId);
-    if (outcome.outcome === 'published') await sendDigest(env, outcome.week, outcome.entry.version);
     return outcome;
   } catch (e) {
     console.error(`weekly report: publishing failed, tried again tomorrow: ${e instanceof Error ? e.message : e}`);
