@@ -120,6 +120,17 @@ export interface ReportIndex {
   weeks: ReportWeekEntry[];
 }
 
+/** GET /api/v1/reports: the index with each version's URL, and each week's current one. */
+export interface ReportIndexAnswer {
+  format: typeof REPORT_FORMAT;
+  weeks: Array<
+    Omit<ReportWeekEntry, 'versions'> & {
+      current: { version: number; url: string };
+      versions: Array<ReportVersionEntry & { url: string }>;
+    }
+  >;
+}
+
 export const emptyReportIndex = (): ReportIndex => ({ format: REPORT_FORMAT, weeks: [] });
 
 /** Where each version is read: the API's paths (the site's pages are /reports/<week>/). */

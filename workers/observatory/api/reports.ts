@@ -13,7 +13,7 @@
  * - POST /api/v1/reports/<week>/corrections (admin, `{"reason": "…"}`): publish the week again as its next version.
  */
 import { Hono, type Context } from 'hono';
-import { reportPath, versionOf, type ReportIndex } from '../../../shared/reports/report.ts';
+import { reportPath, versionOf, type ReportIndex, type ReportIndexAnswer } from '../../../shared/reports/report.ts';
 import { WEEK_PATTERN } from '../../../shared/reports/week.ts';
 import { SECOND_MS } from '../../../shared/time.ts';
 import { CorrectionError, publishCorrection, publishDueReport, REASON_MAX_CHARS } from '../reports/publish.ts';
@@ -47,7 +47,7 @@ export function forgetReportIndex(): void {
 }
 
 /** The index as answered: each version's URL beside its entry, each week's current one. */
-function indexAnswer(index: ReportIndex) {
+function indexAnswer(index: ReportIndex): ReportIndexAnswer {
   return {
     format: index.format,
     weeks: index.weeks.map((w) => ({
