@@ -11,12 +11,13 @@
  *   bytes never change either, but its answer gains the successor link when corrected, so it is cached minutes.
  * - POST /api/v1/reports (admin): publish the last ended week now if it is not yet (what the daily run does).
  * - POST /api/v1/reports/<week>/corrections (admin, `{"reason": "…"}`): publish the week again as its next version.
+ * Both publish in the view builder's Durable Object (views/public-views.ts), whose CPU the ranking needs.
  */
 import { Hono, type Context } from 'hono';
 import { reportPath, versionOf, type ReportIndex, type ReportIndexAnswer } from '../../../shared/reports/report.ts';
 import { WEEK_PATTERN } from '../../../shared/reports/week.ts';
 import { SECOND_MS } from '../../../shared/time.ts';
-import { CorrectionError, publishCorrection, publishDueReport, REASON_MAX_CHARS } from '../reports/publish.ts';
+import { REASON_MAX_CHARS } from '../reports/publish.ts';
 import { readReportIndex, reportKey } from '../reports/report-store.ts';
 import { requireAdmin } from './admin.ts';
 import { ApiError, badRequest } from './errors.ts';
@@ -146,7 +147,8 @@ reportRoutes.get('/api/v1/reports/:week/:version', async (c) => {
 
 reportRoutes.post('/api/v1/reports', async (c) => {
   await requireAdmin(c.req.raw, (c.env as { ADMIN_TOKEN?: string }).ADMIN_TOKEN);
-  const outcome = await publishDueReport(c.env.DB, c.env.ARCHIVE, Date.now());
+  // In the view builder's object: ranking every family's pairs over two weeks takes its CPU.
+  const outcome = await c.env.PUBLIC_VIEWS.getByName('global').publishReport(Date.now());
   forgetReportIndex();
   return c.json(outcome);
 });
@@ -164,12 +166,8 @@ reportRoutes.post('/api/v1/reports/:week/corrections', async (c) => {
   }
   if (typeof reason !== 'string' || reason.trim() === '' || reason.length > REASON_MAX_CHARS)
     throw badRequest(`reason must be a non-empty string of at most ${REASON_MAX_CHARS} characters`);
-  try {
-    const done = await publishCorrection(c.env.DB, c.env.ARCHIVE, week, reason.trim(), Date.now());
-    forgetReportIndex();
-    return c.json(done);
-  } catch (e) {
-    if (e instanceof CorrectionError) throw notFound(e.message);
-    throw e;
-  }
+  const done = await c.env.PUBLIC_VIEWS.getByName('global').correctReport(week, reason.trim(), Date.now());
+  if ('refused' in done) throw notFound(done.refused);
+  forgetReportIndex();
+  return c.json(done);
 });

@@ -8,12 +8,9 @@
 import { METHOD_VERSION } from '../../../shared/constants.ts';
 import { isoDay, MANIFEST_KEY, parseManifest } from '../../../shared/archive/manifest.ts';
 import { statusPagesOf } from '../../../shared/config/validate-vendor-status.ts';
-import { COMPARE_METHOD, familyBlocks, familyComparisons } from '../../../shared/rollup/paired-families.ts';
-import { PAIRED_FIGURES } from '../../../shared/rollup/paired-hours.ts';
+import { COMPARE_METHOD } from '../../../shared/rollup/paired-families.ts';
 import {
-  leadersOf,
   REPORT_FORMAT,
-  verdictChanges,
   type ReportFamily,
   type ReportIncident,
   type ReportVendorIncident,
@@ -21,6 +18,7 @@ import {
 } from '../../../shared/reports/report.ts';
 import { previousWeek, weekSpan } from '../../../shared/reports/week.ts';
 import { DEFAULT_MARGIN } from '../../../shared/stats/paired.ts';
+import { familyReport } from './family-report.ts';
 import type { Incident } from '../../../shared/status/incidents.ts';
 import type { PagedVendorIncident } from '../../../shared/status/vendor-incidents.ts';
 import { DAY_MS } from '../../../shared/time.ts';
@@ -29,39 +27,8 @@ import { getConfig } from '../config.ts';
 import { pairedRowsIn } from '../db/paired.ts';
 import { incidentsInSpan } from '../db/status.ts';
 import { vendorIncidentsInSpan } from '../db/vendor-incidents.ts';
-import type { ParsedPairedRow, PairedFamily } from '../../../shared/rollup/paired-families.ts';
 
 const iso = (t: number) => new Date(t).toISOString();
-
-/** One family's figures: this week's comparisons, its leaders, and its changes against the week before. */
-export function familyReport(
-  f: PairedFamily,
-  rows: readonly ParsedPairedRow[],
-  week: { from: number; to: number },
-  before: { from: number; to: number },
-): ReportFamily {
-  const pairs = familyBlocks(f, rows);
-  const inSpan = (s: { from: number; to: number }) =>
-    pairs.map((p) => ({ ...p, blocks: p.blocks.filter((b) => b.hour >= s.from && b.hour < s.to) }));
-  const now = familyComparisons(f, inSpan(week), PAIRED_FIGURES, DEFAULT_MARGIN);
-  const then = familyComparisons(f, inSpan(before), PAIRED_FIGURES, DEFAULT_MARGIN);
-  return {
-    region: f.region,
-    prompt_variant: f.prompt_variant,
-    targets: [...new Set(f.targets)].sort(),
-    figures: PAIRED_FIGURES.map((figure) => {
-      const comparisons = now.get(figure)!;
-      const previous = then.get(figure)!;
-      return {
-        figure,
-        comparisons,
-        leaders: leadersOf(comparisons),
-        previous_leaders: leadersOf(previous),
-        changes: verdictChanges(comparisons, previous),
-      };
-    }),
-  };
-}
 
 const incidentOf = (i: Incident): ReportIncident => ({
   id: i.id,

@@ -55,7 +55,7 @@ export async function publishCorrection(
 }
 
 /**
- * The cron's part (index.ts): on the day's tick at PUBLISH_AFTER_MS past midnight UTC, the last ended week's report
+ * The cron's part (index.ts), run in the view builder's object (its CPU): on the day's tick at PUBLISH_AFTER_MS past midnight UTC, the last ended week's report
  * (every day, so a day that failed is retried the next). Never
  * throws: a failure is logged, and the next day's run publishes the week.
  */
@@ -63,7 +63,7 @@ export async function publishOnSchedule(env: Env, tickId: number, tickMs: number
   const sinceMidnight = tickId % DAY_MS;
   if (sinceMidnight < PUBLISH_AFTER_MS || sinceMidnight >= PUBLISH_AFTER_MS + tickMs) return null;
   try {
-    const outcome = await publishDueReport(env.DB, env.ARCHIVE, tickId);
+    const outcome = await env.PUBLIC_VIEWS.getByName('global').publishReport(tickId);
     return outcome;
   } catch (e) {
     console.error(`weekly report: publishing failed, tried again tomorrow: ${e instanceof Error ? e.message : e}`);

@@ -18,6 +18,8 @@ import { agesOf, emptyManifest, type PartState, type ViewAges, type ViewManifest
 import { viewParts, type ViewPartName } from './parts.ts';
 import type { ViewPart } from './view-part.ts';
 import { VIEW_PREFIX, writeView } from './view-store.ts';
+import { CorrectionError, publishCorrection, publishDueReport, type PublishOutcome } from '../reports/publish.ts';
+import type { ReportVersionEntry } from '../../../shared/reports/report.ts';
 
 /**
  * How long after a part's first mark its build waits for the marks that come with it: the other regions' reports of a
@@ -134,6 +136,29 @@ export class PublicViews extends DurableObject<Env> {
 
   manifest(): ViewManifest {
     return this.state().manifest;
+  }
+
+  /**
+   * The weekly report due at `now`, published if it is not yet (reports/publish.ts): in this object, as the compare
+   * views' build, since ranking every family's pairs over two weeks takes a Durable Object's CPU, not a free-plan
+   * Worker's (bench/duties.ts).
+   */
+  async publishReport(now: number): Promise<PublishOutcome> {
+    return publishDueReport(this.env.DB, this.env.ARCHIVE, now);
+  }
+
+  /** A published week again as its next version, correcting the current one; `refused` when there is none to correct. */
+  async correctReport(
+    week: string,
+    reason: string,
+    now: number,
+  ): Promise<{ week: string; entry: ReportVersionEntry; created: boolean } | { refused: string }> {
+    try {
+      return await publishCorrection(this.env.DB, this.env.ARCHIVE, week, reason, now);
+    } catch (e) {
+      if (e instanceof CorrectionError) return { refused: e.message };
+      throw e;
+    }
   }
 
   override async alarm(): Promise<void> {

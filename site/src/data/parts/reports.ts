@@ -4,11 +4,9 @@
  * the API's index (the reports page links it).
  */
 import type { ReportIndexAnswer, WeeklyReport } from '../../../../shared/reports/report.ts';
+import { SITE_REPORT_WEEKS } from '../../../../shared/config/capacity.ts';
 import type { SiteReportWeek } from '../types.ts';
 import type { SitePart } from './part.ts';
-
-/** Weeks the site shows in full (a quarter). */
-export const SITE_REPORT_WEEKS = 13;
 
 export const reportsPart: SitePart = {
   name: 'reports',
