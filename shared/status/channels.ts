@@ -18,7 +18,15 @@ interface ChannelBase {
   targets?: string[];
   /** Only the incidents that have affected one of these regions (codes; default every region). */
   regions?: string[];
+  /**
+   * Also one message per published weekly report and correction (docs/REPORTS.md): its leaders, its changes and its
+   * link. For the channels whose message is its text or JSON (DIGEST_CHANNEL_TYPES); default false.
+   */
+  digest?: boolean;
 }
+
+/** The channel types a weekly report's digest goes to: those that send a message's title and text, or its JSON. */
+export const DIGEST_CHANNEL_TYPES = ['webhook', 'slack', 'discord', 'telegram', 'email'] as const satisfies readonly ChannelType[];
 
 /** A URL given directly (or as {VAR}), or the name of a Worker secret holding it. */
 export interface UrlSource {

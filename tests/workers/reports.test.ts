@@ -7,7 +7,13 @@
  * immutable. Its comparisons are GET /api/v1/compare's over the same week.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
+import type { ReportDigestMessage } from '../../shared/reports/digest.ts';
+import type { NotificationsConfig } from '../../shared/status/channels.ts';
+import { notificationProblems } from '../../shared/config/validate-status.ts';
+import { NotificationOutbox } from '../../workers/observatory/notify/outbox.ts';
+import { SubrequestBudget } from '../../workers/observatory/subrequest-budget.ts';
 import type { CompareDoc } from '../../shared/api-types.ts';
 import { METHOD_VERSION } from '../../shared/constants.ts';
 import { MANIFEST_KEY } from '../../shared/archive/manifest.ts';
@@ -22,7 +28,7 @@ import { upsertPairedHourStatements } from '../../workers/observatory/db/paired.
 import { upsertIncidents } from '../../workers/observatory/db/status.ts';
 import { forgetReportIndex, IMMUTABLE } from '../../workers/observatory/api/reports.ts';
 import { PUBLISH_AFTER_MS, publishDueReport, publishOnSchedule } from '../../workers/observatory/reports/publish.ts';
-import { createVersion, REPORT_INDEX_KEY, reportKey } from '../../workers/observatory/reports/report-store.ts';
+import { createVersion, readReportIndex, REPORT_INDEX_KEY, reportKey } from '../../workers/observatory/reports/report-store.ts';
 import { config } from './test-config.ts';
 import { get, live } from './view-answers.ts';
 
@@ -300,5 +306,61 @@ describe('the reports API', () => {
     expect((await get('/api/v1/reports/2026-W48/2')).status).toBe(400);
     const r = await get('/api/v1/reports/2026-W48/v9');
     expect(r.headers.get('x-d1-rows-read')).toBe('0');
+  });
+});
+
+describe('the digest', () => {
+  it('a channel with digest: true gets one message per published version, a correction’s saying so; none twice', async () => {
+    const notifications: NotificationsConfig = {
+      siteUrl: 'https://observatory.example',
+      channels: [
+        { name: 'digest-hook', type: 'webhook', url: '{NOTIFY_URL}/reports-digest/hook', digest: true, events: [] },
+        { name: 'digest-slack', type: 'slack', url: '{NOTIFY_URL}/reports-digest/slack', digest: true },
+        { name: 'no-digest', type: 'webhook', url: '{NOTIFY_URL}/reports-digest/none' },
+        // Not a type whose message is its text: no digest (the configuration check refuses it too).
+        { name: 'digest-ntfy', type: 'ntfy', url: '{NOTIFY_URL}/reports-digest/ntfy', digest: true },
+      ],
+    };
+    const { index } = await readReportIndex(env.ARCHIVE);
+    const [e1, e2] = index.weeks.find((w) => w.week === '2026-W48')!.versions;
+    const read = async (v: number) => JSON.parse(await (await env.ARCHIVE.get(reportKey('2026-W48', v)))!.text()) as WeeklyReport;
+    const [v1, v2] = [await read(1), await read(2)];
+    const now = Date.now();
+    const queued = await runInDurableObject(env.STATUS_KEEPER.getByName('reports-digest'), async (_, state) => {
+      const outbox = new NotificationOutbox(state.storage, env, () => notifications);
+      outbox.migrate();
+      const counts = [outbox.queueDigest(v1, e1, now), outbox.queueDigest(v1, e1, now), outbox.queueDigest(v2, e2, now)];
+      await outbox.deliverDue(now, new SubrequestBudget(50));
+      await outbox.deliverDue(now, new SubrequestBudget(50));
+      return counts;
+    });
+    expect(queued).toEqual([2, 0, 2]);
+    const got = ((await (await fetch(`${env.NOTIFY_URL}/_control/received`)).json()) as Array<{ path: string; body: string }>).filter((r) =>
+      r.path.startsWith('/reports-digest/'),
+    );
+    expect(got.map((r) => r.path).sort()).toEqual([
+      '/reports-digest/hook',
+      '/reports-digest/hook',
+      '/reports-digest/slack',
+      '/reports-digest/slack',
+    ]);
+    const hooks = got.filter((r) => r.path.endsWith('/hook')).map((r) => JSON.parse(r.body) as ReportDigestMessage);
+    expect(hooks.map((m) => [m.type, m.report.version, m.report.corrects?.version ?? null, m.report.sha256])).toEqual([
+      ['report.published', 1, null, e1.sha256],
+      ['report.published', 2, 1, e2.sha256],
+    ]);
+    expect(hooks[1].link).toBe('https://observatory.example/reports/2026-W48/#v2');
+    const slack = got.filter((r) => r.path.endsWith('/slack')).map((r) => (JSON.parse(r.body) as { text: string }).text);
+    expect(slack[0]).toMatch(/^📊 Weekly report 2026-W48\n/);
+    expect(slack[0]).toContain('weur · tiny · ttfa_ms: ref-chat;');
+    expect(slack[1]).toContain(`Corrects version 1: ${v2.corrects!.reason}`);
+  });
+
+  it('the configuration check refuses a digest on a channel that cannot send it', () => {
+    const problems = notificationProblems(
+      { channels: [{ name: 'pd', type: 'pagerduty', routingKeySecret: 'PD_KEY', digest: true }] },
+      { targets: [], regions: [] },
+    );
+    expect(problems.join('\n')).toContain('digest is for webhook, slack, discord, telegram, email channels, not pagerduty');
   });
 });

@@ -24,6 +24,7 @@ import { regionsOf, TickJudge } from './status-judge.ts';
 import type { PeriodState } from '../../shared/status/levels.ts';
 import type { Finding } from '../../shared/status/evaluate.ts';
 import { NotificationOutbox, type OutboxSummary } from './notify/outbox.ts';
+import type { ReportVersionEntry, WeeklyReport } from '../../shared/reports/report.ts';
 import { markViews } from './views/mark-views.ts';
 import { SubrequestBudget } from './subrequest-budget.ts';
 import { PLAN_LIMITS } from '../../shared/config/plan-limits.ts';
@@ -79,6 +80,13 @@ export class StatusKeeper extends DurableObject<Env> {
       this.history.migrate();
       this.judge.migrate();
     });
+  }
+
+  /** A weekly report version's digest for the channels that asked for one (reports/publish.ts); returns how many were queued. */
+  async queueReportDigest(report: WeeklyReport, entry: ReportVersionEntry): Promise<number> {
+    const queued = this.outbox.queueDigest(report, entry, Date.now());
+    await this.wake(Date.now());
+    return queued;
   }
 
   /** One region's findings for one tick (status-evaluation.ts). Returns how many were applied (0: all stale). */

@@ -7,7 +7,7 @@
  * it corrects and why; the one before stays as it was, and the index names its successor.
  */
 import { isoWeek, lastEndedWeek, weekSpan } from '../../../shared/reports/week.ts';
-import { versionOf, type ReportVersionEntry } from '../../../shared/reports/report.ts';
+import { versionOf, type ReportVersionEntry, type WeeklyReport } from '../../../shared/reports/report.ts';
 import { DAY_MS, HOUR_MS } from '../../../shared/time.ts';
 import { buildWeeklyReport } from './build-report.ts';
 import { readReportIndex, storeReport } from './report-store.ts';
@@ -18,7 +18,7 @@ export const PUBLISH_AFTER_MS = HOUR_MS;
 export const REASON_MAX_CHARS = 500;
 
 export type PublishOutcome =
-  | { week: string; outcome: 'published'; entry: ReportVersionEntry; created: boolean }
+  | { week: string; outcome: 'published'; entry: ReportVersionEntry; created: boolean; report: WeeklyReport }
   | { week: string; outcome: 'already_published' | 'no_data' };
 
 /** The last week ended PUBLISH_AFTER_MS before `now`, published if it is not yet. */
@@ -43,7 +43,7 @@ export async function publishCorrection(
   week: string,
   reason: string,
   now: number,
-): Promise<{ week: string; entry: ReportVersionEntry; created: boolean }> {
+): Promise<{ week: string; entry: ReportVersionEntry; created: boolean; report: WeeklyReport }> {
   const span = weekSpan(week);
   if (!span) throw new CorrectionError(`not an ISO week: ${week} (like ${isoWeek(now)})`);
   const read = await readReportIndex(bucket);
@@ -59,14 +59,30 @@ export async function publishCorrection(
  * (every day, so a day that failed is retried the next). Never
  * throws: a failure is logged, and the next day's run publishes the week.
  */
-export async function publishOnSchedule(env: Env, tickId: number, tickMs: number): Promise<PublishOutcome | null> {
+export async function publishOnSchedule(env: Env, tickId: number, tickMs: number): Promise<Published | null> {
   const sinceMidnight = tickId % DAY_MS;
   if (sinceMidnight < PUBLISH_AFTER_MS || sinceMidnight >= PUBLISH_AFTER_MS + tickMs) return null;
   try {
-    const outcome = await env.PUBLIC_VIEWS.getByName('global').publishReport(tickId);
-    return outcome;
+    return await env.PUBLIC_VIEWS.getByName('global').publishReport(tickId);
   } catch (e) {
     console.error(`weekly report: publishing failed, tried again tomorrow: ${e instanceof Error ? e.message : e}`);
     return null;
+  }
+}
+
+/** What a publication answers its caller (the report itself stays in R2). */
+export type Published =
+  | { week: string; outcome: 'already_published' | 'no_data' }
+  | { week: string; outcome: 'published'; entry: ReportVersionEntry; created: boolean };
+
+/**
+ * After a version is stored (or found stored by a run that then failed): its digest queued for the channels that asked
+ * for one (a second queueing of a version's is a no-op). A failure is logged; the report stays published.
+ */
+export async function queueDigest(env: Env, report: WeeklyReport, entry: ReportVersionEntry): Promise<void> {
+  try {
+    await env.STATUS_KEEPER.getByName('global').queueReportDigest(report, entry);
+  } catch (e) {
+    console.error(`weekly report ${report.week} v${entry.version}: its digest could not be queued: ${e instanceof Error ? e.message : e}`);
   }
 }

@@ -59,6 +59,8 @@ export interface Stored {
   entry: ReportVersionEntry;
   /** False when the version's object was there already (from a run whose index write failed): it is kept as it is. */
   created: boolean;
+  /** The version as stored (the one found, when it was there already). */
+  report: WeeklyReport;
 }
 
 /**
@@ -73,26 +75,23 @@ export async function storeReport(
   const key = reportKey(report.week, report.version);
   let text = JSON.stringify(report);
   let sha256 = await sha256Hex(new TextEncoder().encode(text));
-  let published = report.published_at;
-  let corrects = report.corrects;
+  let stored = report;
   const created = await createVersion(bucket, key, text, sha256);
   if (!created) {
     const existing = await bucket.get(key);
     if (!existing) throw new Error(`${key} was refused as existing, yet cannot be read`);
     text = await existing.text();
     sha256 = await sha256Hex(new TextEncoder().encode(text));
-    const stored = JSON.parse(text) as WeeklyReport;
-    published = stored.published_at;
-    corrects = stored.corrects;
+    stored = JSON.parse(text) as WeeklyReport;
   }
   const entry: ReportVersionEntry = {
     version: report.version,
     sha256,
     bytes: new TextEncoder().encode(text).byteLength,
-    published_at: published,
-    corrects,
+    published_at: stored.published_at,
+    corrects: stored.corrects,
     superseded_by: null,
   };
   await writeIndex(bucket, withVersion(read.index, report.week, report.window, entry), read.etag);
-  return { entry, created };
+  return { entry, created, report: stored };
 }
