@@ -158,6 +158,9 @@ describe('the weekly reports on the site', () => {
     const html = page('reports/2026-W48/index.html');
     expect(html).toMatch(/<article id="v2"[^>]*>\s*<h2>Version 2 \(current\)<\/h2>/);
     expect(html).toContain('id="v1"');
+    // Each region × prompt variant of a version at an anchor of its own.
+    expect(html).toContain(`id="v2-${region}-${variant}"`);
+    expect(html).toContain(`id="v1-${region}-${variant}"`);
     expect(html).toContain(`Corrects <a href="#v1">version 1</a>: ${REASON}`);
     expect(html).toContain('Superseded by <a href="#v2">version 2</a>');
     expect(html).toContain('faster than');
