@@ -273,6 +273,9 @@ describe('immutability and corrections', () => {
     const W30 = weekSpan('2026-W30')!;
     expect(await publishDueReport(env.DB, env.ARCHIVE, W30.to + PUBLISH_AFTER_MS)).toEqual({ week: '2026-W30', outcome: 'no_data' });
     expect((await reportObjects()).some((k) => k.startsWith('reports/2026-W30/'))).toBe(false);
+    // Nor one whose week before was measured (W49's first hours) but not itself.
+    const W50 = weekSpan('2026-W50')!;
+    expect(await publishDueReport(env.DB, env.ARCHIVE, W50.to + PUBLISH_AFTER_MS)).toEqual({ week: '2026-W50', outcome: 'no_data' });
   });
 });
 

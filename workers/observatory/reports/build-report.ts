@@ -54,7 +54,7 @@ const vendorIncidentOf = (v: PagedVendorIncident): ReportVendorIncident => ({
 
 export interface BuiltReport {
   report: WeeklyReport;
-  /** Paired hourly rows read for the two weeks (none: nothing was measured, and a first version is not published). */
+  /** Paired hourly rows of the week itself (none: nothing was measured in it, and a first version is not published). */
   pairedRows: number;
 }
 
@@ -82,7 +82,7 @@ export async function buildWeeklyReport(
       regions: [f.region],
       variants: [f.prompt_variant],
     });
-    pairedRows += rows.length;
+    pairedRows += rows.filter((r) => r.hour >= span.from).length;
     families.push(familyReport(f, parsedRowsOf(rows, f), span, before));
   }
   const pages = statusPagesOf(getConfig().targets).map((p) => p.page);

@@ -1,5 +1,5 @@
 /**
- * Publishing the weekly reports. Once a day (the tick at PUBLISH_AFTER_MS past midnight UTC, scheduler.ts) the
+ * Publishing the weekly reports. Once a day (the cron's tick at PUBLISH_AFTER_MS past midnight UTC, index.ts) the
  * last ended week's report is published, unless the index names it already: running again writes nothing. It
  * waits PUBLISH_AFTER_MS past the week's end (Monday 00:00 UTC) for the regions' rollups of its last hour, which
  * come minutes after the hour ends; a week with no paired hour measured is not published (the next day's run
