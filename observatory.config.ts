@@ -19,6 +19,19 @@ import type { ObservatoryConfig } from './shared/config/types.ts';
 import { preset } from './shared/config/presets.ts';
 
 type Target = ObservatoryConfig['targets'][number];
+/**
+ * Demo prices for the reference targets, so the compare page's latency against price has something to show: made up,
+ * not any vendor's. A real target gives its vendor's list price, dated, with the pricing page as its source, e.g.
+ *   price: { inputPerMTokens: 0.15, outputPerMTokens: 0.6, currency: 'USD', asOf: '2026-12-01', source: 'https://openai.com/api/pricing/' }
+ * The reference endpoint bills nothing: npm run capacity counts no money for these.
+ */
+const demoPrice = (inputPerMTokens: number, outputPerMTokens: number): Target['price'] => ({
+  inputPerMTokens,
+  outputPerMTokens,
+  currency: 'USD',
+  asOf: '2026-12-01',
+  source: 'demo: an illustrative price, not a real vendor price',
+});
 const reference = (id: string, label: string, api: Target['api'], path: string, extra: Partial<Target> = {}): Target => ({
   id: `reference-${id}`,
   label,
@@ -49,28 +62,33 @@ export const config: ObservatoryConfig = {
       headers: { 'x-ref-params': 'vendor_timing=1' },
       promptVariants: ['chat', 'code', 'long-context'],
       bursts: true,
+      price: demoPrice(0.15, 0.6),
     }),
     // Also runs the prompt-cache probe (its 4,096-token prefix sent twice a tick, marked with cache_control): the demo's
     // cache discount. Real vendors bill both passes; npm run capacity counts them.
     reference('slow-large', 'Reference · slow large model', 'anthropic-messages', '/v1/messages', {
       promptVariants: ['chat', 'code'],
       promptCache: true,
+      price: demoPrice(3, 15),
     }),
     // Streams its reasoning (summaries) before the answer; a low effort keeps it inside the 64-token budget.
     reference('reasoning', 'Reference · reasoning model', 'openai-responses', '/v1/responses', {
       reasoning: true,
       extraBody: { reasoning: { effort: 'low' } },
+      price: demoPrice(1.1, 4.4),
     }),
     // Its queue and decode slow down as concurrent requests rise: the concurrency probes show the curve.
     reference('batching', 'Reference · batching server', 'gemini', '/v1beta/models/{model}:streamGenerateContent?alt=sse', {
       promptVariants: ['chat', 'code'],
       bursts: true,
+      price: demoPrice(0.3, 2.5),
     }),
     // Thinks without streaming it (counted in usage only), like OpenAI's reasoning models on Chat Completions.
     // Its 300 reasoning tokens would use up the 64-token budget (no answer): a minimal effort leaves 30 for thinking.
     reference('hidden-reasoning', 'Reference · hidden reasoning model', 'openai-chat', '/v1/chat/completions', {
       reasoning: true,
       extraBody: { reasoning_effort: 'minimal' },
+      price: demoPrice(1.25, 10),
     }),
     // AWS Bedrock's ConverseStream: AWS's binary event stream, signed with SigV4. Locally it signs with the reference
     // endpoint's public test credentials (wrangler.toml [vars]), which the endpoint verifies; deployed, where those are
@@ -83,8 +101,10 @@ export const config: ObservatoryConfig = {
         accessKeyIdSecret: 'REFERENCE_AWS_ACCESS_KEY_ID',
         secretAccessKeySecret: 'REFERENCE_AWS_SECRET_ACCESS_KEY',
       },
+      price: demoPrice(0.2, 0.8),
     }),
     // Azure OpenAI's deployment URL: the key in api-key, content-filter chunks in the stream, x-ms-region in the headers.
+    // Deliberately unpriced: the compare page's latency against price says which targets it leaves out for want of one.
     reference('azure', 'Reference · Azure OpenAI', 'openai-chat', '/openai/deployments/{model}/chat/completions?api-version=2024-10-21', {
       model: 'ref-fast-small',
       auth: { type: 'header', name: 'api-key', secret: 'REFERENCE_KEY' },

@@ -14,9 +14,10 @@ import { COMPARE_LIST, CompareViewBuilder } from '../workers/observatory/views/c
 import { storedView, viewAnswer, type StoredView } from '../workers/observatory/views/view-answer.ts';
 import { familyReport } from '../workers/observatory/reports/family-report.ts';
 import { createHash } from 'node:crypto';
+import { HOUR_MS, MINUTE_MS } from '../shared/time.ts';
 
-const HOUR = 3_600_000;
-const TICK = 300_000;
+const HOUR = HOUR_MS;
+const TICK = 5 * MINUTE_MS;
 const TICKS_PER_HOUR = 12;
 
 export interface StoredRow {

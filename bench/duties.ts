@@ -53,6 +53,7 @@ import { historyKeysFor, incidentLines } from '../workers/observatory/views/stat
 import { INCIDENT_LIMIT } from '../workers/observatory/api/incident-docs.ts';
 import { historyViewTexts, incidentViewText } from './status-view-texts.ts';
 import { checkSameAnswer, lendNativeHex, mergeDuties, type PairedDuty } from './merge-duties.ts';
+import { DAY_MS, HOUR_MS } from '../shared/time.ts';
 
 /** CPU one invocation gets, by where the duty runs. */
 const CPU_MS = {
@@ -63,8 +64,8 @@ const CPU_MS = {
 type RunsIn = keyof typeof CPU_MS;
 const REGIONS = ['weur', 'eeur', 'enam', 'wnam', 'apac', 'oc'];
 const TARGETS = Array.from({ length: 10 }, (_, k) => `target-${k + 1}`);
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
+const HOUR = HOUR_MS;
+const DAY = DAY_MS;
 const TICKS_PER_HOUR = 12;
 const HOUR0 = Date.UTC(2026, 0, 10, 12);
 

@@ -9,10 +9,12 @@ import type { StatusHistoryRowDoc } from '../shared/api-types.ts';
 import { statusHistoryDocument } from '../workers/observatory/api/status-history-docs.ts';
 import { incidentsDocument } from '../workers/observatory/api/incident-docs.ts';
 import { HISTORY_LIST, INCIDENT_LIST } from '../workers/observatory/views/status-lists.ts';
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../shared/time.ts';
+import { LONGEST_VIEW_DAYS } from '../shared/views/windows.ts';
 
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
-const TICK = 5 * 60_000;
+const HOUR = HOUR_MS;
+const DAY = DAY_MS;
+const TICK = 5 * MINUTE_MS;
 /** Incidents each target opens a week, and the points each keeps (its affected regions' probes while open). */
 const INCIDENTS_A_WEEK = 2;
 const POINTS_EACH = 100;
@@ -49,7 +51,7 @@ function historyRows(regions: readonly string[], targets: readonly string[], per
 
 /** The 90 days of days whole (5,400 lines at the goal), one target's split view of them, and 24 hours of hours. */
 export function historyViewTexts(regions: readonly string[], targets: readonly string[], end: number) {
-  const days = historyRows(regions, targets, 90, DAY, end);
+  const days = historyRows(regions, targets, LONGEST_VIEW_DAYS, DAY, end);
   const hours = historyRows(regions, targets, 24, HOUR, end);
   const text = (resolution: 'hour' | 'day', rows: StoredHistoryRow[]) => {
     const doc = statusHistoryDocument(resolution, rows[0].period, end, rows, null);
@@ -71,7 +73,7 @@ export function incidentViewText(regions: readonly string[], targets: readonly s
   const each = Math.round((90 / 7) * INCIDENTS_A_WEEK);
   for (let k = 0; k < each; k++)
     for (const [t, target] of targets.entries()) {
-      const opened = end - ((k + t / targets.length) * 90 * DAY) / each;
+      const opened = end - ((k + t / targets.length) * LONGEST_VIEW_DAYS * DAY) / each;
       const hit = [regions[k % regions.length], regions[(k + 1) % regions.length]];
       incidents.push({
         id: `${opened}-${target}-chat`,

@@ -150,7 +150,7 @@ function reportAll(): void {
   );
   if (tokens.unpriced.length > 0)
     console.log(
-      `  no price for ${tokens.unpriced.join(', ')}: set price: { inputPerMTokens, outputPerMTokens } on a target to see its cost`,
+      `  no price for ${tokens.unpriced.join(', ')}: set price: { inputPerMTokens, outputPerMTokens, currency: 'USD', asOf, source } on a target to see its cost`,
     );
   for (const w of reasoningBudgetWarnings(config)) console.warn(`warning: ${w.message}`);
 }

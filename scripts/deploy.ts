@@ -15,7 +15,7 @@
  *   8 rebuilds    how the site is rebuilt on a schedule (.github/workflows/site-rebuild.yml)
  */
 import { parseArgs } from 'node:util';
-import { existsSync, readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -26,6 +26,7 @@ import { runWrangler, WRANGLER_ENV, wranglerArgs } from './processes.ts';
 import { buildSite } from './site-build.ts';
 import { channelSecrets } from '../shared/status/channels.ts';
 import { emptySiteData } from '../site/src/data/empty.ts';
+import { localUrl } from '../shared/net/local-ports.ts';
 
 const STEPS = ['preflight', 'd1', 'migrations', 'secrets', 'reference', 'observatory', 'site', 'rebuilds'] as const;
 type Step = (typeof STEPS)[number];
@@ -82,10 +83,15 @@ function workersDevUrl(log: string): string | null {
   return /https:\/\/[a-z0-9.-]+\.workers\.dev/.exec(log)?.[0] ?? null;
 }
 
-async function dryRunDeploy(args: string[]): Promise<void> {
+/** `bundle`: the Worker has code, so the dry run must leave its bundle (the site's static-assets Worker has none). */
+async function dryRunDeploy(args: string[], bundle = true): Promise<void> {
   const out = mkdtempSync(join(tmpdir(), 'deploy-dry-run-'));
   try {
-    await runWrangler(['deploy', '--dry-run', '--outdir', out, ...args]);
+    const log = await runWrangler(['deploy', '--dry-run', '--outdir', out, ...args]);
+    // A dry run that exits early or bundles nothing fails here, not at the real deploy.
+    const file = join(out, 'index.js');
+    if (!log.includes('--dry-run: exiting now.') || (bundle && (!existsSync(file) || statSync(file).size < 10_000)))
+      throw new Error(`wrangler deploy --dry-run ${args.join(' ')} produced no Worker bundle:\n${log.slice(-2000)}`);
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
@@ -184,7 +190,7 @@ const run: Record<Step, () => Promise<void>> = {
   async site() {
     await buildSite(new URL('../site/dist', import.meta.url).pathname, await siteSource(values['data-file'], values.api));
     if (dryRun) {
-      await dryRunDeploy(['-c', 'site/wrangler.toml']);
+      await dryRunDeploy(['-c', 'site/wrangler.toml'], false);
       return say('  (dry run) site built and its static-assets Worker validates');
     }
     const url = workersDevUrl(await runWrangler(['deploy', '-c', 'site/wrangler.toml']));
@@ -208,7 +214,7 @@ async function siteSource(
     say(`  building the site from the export ${dataFile}`);
     return { dataFile };
   }
-  const api = apiOption ?? (dryRun ? 'http://127.0.0.1:8787' : readFileSync('.wrangler/deployed-api-url', 'utf8').trim());
+  const api = apiOption ?? (dryRun ? localUrl('api') : readFileSync('.wrangler/deployed-api-url', 'utf8').trim());
   if (dryRun && !(await answers(`${api.replace(/\/$/, '')}/api/v1/health`))) {
     const file = join(mkdtempSync(join(tmpdir(), 'deploy-empty-')), 'site-data.json');
     writeFileSync(file, JSON.stringify(emptySiteData(config)));

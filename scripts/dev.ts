@@ -1,12 +1,13 @@
 /**
- * `npm run dev`: the observatory locally. The API on http://127.0.0.1:8787 (--port), the reference
- * endpoint on :8788 (--reference-port), a local D1 under .wrangler/state; `GET /__scheduled` fires a tick.
+ * `npm run dev`: the observatory locally. The API on its local port (--port, shared/net/local-ports.ts), the reference
+ * endpoint on its own (--reference-port), a local D1 under .wrangler/state; `GET /__scheduled` fires a tick.
  */
 import { parseArgs } from 'node:util';
 import { startLocalObservatory } from './local-observatory.ts';
 import { intOption, usageError } from './options.ts';
+import { LOCAL_PORTS } from '../shared/net/local-ports.ts';
 
-const USAGE = 'usage: npm run dev -- [--port 8787] [--reference-port 8788] (0: any free port) [--persist-to .wrangler/state]';
+const USAGE = `usage: npm run dev -- [--port ${LOCAL_PORTS.api}] [--reference-port ${LOCAL_PORTS.reference}] (0: any free port) [--persist-to .wrangler/state]`;
 
 const port = (name: string, value: string | undefined, fallback: number) => intOption('dev', USAGE, name, value, fallback, 0, 65535);
 
@@ -21,8 +22,8 @@ try {
 let local;
 try {
   local = await startLocalObservatory({
-    apiPort: port('port', values.port, 8787),
-    referencePort: port('reference-port', values['reference-port'], 8788),
+    apiPort: port('port', values.port, LOCAL_PORTS.api),
+    referencePort: port('reference-port', values['reference-port'], LOCAL_PORTS.reference),
     persistTo: values['persist-to'] ?? '.wrangler/state',
     command: 'npm run dev',
     log: (line) => console.log(`  [wrangler] ${line}`),

@@ -2,9 +2,10 @@
 import { parseArgs } from 'node:util';
 import { startWorker } from './worker-runtime.ts';
 import { intOption, usageError } from './options.ts';
+import { LOCAL_PORTS } from '../shared/net/local-ports.ts';
 
 const REFERENCE_CONFIG = 'workers/reference/wrangler.toml';
-const DEFAULT_PORT = 8788;
+const DEFAULT_PORT = LOCAL_PORTS.reference;
 
 const USAGE = `usage: npm run reference -- [--port ${DEFAULT_PORT}] [--host 127.0.0.1]`;
 let values;

@@ -1,5 +1,5 @@
 /**
- * `npm run site:export -- [--api http://127.0.0.1:8787] [--out site-data.json]`: everything the site shows,
+ * `npm run site:export -- [--api <the local API, shared/net/local-ports.ts>] [--out site-data.json]`: everything the site shows,
  * fetched from the read API into one JSON file; `SITE_DATA_FILE=site-data.json npm run site:build` builds from it anywhere.
  */
 import { parseArgs } from 'node:util';

@@ -33,16 +33,17 @@ import { startNotifySink } from './notify-sink.ts';
 import { Progress, duration } from './progress.ts';
 import type { PendingPart } from '../site/src/data/types.ts';
 
-const USAGE =
-  'usage: npm start -- [--port 8787] [--reference-port 8788] [--site-port 4321] (0: any free port) [--backfill 8] [--history-days 90] [--persist-to .wrangler/demo]';
-const BACKFILL_SPACING_MS = 30 * 60_000;
+const USAGE = `usage: npm start -- [--port ${LOCAL_PORTS.api}] [--reference-port ${LOCAL_PORTS.reference}] [--site-port ${LOCAL_PORTS.site}] (0: any free port) [--backfill 8] [--history-days 90] [--persist-to .wrangler/demo]`;
+const BACKFILL_SPACING_MS = 30 * MINUTE_MS;
 /** The first report: this many of the newest backfill ticks (in ended hours), so every pair has a few samples. */
 const FIRST_TICKS = 3;
 /** Days back of the older backfill ticks that fill the long-window views (those within --history-days): two in each view. */
 const HISTORY_DAYS = [2, 5, 12, 22, 45, 80];
 import { DAY_MS, HOUR_MS } from '../shared/time.ts';
+import { LOCAL_PORTS } from '../shared/net/local-ports.ts';
+import { MINUTE_MS } from '../shared/time.ts';
 /** Longest the demo waits for one phase's samples. */
-const SAMPLE_WAIT_MS = 10 * 60_000;
+const SAMPLE_WAIT_MS = 10 * MINUTE_MS;
 /** The incident phase: this many ticks at the schedule's step, ending one step before now. */
 const INCIDENT_TICKS = 9;
 /** Of those, the ticks (0-based) at which the degraded region is slower, then failing. */
@@ -79,13 +80,13 @@ try {
 }
 const int = (name: string, value: string | undefined, fallback: number, min: number, max: number) =>
   intOption('start', USAGE, name, value, fallback, min, max);
-const apiPort = int('port', values.port, 8787, 0, 65535);
-const referencePort = int('reference-port', values['reference-port'], 8788, 0, 65535);
-const sitePort = int('site-port', values['site-port'], 4321, 0, 65535);
+const apiPort = int('port', values.port, LOCAL_PORTS.api, 0, 65535);
+const referencePort = int('reference-port', values['reference-port'], LOCAL_PORTS.reference, 0, 65535);
+const sitePort = int('site-port', values['site-port'], LOCAL_PORTS.site, 0, 65535);
 const backfill = int('backfill', values.backfill, 8, 0, 200);
 const historyDays = int('history-days', values['history-days'], 90, 0, config.rollupRetentionDays);
 const persistTo = resolve(values['persist-to'] ?? '.wrangler/demo');
-const tickMs = (tickMinutesOf(config.schedule) ?? 5) * 60_000;
+const tickMs = (tickMinutesOf(config.schedule) ?? 5) * MINUTE_MS;
 
 if (sitePort !== 0) await assertPortFree(sitePort, '--site-port').catch((e) => fail(e.message));
 const proxies: DelayProxy[] = [];
@@ -246,7 +247,7 @@ const parts: Array<{ id: PendingPart['id']; label: string; samples: number; extr
   },
   {
     id: 'incident' as const,
-    label: `the regional incident (the last ${(INCIDENT_TICKS * tickMs) / 60_000} min, region ${degraded} degraded) and the tick of now`,
+    label: `the regional incident (the last ${(INCIDENT_TICKS * tickMs) / MINUTE_MS} min, region ${degraded} degraded) and the tick of now`,
     samples: (INCIDENT_TICKS + 1) * perTick,
   },
   ...(config.bursts
@@ -289,7 +290,7 @@ async function rebuild(): Promise<void> {
 
 // 1. The first report.
 say(
-  `the first report: ${firstTicks.length} past tick(s) every ${BACKFILL_SPACING_MS / 60_000} min (measured now, flagged as backfill; each region runs ${config.concurrency} probes at a time)`,
+  `the first report: ${firstTicks.length} past tick(s) every ${BACKFILL_SPACING_MS / MINUTE_MS} min (measured now, flagged as backfill; each region runs ${config.concurrency} probes at a time)`,
 );
 await measure('first report', firstTicks);
 await rollups(firstTicks);
@@ -308,7 +309,7 @@ console.log(`Ctrl-C stops everything.\n`);
 
 // 2. The backfill: the other recent ticks and the long-window history.
 say(
-  `the backfill: ${recent.length - firstTicks.length} more every ${BACKFILL_SPACING_MS / 60_000} min, and ${history.length} spread over ${historyDays} days for the long-window views`,
+  `the backfill: ${recent.length - firstTicks.length} more every ${BACKFILL_SPACING_MS / MINUTE_MS} min, and ${history.length} spread over ${historyDays} days for the long-window views`,
 );
 await measure('backfill', backfillTicks);
 await rollups(backfillTicks);
@@ -319,7 +320,7 @@ say('site rebuilt with the backfill');
 
 // 3. The regional incident: the last 45 minutes at the schedule's step, then the tick of now.
 say(
-  `the regional incident: the last ${(INCIDENT_TICKS * tickMs) / 60_000} min at the schedule's step: region ${degraded} is ${SLOW_MS / 1000} s slower (server time) for ticks ${clock(incidentTicks[SLOW_TICKS[0]])}–${clock(incidentTicks[SLOW_TICKS[1] - 1])}, then fails (HTTP 503) for ${clock(incidentTicks[FAIL_TICKS[0]])}–${clock(incidentTicks[FAIL_TICKS[1] - 1])}: the status rules should open an incident, escalate and resolve it`,
+  `the regional incident: the last ${(INCIDENT_TICKS * tickMs) / MINUTE_MS} min at the schedule's step: region ${degraded} is ${SLOW_MS / 1000} s slower (server time) for ticks ${clock(incidentTicks[SLOW_TICKS[0]])}–${clock(incidentTicks[SLOW_TICKS[1] - 1])}, then fails (HTTP 503) for ${clock(incidentTicks[FAIL_TICKS[0]])}–${clock(incidentTicks[FAIL_TICKS[1] - 1])}: the status rules should open an incident, escalate and resolve it`,
 );
 await measure('regional incident', [...incidentTicks, null]);
 say(`${await sampleCount()} samples stored`);

@@ -76,7 +76,7 @@ const PROXIED_RESPONSE = [
 export interface Proxy {
   /** A path prefix, such as "/archive/". */
   prefix: string;
-  /** The origin it is passed to (loopback), such as "http://127.0.0.1:8787". */
+  /** The origin it is passed to (loopback), such as localUrl('api') of shared/net/local-ports.ts. */
   to: string;
 }
 

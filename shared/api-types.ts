@@ -13,6 +13,7 @@ import type { PERCENTILE_NAMES } from './stats/percentile.ts';
 import type { Finding } from './status/evaluate.ts';
 import type { Incident, IncidentEvent, IncidentRegion } from './status/incidents.ts';
 import type { PairStatus } from './status/pair-state.ts';
+import type { StateColumn } from './status/levels.ts';
 import type { FidelityRow, ServedPlaceRow } from './rollup/hour-places.ts';
 import type { StatusRules } from './status/rules.ts';
 
@@ -45,6 +46,19 @@ export interface TargetInfo {
   regions: string[];
   samples: number;
   last_sample_at: string | null;
+  /** Its list price as configured (observatory.config.ts), null without one; the reference targets' are the demo's, illustrative. */
+  price: TargetPrice | null;
+}
+
+/** A list price per million tokens, dated and sourced (docs/MEASUREMENT.md, "Latency against price"). */
+export interface TargetPrice {
+  input_per_mtokens: number;
+  output_per_mtokens: number;
+  currency: 'USD';
+  /** The day it was read, YYYY-MM-DD. */
+  as_of: string;
+  /** Where it was read: a pricing page's URL, or words. */
+  source: string;
 }
 
 /** A prompt variant as GET /api/v1/health lists it. */
@@ -318,21 +332,17 @@ export interface MaintenanceDoc {
 }
 
 /** One row of GET /api/v1/status-history: a period (its ISO start under `hour` or `day`), its key, the ticks the keeper judged in each state (and how many of them came late), and the worst tick's words. */
-export interface StatusHistoryRowDoc {
+export type StatusHistoryRowDoc = {
   hour?: string;
   day?: string;
   target: string;
   prompt_variant: string;
   region: string;
-  operational: number;
-  degraded: number;
-  down: number;
-  maintenance: number;
-  no_data: number;
-  /** Of those ticks, the ones whose report reached the keeper after it had judged the tick without it (docs/STATUS.md). */
-  late: number;
-  note: string | null;
-}
+} & Record<StateColumn, number> & {
+    /** Of those ticks, the ones whose report reached the keeper after it had judged the tick without it (docs/STATUS.md). */
+    late: number;
+    note: string | null;
+  };
 
 /** GET /api/v1/served-by: each region × target × variant's places of answer over whole hours (shared/rollup/hour-places.ts). */
 export interface ServedByDoc {

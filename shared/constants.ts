@@ -1,4 +1,5 @@
 /** Every duration and limit of the measurement core, named once. */
+import { HOUR_MS } from './time.ts';
 
 /** Bumped whenever a definition in MEASUREMENT.md changes, so old and new figures never mix silently. */
 export const METHOD_VERSION = 2;
@@ -53,7 +54,7 @@ export const MIN_SECRET_LENGTH = 8;
 
 /** Bounds a CLI run accepts: probes per run, and any timeout (setTimeout overflows past 2^31 ms). */
 export const MAX_PROBES_PER_RUN = 100_000;
-export const MAX_TIMEOUT_MS = 3_600_000;
+export const MAX_TIMEOUT_MS = HOUR_MS;
 
 /** Response headers of the read API: the D1 rows the request read and wrote (what D1 bills). */
 export const ROWS_READ_HEADER = 'x-d1-rows-read';

@@ -139,6 +139,35 @@ export type StoredOnly = RowOf<typeof STORED_ONLY_FIELDS>;
 /** A stored row: the sample, its tick and how it was taken; every stored sample has its region. */
 export type StoredRow = Omit<Sample, 'region'> & StoredOnly & { region: string };
 
+/** Units by name: the definitions name every duration `_ms`, every count `_tokens` (MEASUREMENT.md); the rest by name. */
+const NAMED_UNITS: Record<string, string> = {
+  tick_id: 'epoch ms',
+  started_at: 'epoch ms',
+  decode_tps: 'tokens/s',
+  timeline: '0.1 ms deltas',
+  server_timings: 'ms',
+};
+
+/** A field's unit (the archive's column metadata, OTLP's and /metrics' scales), or null when it has none. */
+export function unitOf(name: string): string | null {
+  if (name in NAMED_UNITS) return NAMED_UNITS[name];
+  if (name.endsWith('_ms')) return 'ms';
+  if (name.endsWith('_tokens')) return 'tokens';
+  return null;
+}
+
+/** What each rolled-up figure is, in words: /metrics' HELP and OTLP's description say the same. */
+export const FIGURE_DESCRIPTIONS = {
+  ttft_ms: 'Time to first token (any output, reasoning included), successful probes.',
+  ttfa_ms: 'Time to the first answer token (after streamed reasoning), successful probes.',
+  tpot_ms: 'Time per output token of the answer, per probe.',
+  itl_p99_ms: 'Per-probe p99 of the gaps between token-bearing chunks.',
+  total_ms: 'End-to-end latency of a streamed completion.',
+  decode_tps: 'Decode speed after the first answer token (1000 / TPOT).',
+  network_ms: 'Network part of TTFT, per split source.',
+  server_ms: 'Server part of TTFT, per split source.',
+} as const satisfies Partial<Record<SampleField, string>>;
+
 /** Fields the read API can take percentiles of (also its SQL column allow-list). */
 export const METRIC_FIELDS = SAMPLE_FIELDS.filter((f) => 'metric' in f && f.metric).map((f) => f.name) as Array<
   Extract<(typeof SAMPLE_FIELDS)[number], { metric: true }>['name']

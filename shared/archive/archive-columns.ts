@@ -3,7 +3,7 @@
  * (shared/sample-fields.ts): every stored field, in order, with its Parquet type, whether it may be
  * null, its kind and its unit. docs/ARCHIVE.md documents them; a new field changes the archive by itself.
  */
-import { STORED_FIELDS, type FieldDef, type FieldKind, type FieldType } from '../sample-fields.ts';
+import { STORED_FIELDS, unitOf, type FieldDef, type FieldKind, type FieldType } from '../sample-fields.ts';
 import { ROLLUP_METRICS } from '../rollup/rollup.ts';
 
 /** Raised when a column's type or meaning changes (a new column alone does not change it). */
@@ -20,22 +20,6 @@ const PARQUET_TYPES: Record<FieldType, ParquetType> = {
   json: 'JSON',
   timeline: 'STRING',
 };
-
-/** Units by name: the definitions name every duration `_ms`, every count `_tokens` (MEASUREMENT.md). */
-const NAMED_UNITS: Record<string, string> = {
-  tick_id: 'epoch ms',
-  started_at: 'epoch ms',
-  decode_tps: 'tokens/s',
-  timeline: '0.1 ms deltas',
-  server_timings: 'ms',
-};
-
-export function unitOf(name: string): string | null {
-  if (name in NAMED_UNITS) return NAMED_UNITS[name];
-  if (name.endsWith('_ms')) return 'ms';
-  if (name.endsWith('_tokens')) return 'tokens';
-  return null;
-}
 
 export interface ArchiveColumn {
   name: string;

@@ -5,7 +5,7 @@
  * (Workers, D1, Durable Objects; paid-plan monthly inclusions divided by 30).
  */
 import { MINUTE_MS } from '../time.ts';
-import { requestsPerJob, storedListOf, targetVariantPairs, workListOf } from './work-list.ts';
+import { requestsPerJob, runsIn, storedListOf, targetVariantPairs, workListOf } from './work-list.ts';
 import { PLAN_LIMITS } from './plan-limits.ts';
 import { maxSubrequestsPerJob, probesPerAlarm, tickMinutesOf } from './schedule.ts';
 import { ANON_LIMITS, HOURLY_ROW_UNITS, PERCENTILE_ROW_UNITS, ROLLUP_PAGE_ROWS } from './read-limits.ts';
@@ -134,10 +134,7 @@ const MINUTES_PER_DAY = 1_440;
 /** Region × target pairs that take part in the concurrency probes (none without `bursts`). */
 function burstPairs(config: ObservatoryConfig): number {
   if (!config.bursts) return 0;
-  return config.regions.reduce(
-    (n, r) => n + config.targets.filter((t) => t.bursts && (!t.regions || t.regions.includes(r.code))).length,
-    0,
-  );
+  return config.regions.reduce((n, r) => n + config.targets.filter((t) => t.bursts && runsIn(t, r.code)).length, 0);
 }
 
 /**

@@ -61,8 +61,11 @@ export interface TargetConfig {
   promptVariants?: string[];
   /** The bundled reference endpoint: a control row, labelled as such. */
   reference?: boolean;
-  /** The vendor's list price in US dollars per million tokens, for `npm run capacity`'s cost of probing. */
-  price?: { inputPerMTokens: number; outputPerMTokens: number };
+  /**
+   * The vendor's list price per million tokens: `npm run capacity`'s cost of probing, and the compare page's
+   * latency against price (docs/MEASUREMENT.md, "Latency against price"). Without one, a target is left out of both.
+   */
+  price?: PriceConfig;
   /** Opt in to the scheduled concurrency probes (`bursts`): several simultaneous streams, level by level. */
   bursts?: boolean;
   /** Opt in to the prompt-cache variants (`promptCache: true` on a variant): each probe is two requests with a long shared prefix. */
@@ -77,6 +80,20 @@ export interface TargetConfig {
    * polled and set beside the probes' own (docs/STATUS.md, "Vendor status pages"); targets may share one.
    */
   statusPage?: string;
+}
+
+/** A list price, dated and sourced: prices change, and a reader must be able to check the one used. */
+export interface PriceConfig {
+  /** Per million input (prompt) tokens, at most 10,000. */
+  inputPerMTokens: number;
+  /** Per million output tokens (reasoning tokens are billed as output), at most 10,000. */
+  outputPerMTokens: number;
+  /** Only US dollars: the costs of different targets are compared with each other. */
+  currency: 'USD';
+  /** The day the price was read, `YYYY-MM-DD`. */
+  asOf: string;
+  /** Where it was read: the vendor's pricing page, or a few words (a demo price says it is illustrative). */
+  source: string;
 }
 
 export interface PromptVariantConfig extends PromptVariant {

@@ -6,6 +6,7 @@ import { tickMinutesOf } from './schedule.ts';
 import { LOCATION_HINTS, type ObservatoryConfig, type TargetConfig } from './types.ts';
 import { maintenanceProblems, notificationProblems, statusProblems } from './validate-status.ts';
 import { statusPageProblems } from './validate-vendor-status.ts';
+import { priceProblems } from './validate-price.ts';
 import { burstCadence, DEFAULT_BURST_LEVELS, MAX_BURST_LEVEL } from './bursts.ts';
 import { warmPassId, withWarmPasses } from './work-list.ts';
 import { MIN_CACHED_PROMPT_TOKENS } from '../constants.ts';
@@ -97,13 +98,7 @@ export function validateConfig(config: ObservatoryConfig): ObservatoryConfig {
         );
     for (const r of t.regions ?? []) if (!regionCodes.includes(r)) p.push(`${where}: unknown region "${r}"`);
     for (const v of t.promptVariants ?? []) if (!variantIds.includes(v)) p.push(`${where}: unknown prompt variant "${v}"`);
-    if (t.price !== undefined) {
-      for (const k of ['inputPerMTokens', 'outputPerMTokens'] as const) {
-        const x = t.price[k];
-        if (typeof x !== 'number' || !Number.isFinite(x) || x < 0 || x > 10_000)
-          p.push(`${where}: price.${k} must be US dollars per million tokens, from 0 to 10000`);
-      }
-    }
+    p.push(...priceProblems(t.price, where));
     if (t.bursts !== undefined && typeof t.bursts !== 'boolean') p.push(`${where}: bursts must be true or false`);
     if (t.bursts && config.bursts === undefined) p.push(`${where}: bursts is on but the configuration has no bursts schedule`);
   }

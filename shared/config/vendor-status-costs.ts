@@ -9,6 +9,7 @@ import { VENDOR_POLL_MS } from '../status/statuspage.ts';
 import { tickMinutesOf } from './schedule.ts';
 import type { ObservatoryConfig } from './types.ts';
 import { statusPagesOf } from './validate-vendor-status.ts';
+import { LONGEST_VIEW_DAYS } from '../views/windows.ts';
 
 /** Assumed vendor activity per page (a large vendor posts a few incidents a week to one a day). */
 export const VENDOR_INCIDENTS_PER_PAGE_DAY = 1;
@@ -23,7 +24,7 @@ export const VENDOR_DO_ROWS_WRITTEN_PER_POLL = 3;
 export const VENDOR_ROWS_DELETED_PER_INCIDENT = 2;
 /** Vendor incidents a site build asks for at most (site/src/data/collect.ts), and the days it asks about. */
 export const SITE_VENDOR_INCIDENTS = 500;
-export const SITE_VENDOR_DAYS = 90;
+export const SITE_VENDOR_DAYS = LONGEST_VIEW_DAYS;
 
 export function vendorStatusCosts(config: ObservatoryConfig) {
   const pages = statusPagesOf(config.targets).length;

@@ -5,7 +5,7 @@
  */
 import { capacity } from './capacity.ts';
 import { burstRunsPerDay, burstStreamsPerRun } from './bursts.ts';
-import { jobVariantsOf, requestsPerJob } from './work-list.ts';
+import { jobVariantsOf, regionsOfTarget, requestsPerJob } from './work-list.ts';
 import type { ObservatoryConfig } from './types.ts';
 
 export interface TargetTokens {
@@ -16,7 +16,7 @@ export interface TargetTokens {
   inputTokensPerDay: number;
   /** At most: each probe asks for the variant's maxTokens, and most run to it. */
   outputTokensPerDay: number;
-  /** US dollars per day at the target's list price, or null without one. */
+  /** US dollars per day at the target's list price, or null without one (and for a reference target, which bills nothing). */
   dollarsPerDay: number | null;
 }
 
@@ -26,7 +26,7 @@ export function vendorTokens(config: ObservatoryConfig): { targets: TargetTokens
   const variants = new Map(config.promptVariants.map((v) => [v.id, v]));
   const burstVariant = variants.get(config.bursts?.variant ?? config.promptVariants[0]?.id) ?? config.promptVariants[0];
   const targets = config.targets.map((t): TargetTokens => {
-    const regions = t.regions?.length ?? config.regions.length;
+    const regions = regionsOfTarget(config, t).length;
     // A prompt-cache job sends its prompt twice (the second pass billed at the vendor's cached rate, counted here at the full one).
     const own = jobVariantsOf(config, t);
     const perTick = {
@@ -43,7 +43,8 @@ export function vendorTokens(config: ObservatoryConfig): { targets: TargetTokens
       burstStreamsPerDay: bursts,
       inputTokensPerDay: input,
       outputTokensPerDay: output,
-      dollarsPerDay: t.price ? (input * t.price.inputPerMTokens + output * t.price.outputPerMTokens) / 1e6 : null,
+      // The reference endpoint bills nothing: its targets' prices are the demo's illustrations.
+      dollarsPerDay: t.price && !t.reference ? (input * t.price.inputPerMTokens + output * t.price.outputPerMTokens) / 1e6 : null,
     };
   });
   return {

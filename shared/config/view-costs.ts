@@ -116,13 +116,13 @@ export function viewCosts(
     },
     incidents: {
       buildsPerDay: hourly + INCIDENT_WRITES_PER_DAY,
-      rowsReadPerBuild: 5 * INCIDENT_WRITES_PER_DAY * 90,
+      rowsReadPerBuild: 5 * INCIDENT_WRITES_PER_DAY * LONGEST_VIEW_DAYS,
       viewsPerBuild: 2,
       doRequestsPerBuild: 0,
     },
     'vendor-incidents': {
       buildsPerDay: vendorPages > 0 ? hourly + INCIDENT_WRITES_PER_DAY : hourly,
-      rowsReadPerBuild: vendorPages * (1 + 2 * 500) + 5 * INCIDENT_WRITES_PER_DAY * 90,
+      rowsReadPerBuild: vendorPages * (1 + 2 * 500) + 5 * INCIDENT_WRITES_PER_DAY * LONGEST_VIEW_DAYS,
       viewsPerBuild: 2 * (1 + targets),
       doRequestsPerBuild: 0,
     },

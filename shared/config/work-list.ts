@@ -55,6 +55,14 @@ export function jobVariantsOf(config: Pick<ObservatoryConfig, 'promptVariants'>,
 /** Requests (and samples) one job of the variant makes: two for a prompt-cache variant, one otherwise. */
 export const requestsPerJob = (variant: Pick<PromptVariantConfig, 'promptCache'>): number => (variant.promptCache ? 2 : 1);
 
+/** True when the target runs in the region: its own `regions` if it names them, every configured region otherwise. */
+export const runsIn = (target: Pick<TargetConfig, 'regions'>, region: string): boolean =>
+  !target.regions || target.regions.includes(region);
+
+/** The regions a target runs in, in the configuration's order. */
+export const regionsOfTarget = (config: Pick<ObservatoryConfig, 'regions'>, target: Pick<TargetConfig, 'regions'>): string[] =>
+  config.regions.map((r) => r.code).filter((code) => runsIn(target, code));
+
 /** The (target, variant) pairs a region probes each tick, in a stable order: a target's `regions` and `promptVariants` honoured. */
 export function workListOf(
   config: Pick<ObservatoryConfig, 'targets' | 'promptVariants'>,
@@ -62,7 +70,7 @@ export function workListOf(
 ): Array<{ target: TargetConfig; variant: PromptVariantConfig }> {
   const work: Array<{ target: TargetConfig; variant: PromptVariantConfig }> = [];
   for (const target of config.targets) {
-    if (target.regions && !target.regions.includes(region)) continue;
+    if (!runsIn(target, region)) continue;
     for (const variant of jobVariantsOf(config, target)) work.push({ target, variant });
   }
   return work;

@@ -13,6 +13,7 @@ import type { BuiltRequest } from './protocols/protocol.ts';
 import { regionOfHost } from './served-by.ts';
 import { readBounded } from './bounded-body.ts';
 import type { ErrorClass, FetchLike, ResolvedAuth, ServiceAccountKey, Timeouts } from '../types.ts';
+import { MINUTE_MS } from '../time.ts';
 
 export type { ResolvedAuth, ServiceAccountKey } from '../types.ts';
 
@@ -21,7 +22,7 @@ export const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platf
 /** Lifetime asked for a service-account assertion or self-signed token (Google's maximum). */
 const TOKEN_LIFETIME_S = 3_600;
 /** A cached token is renewed this long before it expires, so no probe starts with one about to lapse. */
-export const TOKEN_RENEW_BEFORE_MS = 5 * 60_000;
+export const TOKEN_RENEW_BEFORE_MS = 5 * MINUTE_MS;
 /** Longest token answer read (a token response is about 1 KiB): reading stops at it. */
 export const TOKEN_BODY_LIMIT = 64 * 1024;
 /**

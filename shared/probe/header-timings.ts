@@ -1,4 +1,5 @@
 import { keptMetrics, parseServerTiming, serverTimingClaims, SERVER_TIMING_PREFIX, type TimingClaim } from './server-timing.ts';
+import { SECOND_MS } from '../time.ts';
 
 /** Vendor headers that report server time (ms) spent before the headers were sent. */
 const MS_HEADERS = [
@@ -10,7 +11,6 @@ const MS_HEADERS = [
 
 /** Fireworks reports its server time to first token in a header, in seconds. */
 export const FIREWORKS_TTFT_HEADER = 'fireworks-server-time-to-first-token';
-const MS_PER_S = 1_000;
 
 export interface HeaderTimings {
   /**
@@ -39,7 +39,7 @@ export function readHeaderTimings(headers: Headers, serverTimingMetrics?: readon
     claims.push({ source: name, ms: value });
   }
   const fireworks = parseNonNegative(headers.get(FIREWORKS_TTFT_HEADER));
-  return { timings, claims, serverTtftMs: fireworks === null ? null : fireworks * MS_PER_S };
+  return { timings, claims, serverTtftMs: fireworks === null ? null : fireworks * SECOND_MS };
 }
 
 function parseNonNegative(value: string | null): number | null {

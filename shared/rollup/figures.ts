@@ -6,3 +6,8 @@ export type RollupMetric = (typeof ROLLUP_METRICS)[number];
 /** The split's parts, rolled up per split_source. */
 export const SPLIT_METRICS = ['network_ms', 'server_ms'] as const;
 export type SplitMetric = (typeof SPLIT_METRICS)[number];
+/**
+ * Figures reported per split_source: the split's parts and what the body's claim leaves beside them
+ * (residual_ms, not rolled up). From different sources they are different measurements, so never pooled.
+ */
+export const PER_SOURCE_FIGURES = [...SPLIT_METRICS, 'residual_ms'] as const;

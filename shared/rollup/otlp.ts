@@ -6,9 +6,11 @@
  * buckets (the layout is OpenTelemetry's, so nothing is re-bucketed). Units stay those of
  * MEASUREMENT.md: ms, and tokens per second for decode speed.
  */
-import { HOUR_MS, ROLLUP_METRICS, SPLIT_METRICS, type Rollup, type RollupMetric } from './rollup.ts';
+import { ROLLUP_METRICS, SPLIT_METRICS, type Rollup, type RollupMetric } from './rollup.ts';
 import { sumOf, type ExpHistogram } from '../stats/exp-histogram.ts';
 import { ERROR_CLASSES } from '../ids.ts';
+import { HOUR_MS } from '../time.ts';
+import { FIGURE_DESCRIPTIONS, unitOf } from '../sample-fields.ts';
 
 /** Where to push: the endpoint (a URL, or `{VAR}` for a Worker variable), and a header whose value is a Worker secret. */
 export interface OtlpConfig {
@@ -23,24 +25,8 @@ export interface OtlpConfig {
 const DELTA = 1;
 export const OTLP_SCOPE = 'llm-latency-observatory';
 
-const UNITS: Record<RollupMetric, string> = {
-  ttft_ms: 'ms',
-  ttfa_ms: 'ms',
-  tpot_ms: 'ms',
-  itl_p99_ms: 'ms',
-  total_ms: 'ms',
-  decode_tps: '{token}/s',
-};
-const DESCRIPTIONS: Record<RollupMetric | (typeof SPLIT_METRICS)[number], string> = {
-  ttft_ms: 'Time to first token',
-  ttfa_ms: 'Time to first answer token',
-  tpot_ms: 'Time per output token after the first',
-  itl_p99_ms: 'p99 inter-token latency of a probe',
-  total_ms: 'Total request time',
-  decode_tps: 'Decode speed',
-  network_ms: 'Network part of TTFT (per split source)',
-  server_ms: 'Server part of TTFT (per split source)',
-};
+/** OTLP's units are UCUM: a field's unit (sample-fields.ts), tokens as the annotation {token}. */
+const ucum = (m: RollupMetric | (typeof SPLIT_METRICS)[number]): string => unitOf(m)!.replace('tokens', '{token}');
 
 type Attribute = { key: string; value: { stringValue: string } };
 const attr = (key: string, value: string): Attribute => ({ key, value: { stringValue: value } });
@@ -106,8 +92,8 @@ export function otlpMetricsRequest(rows: Rollup[], version: string) {
     ),
     ...ROLLUP_METRICS.map((m) => ({
       name: `llm.${m.replace(/_ms$|_tps$/, '')}`,
-      description: DESCRIPTIONS[m],
-      unit: UNITS[m],
+      description: FIGURE_DESCRIPTIONS[m],
+      unit: ucum(m),
       exponentialHistogram: {
         aggregationTemporality: DELTA,
         dataPoints: rows.filter((r) => r.histograms[m].count > 0).map((r) => histogramPoint(r.histograms[m], r.hour, keyAttributes(r))),
@@ -115,8 +101,8 @@ export function otlpMetricsRequest(rows: Rollup[], version: string) {
     })),
     ...SPLIT_METRICS.map((m) => ({
       name: `llm.ttft.${m.replace(/_ms$/, '')}`,
-      description: DESCRIPTIONS[m],
-      unit: 'ms',
+      description: FIGURE_DESCRIPTIONS[m],
+      unit: ucum(m),
       exponentialHistogram: {
         aggregationTemporality: DELTA,
         dataPoints: rows.flatMap((r) =>

@@ -23,7 +23,6 @@ import { decodeSplit, encodeSplit } from './split-bytes.ts';
 import type { StoredRow } from '../sample-fields.ts';
 import { base64ToBytes, bytesToBase64 } from '../base64.ts';
 
-export { DAY_MS, HOUR_MS } from '../time.ts';
 export { ROLLUP_METRICS, SPLIT_METRICS, type RollupMetric, type SplitMetric } from './figures.ts';
 export { decodeSplit, encodeSplit, readSplit } from './split-bytes.ts';
 import { DAY_MS, HOUR_MS } from '../time.ts';

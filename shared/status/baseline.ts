@@ -3,9 +3,10 @@
  * days (so a daily rhythm is not mistaken for a slowdown) when those hold enough samples, otherwise
  * the trailing 24 ended hours. Read once per hour and region (status-evaluation.ts keeps it).
  */
-import { HOUR_MS, DAY_MS, mergeRollups, type Rollup } from '../rollup/rollup.ts';
+import { mergeRollups, type Rollup } from '../rollup/rollup.ts';
 import { quantile, type ExpHistogram } from '../stats/exp-histogram.ts';
 import type { Baseline, BaselineSource } from './evaluate.ts';
+import { DAY_MS, HOUR_MS } from '../time.ts';
 
 export const BASELINE_DAYS = 7;
 export const TRAILING_HOURS = 24;

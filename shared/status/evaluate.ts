@@ -4,8 +4,9 @@
  */
 import { ciHighRank, ciLowRank } from '../stats/percentile-ci.ts';
 import { median, percentile } from '../stats/percentile.ts';
-import { MINUTE_MS, type StatusRules } from './rules.ts';
+import { type StatusRules } from './rules.ts';
 import type { Level } from './levels.ts';
+import { MINUTE_MS } from '../time.ts';
 
 /** What an evaluation reads of a sample. */
 export interface WindowSample {

@@ -15,6 +15,12 @@ export type PairStatus = (typeof PAIR_STATES)[number];
 export const PERIOD_STATES = [...LEVELS, 'maintenance', 'no-data'] as const;
 export type PeriodState = (typeof PERIOD_STATES)[number];
 
+/** A state's count column in the status history (D1's status_hours and status_days, the API's rows): no-data as no_data. */
+export type StateColumn<S extends string = PeriodState> = S extends `${infer A}-${infer B}` ? `${A}_${B}` : S;
+export const stateColumn = <S extends PeriodState>(s: S): StateColumn<S> => s.replace('-', '_') as StateColumn<S>;
+/** The count columns, in the order of PERIOD_STATES. */
+export const STATE_COLUMNS: readonly StateColumn[] = PERIOD_STATES.map(stateColumn);
+
 /**
  * What a mark of a target's strip (a period of the status page, a badge's history) shows: the target's state as a
  * whole, or `partial` when it stayed operational as a whole while one of its regions was degraded or down in the

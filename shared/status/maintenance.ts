@@ -4,6 +4,7 @@
  * still evaluates it and counts its ticks as `maintenance`; such a pair can neither open, escalate nor resolve an
  * incident, so no message is sent for it; an incident already open is annotated once. Uptime leaves them out.
  */
+import { DAY_MS } from '../time.ts';
 
 /** `*` for every target, or every region. */
 export const ALL = '*';
@@ -34,7 +35,6 @@ export const MAX_WINDOW_DAYS = 14;
 /** Windows the admin API keeps at once (past ones count until retention drops them). */
 export const MAX_API_WINDOWS = 200;
 
-const DAY_MS = 86_400_000;
 /** An ISO 8601 time with its zone (Z or ±hh:mm): a bare local time would mean different moments to different readers. */
 const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 

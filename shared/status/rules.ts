@@ -8,7 +8,6 @@
  */
 
 /** A minute in ms (the rules' windows are in minutes). */
-export { MINUTE_MS } from '../time.ts';
 import { MINUTE_MS } from '../time.ts';
 
 export interface TtftRule {

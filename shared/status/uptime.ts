@@ -10,13 +10,24 @@
  * - TTFT p50 and p95 of the month's successful probes of the first prompt variant, from the merged daily histograms.
  * Prompt variants are added up: each variant's ticks are judgements of their own.
  */
-import { PERIOD_STATES, type PeriodState } from './levels.ts';
+import { PERIOD_STATES, type PeriodState, type StripState } from './levels.ts';
 import { emptyCounts, type PeriodCounts } from './period-tally.ts';
 import { rollupPercentileGroups } from '../rollup/percentiles.ts';
 import type { Rollup } from '../rollup/rollup.ts';
+import { DAY_MS, MINUTE_MS } from '../time.ts';
 
-export const MINUTE = 60_000;
-const DAY_MS = 86_400_000;
+/**
+ * What a month's share is counted in: the levels, maintenance, and unknown (a tick due but never judged, or judged
+ * without data: the status history's no-data ticks and the ticks it never counted). Drawn in no-data's colour.
+ */
+export const UPTIME_STATES = ['operational', 'degraded', 'down', 'maintenance', 'unknown'] as const;
+export type UptimeState = (typeof UPTIME_STATES)[number];
+/** The colour each uptime state is drawn in, from the status states' (levels.ts). */
+export const uptimeColorOf = (s: UptimeState): StripState => (s === 'unknown' ? 'no-data' : s);
+
+/** How the uptime report counts, in words: the API's answer and the site's uptime pages say the same. */
+export const UPTIME_DEFINITIONS =
+  'Shares of the ticks due (every region × target × prompt variant each tick, from the month’s start or the first day the target was judged). Uptime = ticks judged operational ÷ (ticks due − ticks in maintenance). A tick due but never judged, or judged without data, is unknown: it counts in the denominator, never as up. Incidents: those that overlapped the month, and their minutes inside it (a region’s: those that affected it). TTFT: the month’s successful probes of the first prompt variant, from the daily rollups.';
 
 export interface UptimeDayRow {
   /** The day's start, epoch ms. */
@@ -41,7 +52,7 @@ export interface UptimeRow {
   region: string;
   due: number;
   /** Shares of `due`, each in [0, 1]; they add up to 1. */
-  share: Record<PeriodState | 'unknown', number>;
+  share: Record<PeriodState | UptimeState, number>;
   uptime: number | null;
   incidents: number;
   incident_minutes: number;
@@ -120,7 +131,7 @@ export function uptimeMonth(input: UptimeInput): UptimeMonth | null {
       const hit = input.incidents.filter((i) => i.target === t.id && (region === '*' || i.regions.includes(region)));
       const overlapping = hit.filter((i) => i.opened_at < to && (i.resolved_at ?? input.now) > from);
       const minutes = overlapping.reduce(
-        (n, i) => n + (Math.min(i.resolved_at ?? input.now, to) - Math.max(i.opened_at, from)) / MINUTE,
+        (n, i) => n + (Math.min(i.resolved_at ?? input.now, to) - Math.max(i.opened_at, from)) / MINUTE_MS,
         0,
       );
       const ttft = input.ttft(t.id, region);

@@ -9,6 +9,7 @@
  */
 import { HOUR_MS } from '../time.ts';
 import type { VendorIncident } from './statuspage.ts';
+import { MINUTE_MS } from '../time.ts';
 
 /** How far apart two incidents may lie and still be one event: a vendor that posts late, or resolves early. */
 export const VENDOR_MATCH_SLACK_MS = 2 * HOUR_MS;
@@ -113,7 +114,7 @@ export function compareWithVendors(
 
 /** "14 min before the vendor posted it", "3 min after", "as the vendor posted it". */
 export function leadWords(leadMs: number): string {
-  const minutes = Math.round(Math.abs(leadMs) / 60_000);
+  const minutes = Math.round(Math.abs(leadMs) / MINUTE_MS);
   if (minutes === 0) return 'within a minute of the vendor posting it';
   const span = minutes >= 120 ? `${Math.round((minutes / 60) * 10) / 10} h` : `${minutes} min`;
   return leadMs > 0 ? `${span} before the vendor posted it` : `${span} after the vendor posted it`;

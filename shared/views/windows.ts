@@ -18,6 +18,8 @@ export const VIEW_WINDOW_IDS: readonly ViewWindowId[] = VIEW_WINDOWS.map((w) => 
 export const DEFAULT_VIEW_WINDOW: ViewWindowId = '7d';
 /** The longest view, in days: how far back the daily rows are read. */
 export const LONGEST_VIEW_DAYS = Math.max(...VIEW_WINDOWS.map((w) => w.days));
+/** The longest view's id ('90d'): the window the status history, incidents and vendor incidents list by default. */
+export const LONGEST_VIEW_ID: ViewWindowId = VIEW_WINDOWS.find((w) => w.days === LONGEST_VIEW_DAYS)!.id;
 
 export interface ViewSpan {
   id: ViewWindowId;

@@ -61,3 +61,9 @@ export function tailNote(n: number, needed: number): string {
 export function hour(iso: string): string {
   return iso.slice(0, 16).replace('T', ' ');
 }
+
+/** US dollars with three significant digits, however small ("$0.000063", "$0.00135", "$1.25"): a cost per request. */
+export function usd(v: number | null | undefined): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return '–';
+  return `${v < 0 ? '−' : ''}$${Math.abs(v).toLocaleString('en-US', { maximumSignificantDigits: 3 })}`;
+}

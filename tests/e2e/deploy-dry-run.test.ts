@@ -1,26 +1,30 @@
-/** Every Worker bundles and validates for deployment (`wrangler deploy --dry-run`), without an account. */
+/**
+ * `npm run deploy -- --dry-run` as a user without an account runs it: every step that needs no account passes
+ * (each Worker bundled and validated by `wrangler deploy --dry-run`, the site built and its static-assets Worker
+ * validated). Against a read API that does not answer, the site is built from an empty state, and says so. It
+ * needs no running demo, so it runs beside `npm start`'s test rather than after it.
+ */
+import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { runWrangler } from '../../scripts/processes.ts';
+import { freePort } from '../../scripts/processes.ts';
 
-const WORKERS: Array<[string, string[]]> = [
-  ['observatory (production environment)', ['--env', 'production']],
-  ['reference endpoint', ['-c', 'workers/reference/wrangler.toml']],
-];
-
-describe('wrangler deploy --dry-run', () => {
-  for (const [name, args] of WORKERS) {
-    it(name, async () => {
-      const out = mkdtempSync(join(tmpdir(), 'dry-run-'));
-      try {
-        const log = await runWrangler(['deploy', '--dry-run', '--outdir', out, ...args]);
-        expect(log).toContain('--dry-run: exiting now.');
-        expect(statSync(join(out, 'index.js')).size).toBeGreaterThan(10_000);
-      } finally {
-        rmSync(out, { recursive: true, force: true });
-      }
+describe('npm run deploy -- --dry-run', () => {
+  it('passes every step that needs no account, and builds the site from an empty state when no read API answers', async () => {
+    const nothing = await freePort();
+    const dry = spawn(process.execPath, ['scripts/deploy.ts', '--dry-run', '--api', `http://127.0.0.1:${nothing}`], {
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
-  }
+    let log = '';
+    dry.stdout.on('data', (d) => (log += d));
+    dry.stderr.on('data', (d) => (log += d));
+    const code = await new Promise((r) => dry.on('close', r));
+    expect(code, log).toBe(0);
+    for (const step of ['preflight', 'd1', 'migrations', 'secrets', 'reference', 'observatory', 'site', 'rebuilds'])
+      expect(log).toContain(step);
+    expect(log).toContain('reference endpoint bundles and validates');
+    expect(log).toContain('observatory Worker bundles and validates');
+    expect(log).toContain(`no read API answers at http://127.0.0.1:${nothing}: building the site from an empty state`);
+    expect(log).toContain('site built and its static-assets Worker validates');
+    expect(log).toContain('dry run complete: nothing was deployed');
+  }, 600_000);
 });

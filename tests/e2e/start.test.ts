@@ -1,17 +1,16 @@
 /**
  * `npm start` as a new user runs it: every region and target on a served site within minutes, network
- * time differing by simulated region while server time does not, Ctrl-C stopping everything; and
- * `npm run deploy -- --dry-run` passing every step that needs no account, against that local API.
+ * time differing by simulated region while server time does not, Ctrl-C stopping everything. The deploy dry run
+ * needs no demo and has a file of its own (deploy-dry-run.test.ts), so it runs beside this one.
  */
 import type { PromptCachesDoc } from '../../shared/api-types.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { assertPortFree, freePort } from '../../scripts/processes.ts';
+import { assertPortFree } from '../../scripts/processes.ts';
 import { runScript, type ScriptProcess } from '../helpers/script-process.ts';
 import { config } from '../../observatory.config.ts';
 import { targetVariantPairs } from '../../shared/config/work-list.ts';
@@ -310,34 +309,6 @@ describe('npm start', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
-
-  it('passes every deploy step that needs no account (npm run deploy -- --dry-run)', async () => {
-    const dry = spawn(process.execPath, ['scripts/deploy.ts', '--dry-run', '--api', `http://127.0.0.1:${ports.api}`], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let log = '';
-    dry.stdout.on('data', (d) => (log += d));
-    dry.stderr.on('data', (d) => (log += d));
-    const code = await new Promise((r) => dry.on('close', r));
-    expect(code, log).toBe(0);
-    for (const step of ['preflight', 'd1', 'migrations', 'secrets', 'reference', 'observatory', 'site', 'rebuilds'])
-      expect(log).toContain(step);
-    expect(log).toContain('dry run complete: nothing was deployed');
-  }, 600_000);
-
-  it('builds the site for a dry run without a read API: from an empty state, and says so', async () => {
-    const nothing = await freePort();
-    const dry = spawn(process.execPath, ['scripts/deploy.ts', '--dry-run', '--step', 'site', '--api', `http://127.0.0.1:${nothing}`], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let log = '';
-    dry.stdout.on('data', (d) => (log += d));
-    dry.stderr.on('data', (d) => (log += d));
-    const code = await new Promise((r) => dry.on('close', r));
-    expect(code, log).toBe(0);
-    expect(log).toContain(`no read API answers at http://127.0.0.1:${nothing}: building the site from an empty state`);
-    expect(log).toContain('site built and its static-assets Worker validates');
-  }, 600_000);
 
   it('stops everything on Ctrl-C', async () => {
     start.child.kill('SIGINT');

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { STORED_FIELDS } from '../../shared/sample-fields.ts';
-import { BURST_ARCHIVE_COLUMNS, unitOf } from '../../shared/archive/archive-columns.ts';
+import { BURST_ARCHIVE_COLUMNS } from '../../shared/archive/archive-columns.ts';
+import { unitOf } from '../../shared/sample-fields.ts';
 import { sampleArchiveKey, withEntry, emptyManifest, confirms, type ManifestEntry } from '../../shared/archive/manifest.ts';
 
 describe('archive columns', () => {

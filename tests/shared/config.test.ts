@@ -492,7 +492,7 @@ describe('workload presets and vendor tokens', () => {
           promptVariants: ['chat', 'code'],
           bursts: true,
           reference: false,
-          price: { inputPerMTokens: 0.15, outputPerMTokens: 0.6 },
+          price: { inputPerMTokens: 0.15, outputPerMTokens: 0.6, currency: 'USD', asOf: '2026-12-01', source: 'test' },
         },
       ],
     };
@@ -508,6 +508,41 @@ describe('workload presets and vendor tokens', () => {
     expect(vendorTokens(one).unpriced).toEqual([]);
   });
 
+  it('checks a price: amounts, currency, the day it was read and its source', () => {
+    const ok = { inputPerMTokens: 0.15, outputPerMTokens: 0.6, currency: 'USD', asOf: '2026-12-01', source: 'https://example.com/pricing' };
+    const priced = (price: unknown) =>
+      problems((c) => {
+        c.targets[0].price = price as TargetConfig['price'];
+      });
+    expect(priced(ok)).toEqual([]);
+    expect(priced({ ...ok, inputPerMTokens: 0, outputPerMTokens: 0 })).toEqual([]);
+    expect(priced({ ...ok, outputPerMTokens: -0.5 })).toEqual([
+      `target "${config.targets[0].id}": price.outputPerMTokens is negative (-0.5); a price is from 0 to 10000 US dollars per million tokens`,
+    ]);
+    expect(priced({ ...ok, inputPerMTokens: 15_000 })).toEqual([expect.stringContaining('price per thousand?')]);
+    expect(priced({ ...ok, inputPerMTokens: undefined })).toEqual([expect.stringContaining('price.inputPerMTokens is required')]);
+    expect(priced({ ...ok, inputPerMTokens: Number.NaN })).toEqual([expect.stringContaining('price.inputPerMTokens is required')]);
+    expect(priced({ ...ok, currency: 'EUR' })).toEqual([expect.stringContaining("price.currency must be 'USD'")]);
+    expect(priced({ ...ok, asOf: undefined })).toEqual([expect.stringContaining('price.asOf is required')]);
+    for (const asOf of ['2026-02-30', '2026-13-01', '01/12/2026', '2026-12-1', '2026-12-01T00:00:00Z', 20261201])
+      expect(priced({ ...ok, asOf }), String(asOf)).toEqual([expect.stringContaining('price.asOf must be a day written YYYY-MM-DD')]);
+    expect(priced({ ...ok, asOf: '2028-02-29' })).toEqual([]);
+    expect(priced({ ...ok, source: ' ' })).toEqual([expect.stringContaining('price.source is required')]);
+    expect(priced({ ...ok, perMTokens: 1 })).toEqual([expect.stringContaining('price.perMTokens is not a field')]);
+    // Every problem at once.
+    expect(priced({ inputPerMTokens: -1, outputPerMTokens: 1 })).toHaveLength(4);
+  });
+
+  it('prices the demo: every reference target but one, each labelled illustrative, none counted as money', () => {
+    const unpriced = config.targets.filter((t) => !t.price).map((t) => t.id);
+    expect(unpriced).toHaveLength(1);
+    for (const t of config.targets.filter((x) => x.price)) {
+      expect(t.reference).toBe(true);
+      expect(t.price!.source).toMatch(/demo: an illustrative price, not a real vendor price/);
+    }
+    expect(vendorTokens(config).targets.every((t) => t.dollarsPerDay === null)).toBe(true);
+  });
+
   it('checks prices and the burst schedule', () => {
     // From a configuration without concurrency probes.
     const bad = (f: (c: ObservatoryConfig) => void) =>
@@ -518,9 +553,9 @@ describe('workload presets and vendor tokens', () => {
       });
     expect(
       bad((c) => {
-        c.targets[0].price = { inputPerMTokens: -1, outputPerMTokens: 1 };
+        c.targets[0].price = { inputPerMTokens: -1, outputPerMTokens: 1, currency: 'USD', asOf: '2026-12-01', source: 'test' };
       }),
-    ).toEqual([expect.stringContaining('price.inputPerMTokens')]);
+    ).toEqual([expect.stringContaining('price.inputPerMTokens is negative')]);
     expect(
       bad((c) => {
         c.targets[0].bursts = true;

@@ -19,6 +19,7 @@ import {
   timeProfileChart,
 } from '../../site/src/charts/charts.ts';
 import { profileCells } from '../../shared/rollup/hour-profile.ts';
+import { latencyPriceChart, unpricedNote } from '../../site/src/charts/latency-price.ts';
 
 const T0 = Date.UTC(2026, 0, 10);
 const SNAP = (name: string) => `./__snapshots__/${name}.svg.html`;
@@ -152,6 +153,36 @@ describe('charts', () => {
       { target: 'B', tokens: n, total_ms: 200 + (n - 1) * 5 },
     ]);
     await expect(expectedTotalChart(lines, [{ tokens: 21, label: '21' }])).toMatchFileSnapshot(SNAP('expected-total'));
+  });
+
+  it('latency against price: whiskers, the Pareto frontier ringed, the unpriced named', async () => {
+    const points = [
+      { target: 'cheap', cost_usd: 0.00006, ms: 900, low_ms: 850, high_ms: 960 },
+      { target: 'middle', cost_usd: 0.0002, ms: 500, low_ms: 470, high_ms: 540 },
+      // Dearer and slower than middle: dominated, not on the frontier.
+      { target: 'dominated', cost_usd: 0.0009, ms: 700, low_ms: null, high_ms: null },
+      { target: 'fast', cost_usd: 0.00135, ms: 300, low_ms: 280, high_ms: 330 },
+    ];
+    const svg = latencyPriceChart(points, ['Unpriced one', 'Unpriced <two>']);
+    const groups = (label: string) => [...svg.matchAll(new RegExp(`<g [^>]*class="${label}"[^>]*>(.*?)</g>`, 'g'))].map((m) => m[1]);
+    // Each drawing (wide and phone) has the frontier's step line and a ring on each of its three points.
+    expect(groups('pareto-frontier')).toHaveLength(2);
+    for (const g of groups('pareto-frontier')) expect(g).toMatch(/<path[^>]* d="M/);
+    expect(groups('on-frontier').map((g) => g.match(/<circle/g)?.length)).toEqual([3, 3]);
+    // Whiskers for the three with an interval, a dot for all four.
+    expect(groups('interval').map((g) => g.match(/<line/g)?.length)).toEqual([3, 3]);
+    expect(groups('price-point').map((g) => g.match(/<circle/g)?.length)).toEqual([4, 4]);
+    expect(svg).toContain('<title>dominated: 700 ms, $0.0009</title>');
+    expect(svg).toContain('<p class="note unpriced">left out: no price — Unpriced one, Unpriced &lt;two&gt;</p>');
+    expect(svg).toContain('cost per request (US$)');
+    await expect(svg).toMatchFileSnapshot(SNAP('latency-price'));
+    // Everything priced: no note. A free target puts the axis on a linear scale from 0.
+    expect(latencyPriceChart(points, [])).not.toContain('left out');
+    expect(unpricedNote([])).toBe('');
+    const free = latencyPriceChart([{ target: 'free', cost_usd: 0, ms: 400, low_ms: null, high_ms: null }, ...points], []);
+    // A free target at 400 ms beats every slower one: the frontier is it and the fast one (on a linear axis from $0).
+    expect([...free.matchAll(/<g [^>]*class="on-frontier"[^>]*>(.*?)<\/g>/g)].map((m) => m[1].match(/<circle/g)?.length)).toEqual([2, 2]);
+    expect(free).toContain('>$0<');
   });
 
   it('concurrency: TTFT and decode speed by level on a log-2 axis of the levels', async () => {

@@ -54,6 +54,15 @@ describe('GET /api/v1/*', () => {
     const body = await (await get('/api/v1/targets')).json<{ targets: Array<Record<string, unknown>> }>();
     expect(body.targets.map((t) => t.id)).toEqual(['ref-chat', 'ref-messages', 'ref-broken', 'ref-no-key']);
     expect(body.targets[0]).toMatchObject({ api: 'openai-chat', model: 'ref-fast-small', reference: true, samples: 6 });
+    // The list price as configured, in the API's names; null for a target without one.
+    expect(body.targets[0].price).toEqual({
+      input_per_mtokens: 0.15,
+      output_per_mtokens: 0.6,
+      currency: 'USD',
+      as_of: '2026-12-01',
+      source: 'test price',
+    });
+    expect(body.targets.slice(1).map((t) => t.price)).toEqual([null, null, null]);
     expect(JSON.stringify(body)).not.toMatch(/apiKeySecret|REFERENCE_KEY/);
   });
 

@@ -8,11 +8,11 @@ import { describe, expect, it } from 'vitest';
 import { env } from 'cloudflare:workers';
 import { alarmsUntil, drain } from './drain.ts';
 import { config } from './test-config.ts';
-import { HOUR_MS } from '../../shared/rollup/rollup.ts';
 import { rollupsIn } from '../../workers/observatory/db/rollups.ts';
 import { METHOD_VERSION } from '../../shared/constants.ts';
 import { expectConsoleErrors } from './console-errors.ts';
 import { fireCron } from './fire-cron.ts';
+import { HOUR_MS } from '../../shared/time.ts';
 
 const REGIONS = config.regions.map((r) => r.code);
 const HOUR = Date.UTC(2026, 1, 2, 9);

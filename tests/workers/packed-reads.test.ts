@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { SELF } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { METHOD_VERSION } from '../../shared/constants.ts';
-import { DAY_MS, HOUR_MS, ROLLUP_METRICS, SPLIT_METRICS, rollUp, type RollupSample } from '../../shared/rollup/rollup.ts';
+import { ROLLUP_METRICS, SPLIT_METRICS, rollUp, type RollupSample } from '../../shared/rollup/rollup.ts';
 import {
   packedColumnsOf,
   packedPercentileGroupsByFigure,
@@ -16,6 +16,7 @@ import {
 } from '../../shared/rollup/percentiles.ts';
 import { packedRowsCovering, rollupsCovering, upsertDailyRollups, upsertRollups } from '../../workers/observatory/db/rollups.ts';
 import { meterD1 } from '../../workers/observatory/db/meter.ts';
+import { DAY_MS, HOUR_MS } from '../../shared/time.ts';
 
 const DAY0 = Date.UTC(2026, 2, 1);
 const DAYS = 40;

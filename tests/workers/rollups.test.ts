@@ -12,8 +12,6 @@ import { expectConsoleErrors } from './console-errors.ts';
 import { config } from './test-config.ts';
 import { METHOD_VERSION } from '../../shared/constants.ts';
 import {
-  DAY_MS,
-  HOUR_MS,
   ROLLUP_METRICS,
   dayOf,
   encodeSplit,
@@ -52,6 +50,7 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { percentile } from '../../shared/stats/percentile.ts';
 import { rollupPercentileGroups } from '../../shared/rollup/percentiles.ts';
 import { fireCron } from './fire-cron.ts';
+import { DAY_MS, HOUR_MS } from '../../shared/time.ts';
 
 const REGIONS = config.regions.map((r) => r.code);
 const HOUR = 1_767_268_800_000; // 2026-01-01T12:00:00Z

@@ -14,7 +14,7 @@ import { fromRow } from '../../workers/observatory/db/sample-row.ts';
 import { insertSamples } from '../../workers/observatory/db/samples.ts';
 import { rollUpDay, rollUpHour } from '../../workers/observatory/rollup-hour.ts';
 import { ROLLUP_TABLE_SHAPES } from '../../workers/observatory/db/rollups.ts';
-import { DAY_MS, HOUR_MS, dayOf } from '../../shared/rollup/rollup.ts';
+import { dayOf } from '../../shared/rollup/rollup.ts';
 import { samplesOfRegionDay } from '../../workers/observatory/db/archive.ts';
 import { samplesParquet } from '../../shared/archive/parquet-file.ts';
 import {
@@ -26,6 +26,7 @@ import {
   QUIET_PROBES_PER_HOUR,
   SIZED_SAMPLE_TOKENS,
 } from '../../shared/config/projection.ts';
+import { DAY_MS, HOUR_MS } from '../../shared/time.ts';
 
 const REGIONS = config.regions.map((r) => r.code);
 const HOUR = 1_767_268_800_000; // 2026-01-01T12:00:00Z

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { SELF, env } from 'cloudflare:test';
 import { collectSiteData } from '../../site/src/data/collect.ts';
-import { DAY_MS, HOUR_MS, dayOf, hourOf, mergeByGroup, rollUp } from '../../shared/rollup/rollup.ts';
+import { dayOf, hourOf, mergeByGroup, rollUp } from '../../shared/rollup/rollup.ts';
 import { upsertDailyRollups, upsertRollups } from '../../workers/observatory/db/rollups.ts';
 import { insertSamples } from '../../workers/observatory/db/samples.ts';
 import { upsertPairedHourStatements } from '../../workers/observatory/db/paired.ts';
@@ -27,6 +27,7 @@ import { SITE_BUILD_VIEW_REQUESTS, SITE_UPTIME_MONTHS_MOST, anonymousRowBound } 
 import { vendorStatusCosts } from '../../shared/config/vendor-status-costs.ts';
 import type { StoredSample } from '../../workers/observatory/db/sample-row.ts';
 import type { ChangesDoc, CompareDoc, PromptCachesDoc } from '../../shared/api-types.ts';
+import { DAY_MS, HOUR_MS } from '../../shared/time.ts';
 
 const REGIONS = config.regions.map((r) => r.code);
 const TARGETS = ['t1', 't2', 't3', 't4', 't5'];

@@ -29,6 +29,8 @@ export const config: ObservatoryConfig = {
       headers: { 'x-ref-params': `${QUICK}, decode_ms_per_token=40, max_concurrent=4` },
       reference: true,
       bursts: true,
+      // The catalog carries it (tests/workers/api.test.ts); the others are unpriced.
+      price: { inputPerMTokens: 0.15, outputPerMTokens: 0.6, currency: 'USD', asOf: '2026-12-01', source: 'test price' },
     },
     {
       id: 'ref-messages',

@@ -1,5 +1,7 @@
 /** The Cloudflare colo this object really runs in, read from /cdn-cgi/trace and cached in its storage. */
-export const COLO_REFRESH_MS = 6 * 60 * 60 * 1000;
+import { HOUR_MS } from '../../shared/time.ts';
+
+export const COLO_REFRESH_MS = 6 * HOUR_MS;
 const TRACE_TIMEOUT_MS = 5_000;
 
 export function parseTrace(text: string): string | null {

@@ -4,12 +4,13 @@
  * for a later alarm, in the store's own error field for the duty.
  */
 import { getConfig } from './config.ts';
-import { DAY_MS, dayOf, hourOf } from '../../shared/rollup/rollup.ts';
+import { dayOf, hourOf } from '../../shared/rollup/rollup.ts';
 import { daysWithHourlyRollups, rollupsOfRegionHour, samplesRetainedFrom } from './db/rollups.ts';
 import { rollUpDay, rollUpHour } from './rollup-hour.ts';
 import { pushToOtlp } from './otlp-push.ts';
 import type { ProberStore } from './prober-store.ts';
 import type { SubrequestBudget } from './subrequest-budget.ts';
+import { DAY_MS } from '../../shared/time.ts';
 
 /** Hours pushed to the OTLP collector per alarm, at most (a backlog drains over later alarms). */
 const OTLP_HOURS_PER_ALARM = 24;

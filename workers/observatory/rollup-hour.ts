@@ -4,7 +4,7 @@
  * prompt-cache blocks and place records, from the same samples). The same samples give
  * the same rows, so a retried tick or a second rollup never counts twice.
  */
-import { DAY_MS, applyToTotals, mergeByGroup, rollUp } from '../../shared/rollup/rollup.ts';
+import { applyToTotals, mergeByGroup, rollUp } from '../../shared/rollup/rollup.ts';
 import { pairedHours } from '../../shared/rollup/paired-hours.ts';
 import { hourProfiles } from '../../shared/rollup/hour-profile.ts';
 import { upsertProfileStatements } from './db/profiles.ts';
@@ -14,6 +14,7 @@ import { cacheHours } from '../../shared/rollup/cache-hours.ts';
 import { hourPlaces } from '../../shared/rollup/hour-places.ts';
 import { upsertPlacesStatements } from './db/places.ts';
 import { rollupsIn, rollupsOfRegionHour, rollupTotals, samplesOfHour, upsertDailyRollups, upsertRollups } from './db/rollups.ts';
+import { DAY_MS } from '../../shared/time.ts';
 
 export async function rollUpHour(db: D1Database, region: string, hour: number): Promise<void> {
   const samples = await samplesOfHour(db, region, hour);

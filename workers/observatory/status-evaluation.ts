@@ -13,8 +13,8 @@ import { getCapacity, getConfig } from './config.ts';
 import { METHOD_VERSION } from '../../shared/constants.ts';
 import { regionWindow, type RegionWindowRow } from './db/status.ts';
 import { regionRollupsAtHours } from './db/rollups.ts';
-import { HOUR_MS } from '../../shared/rollup/rollup.ts';
 import type { EvaluationQueue } from './prober-store.ts';
+import { HOUR_MS } from '../../shared/time.ts';
 
 export interface PairFinding {
   target: string;

@@ -9,7 +9,8 @@
  * second incident or queue a message twice. Its alarm also writes incidents to D1 and delivers the
  * queue, with backoff.
  */
-import { MINUTE_MS } from '../../shared/time.ts';
+import { DAY_MS, MINUTE_MS } from '../../shared/time.ts';
+import { LONGEST_VIEW_DAYS } from '../../shared/views/windows.ts';
 import { DurableObject } from 'cloudflare:workers';
 import { getConfig } from './config.ts';
 import { resolveStatusRules } from '../../shared/status/rules.ts';
@@ -229,7 +230,7 @@ export class StatusKeeper extends DurableObject<Env> {
     const sql = this.ctx.storage.sql;
     const now = Date.now();
     // Windows long over leave room for new ones.
-    sql.exec("DELETE FROM maintenance WHERE json_extract(body, '$.ends_at') < ?", now - 90 * 24 * 60 * MINUTE_MS);
+    sql.exec("DELETE FROM maintenance WHERE json_extract(body, '$.ends_at') < ?", now - LONGEST_VIEW_DAYS * DAY_MS);
     if (Number(sql.exec('SELECT COUNT(*) AS n FROM maintenance').one().n) >= MAX_API_WINDOWS)
       throw new Error(`at most ${MAX_API_WINDOWS} maintenance windows are kept; delete some first`);
     await insertMaintenance(this.env.DB, w, now);

@@ -8,10 +8,11 @@
  */
 import { CHARS_PER_TOKEN } from './request.ts';
 import type { CacheUse } from './formats/format.ts';
+import { MINUTE_MS } from '../../shared/time.ts';
 
 export const CACHE_BLOCK_TOKENS = 128;
 export const MIN_CACHED_TOKENS = 1_024;
-export const CACHE_TTL_MS = 5 * 60_000;
+export const CACHE_TTL_MS = 5 * MINUTE_MS;
 const BLOCK_CHARS = CACHE_BLOCK_TOKENS * CHARS_PER_TOKEN;
 /** Most block prefixes held (a 32k-token prompt leaves 250): the oldest are dropped beyond. */
 const MAX_ENTRIES = 20_000;

@@ -12,6 +12,7 @@
  * From the `x-ref-scheduled-fault` request header, or the SCHEDULED_FAULTS variable.
  */
 import { FAULTS, FaultError, type Fault } from './faults.ts';
+import { MINUTE_MS } from '../../shared/time.ts';
 
 export interface ScheduledFault {
   regions: string[];
@@ -89,7 +90,7 @@ export function parseSchedules(text: string | null | undefined): ScheduledFault[
 /** The schedule in force for this region at this tick (the first that matches), or null. */
 export function activeFault(schedules: readonly ScheduledFault[], region: string | null, tick: number | null): ScheduledFault | null {
   if (!region || tick === null || !Number.isFinite(tick)) return null;
-  const minute = Math.floor(tick / 60_000);
+  const minute = Math.floor(tick / MINUTE_MS);
   const inForce = (s: ScheduledFault) => {
     if (s.every === 0) return tick >= s.from && tick < s.to;
     const m = ((minute % s.every) + s.every) % s.every;

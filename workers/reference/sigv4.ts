@@ -6,6 +6,7 @@
  */
 import { AwsV4Signer } from 'aws4fetch';
 import { sameSecret } from '../common/same-secret.ts';
+import { MINUTE_MS } from '../../shared/time.ts';
 
 export interface AwsCredentials {
   accessKeyId: string;
@@ -21,7 +22,7 @@ export interface SigV4Failure {
 
 export const SIGV4_ALGORITHM = 'AWS4-HMAC-SHA256';
 /** How far a request's x-amz-date may be from the server's clock (AWS: 15 minutes). */
-export const SIGV4_MAX_SKEW_MS = 15 * 60_000;
+export const SIGV4_MAX_SKEW_MS = 15 * MINUTE_MS;
 export const SIGNATURE_MISMATCH =
   'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.';
 const UNSIGNED_PAYLOAD = 'UNSIGNED-PAYLOAD';

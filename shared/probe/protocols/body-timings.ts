@@ -1,6 +1,5 @@
 import { setServerTtft, num, type StreamState } from '../stream-state.ts';
-
-const MS_PER_S = 1_000;
+import { SECOND_MS } from '../../time.ts';
 
 /**
  * Server-reported time to first token carried in OpenAI-compatible chunks (MEASUREMENT.md (2)):
@@ -17,17 +16,17 @@ export function readChunkTimings(chunk: any, s: StreamState): void {
   const groq = chunk.x_groq?.usage;
   if (groq && typeof groq === 'object') {
     const prompt = num(groq.prompt_time);
-    if (prompt !== null) setServerTtft(s, (prompt + (num(groq.queue_time) ?? 0)) * MS_PER_S, 'x_groq.usage');
+    if (prompt !== null) setServerTtft(s, (prompt + (num(groq.queue_time) ?? 0)) * SECOND_MS, 'x_groq.usage');
   }
   const timeInfo = chunk.time_info;
   if (timeInfo && typeof timeInfo === 'object') {
     const prompt = num(timeInfo.prompt_time);
-    if (prompt !== null) setServerTtft(s, (prompt + (num(timeInfo.queue_time) ?? 0)) * MS_PER_S, 'time_info');
+    if (prompt !== null) setServerTtft(s, (prompt + (num(timeInfo.queue_time) ?? 0)) * SECOND_MS, 'time_info');
   }
   const perf = chunk.perf_metrics;
   if (perf && typeof perf === 'object') {
     const ttft = num(perf['server-time-to-first-token']);
-    if (ttft !== null) setServerTtft(s, ttft * MS_PER_S, 'perf_metrics');
+    if (ttft !== null) setServerTtft(s, ttft * SECOND_MS, 'perf_metrics');
   }
   const sla = num(chunk.sla_metrics?.ttft_ms);
   if (sla !== null) setServerTtft(s, sla, 'sla_metrics');

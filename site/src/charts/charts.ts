@@ -1,6 +1,9 @@
 /** The site's charts: each a plain function of its data, returning inline SVG. */
 import * as Plot from '@observablehq/plot';
 import { colorScale, ordered, PART_COLORS, partScale, renderPlot, WIDTH, type Part, type SeriesColors } from './render.ts';
+import { DAY_MS } from '../../../shared/time.ts';
+import { UPTIME_STATES, uptimeColorOf, type UptimeState } from '../../../shared/status/uptime.ts';
+import { STATE_COLORS } from '../../../shared/status/levels.ts';
 
 const MS = 'ms';
 
@@ -121,7 +124,7 @@ export function ttftOverTimeChart(
 
 /** A UTC time axis in hours and minutes over the whole window (so one busy hour is a bar in its place, not the whole chart). */
 function timeAxis(width: number, window?: { from: number; to: number }): Plot.ScaleOptions {
-  const multiDay = window !== undefined && window.to - window.from > 2 * 86_400_000;
+  const multiDay = window !== undefined && window.to - window.from > 2 * DAY_MS;
   return {
     label: 'time (UTC) →',
     type: 'utc',
@@ -488,11 +491,15 @@ export function timeProfileChart(cells: ProfileCellRow[], regions: string[]): st
 /** One target's month: the share of its ticks due in each state, for the uptime page. */
 export interface UptimeBar {
   target: string;
-  state: 'operational' | 'degraded' | 'down' | 'maintenance' | 'unknown';
+  state: UptimeState;
   share: number;
 }
 
-const UPTIME_COLORS = { operational: '#1a7f37', degraded: '#9a6700', down: '#cf222e', maintenance: '#3b6fb6', unknown: '#6e7781' } as const;
+/** Each uptime state in its status colour (the light scheme's: the chart is drawn once, for both). */
+const UPTIME_COLORS = Object.fromEntries(UPTIME_STATES.map((s) => [s, STATE_COLORS[uptimeColorOf(s)].light])) as Record<
+  UptimeState,
+  string
+>;
 
 /** Stacked bars: per target, what share of its ticks due was operational, degraded, down, in maintenance or unknown. */
 export function uptimeChart(bars: UptimeBar[], order: string[]): string {

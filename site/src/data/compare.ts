@@ -6,6 +6,7 @@
  * intervals'.
  */
 import type { PercentileGroup } from './types.ts';
+import { expectedTime } from '../../../shared/price/workload-cost.ts';
 
 export { SCENARIOS, type Scenario } from '../../../shared/config/scenarios.ts';
 
@@ -18,19 +19,11 @@ export interface Expected {
   tpot_n: number;
 }
 
-/** Expected total for one output length, or null when a figure is missing. */
+/** Expected total for one output length, or null when a figure is missing (shared/price/workload-cost.ts, the one definition). */
 export function expectedTotal(ttft: PercentileGroup | undefined, tpot: PercentileGroup | undefined, tokens: number): Expected | null {
-  if (!ttft || !tpot || ttft.p50 === null || tpot.p50 === null) return null;
-  const k = tokens - 1;
-  const bounded = ttft.p50_ci_low !== null && ttft.p50_ci_high !== null && tpot.p50_ci_low !== null && tpot.p50_ci_high !== null;
-  return {
-    target: ttft.target!,
-    total: ttft.p50 + k * tpot.p50,
-    low: bounded ? ttft.p50_ci_low! + k * tpot.p50_ci_low! : null,
-    high: bounded ? ttft.p50_ci_high! + k * tpot.p50_ci_high! : null,
-    ttft_n: ttft.n,
-    tpot_n: tpot.n,
-  };
+  const t = expectedTime(ttft, tpot, tokens);
+  if (!t) return null;
+  return { target: ttft!.target!, total: t.ms, low: t.low_ms, high: t.high_ms, ttft_n: ttft!.n, tpot_n: tpot!.n };
 }
 
 export interface Ranked extends Expected {

@@ -5,6 +5,7 @@ import { periodState } from '../../../shared/status/period-tally.ts';
 import { expectedTotal, rank, SCENARIOS } from './compare.ts';
 import { SITE_METRICS, type SiteData } from './types.ts';
 import { scopedTo } from './variants.ts';
+import { LONGEST_VIEW_ID } from '../../../shared/views/windows.ts';
 
 export interface Download {
   file: string;
@@ -73,7 +74,7 @@ export const DOWNLOADS: Download[] = [
     body: (d) =>
       toCsv(
         perVariant(d, (v) =>
-          v.windows.find((w) => w.id === '90d')!.history.map(({ errors, ...p }) => ({ ...p, errors: JSON.stringify(errors) })),
+          v.windows.find((w) => w.id === LONGEST_VIEW_ID)!.history.map(({ errors, ...p }) => ({ ...p, errors: JSON.stringify(errors) })),
         ),
       ),
   },

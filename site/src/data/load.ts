@@ -7,8 +7,9 @@ import { collectSiteData, SiteDataError } from './collect.ts';
 import { SITE_PARTS } from './parts/index.ts';
 import { pendingFromEnv } from './pending.ts';
 import type { SiteData } from './types.ts';
+import { localUrl } from '../../../shared/net/local-ports.ts';
 
-export const DEFAULT_API_URL = 'http://127.0.0.1:8787';
+export const DEFAULT_API_URL = localUrl('api');
 
 let loading: Promise<SiteData> | null = null;
 

@@ -3,6 +3,7 @@
  * SITE_PENDING (JSON), shown as a sentence with the expected time instead of an empty chart.
  */
 import type { PendingPart, SiteData } from './types.ts';
+import { MINUTE_MS } from '../../../shared/time.ts';
 
 const IDS: ReadonlySet<string> = new Set<PendingPart['id']>(['backfill', 'incident', 'concurrency']);
 
@@ -20,7 +21,7 @@ export function pendingFromEnv(value: string | undefined): PendingPart[] {
 
 /** "about 2 min after this build (09:52 UTC)". */
 export function readyIn(part: PendingPart, builtAt: string): string {
-  const minutes = Math.max(1, Math.round((Date.parse(part.ready_at) - Date.parse(builtAt)) / 60_000));
+  const minutes = Math.max(1, Math.round((Date.parse(part.ready_at) - Date.parse(builtAt)) / MINUTE_MS));
   return `about ${minutes} min after this build (${part.ready_at.slice(11, 16)} UTC)`;
 }
 

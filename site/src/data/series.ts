@@ -3,7 +3,6 @@ import { percentile } from '../../../shared/stats/percentile.ts';
 import type { SiteSample } from './types.ts';
 import { theilSen } from '../../../shared/stats/line-fit.ts';
 
-export { DAY_MS, HOUR_MS } from '../../../shared/time.ts';
 import { DAY_MS, HOUR_MS } from '../../../shared/time.ts';
 /** Samples whose chunk timelines feed the ITL distribution (the newest), per target. */
 const ITL_SAMPLES = 300;

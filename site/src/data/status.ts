@@ -13,7 +13,7 @@ import {
   type PeriodCounts,
   type PeriodTally,
 } from '../../../shared/status/period-tally.ts';
-import { PERIOD_STATES, STATE_LABELS, worstState, type PeriodState, type StripState } from '../../../shared/status/levels.ts';
+import { PERIOD_STATES, STATE_LABELS, stateColumn, worstState, type PeriodState, type StripState } from '../../../shared/status/levels.ts';
 import type { StatusHistoryRowDoc } from '../../../shared/api-types.ts';
 import { DAY_MS, HOUR_MS } from '../../../shared/time.ts';
 import type { SiteData, WindowView } from './types.ts';
@@ -30,7 +30,7 @@ export const startOf = (r: HistoryRow): string => (r.hour ?? r.day)!;
 
 export function tallyOfRow(r: HistoryRow): PeriodTally {
   const counts = emptyCounts();
-  for (const s of PERIOD_STATES) counts[s] = r[s === 'no-data' ? 'no_data' : s];
+  for (const s of PERIOD_STATES) counts[s] = r[stateColumn(s)];
   return { counts, note: r.note, late: r.late ?? 0 };
 }
 

@@ -2,10 +2,11 @@
 import type { APIRoute } from 'astro';
 import { siteData as loadSiteData } from '../data/load.ts';
 import { atomFeed } from '../data/feed.ts';
+import { localUrl } from '../../../shared/net/local-ports.ts';
 
 export const GET: APIRoute = async ({ site }) => {
   const data = await loadSiteData();
-  return new Response(atomFeed(data, (site ?? new URL('http://127.0.0.1:4321')).href), {
+  return new Response(atomFeed(data, (site ?? new URL(localUrl('site'))).href), {
     headers: { 'content-type': 'application/atom+xml; charset=utf-8' },
   });
 };

@@ -16,6 +16,7 @@ import { ANON_HOURLY_MS, boundRaw, csvResponse, WINDOW_PARAMS } from './filters.
 import { requireTokenFor, type ReaderEnv } from './public-reads.ts';
 import { onlyKnown, parseChoice, parseWindow, type Window } from './query.ts';
 import { ANON_LIMITS } from '../../../shared/config/read-limits.ts';
+import { regionInfo, targetInfo } from '../../../shared/config/catalog-info.ts';
 
 export const catalogRoutes = new Hono<ReaderEnv>();
 
@@ -65,17 +66,8 @@ catalogRoutes.get('/api/v1/targets', async (c) => {
   return c.json({ ...doc, source });
 });
 
-const regionOf = (code: string, samples: number, last: number | null, colos: RegionInfo['colos']): RegionInfo => {
-  const r = getConfig().regions.find((x) => x.code === code)!;
-  return {
-    code: r.code,
-    label: r.label,
-    location_hint: r.locationHint,
-    samples,
-    last_sample_at: last === null ? null : iso(last),
-    colos,
-  };
-};
+const regionOf = (code: string, samples: number, last: number | null, colos: RegionInfo['colos']): RegionInfo =>
+  regionInfo(getConfig().regions.find((x) => x.code === code)!, { samples, last }, colos);
 
 /** Every configured region with what it has sampled from `from` on, from the raw samples. */
 export async function regionsDocument(db: D1Database, from: number, to: number) {
@@ -107,19 +99,7 @@ export function regionsFromPlaces(places: readonly HourPlaces[], w: Window) {
 }
 
 const targetOf = (t: ReturnType<typeof getConfig>['targets'][number], referenceUrl: string, samples: number, last: number | null) =>
-  ({
-    id: t.id,
-    label: t.label,
-    provider: t.provider,
-    api: t.api,
-    model: t.model,
-    endpoint_host: new URL(t.url.replace('{REFERENCE_URL}', referenceUrl)).host,
-    reference: t.reference === true,
-    prompt_cache: t.promptCache === true,
-    regions: t.regions ?? getConfig().regions.map((r) => r.code),
-    samples,
-    last_sample_at: last === null ? null : iso(last),
-  }) satisfies TargetInfo;
+  targetInfo(getConfig(), t, referenceUrl, { samples, last });
 
 /** Every configured target with what it has sampled from `from` on, from the raw samples. */
 export async function targetsDocument(db: D1Database, referenceUrl: string, from: number, to: number) {

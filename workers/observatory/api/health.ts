@@ -1,5 +1,4 @@
 /** GET /api/v1/health: D1, the schedule, the plan, each region's duties and the status keeper's notifications. */
-import type { PromptVariantInfo } from '../../../shared/api-types.ts';
 import { Hono } from 'hono';
 import { getCapacity, getConfig } from '../config.ts';
 import { latestTick } from '../db/samples.ts';
@@ -8,6 +7,7 @@ import type { ProberStatus } from '../region-prober.ts';
 import { vendorPagesHealth } from './vendor-incidents.ts';
 import { onlyKnown } from './query.ts';
 import type { ViewAges } from '../views/manifest.ts';
+import { promptVariantInfo } from '../../../shared/config/catalog-info.ts';
 
 /** One region's duties as health reports them: what waits, and each duty's last failure (null: none since it last succeeded). */
 export function regionDuties(s: ProberStatus) {
@@ -86,14 +86,7 @@ export async function healthDocument(env: Env, viewAges: (now: number) => Promis
     limited_by: capacity.bindingLimit,
     regions: config.regions.length,
     targets: config.targets.length,
-    prompt_variants: config.promptVariants.map((v) => ({
-      id: v.id,
-      label: v.label,
-      prompt_tokens: v.promptTokens,
-      max_tokens: v.maxTokens,
-      ...(v.promptCache ? { prompt_cache: true as const } : {}),
-      ...(v.warmPassOf ? { warm_pass_of: v.warmPassOf } : {}),
-    })) satisfies PromptVariantInfo[],
+    prompt_variants: config.promptVariants.map(promptVariantInfo),
     simulated: env.SIMULATED_REGIONS === '1',
     open_incidents: 'error' in keeper ? null : keeper.open_incidents.length,
     incidents_unwritten: 'error' in keeper ? null : keeper.incidents_unwritten,

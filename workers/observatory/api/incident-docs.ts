@@ -8,6 +8,7 @@ import { describeRegion, type Incident } from '../../../shared/status/incidents.
 import { findTarget, getConfig, targetLabel } from '../config.ts';
 import { badRequest } from './errors.ts';
 import { parseChoice, type Window } from './query.ts';
+import { LONGEST_VIEW_ID } from '../../../shared/views/windows.ts';
 
 function iso(t: number): string;
 function iso(t: number | null): string | null;
@@ -18,7 +19,7 @@ function iso(t: number | null): string | null {
 /** Incidents an answer lists unless asked (`limit`), and at most. */
 export const INCIDENT_LIMIT = { fallback: 50, most: 500 } as const;
 /** The window GET /api/v1/incidents lists from unless asked: opened in the last 90 days, or still open. */
-export const INCIDENTS_WINDOW = '90d';
+export const INCIDENTS_WINDOW = LONGEST_VIEW_ID;
 
 /** GET /api/v1/incidents's answer: the incidents as read (newest first), over the window asked. */
 export function incidentsDocument(w: Window, incidents: readonly Incident[]): { window: ApiWindow; incidents: IncidentDoc[] } {

@@ -2,8 +2,8 @@
 import { Hono, type Context } from 'hono';
 import { toCsv } from '../../../shared/csv.ts';
 import { HOURLY_ROW_UNITS, PERCENTILE_ROW_UNITS, percentileRowUnits } from '../../../shared/config/read-limits.ts';
-import { HOUR_MS, SPLIT_METRICS } from '../../../shared/rollup/rollup.ts';
-import { DAY_MS } from '../../../shared/time.ts';
+import { SPLIT_METRICS } from '../../../shared/rollup/rollup.ts';
+import { DAY_MS, HOUR_MS } from '../../../shared/time.ts';
 import { getConfig } from '../config.ts';
 import type { SampleFilter } from '../db/samples.ts';
 import { ApiError, badRequest } from './errors.ts';

@@ -12,6 +12,7 @@ import {
   type RollupGroupColumn,
 } from '../../../shared/rollup/percentiles.ts';
 import { packedRowsCovering, type RollupFilter } from '../db/rollups.ts';
+import { PER_SOURCE_FIGURES } from '../../../shared/rollup/figures.ts';
 
 export { PERCENTILES };
 /** What percentiles can be grouped by; `served_by` (where the vendor answered) from raw samples only: the rollups do not keep it. */
@@ -23,19 +24,13 @@ export const METRICS = METRIC_FIELDS;
 export type Metric = MetricField;
 
 /**
- * Figures reported per split_source: the split's parts and what the body's claim leaves beside them. From
- * different sources they are different measurements, so never pooled. (The rollups keep the two parts
- * alone: shared/rollup/rollup.ts SPLIT_METRICS.)
- */
-export const PER_SOURCE_FIGURES: readonly Metric[] = ['network_ms', 'server_ms', 'residual_ms'];
-
-/**
  * The grouping a metric is reported by: the split's parts always per split_source, and every figure per prompt
  * variant when the configuration has more than one (`variants`), whichever of them a request names, so an answer
  * narrowed to one variant has the shape of the whole.
  */
 export function groupingFor(metric: Metric, by: readonly GroupColumn[], variants: number): GroupColumn[] {
-  const grouping: GroupColumn[] = PER_SOURCE_FIGURES.includes(metric) && !by.includes('split_source') ? [...by, 'split_source'] : [...by];
+  const grouping: GroupColumn[] =
+    (PER_SOURCE_FIGURES as readonly Metric[]).includes(metric) && !by.includes('split_source') ? [...by, 'split_source'] : [...by];
   // Prompt variants are never pooled either: a 200-token and a 32,000-token prompt are different workloads.
   return variants > 1 && !grouping.includes('prompt_variant') ? [...grouping, 'prompt_variant'] : grouping;
 }

@@ -17,13 +17,14 @@ import {
 } from '../../../shared/rollup/rollup.ts';
 import { bucketIndex, lowerBound, sumOf, type ExpHistogram } from '../../../shared/stats/exp-histogram.ts';
 import { readEncoded } from '../../../shared/stats/histogram-bytes.ts';
+import { SECOND_MS } from '../../../shared/time.ts';
+import { FIGURE_DESCRIPTIONS } from '../../../shared/sample-fields.ts';
 
 export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 /** Bucket bounds in seconds for latencies, and in tokens per second for decode speed. */
 const SECONDS_BOUNDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 const TPS_BOUNDS = [5, 10, 20, 50, 100, 200, 500, 1000];
-const MS_PER_S = 1000;
 
 export interface Family {
   name: string;
@@ -38,8 +39,8 @@ export const HISTOGRAM_FAMILIES: Array<[RollupMetric, Family]> = [
     'ttft_ms',
     {
       name: 'llm_ttft_seconds',
-      help: 'Time to first token (any output, reasoning included), successful probes.',
-      perUnit: 1 / MS_PER_S,
+      help: FIGURE_DESCRIPTIONS.ttft_ms,
+      perUnit: 1 / SECOND_MS,
       bounds: SECONDS_BOUNDS,
     },
   ],
@@ -47,33 +48,27 @@ export const HISTOGRAM_FAMILIES: Array<[RollupMetric, Family]> = [
     'ttfa_ms',
     {
       name: 'llm_ttfa_seconds',
-      help: 'Time to the first answer token (after streamed reasoning), successful probes.',
-      perUnit: 1 / MS_PER_S,
+      help: FIGURE_DESCRIPTIONS.ttfa_ms,
+      perUnit: 1 / SECOND_MS,
       bounds: SECONDS_BOUNDS,
     },
   ],
-  [
-    'tpot_ms',
-    { name: 'llm_tpot_seconds', help: 'Time per output token of the answer, per probe.', perUnit: 1 / MS_PER_S, bounds: SECONDS_BOUNDS },
-  ],
+  ['tpot_ms', { name: 'llm_tpot_seconds', help: FIGURE_DESCRIPTIONS.tpot_ms, perUnit: 1 / SECOND_MS, bounds: SECONDS_BOUNDS }],
   [
     'itl_p99_ms',
     {
       name: 'llm_itl_p99_seconds',
-      help: 'Per-probe p99 of the gaps between token-bearing chunks.',
-      perUnit: 1 / MS_PER_S,
+      help: FIGURE_DESCRIPTIONS.itl_p99_ms,
+      perUnit: 1 / SECOND_MS,
       bounds: SECONDS_BOUNDS,
     },
   ],
-  [
-    'total_ms',
-    { name: 'llm_total_seconds', help: 'End-to-end latency of a streamed completion.', perUnit: 1 / MS_PER_S, bounds: SECONDS_BOUNDS },
-  ],
+  ['total_ms', { name: 'llm_total_seconds', help: FIGURE_DESCRIPTIONS.total_ms, perUnit: 1 / SECOND_MS, bounds: SECONDS_BOUNDS }],
   [
     'decode_tps',
     {
       name: 'llm_decode_tokens_per_second',
-      help: 'Decode speed after the first answer token (1000 / TPOT).',
+      help: FIGURE_DESCRIPTIONS.decode_tps,
       perUnit: 1,
       bounds: TPS_BOUNDS,
     },
@@ -82,14 +77,14 @@ export const HISTOGRAM_FAMILIES: Array<[RollupMetric, Family]> = [
 export const SPLIT_FAMILIES: Record<(typeof SPLIT_METRICS)[number], Family> = {
   network_ms: {
     name: 'llm_ttft_network_seconds',
-    help: 'Network part of TTFT, per split source.',
-    perUnit: 1 / MS_PER_S,
+    help: FIGURE_DESCRIPTIONS.network_ms,
+    perUnit: 1 / SECOND_MS,
     bounds: SECONDS_BOUNDS,
   },
   server_ms: {
     name: 'llm_ttft_server_seconds',
-    help: 'Server part of TTFT, per split source.',
-    perUnit: 1 / MS_PER_S,
+    help: FIGURE_DESCRIPTIONS.server_ms,
+    perUnit: 1 / SECOND_MS,
     bounds: SECONDS_BOUNDS,
   },
 };

@@ -1,7 +1,8 @@
 /** Query-string parsing for the read API: every bad value gets a 400 that says what was expected. */
 import { badRequest } from './errors.ts';
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../../shared/time.ts';
 
-const UNIT_MS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
+const UNIT_MS: Record<string, number> = { m: MINUTE_MS, h: HOUR_MS, d: DAY_MS };
 export const DEFAULT_WINDOW_MS = UNIT_MS.d;
 export const MAX_WINDOW_MS = 366 * UNIT_MS.d;
 

@@ -1,9 +1,9 @@
 /** GET /api/v1/rollups: the hourly or daily rollup rows themselves, paged by whole periods. */
 import { Hono } from 'hono';
 import { ANON_LIMITS, ROLLUP_PAGE_ROWS } from '../../../shared/config/read-limits.ts';
-import { HOUR_MS, rollupToBase64Json, rollupToJson } from '../../../shared/rollup/rollup.ts';
+import { rollupToBase64Json, rollupToJson } from '../../../shared/rollup/rollup.ts';
 import { HISTOGRAM_RELATIVE_ERROR, HISTOGRAM_SCALE } from '../../../shared/stats/exp-histogram.ts';
-import { DAY_MS } from '../../../shared/time.ts';
+import { DAY_MS, HOUR_MS } from '../../../shared/time.ts';
 import { rollupPage } from '../db/rollups.ts';
 import { ANON_HOURLY_MS, filterFrom, periodWindow, selectedPairs, WINDOW_PARAMS } from './filters.ts';
 import { requireTokenFor, type ReaderEnv } from './public-reads.ts';

@@ -6,6 +6,7 @@
 import type { StatusHistoryRowDoc } from '../../../shared/api-types.ts';
 import { configWindows, type MaintenanceWindow } from '../../../shared/status/maintenance.ts';
 import { getConfig } from '../config.ts';
+import { LONGEST_VIEW_ID } from '../../../shared/views/windows.ts';
 
 const iso = (t: number) => new Date(t).toISOString();
 
@@ -34,7 +35,7 @@ export function statusHistoryDocument(
 }
 
 /** The window GET /api/v1/maintenance lists from unless asked: the windows that ended in the last 90 days or are to come. */
-export const MAINTENANCE_WINDOW = '90d';
+export const MAINTENANCE_WINDOW = LONGEST_VIEW_ID;
 
 /** GET /api/v1/maintenance's answer: the configuration's windows and the admin API's (`made`) that end after `from`. */
 export function maintenanceDocument(from: number, made: readonly MaintenanceWindow[]) {

@@ -18,6 +18,7 @@ import { pairLists, periodWindow, WINDOW_PARAMS } from './filters.ts';
 import { requireTokenFor, type ReaderEnv } from './public-reads.ts';
 import { onlyKnown, parseChoice, parseWindow } from './query.ts';
 import { MAINTENANCE_WINDOW, maintenanceDocument, statusHistoryDocument, windowDoc } from './status-history-docs.ts';
+import { LONGEST_VIEW_ID } from '../../../shared/views/windows.ts';
 
 export const statusHistoryRoutes = new Hono<ReaderEnv>();
 
@@ -30,7 +31,7 @@ export const statusHistoryRoutes = new Hono<ReaderEnv>();
 export function historyWindow(q: URLSearchParams, now = Date.now()) {
   const resolution = parseChoice(q, 'resolution', ['hour', 'day'] as const, 'day');
   if (resolution === 'hour') return { resolution, ...periodWindow(q, HOUR_MS, '24h', now) };
-  return { resolution, ...periodWindow(q, DAY_MS, '90d', Math.ceil(now / DAY_MS) * DAY_MS) };
+  return { resolution, ...periodWindow(q, DAY_MS, LONGEST_VIEW_ID, Math.ceil(now / DAY_MS) * DAY_MS) };
 }
 
 statusHistoryRoutes.get('/api/v1/status-history', async (c) => {

@@ -11,6 +11,7 @@ import {
   monthOf,
   monthStart,
   monthTtft,
+  UPTIME_DEFINITIONS,
   uptimeMonth,
   uptimeRecords,
   type UptimeDayRow,
@@ -18,7 +19,7 @@ import {
 } from '../../../shared/status/uptime.ts';
 import type { Incident } from '../../../shared/status/incidents.ts';
 import type { Rollup } from '../../../shared/rollup/rollup.ts';
-import { PERIOD_STATES } from '../../../shared/status/levels.ts';
+import { PERIOD_STATES, stateColumn } from '../../../shared/status/levels.ts';
 import { DAY_MS } from '../../../shared/time.ts';
 import { getCapacity, getConfig, storedList } from '../config.ts';
 import { rollupsIn } from '../db/rollups.ts';
@@ -28,6 +29,7 @@ import { badRequest } from './errors.ts';
 import { INCIDENT_LIMIT } from './incident-docs.ts';
 import type { ReaderEnv } from './public-reads.ts';
 import { onlyKnown, parseChoice } from './query.ts';
+import { regionsOfTarget } from '../../../shared/config/work-list.ts';
 
 export const uptimeRoutes = new Hono<ReaderEnv>();
 
@@ -71,7 +73,7 @@ export function uptimeReport(
     now,
     ticksPerDay: capacity.ticksPerDay / capacity.spread,
     targets: config.targets.map((t) => {
-      const regions = config.regions.map((r) => r.code).filter((code) => storedList(code).some((w) => w.target.id === t.id));
+      const regions = regionsOfTarget(config, t);
       const variants = [
         ...new Set(
           regions.flatMap((code) =>
@@ -89,7 +91,7 @@ export function uptimeReport(
         target: d.target,
         prompt_variant: d.prompt_variant,
         region: d.region,
-        counts: Object.fromEntries(PERIOD_STATES.map((s) => [s, d[s === 'no-data' ? 'no_data' : s]])) as UptimeDayRow['counts'],
+        counts: Object.fromEntries(PERIOD_STATES.map((s) => [s, d[stateColumn(s)]])) as UptimeDayRow['counts'],
       }),
     ),
     incidents: incidents.map((i) => ({
@@ -110,8 +112,7 @@ export function uptimeDocument(report: UptimeMonth) {
     from: new Date(report.from).toISOString(),
     to: new Date(report.to).toISOString(),
     ttft_variant: firstVariant(),
-    definitions:
-      'shares of the ticks due (every region × target × prompt variant each tick); uptime = operational / (due - maintenance); unknown = due but never judged, or judged without data, never counted as up; incidents overlapping the month and their minutes inside it; TTFT of the first prompt variant, from the daily rollups',
+    definitions: UPTIME_DEFINITIONS,
     rows: report.rows,
   };
 }

@@ -17,6 +17,8 @@ import { badRequest } from './errors.ts';
 import { INCIDENT_LIMIT } from './incident-docs.ts';
 import type { ReaderEnv } from './public-reads.ts';
 import { onlyKnown, parseInt, parseWindow, type Window } from './query.ts';
+import { MINUTE_MS } from '../../../shared/time.ts';
+import { LONGEST_VIEW_ID } from '../../../shared/views/windows.ts';
 
 export const vendorIncidentRoutes = new Hono<ReaderEnv>();
 
@@ -64,7 +66,7 @@ export async function vendorPagesHealth(db: D1Database): Promise<VendorPageDoc[]
 /** Vendor incidents an answer sets beside the probes' unless asked (`limit`), and at most. */
 export const VENDOR_LIMIT = { fallback: 200, most: 500 } as const;
 /** The window GET /api/v1/vendor-incidents compares unless asked. */
-export const VENDOR_WINDOW = '90d';
+export const VENDOR_WINDOW = LONGEST_VIEW_ID;
 
 /** What an answer is computed from, as read for its pages (listVendorIncidents, readPageStates and listIncidents). */
 export interface VendorReads {
@@ -84,7 +86,7 @@ export function vendorIncidentsDocument(w: Window, now: number, target: string |
   const pages = vendorPagesOf(target);
   const doc: VendorIncidentsDoc = {
     window: { from: iso(w.from), to: iso(w.to) },
-    slack_minutes: VENDOR_MATCH_SLACK_MS / 60_000,
+    slack_minutes: VENDOR_MATCH_SLACK_MS / MINUTE_MS,
     method: METHOD,
     pages: [],
     vendor_incidents: [],
@@ -126,7 +128,7 @@ export function vendorIncidentsDocument(w: Window, now: number, target: string |
   doc.matches = result.matches.map(({ variant, ...m }) => ({
     ...m,
     prompt_variant: variant,
-    lead_minutes: Math.round(m.lead_ms / 60_000),
+    lead_minutes: Math.round(m.lead_ms / MINUTE_MS),
     words: leadWords(m.lead_ms),
   }));
   doc.unseen_by_probes = result.unseen_by_probes;

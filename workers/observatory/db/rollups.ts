@@ -6,20 +6,13 @@ import { CACHE_TABLE_SHAPE, deleteCacheHoursBefore } from './cache.ts';
 import { deleteHistoryBefore, deleteMaintenanceBefore, STATUS_HISTORY_SHAPES } from './status-history.ts';
 import { deleteProfilesBefore, PROFILE_TABLE_SHAPE } from './profiles.ts';
 import { PLACES_TABLE_SHAPE } from './places.ts';
-import {
-  DAY_MS,
-  HOUR_MS,
-  ROLLUP_METRICS,
-  SPLIT_METRICS,
-  type Rollup,
-  type RollupMetric,
-  type RollupSample,
-} from '../../../shared/rollup/rollup.ts';
+import { ROLLUP_METRICS, SPLIT_METRICS, type Rollup, type RollupMetric, type RollupSample } from '../../../shared/rollup/rollup.ts';
 import { blobBytes, bodyValues, fromRollupRow } from './rollup-row.ts';
 import type { PackedColumn, PackedRollupRows } from '../../../shared/rollup/percentiles.ts';
 import { hexToBytes } from '../../../shared/bytes.ts';
 import type { CacheSample } from '../../../shared/rollup/cache-hours.ts';
 import type { PlaceSample } from '../../../shared/rollup/hour-places.ts';
+import { DAY_MS, HOUR_MS } from '../../../shared/time.ts';
 
 const SAMPLE_COLUMNS_READ = [
   'tick_id',

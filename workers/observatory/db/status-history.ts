@@ -3,15 +3,13 @@
  * judgements per hour and per UTC day for each region × target × prompt variant (with how many of them came late),
  * and the maintenance windows the admin API made.
  */
-import { PERIOD_STATES } from '../../../shared/status/levels.ts';
+import { PERIOD_STATES, STATE_COLUMNS } from '../../../shared/status/levels.ts';
 import type { PeriodTally } from '../../../shared/status/period-tally.ts';
 import type { MaintenanceWindow } from '../../../shared/status/maintenance.ts';
 import type { StatusHistoryRowDoc } from '../../../shared/api-types.ts';
 import { DAY_MS } from '../../../shared/time.ts';
 import { periodWhere, wholePeriodPage } from './periods.ts';
 
-/** The count columns, in the order of PERIOD_STATES (`no-data` as no_data). */
-const STATE_COLUMNS = PERIOD_STATES.map((s) => s.replace('-', '_'));
 /** Every counted column: a tick per state, and the late ones among them. */
 const COUNT_COLUMNS = [...STATE_COLUMNS, 'late'];
 

@@ -15,7 +15,7 @@
 import { DAY_MS, HOUR_MS } from '../../../shared/time.ts';
 import { MAX_API_WINDOWS } from '../../../shared/status/maintenance.ts';
 import { monthEnd, monthOf, monthStart } from '../../../shared/status/uptime.ts';
-import { VIEW_WINDOWS, type ViewWindowId } from '../../../shared/views/windows.ts';
+import { LONGEST_VIEW_ID, VIEW_WINDOWS, type ViewWindowId } from '../../../shared/views/windows.ts';
 import { getConfig, storedList } from '../config.ts';
 import { historyRows, listMaintenance, type StoredHistoryRow } from '../db/status-history.ts';
 import { pairLists } from '../api/filters.ts';
@@ -71,7 +71,7 @@ const matchHistory =
   (q) => {
     if (!onlyParams(q, ['resolution', 'window', 'region', 'target', 'variant'])) return null;
     const resolution = parseChoice(q, 'resolution', ['hour', 'day'] as const, 'day');
-    const id = q.get('window') ?? (resolution === 'hour' ? '24h' : '90d');
+    const id = q.get('window') ?? (resolution === 'hour' ? '24h' : LONGEST_VIEW_ID);
     const w = HISTORY_WINDOWS.find((x) => x.id === id && x.resolution === resolution);
     return w ? historyMatch(w, pairLists(q), isSplit(w)) : null;
   };
@@ -81,7 +81,7 @@ const matchMaintenance: ViewMatcher = (q) =>
 
 /** The months the 90 days of the day history reach, oldest first, as of `now`: those the uptime views hold. */
 export function uptimeMonths(now: number): string[] {
-  const { from } = historyWindow(new URLSearchParams({ window: '90d' }), now);
+  const { from } = historyWindow(new URLSearchParams({ window: LONGEST_VIEW_ID }), now);
   const months: string[] = [];
   for (let start = monthStart(monthOf(from))!; start <= now; start = monthEnd(start)) months.push(monthOf(start));
   return months;

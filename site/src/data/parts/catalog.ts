@@ -5,6 +5,8 @@
 import { withWarmPasses } from '../../../../shared/config/work-list.ts';
 import type { PromptVariantInfo, RegionInfo, TargetInfo } from '../../../../shared/api-types.ts';
 import type { SitePart } from './part.ts';
+import { localUrl } from '../../../../shared/net/local-ports.ts';
+import { NOTHING_SAMPLED, promptVariantInfo, regionInfo, targetInfo } from '../../../../shared/config/catalog-info.ts';
 
 /** What the site reads of the health answer. */
 export interface SiteHealth {
@@ -13,14 +15,6 @@ export interface SiteHealth {
   spread?: number;
   prompt_variants: PromptVariantInfo[];
   vendor_status?: unknown[];
-}
-
-function hostOf(url: string): string {
-  try {
-    return new URL(url.replace('{REFERENCE_URL}', 'http://127.0.0.1:8788')).host;
-  } catch {
-    return url;
-  }
 }
 
 export const catalogPart: SitePart = {
@@ -41,40 +35,14 @@ export const catalogPart: SitePart = {
   },
   empty(config) {
     // As GET /api/v1/health lists them: each prompt-cache variant's second pass after it.
-    const variants = withWarmPasses(config.promptVariants).map((v) => ({
-      id: v.id,
-      label: v.label,
-      prompt_tokens: v.promptTokens,
-      max_tokens: v.maxTokens,
-      ...(v.promptCache ? { prompt_cache: true as const } : {}),
-      ...(v.warmPassOf ? { warm_pass_of: v.warmPassOf } : {}),
-    }));
+    const variants = withWarmPasses(config.promptVariants).map(promptVariantInfo);
     return {
       simulated: false,
       schedule: config.schedule,
       variant: variants[0],
       variants,
-      regions: config.regions.map((r) => ({
-        code: r.code,
-        label: r.label,
-        location_hint: r.locationHint,
-        samples: 0,
-        last_sample_at: null,
-        colos: [],
-      })),
-      targets: config.targets.map((t) => ({
-        id: t.id,
-        label: t.label,
-        provider: t.provider,
-        api: t.api,
-        model: t.model,
-        endpoint_host: hostOf(t.url),
-        reference: t.reference === true,
-        prompt_cache: t.promptCache === true,
-        regions: t.regions ?? config.regions.map((r) => r.code),
-        samples: 0,
-        last_sample_at: null,
-      })),
+      regions: config.regions.map((r) => regionInfo(r, NOTHING_SAMPLED)),
+      targets: config.targets.map((t) => targetInfo(config, t, localUrl('reference'), NOTHING_SAMPLED)),
       health: { spread: 1, vendor_pages: 0 },
     };
   },
