@@ -13,6 +13,8 @@ import { pairFilter, type ViewMatch } from '../shared/views/view-match.ts';
 import { VIEW_WINDOWS, viewSpan } from '../shared/views/windows.ts';
 import { COMPARE_LIST, CompareViewBuilder } from '../workers/observatory/views/compare-build.ts';
 import { storedView, viewAnswer, type StoredView } from '../workers/observatory/views/view-answer.ts';
+import { familyReport } from '../workers/observatory/reports/family-report.ts';
+import { createHash } from 'node:crypto';
 import { HOUR_MS, MINUTE_MS } from '../shared/time.ts';
 
 const HOUR = HOUR_MS;
@@ -96,3 +98,17 @@ export function compareViewRequests(text: string, builtAt: number, region: strin
 }
 
 export const COMPARE_VIEW_COUNT = VIEW_WINDOWS.length * PAIRED_FIGURES.length;
+
+/**
+ * Publishing a week's report (reports/build-report.ts) over these families, each with the same rows (two weeks up to
+ * `to`, as one read per family gives them): each family's rows parsed once, both weeks compared on every figure, the
+ * leaders and changes, then the document's text and its SHA-256 (the Worker's is WebCrypto's). Returns its bytes.
+ */
+export function publishWeek(families: readonly PairedFamily[], rows: readonly StoredRow[], to: number): number {
+  const WEEK = 7 * 24 * HOUR;
+  const week = { from: to - WEEK, to };
+  const before = { from: to - 2 * WEEK, to: to - WEEK };
+  const text = JSON.stringify({ families: families.map((f) => familyReport(f, parse(rows), week, before)) });
+  createHash('sha256').update(text).digest('hex');
+  return text.length;
+}

@@ -11,7 +11,7 @@
 import { PAIRED_FIGURES } from '../shared/rollup/paired-hours.ts';
 import type { PairedFamily } from '../shared/rollup/paired-families.ts';
 import { ttfaChanges } from '../shared/rollup/changes.ts';
-import { buildCompareViews, compareViewRequests, liveFamily, liveFamilyBefore, regionRows } from './compare-views.ts';
+import { buildCompareViews, compareViewRequests, liveFamily, liveFamilyBefore, publishWeek, regionRows } from './compare-views.ts';
 import { rollUp, mergeByGroup, applyToTotals, type Rollup, type RollupSample } from '../shared/rollup/rollup.ts';
 import { storedFigurePercentileGroups, type StoredFigureRow } from '../shared/rollup/percentiles.ts';
 import { evaluate, type WindowSample } from '../shared/status/evaluate.ts';
@@ -179,6 +179,7 @@ const figureRows = (rows: Array<Record<string, unknown>>): StoredFigureRow[] =>
 const FAMILY: PairedFamily = { region: 'weur', prompt_variant: 'chat', targets: TARGETS };
 const pairedWeek = once(() => regionRows(TARGETS, 7 * 24, HOUR0));
 const paired91 = once(() => regionRows(TARGETS, 91 * 24, HOUR0));
+const paired14 = once(() => regionRows(TARGETS, 14 * 24, HOUR0));
 /** Every region's family (the same rows each, as a read per family gives them). */
 const goalFamilies = REGIONS.map((region) => ({ ...FAMILY, region }));
 const compareTexts = once(() => buildCompareViews(goalFamilies, paired91(), HOUR0));
@@ -391,6 +392,13 @@ const DUTIES: Array<{ name: string; runsIn: RunsIn; run: () => unknown; each?: b
     name: 'build: the compare views (6 × 45 pairs, 90 d)',
     runsIn: 'Durable Object alarm or request',
     run: () => buildCompareViews(goalFamilies, paired91(), HOUR0).length,
+  },
+  {
+    // reports/publish.ts at the goal, in the view builder's object (views/public-views.ts publishReport): 6 families ×
+    // 45 pairs, two weeks of hourly rows each, both weeks on every figure, leaders and changes, the text and SHA-256.
+    name: 'publish: a weekly report (6 × 45 pairs, 2 weeks)',
+    runsIn: 'Durable Object alarm or request',
+    run: () => publishWeek(goalFamilies, paired14(), HOUR0),
   },
   {
     name: 'view: compare 90 d TTFA whole (270 pairs)',

@@ -66,10 +66,15 @@ export const SITE_BUILD_RECENT_HOURS = 3;
  * pooled and the timeline by region and pooled (10); where each was answered, fidelity, status, the concurrency
  * report, the time profiles, the incidents, the status history's hours and days, maintenance, the uptime of up to 4
  * months (SITE_UPTIME_MONTHS_MOST: 90 days reach into 4), the paired verdicts of the 5 figures, the prompt caches and
- * the TTFA changes; and the archive's manifest. Counted in tests/workers/site-build-reads.test.ts.
+ * the TTFA changes; the archive's manifest; and the weekly reports' index. Counted in tests/workers/site-build-reads.test.ts.
  */
 export const SITE_UPTIME_MONTHS_MOST = 4;
-export const SITE_BUILD_VIEW_REQUESTS = 3 + 4 * 10 + 2 + 2 + 1 + 1 + 2 + 1 + SITE_UPTIME_MONTHS_MOST + 5 + 1 + 1 + 1;
+export const SITE_BUILD_VIEW_REQUESTS = 3 + 4 * 10 + 2 + 2 + 1 + 1 + 2 + 1 + SITE_UPTIME_MONTHS_MOST + 5 + 1 + 1 + 1 + 1;
+/**
+ * The weekly reports a site build shows in full (site/src/data/parts/reports.ts): the newest weeks, a quarter, each
+ * version one R2 read beside the index (from R2 alone: no D1 row). Priced at one version a week (a correction is rare).
+ */
+export const SITE_REPORT_WEEKS = 13;
 /** Raw samples a page of /api/v1/samples the site build asks for, and the most it reads (site/src/data/collect.ts). */
 export const SITE_BUILD_SAMPLE_PAGE = 1_000;
 export const SITE_BUILD_MAX_SAMPLES = 3_000;
@@ -301,7 +306,10 @@ export function capacity(config: ObservatoryConfig): Capacity {
   const slice = Math.min(SITE_BUILD_MAX_SAMPLES, perTick * ((SITE_BUILD_RECENT_HOURS * 60) / tickMinutes));
   const siteBuildRowsRead = slice * SITE_BUILD_RAW_READS_PER_SAMPLE;
   const siteBuildRequests =
-    SITE_BUILD_VIEW_REQUESTS + vendorStatusCosts(config).siteBuildRequests + Math.max(1, Math.ceil(slice / SITE_BUILD_SAMPLE_PAGE));
+    SITE_BUILD_VIEW_REQUESTS +
+    SITE_REPORT_WEEKS +
+    vendorStatusCosts(config).siteBuildRequests +
+    Math.max(1, Math.ceil(slice / SITE_BUILD_SAMPLE_PAGE));
   const views = viewCosts(config, {
     pairs: perTick,
     ticksPerDay,

@@ -1,5 +1,12 @@
 /** Checks of the status rules and notification channels, in words a user can act on. */
-import { CHANNEL_TYPES, NOTIFY_EVENTS, specOf, type ChannelConfig, type NotificationsConfig } from '../status/channels.ts';
+import {
+  CHANNEL_TYPES,
+  DIGEST_CHANNEL_TYPES,
+  NOTIFY_EVENTS,
+  specOf,
+  type ChannelConfig,
+  type NotificationsConfig,
+} from '../status/channels.ts';
 import { channelChecks } from '../status/channels/base.ts';
 import { DEFAULT_STATUS_RULES, type StatusRulesConfig } from '../status/rules.ts';
 import { windowProblems } from '../status/maintenance.ts';
@@ -64,6 +71,9 @@ function channelProblems(c: ChannelConfig, scope: RoutingScope): string[] {
   for (const e of c.events ?? [])
     if (!(NOTIFY_EVENTS as readonly string[]).includes(e)) p.push(`${where}: event "${e}" is not one of ${NOTIFY_EVENTS.join(', ')}`);
   p.push(...routingProblems(where, 'targets', c.targets, scope.targets), ...routingProblems(where, 'regions', c.regions, scope.regions));
+  if (c.digest !== undefined && typeof c.digest !== 'boolean') p.push(`${where}: digest must be true or false`);
+  if (c.digest === true && !(DIGEST_CHANNEL_TYPES as readonly string[]).includes(c.type))
+    p.push(`${where}: digest is for ${DIGEST_CHANNEL_TYPES.join(', ')} channels, not ${c.type}`);
   p.push(...spec.validate(c, channelChecks(where)));
   return p;
 }

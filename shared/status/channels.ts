@@ -6,10 +6,13 @@
  * secret (`wrangler secret put NAME`), never written in the config.
  */
 import { NOTIFY_EVENTS, type NotifyEvent } from './channels/base.ts';
-import { specOf, type ChannelConfig } from './channels/index.ts';
+import { specOf, type ChannelConfig, type ChannelType } from './channels/index.ts';
 
 export { NOTIFY_EVENTS, type ChannelBase, type NotifyEvent, type UrlSource } from './channels/base.ts';
 export { CHANNEL_SPECS, CHANNEL_TYPES, specOf, type ChannelConfig, type ChannelType } from './channels/index.ts';
+
+/** The channel types a weekly report's digest goes to: those that send a message's title and text, or its JSON. */
+export const DIGEST_CHANNEL_TYPES = ['webhook', 'slack', 'discord', 'telegram', 'email'] as const satisfies readonly ChannelType[];
 
 export interface NotificationsConfig {
   channels: ChannelConfig[];

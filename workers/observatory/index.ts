@@ -1,10 +1,11 @@
 /** The observatory Worker: wiring only. */
 import { app } from './api/app.ts';
 import { applyRetention, runBursts, runTick, tickIdFor, unreachedRegions } from './prober/scheduler.ts';
-import { getConfig } from './config.ts';
+import { getCapacity, getConfig } from './config.ts';
 import { handOverVendorStatus } from './vendor/vendor-status-poller.ts';
 import { MINUTE_MS } from '../../shared/time.ts';
 import { markViews } from './views/mark-views.ts';
+import { publishOnSchedule } from './reports/publish.ts';
 
 export { RegionProber } from './prober/region-prober.ts';
 export { StatusKeeper } from './keeper/status-keeper.ts';
@@ -24,6 +25,7 @@ export default {
     const tickId = tickIdFor(controller.scheduledTime);
     ctx.waitUntil(applyRetention(env, tickId));
     ctx.waitUntil(handOverVendorStatus(env, tickId));
+    ctx.waitUntil(publishOnSchedule(env, tickId, getCapacity().tickMinutes * MINUTE_MS));
     // Health's view follows each tick (the regions' queues and duties change with it).
     ctx.waitUntil(markViews(env, ['health']));
     // Awaited, not left to waitUntil: the handler ends once every region holds its jobs. A region it did not

@@ -13,6 +13,11 @@ export interface ChannelBase {
   targets?: string[];
   /** Only the incidents that have affected one of these regions (codes; default every region). */
   regions?: string[];
+  /**
+   * Also one message per published weekly report and correction (docs/REPORTS.md): its leaders, its changes and its
+   * link. For the channels whose message is its text or JSON (DIGEST_CHANNEL_TYPES); default false.
+   */
+  digest?: boolean;
 }
 
 /** A URL given directly (or as {VAR}), or the name of a Worker secret holding it. */

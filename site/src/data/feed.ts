@@ -1,4 +1,5 @@
 /** The incident feed's XML: Atom (RFC 4287), every text escaped. */
+import { digestLines } from '../../../shared/reports/report.ts';
 import type { SiteData } from './types.ts';
 import { vendorEntries, vendorLine } from './vendor-feed.ts';
 
@@ -50,6 +51,28 @@ export function atomFeed(data: SiteData, siteUrl: string): string {
       '  </entry>',
     ].join('\n');
   });
+  // The weekly reports: one entry per published version (a correction is an entry of its own, saying what it corrects).
+  const reports = (data.reports ?? []).flatMap((w) =>
+    w.versions.map((v) => {
+      const title = `Weekly report ${w.week}${v.corrects ? ` v${v.version}: corrects v${v.corrects.version}` : ''}`;
+      const summary = [
+        ...(v.corrects ? [`Corrects version ${v.corrects.version}: ${v.corrects.reason}`] : []),
+        ...digestLines(v.report),
+        `SHA-256 ${v.sha256}`,
+      ].join('\n');
+      return [
+        '  <entry>',
+        `    <id>urn:llm-observatory:report:${escape(w.week)}:v${v.version}</id>`,
+        `    <title>${escape(title)}</title>`,
+        `    <updated>${escape(v.published_at)}</updated>`,
+        `    <published>${escape(v.published_at)}</published>`,
+        `    <link rel="alternate" type="text/html" href="${escape(`${base}/reports/${w.week}/#v${v.version}`)}"/>`,
+        '    <category term="report"/>',
+        `    <summary type="text">${escape(summary)}</summary>`,
+        '  </entry>',
+      ].join('\n');
+    }),
+  );
   // The vendors' own incidents (vendor-feed.ts), each with the probes' view of it.
   const vendor = vendorEntries(data, base).map((e) =>
     [
@@ -75,6 +98,7 @@ export function atomFeed(data: SiteData, siteUrl: string): string {
     `  <link rel="alternate" type="text/html" href="${escape(`${base}/incidents/`)}"/>`,
     ...entries,
     ...changes,
+    ...reports,
     ...vendor,
     '</feed>',
     '',

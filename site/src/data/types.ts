@@ -129,8 +129,22 @@ export interface PendingPart {
   ready_at: string;
 }
 
+/** A published week's report and its versions, oldest first (parts/reports.ts; docs/REPORTS.md). */
+export interface SiteReportWeek {
+  week: string;
+  window: { from: string; to: string };
+  versions: Array<
+    import('../../../shared/reports/report.ts').ReportVersionEntry & {
+      url: string;
+      report: import('../../../shared/reports/report.ts').WeeklyReport;
+    }
+  >;
+}
+
 export interface SiteData {
   generated_at: string;
+  /** The weekly comparison reports, newest week first: the newest SITE_REPORT_WEEKS weeks' versions in full. */
+  reports: SiteReportWeek[];
   /** Parts still being measured (the local demo's first builds); absent or empty once everything has landed. */
   pending?: PendingPart[];
   /** Where the data came from: the API's base URL, or the export file it was read from. */

@@ -10,6 +10,7 @@ import {
   freePlanGoal,
   maxProbesPerDay,
   SITE_BUILD_VIEW_REQUESTS,
+  SITE_REPORT_WEEKS,
 } from '../../../shared/config/capacity.ts';
 import { probesPerAlarm, probesPerTick, tickMinutesOf, tickSlice } from '../../../shared/config/schedule.ts';
 import { targetVariantPairs } from '../../../shared/config/work-list.ts';
@@ -286,8 +287,8 @@ describe('capacity', () => {
     // (15 pairs × 36 ticks).
     expect(c.siteBuildRowsRead).toBe(15 * 36 * 2);
     expect(c.d1RowsRead.siteBuilds).toBe(24 * 15 * 36 * 2);
-    // Its requests: every view it reads and one page of samples.
-    expect(c.siteBuildRequests).toBe(SITE_BUILD_VIEW_REQUESTS + 1);
+    // Its requests: every view it reads, a version of each weekly report it shows, and one page of samples.
+    expect(c.siteBuildRequests).toBe(SITE_BUILD_VIEW_REQUESTS + SITE_REPORT_WEEKS + 1);
     // A /metrics scrape and an anonymous API request are answered from the views: the live path's 100 requests read D1.
     expect(c.d1RowsRead.metrics).toBe(0);
     expect(c.d1RowsRead.api).toBe(100 * 15 * API_REQUEST_READS_PER_PAIR);

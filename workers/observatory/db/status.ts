@@ -134,6 +134,21 @@ export async function newestIncidentsPerKey(db: D1Database, f: { from: number; p
   return results.map((r) => fromIncidentRow(r, f.withPoints));
 }
 
+/**
+ * The incidents open at some time in [from, to): opened before `to`, and not resolved before `from`; oldest first,
+ * without their points (a weekly report's, reports/build-report.ts).
+ */
+export async function incidentsInSpan(db: D1Database, from: number, to: number): Promise<Incident[]> {
+  const columns = INCIDENT_COLUMNS.filter((c) => c !== 'points');
+  const { results } = await db
+    .prepare(
+      `SELECT ${columns.join(', ')} FROM incidents WHERE opened_at < ? AND (resolved_at IS NULL OR resolved_at >= ?) ORDER BY opened_at, id`,
+    )
+    .bind(to, from)
+    .all<Record<string, unknown>>();
+  return results.map((r) => fromIncidentRow(r, false));
+}
+
 export async function deleteIncidentsBefore(db: D1Database, before: number): Promise<number> {
   const r = await db.prepare("DELETE FROM incidents WHERE opened_at < ? AND status = 'resolved'").bind(before).run();
   return r.meta.changes ?? 0;

@@ -172,6 +172,23 @@ export async function newestVendorIncidentsPerPage(
   return results.map(fromRow);
 }
 
+/** These pages' incidents open at some time in [from, to): posted before `to`, not resolved before `from`; oldest first. */
+export async function vendorIncidentsInSpan(
+  db: D1Database,
+  f: { from: number; to: number; pages: readonly string[] },
+): Promise<PagedVendorIncident[]> {
+  if (f.pages.length === 0) return [];
+  const pages = inList('page', f.pages);
+  const { results } = await db
+    .prepare(
+      `SELECT ${VENDOR_TABLE_SHAPES.vendor_incidents.columns.join(', ')} FROM vendor_incidents
+      WHERE created_at < ? AND (resolved_at IS NULL OR resolved_at >= ?) AND ${pages.sql} ORDER BY created_at, id`,
+    )
+    .bind(f.to, f.from, ...pages.params)
+    .all<Record<string, unknown>>();
+  return results.map(fromRow);
+}
+
 /** Resolved vendor incidents posted before `before` (the rollups' retention). */
 export async function deleteVendorIncidentsBefore(db: D1Database, before: number): Promise<number> {
   const r = await db.prepare('DELETE FROM vendor_incidents WHERE created_at < ? AND resolved_at IS NOT NULL').bind(before).run();

@@ -27,6 +27,7 @@ import { markViews } from '../views/mark-views.ts';
 import { keeperDuties } from './keeper-duties.ts';
 import type { KeeperDuty } from './keeper-duty.ts';
 import { unwrittenIncidents } from './incident-duty.ts';
+import type { ReportVersionEntry, WeeklyReport } from '../../../shared/reports/report.ts';
 
 export { MAX_ATTEMPTS, RETRY_BASE_MS, type DeliveryAttempt } from '../notify/outbox.ts';
 import type { PairFinding } from './status-evaluation.ts';
@@ -81,6 +82,13 @@ export class StatusKeeper extends DurableObject<Env> {
     ctx.blockConcurrencyWhile(async () => {
       for (const statement of [...KEEPER_TABLES, ...this.duties.flatMap((d) => d.tables)]) ctx.storage.sql.exec(statement);
     });
+  }
+
+  /** A weekly report version's digest for the channels that asked for one (reports/publish.ts); returns how many were queued. */
+  async queueReportDigest(report: WeeklyReport, entry: ReportVersionEntry): Promise<number> {
+    const queued = this.outbox.queueDigest(report, entry, Date.now());
+    await this.wake(Date.now());
+    return queued;
   }
 
   /** One region's findings for one tick (status-evaluation.ts). Returns how many were applied (0: all stale). */

@@ -11,7 +11,15 @@ import { HOUR_MS } from '../../../shared/time.ts';
 import { redact } from '../../../shared/probe/error-detail.ts';
 import type { Incident, IncidentEvent } from '../../../shared/status/incidents.ts';
 import { buildMessage, type NotificationMessage } from '../../../shared/status/messages.ts';
-import { routesTo, type ChannelConfig, type NotificationsConfig, type NotifyEvent } from '../../../shared/status/channels.ts';
+import {
+  DIGEST_CHANNEL_TYPES,
+  routesTo,
+  type ChannelConfig,
+  type NotificationsConfig,
+  type NotifyEvent,
+} from '../../../shared/status/channels.ts';
+import { digestMessage } from '../../../shared/reports/digest.ts';
+import type { ReportVersionEntry, WeeklyReport } from '../../../shared/reports/report.ts';
 import { findVariant, getConfig, targetLabel } from '../config.ts';
 import { secretValues } from '../secret-values.ts';
 import { deliver, DELIVERY_TIMEOUT_MS, DeliveryError, inactiveReason } from './deliver.ts';
@@ -127,6 +135,32 @@ export class NotificationOutbox {
         now,
       );
     }
+  }
+
+  /**
+   * A weekly report version's digest, one message per channel with `digest: true` (of DIGEST_CHANNEL_TYPES: each
+   * sends the message's title and text, or its JSON, so deliver() needs nothing of an incident); queued under the
+   * week, so a correction's reaches a channel after the version it corrects. Its id makes a second queueing a no-op.
+   */
+  queueDigest(report: WeeklyReport, entry: ReportVersionEntry, now: number): number {
+    let queued = 0;
+    for (const channel of this.channels()) {
+      if (channel.digest !== true || !(DIGEST_CHANNEL_TYPES as readonly string[]).includes(channel.type)) continue;
+      if (inactiveReason(channel, this.secrets) !== null) continue;
+      const id = `report:${report.week}/v${entry.version}/${channel.name}`;
+      const message = digestMessage(report, entry, this.config()?.siteUrl, id);
+      const written = this.storage.sql.exec(
+        `INSERT INTO deliveries (id, incident_id, channel, message, state, attempts, next_at, created_at) VALUES (?, ?, ?, ?, 'pending', 0, ?, ?) ON CONFLICT DO NOTHING RETURNING n`,
+        id,
+        `report:${report.week}`,
+        channel.name,
+        JSON.stringify(message),
+        now,
+        now,
+      );
+      queued += written.toArray().length;
+    }
+    return queued;
   }
 
   /**

@@ -18,6 +18,8 @@ import { agesOf, emptyManifest, type PartState, type ViewAges, type ViewManifest
 import { viewParts, type ViewPartName } from './parts.ts';
 import type { ViewPart } from './view-part.ts';
 import { VIEW_PREFIX, writeView } from './view-store.ts';
+import { CorrectionError, publishCorrection, publishDueReport, queueDigest, type Published } from '../reports/publish.ts';
+import type { ReportVersionEntry } from '../../../shared/reports/report.ts';
 
 /**
  * How long after a part's first mark its build waits for the marks that come with it: the other regions' reports of a
@@ -134,6 +136,34 @@ export class PublicViews extends DurableObject<Env> {
 
   manifest(): ViewManifest {
     return this.state().manifest;
+  }
+
+  /**
+   * The weekly report due at `now`, published if it is not yet (reports/publish.ts): in this object, as the compare
+   * views' build, since ranking every family's pairs over two weeks takes a Durable Object's CPU, not a free-plan
+   * Worker's (bench/duties.ts).
+   */
+  async publishReport(now: number): Promise<Published> {
+    const done = await publishDueReport(this.env.DB, this.env.ARCHIVE, now);
+    if (done.outcome !== 'published') return done;
+    await queueDigest(this.env, done.report, done.entry);
+    return { week: done.week, outcome: done.outcome, entry: done.entry, created: done.created };
+  }
+
+  /** A published week again as its next version, correcting the current one; `refused` when there is none to correct. */
+  async correctReport(
+    week: string,
+    reason: string,
+    now: number,
+  ): Promise<{ week: string; entry: ReportVersionEntry; created: boolean } | { refused: string }> {
+    try {
+      const done = await publishCorrection(this.env.DB, this.env.ARCHIVE, week, reason, now);
+      await queueDigest(this.env, done.report, done.entry);
+      return { week: done.week, entry: done.entry, created: done.created };
+    } catch (e) {
+      if (e instanceof CorrectionError) return { refused: e.message };
+      throw e;
+    }
   }
 
   override async alarm(): Promise<void> {

@@ -6,6 +6,7 @@ import { historyPart } from './history.ts';
 import { incidentsPart } from './incidents.ts';
 import type { SitePart } from './part.ts';
 import { placesPart } from './places.ts';
+import { reportsPart } from './reports.ts';
 import { profilesPart } from './profiles.ts';
 import { samplesPart } from './samples.ts';
 import { statusPart } from './status.ts';
@@ -22,4 +23,5 @@ export const SITE_PARTS: readonly SitePart[] = [
   profilesPart,
   historyPart,
   archivePart,
+  reportsPart,
 ];
