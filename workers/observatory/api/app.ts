@@ -8,7 +8,7 @@ import { ConfigError } from '../../../shared/config/validate.ts';
 import { DO_REQUESTS_HEADER, ROWS_READ_HEADER, ROWS_WRITTEN_HEADER } from '../../../shared/constants.ts';
 import { meterDurableObjects } from '../do-meter.ts';
 import { meterD1 } from '../db/meter.ts';
-import { archiveRoutes } from './archive.ts';
+import { archiveAdminRoutes, archiveRoutes } from './archive.ts';
 import { burstRoutes } from './bursts.ts';
 import { catalogRoutes } from './catalog.ts';
 import { changesRoutes } from './changes.ts';
@@ -63,26 +63,30 @@ for (const path of ['/api/v1/*', '/metrics']) {
   app.use(path, liveBudget);
 }
 
-app.route('/', healthRoutes);
-app.route('/', catalogRoutes);
-app.route('/', placeRoutes);
-app.route('/', sampleRoutes);
-app.route('/', percentileRoutes);
-app.route('/', rollupRoutes);
-app.route('/', timelineRoutes);
-app.route('/', tickRoutes);
-app.route('/', burstRoutes);
-app.route('/', compareRoutes);
-app.route('/', changesRoutes);
-app.route('/', profileRoutes);
-app.route('/', promptCacheRoutes);
-app.route('/', statusRoutes);
-app.route('/', statusHistoryRoutes);
-app.route('/', uptimeRoutes);
-app.route('/', vendorIncidentRoutes);
-app.route('/', metricsRoutes);
-app.route('/', archiveRoutes);
-app.route('/', viewRoutes);
+// The read API and the admin routes under one prefix, one sub-app per resource; the chain keeps each route's
+// type, so `hc<AppType>` (site/src/data/api-client.ts) can call only routes that exist.
+const v1 = new Hono<ReaderEnv>()
+  .route('/', healthRoutes)
+  .route('/', catalogRoutes)
+  .route('/', placeRoutes)
+  .route('/', sampleRoutes)
+  .route('/', percentileRoutes)
+  .route('/', rollupRoutes)
+  .route('/', timelineRoutes)
+  .route('/', tickRoutes)
+  .route('/', burstRoutes)
+  .route('/', compareRoutes)
+  .route('/', changesRoutes)
+  .route('/', profileRoutes)
+  .route('/', promptCacheRoutes)
+  .route('/', statusRoutes)
+  .route('/', statusHistoryRoutes)
+  .route('/', uptimeRoutes)
+  .route('/', vendorIncidentRoutes)
+  .route('/', archiveAdminRoutes)
+  .route('/', viewRoutes);
+
+const routes = app.route('/api/v1', v1).route('/', metricsRoutes).route('/', archiveRoutes);
 
 app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route for ${c.req.method} ${new URL(c.req.url).pathname}` } }, 404));
 app.onError((err, c) => {
@@ -92,5 +96,8 @@ app.onError((err, c) => {
   console.error('unhandled API error', err);
   return c.json({ error: { code: 'internal', message: 'internal error' } }, 500);
 });
+
+/** The API's routes and their answers, as a type: what `hc<AppType>` reads. */
+export type AppType = typeof routes;
 
 export { app };

@@ -64,7 +64,7 @@ export async function burstReport(
  * over one stream alone, decode speed per stream, errors and rate limits, how closely the starts lined
  * up), over the newest `runs` runs (default 6) or a window; `streams=true` adds every stream.
  */
-burstRoutes.get('/api/v1/bursts', async (c) => {
+burstRoutes.get('/bursts', async (c) => {
   const q = new URL(c.req.url).searchParams;
   onlyKnown(q, [...WINDOW_PARAMS, 'region', 'target', 'runs', 'streams']);
   const explicit = WINDOW_PARAMS.some((p) => q.has(p));
@@ -79,7 +79,7 @@ burstRoutes.get('/api/v1/bursts', async (c) => {
   return c.json({ ...doc, ...(q.get('streams') === 'true' ? { streams: rows } : {}) });
 });
 
-burstRoutes.post('/api/v1/bursts', async (c) => {
+burstRoutes.post('/bursts', async (c) => {
   await requireAdmin(c.req.raw, (c.env as { ADMIN_TOKEN?: string }).ADMIN_TOKEN);
   if (!getConfig().bursts) throw badRequest('no concurrency probes are configured (bursts in observatory.config.ts)');
   return c.json(await runBursts(c.env, Math.floor(Date.now() / MINUTE_MS) * MINUTE_MS), 202);

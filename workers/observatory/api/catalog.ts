@@ -45,7 +45,7 @@ async function catalogSource(c: Context<ReaderEnv>, what: string) {
   return { q, source, window: hours, places: await placesIn(c.env.DB, hours) };
 }
 
-catalogRoutes.get('/api/v1/regions', async (c) => {
+catalogRoutes.get('/regions', async (c) => {
   const { q, source, window, places } = await catalogSource(c, 'regions');
   const doc = places ? regionsFromPlaces(places, window) : await regionsDocument(c.env.DB, window.from, window.to);
   if (q.get('format') === 'csv')
@@ -56,7 +56,7 @@ catalogRoutes.get('/api/v1/regions', async (c) => {
   return c.json({ ...doc, source });
 });
 
-catalogRoutes.get('/api/v1/targets', async (c) => {
+catalogRoutes.get('/targets', async (c) => {
   const { q, source, window, places } = await catalogSource(c, 'targets');
   const doc = places
     ? targetsFromPlaces(places, window, c.env.REFERENCE_URL)

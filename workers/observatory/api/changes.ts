@@ -51,7 +51,7 @@ export function changesDocument(now: number, rows: readonly Rollup[]): ChangesDo
   };
 }
 
-changesRoutes.get('/api/v1/changes', async (c) => {
+changesRoutes.get('/changes', async (c) => {
   const q = new URL(c.req.url).searchParams;
   onlyKnown(q, ['region', 'target', 'variant']);
   const config = getConfig();

@@ -57,7 +57,7 @@ export const parsedRowsOf = (rows: readonly StoredPairedRow[], f: PairedFamily):
     .filter((r) => r.region === f.region && r.prompt_variant === f.prompt_variant)
     .map((r) => ({ hour: r.hour, blocks: JSON.parse(r.blocks) as StoredBlocks }));
 
-compareRoutes.get('/api/v1/compare', async (c) => {
+compareRoutes.get('/compare', async (c) => {
   const q = new URL(c.req.url).searchParams;
   onlyKnown(q, [...WINDOW_PARAMS, 'region', 'variant', 'target', 'figure', 'margin']);
   if (!q.has('window') && !q.has('from')) q.set('window', '7d');
@@ -107,7 +107,7 @@ compareRoutes.get('/api/v1/compare', async (c) => {
  * GET /api/v1/paired-hours: the hourly blocks themselves, for a reader that compares on its own (shared/stats/paired.ts):
  * whole hours, `next_cursor` for the next page.
  */
-compareRoutes.get('/api/v1/paired-hours', async (c) => {
+compareRoutes.get('/paired-hours', async (c) => {
   const q = new URL(c.req.url).searchParams;
   onlyKnown(q, [...WINDOW_PARAMS, 'region', 'variant', 'cursor']);
   const { from, to, start } = periodWindow(q, HOUR_MS, '7d');

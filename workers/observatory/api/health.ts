@@ -39,7 +39,7 @@ export function regionDuties(s: ProberStatus) {
 
 export const healthRoutes = new Hono<ReaderEnv>();
 
-healthRoutes.get('/api/v1/health', async (c) => {
+healthRoutes.get('/health', async (c) => {
   onlyKnown(new URL(c.req.url).searchParams, []);
   const views = c.env.PUBLIC_VIEWS.getByName('global');
   const { doc, ok } = await healthDocument(c.env, (now) => views.ages(now));

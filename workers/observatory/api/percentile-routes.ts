@@ -25,7 +25,7 @@ import { onlyKnown, parseChoice, parseList } from './query.ts';
 
 export const percentileRoutes = new Hono<ReaderEnv>();
 
-percentileRoutes.get('/api/v1/percentiles', async (c) => {
+percentileRoutes.get('/percentiles', async (c) => {
   const q = new URL(c.req.url).searchParams;
   onlyKnown(q, [...FILTER_PARAMS, 'metric', 'by', 'source']);
   const now = Date.now();

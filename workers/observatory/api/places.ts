@@ -66,12 +66,12 @@ export function fidelityDocument(places: readonly HourPlaces[], w: Window): Fide
   };
 }
 
-placeRoutes.get('/api/v1/served-by', async (c) => {
+placeRoutes.get('/served-by', async (c) => {
   const { window, places } = await placesAsked(c, 'served-by');
   return c.json(servedByDocument(places, window));
 });
 
-placeRoutes.get('/api/v1/fidelity', async (c) => {
+placeRoutes.get('/fidelity', async (c) => {
   const { window, places } = await placesAsked(c, 'fidelity');
   return c.json(fidelityDocument(places, window));
 });

@@ -16,7 +16,7 @@ import { onlyKnown } from './query.ts';
 
 export const profileRoutes = new Hono<ReaderEnv>();
 
-profileRoutes.get('/api/v1/hour-profiles', async (c) => {
+profileRoutes.get('/hour-profiles', async (c) => {
   const q = new URL(c.req.url).searchParams;
   onlyKnown(q, [...WINDOW_PARAMS, 'region', 'target', 'variant', 'cursor']);
   const { from, to, start } = periodWindow(q, DAY_MS, '28d');
@@ -45,7 +45,7 @@ profileRoutes.get('/api/v1/hour-profiles', async (c) => {
  * `[days, probes, ttft_p50]`, the median of the days' hourly TTFT medians (null with too little data), from the
  * same rows as /api/v1/hour-profiles, computed here once (shared/rollup/hour-profile.ts).
  */
-profileRoutes.get('/api/v1/time-profiles', async (c) => {
+profileRoutes.get('/time-profiles', async (c) => {
   const q = new URL(c.req.url).searchParams;
   onlyKnown(q, [...WINDOW_PARAMS, 'region', 'target', 'variant']);
   // By default the SITE_PROFILE_DAYS whole days before today: four of each weekday.

@@ -29,7 +29,7 @@ const cacheBlockOf = (r: StoredCacheRow): PairBlock => ({
   d: [r.d_ttft, r.d_server],
 });
 
-promptCacheRoutes.get('/api/v1/prompt-cache', async (c) => {
+promptCacheRoutes.get('/prompt-cache', async (c) => {
   const q = new URL(c.req.url).searchParams;
   onlyKnown(q, [...WINDOW_PARAMS, 'region', 'target', 'margin']);
   if (!q.has('window') && !q.has('from')) q.set('window', '7d');

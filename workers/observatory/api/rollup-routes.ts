@@ -18,7 +18,7 @@ export const rollupRoutes = new Hono<ReaderEnv>();
  * rows (what a free-plan request decodes or encodes within half its CPU, bench/duties.ts); `next_cursor`
  * asks for the next.
  */
-rollupRoutes.get('/api/v1/rollups', async (c) => {
+rollupRoutes.get('/rollups', async (c) => {
   const q = new URL(c.req.url).searchParams;
   onlyKnown(q, [...WINDOW_PARAMS, 'region', 'target', 'variant', 'method_version', 'resolution', 'histograms', 'limit', 'cursor']);
   const form = parseChoice(q, 'histograms', ['json', 'base64'] as const, 'json');

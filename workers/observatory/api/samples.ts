@@ -11,7 +11,7 @@ import { onlyKnown, parseInt } from './query.ts';
 
 export const sampleRoutes = new Hono<ReaderEnv>();
 
-sampleRoutes.get('/api/v1/samples', async (c) => {
+sampleRoutes.get('/samples', async (c) => {
   const q = new URL(c.req.url).searchParams;
   onlyKnown(q, [...FILTER_PARAMS, 'error', 'limit', 'cursor']);
   const filter = filterFrom(q, Date.now());

@@ -33,7 +33,7 @@ export function historyWindow(q: URLSearchParams, now = Date.now()) {
   return { resolution, ...periodWindow(q, DAY_MS, '90d', Math.ceil(now / DAY_MS) * DAY_MS) };
 }
 
-statusHistoryRoutes.get('/api/v1/status-history', async (c) => {
+statusHistoryRoutes.get('/status-history', async (c) => {
   const q = new URL(c.req.url).searchParams;
   onlyKnown(q, [...WINDOW_PARAMS, 'resolution', 'region', 'target', 'variant', 'cursor']);
   const { resolution, from, to, start } = historyWindow(q);
@@ -43,7 +43,7 @@ statusHistoryRoutes.get('/api/v1/status-history', async (c) => {
   return c.json(statusHistoryDocument(resolution, from, to, page.rows, page.next));
 });
 
-statusHistoryRoutes.get('/api/v1/maintenance', async (c) => {
+statusHistoryRoutes.get('/maintenance', async (c) => {
   const q = new URL(c.req.url).searchParams;
   onlyKnown(q, ['window', 'from', 'to']);
   if (!q.has('window') && !q.has('from')) q.set('window', MAINTENANCE_WINDOW);
@@ -51,7 +51,7 @@ statusHistoryRoutes.get('/api/v1/maintenance', async (c) => {
   return c.json(maintenanceDocument(w.from, await listMaintenance(c.env.DB, w.from, MAX_API_WINDOWS)));
 });
 
-statusHistoryRoutes.post('/api/v1/maintenance', async (c) => {
+statusHistoryRoutes.post('/maintenance', async (c) => {
   await requireAdmin(c.req.raw, (c.env as { ADMIN_TOKEN?: string }).ADMIN_TOKEN);
   const text = await c.req.text();
   if (text.length > 4_096) throw badRequest('body larger than 4096 bytes');
@@ -85,7 +85,7 @@ statusHistoryRoutes.post('/api/v1/maintenance', async (c) => {
   }
 });
 
-statusHistoryRoutes.delete('/api/v1/maintenance/:id', async (c) => {
+statusHistoryRoutes.delete('/maintenance/:id', async (c) => {
   await requireAdmin(c.req.raw, (c.env as { ADMIN_TOKEN?: string }).ADMIN_TOKEN);
   const id = c.req.param('id');
   if (id.startsWith('config-')) throw badRequest('a window of the configuration is taken back by editing observatory.config.ts');

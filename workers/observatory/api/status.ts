@@ -56,13 +56,13 @@ export function statusDocument(s: KeeperStatus, now: number): StatusDoc {
   };
 }
 
-statusRoutes.get('/api/v1/status', async (c) => {
+statusRoutes.get('/status', async (c) => {
   onlyKnown(new URL(c.req.url).searchParams, []);
   const s = await c.env.STATUS_KEEPER.getByName('global').status();
   return c.json(statusDocument(s, Date.now()));
 });
 
-statusRoutes.get('/api/v1/incidents', async (c) => {
+statusRoutes.get('/incidents', async (c) => {
   const q = new URL(c.req.url).searchParams;
   onlyKnown(q, ['window', 'from', 'to', 'status', 'target', 'limit', 'points']);
   if (!q.has('window') && !q.has('from')) q.set('window', INCIDENTS_WINDOW);

@@ -67,7 +67,7 @@ export async function liveTimeline(
 
 export const timelineRoutes = new Hono<ReaderEnv>();
 
-timelineRoutes.get('/api/v1/timeline', async (c) => {
+timelineRoutes.get('/timeline', async (c) => {
   const q = new URL(c.req.url).searchParams;
   onlyKnown(q, TIMELINE_PARAMS);
   const span = timelineSpan(q, Date.now());

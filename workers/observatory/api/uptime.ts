@@ -116,7 +116,7 @@ export function uptimeDocument(report: UptimeMonth) {
   };
 }
 
-uptimeRoutes.get('/api/v1/uptime', async (c) => {
+uptimeRoutes.get('/uptime', async (c) => {
   const q = new URL(c.req.url).searchParams;
   onlyKnown(q, ['month', 'format']);
   const now = Date.now();

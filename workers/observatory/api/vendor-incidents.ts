@@ -134,7 +134,7 @@ export function vendorIncidentsDocument(w: Window, now: number, target: string |
   return doc;
 }
 
-vendorIncidentRoutes.get('/api/v1/vendor-incidents', async (c) => {
+vendorIncidentRoutes.get('/vendor-incidents', async (c) => {
   const q = new URL(c.req.url).searchParams;
   onlyKnown(q, ['window', 'from', 'to', 'target', 'limit']);
   if (!q.has('window') && !q.has('from')) q.set('window', VENDOR_WINDOW);
