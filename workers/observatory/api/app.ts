@@ -30,6 +30,7 @@ import { timelineRoutes } from './timeline.ts';
 import { vendorIncidentRoutes } from './vendor-incidents.ts';
 import { viewRoutes } from './views.ts';
 import { placeRoutes } from './places.ts';
+import { openApiRoutes } from './openapi.ts';
 import { serveViews } from '../views/serve-view.ts';
 
 const app = new Hono<ReaderEnv>();
@@ -54,6 +55,8 @@ app.use(
     exposeHeaders: [ROWS_READ_HEADER, ROWS_WRITTEN_HEADER, DO_REQUESTS_HEADER],
   }),
 );
+// The API's own document: constant, so before the read gates (no D1 row, no Durable Object, no budget).
+app.route('/', openApiRoutes);
 // Anonymous reads: rate limited per client; on the live path bounded per request, cached and budgeted per day
 // (public-reads.ts).
 // What the public views hold is answered from them (views/serve-view.ts), the rest on the live path.

@@ -1,11 +1,12 @@
 /** GET /api/v1/samples: the raw samples, filtered and paged. */
+import { API, queryNames } from '../../../shared/api-contract/routes.ts';
 import { Hono } from 'hono';
 import { toCsv } from '../../../shared/csv.ts';
 import { ERROR_CLASSES } from '../../../shared/ids.ts';
 import { listSamples } from '../db/samples.ts';
 import { SAMPLE_COLUMNS } from '../db/sample-row.ts';
 import { badRequest } from './errors.ts';
-import { boundRaw, csvResponse, FILTER_PARAMS, filterFrom, windowOf } from './filters.ts';
+import { boundRaw, csvResponse, filterFrom, windowOf } from './filters.ts';
 import type { ReaderEnv } from './public-reads.ts';
 import { onlyKnown, parseInt } from './query.ts';
 
@@ -13,7 +14,7 @@ export const sampleRoutes = new Hono<ReaderEnv>();
 
 sampleRoutes.get('/samples', async (c) => {
   const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, [...FILTER_PARAMS, 'error', 'limit', 'cursor']);
+  onlyKnown(q, queryNames(API.samples));
   const filter = filterFrom(q, Date.now());
   const error = q.get('error');
   if (error !== null) {
