@@ -6,14 +6,8 @@
  */
 import type { z } from '@hono/zod-openapi';
 import type * as T from '../api-types.ts';
+import type { Declared } from './routes.ts';
 import type * as S from './schemas.ts';
-
-/** What a schema accepts, less the open rest of a `looseObject` (an interface has no index signature to meet it). */
-type Declared<T> = T extends readonly (infer U)[]
-  ? Declared<U>[]
-  : T extends object
-    ? { [K in keyof T as string extends K ? never : K]: Declared<T[K]> }
-    : T;
 
 type Holds<Answer extends Declared<Schema>, Schema> = Answer;
 

@@ -356,3 +356,37 @@ export type AnswerOf<N extends ApiRouteName> = (typeof API)[N]['responses'] exte
 }
   ? z.infer<T>
   : never;
+
+/** The routes a reader GETs with a query: the public reads. */
+export type ReadRoute = {
+  [K in ApiRouteName]: (typeof API)[K] extends { method: 'get'; request: { query: z.ZodType } } ? K : never;
+}[ApiRouteName];
+
+/** A read route's query: the parameters its table names, each optional. */
+export type QueryOf<N extends ReadRoute> = {
+  [K in keyof z.input<(typeof API)[N]['request']['query']>]?: string | number | boolean;
+};
+
+/**
+ * What a schema declares, less the open rest of a `looseObject`: a reader's own, narrower type of an answer (or an
+ * interface, which has no index signature) must be assignable to it.
+ */
+export type Declared<T> = T extends readonly (infer U)[]
+  ? Declared<U>[]
+  : T extends object
+    ? { [K in keyof T as string extends K ? never : K]: Declared<T[K]> }
+    : T;
+
+/**
+ * A reader's own view of an answer: some of its fields, each as declared or narrower (a type the caller names
+ * for what it reads; a field of another type than the schema's fails to compile).
+ */
+export type Part<T> = T extends readonly (infer U)[] ? Part<U>[] : T extends object ? { [K in keyof T]?: Part<T[K]> } : T;
+
+/** The path and query of a read, from the table: the only way the site spells a URL of the API. */
+export function readPath<N extends ReadRoute>(route: N, query: QueryOf<N> = {}): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) if (value !== undefined) search.set(name, String(value));
+  const q = search.toString();
+  return `${API[route].path}${q ? `?${q}` : ''}`;
+}
