@@ -1,4 +1,7 @@
-/** docs/API.md's route table lists exactly the routes of the OpenAPI document (shared/api-contract), no more, no fewer. */
+/**
+ * The OpenAPI document the Worker serves is the one the contract generates, and docs/API.md's route table lists
+ * exactly its routes, no more, no fewer.
+ */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { openApiDocument } from '../../shared/api-contract/document.ts';
@@ -17,6 +20,13 @@ function documentedRoutes(markdown: string): string[] {
   }
   return routes;
 }
+
+describe('shared/api-contract/openapi.json', () => {
+  it('is the document the contract generates (npm run api:document writes it)', () => {
+    const written = JSON.parse(readFileSync(new URL('../../shared/api-contract/openapi.json', import.meta.url), 'utf8'));
+    expect(written).toEqual(JSON.parse(JSON.stringify(openApiDocument())));
+  });
+});
 
 describe('docs/API.md', () => {
   it('lists exactly the routes of the OpenAPI document', () => {

@@ -1,5 +1,5 @@
 /** Concurrency probes: GET /api/v1/bursts (what each level reported) and POST /api/v1/bursts (admin: a run now). */
-import { API, queryNames } from '../../../shared/api-contract/routes.ts';
+import { paramsOf } from '../../../shared/api-contract/params.ts';
 import type { BurstsDoc } from '../../../shared/api-types.ts';
 import { Hono } from 'hono';
 import { levelReports, type BurstStreamRow } from '../../../shared/bursts/level-report.ts';
@@ -67,7 +67,7 @@ export async function burstReport(
  */
 burstRoutes.get('/bursts', async (c) => {
   const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, queryNames(API.bursts));
+  onlyKnown(q, paramsOf('bursts'));
   const explicit = WINDOW_PARAMS.some((p) => q.has(p));
   const now = Date.now();
   const filter = filterFrom(q, now);

@@ -3,7 +3,7 @@
  * raw samples (`source=raw`, the default for a window of `from`/`to`: every sample from `from` on) or from the
  * hours' place records (`source=rollups`: whole hours, a row a pair and hour, what the catalog views hold).
  */
-import { API, queryNames } from '../../../shared/api-contract/routes.ts';
+import { paramsOf } from '../../../shared/api-contract/params.ts';
 import type { RegionInfo, TargetInfo } from '../../../shared/api-types.ts';
 import { Hono, type Context } from 'hono';
 import { toCsv } from '../../../shared/csv.ts';
@@ -31,7 +31,7 @@ export function wholeHours(w: Window): Window {
 /** The window and source of a catalog request; the place records of its whole hours when it asks for them. */
 async function catalogSource(c: Context<ReaderEnv>, what: 'regions' | 'targets') {
   const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, queryNames(API[what]));
+  onlyKnown(q, paramsOf(what));
   const now = Date.now();
   const w = parseWindow(q, now);
   const source = parseChoice(q, 'source', ['raw', 'rollups'] as const, 'raw');

@@ -4,7 +4,7 @@
  * of the 35 days, a row per region × target × variant and day. Narrowed by region, target and variant: each is
  * judged on its own days, so a narrowed answer is the whole one's flags of them.
  */
-import { API, queryNames } from '../../../shared/api-contract/routes.ts';
+import { paramsOf } from '../../../shared/api-contract/params.ts';
 import { Hono } from 'hono';
 import type { ChangesDoc } from '../../../shared/api-types.ts';
 import { METHOD_VERSION } from '../../../shared/constants.ts';
@@ -54,7 +54,7 @@ export function changesDocument(now: number, rows: readonly Rollup[]): ChangesDo
 
 changesRoutes.get('/changes', async (c) => {
   const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, queryNames(API.changes));
+  onlyKnown(q, paramsOf('changes'));
   const config = getConfig();
   const lists = pairLists(q);
   // What the rows merge: 35 daily rows a region × target × variant.

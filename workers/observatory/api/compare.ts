@@ -5,7 +5,7 @@
  * pair of the targets that run the variant there (shared/rollup/paired-families.ts). `target=` chooses which of a
  * family's pairs are shown (both named), never the family: an interval is the same however the answer is narrowed.
  */
-import { API, queryNames } from '../../../shared/api-contract/routes.ts';
+import { paramsOf } from '../../../shared/api-contract/params.ts';
 import { Hono } from 'hono';
 import type { ComparisonDoc } from '../../../shared/api-types.ts';
 import { METHOD_VERSION } from '../../../shared/constants.ts';
@@ -60,7 +60,7 @@ export const parsedRowsOf = (rows: readonly StoredPairedRow[], f: PairedFamily):
 
 compareRoutes.get('/compare', async (c) => {
   const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, queryNames(API.compare));
+  onlyKnown(q, paramsOf('compare'));
   if (!q.has('window') && !q.has('from')) q.set('window', '7d');
   const config = getConfig();
   const w = parseWindow(q, Date.now());
@@ -110,7 +110,7 @@ compareRoutes.get('/compare', async (c) => {
  */
 compareRoutes.get('/paired-hours', async (c) => {
   const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, queryNames(API.pairedHours));
+  onlyKnown(q, paramsOf('pairedHours'));
   const { from, to, start } = periodWindow(q, HOUR_MS, '7d');
   const lists = pairLists(q);
   if (to - from > ANON_HOURLY_MS) requireTokenFor(c, `paired blocks over more than ${ANON_LIMITS.hourlyWindowDays} days`);

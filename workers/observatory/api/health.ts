@@ -1,5 +1,5 @@
 /** GET /api/v1/health: D1, the schedule, the plan, each region's duties and the status keeper's notifications. */
-import { API, queryNames } from '../../../shared/api-contract/routes.ts';
+import { paramsOf } from '../../../shared/api-contract/params.ts';
 import type { PromptVariantInfo } from '../../../shared/api-types.ts';
 import { Hono } from 'hono';
 import { getCapacity, getConfig } from '../config.ts';
@@ -41,7 +41,7 @@ export function regionDuties(s: ProberStatus) {
 export const healthRoutes = new Hono<ReaderEnv>();
 
 healthRoutes.get('/health', async (c) => {
-  onlyKnown(new URL(c.req.url).searchParams, queryNames(API.health));
+  onlyKnown(new URL(c.req.url).searchParams, paramsOf('health'));
   const views = c.env.PUBLIC_VIEWS.getByName('global');
   const { doc, ok } = await healthDocument(c.env, (now) => views.ages(now));
   return c.json(doc, ok ? 200 : 503);

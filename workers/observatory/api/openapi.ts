@@ -1,10 +1,11 @@
 /**
- * GET /api/v1/openapi.json: the API's OpenAPI 3.1 document (shared/api-contract/document.ts), generated once per
- * isolate, anonymous and cacheable (an ETag of its bytes), served before the read gates: it reads no D1 row and
- * calls no Durable Object.
+ * GET /api/v1/openapi.json: the API's OpenAPI 3.1 document (generated from shared/api-contract/ into its
+ * openapi.json by `npm run api:document`, held to the contract by a test), encoded once per isolate, anonymous
+ * and cacheable (an ETag of its bytes), served before the read gates: it reads no D1 row and calls no Durable
+ * Object.
  */
 import { Hono } from 'hono';
-import { openApiDocument } from '../../../shared/api-contract/document.ts';
+import { OPENAPI_DOCUMENT } from '../../../shared/api-contract/params.ts';
 import { sha256Hex } from '../../../shared/archive/checksum.ts';
 
 /** How long a client or cache may keep the document: it changes only with a deployment. */
@@ -14,7 +15,7 @@ let served: { body: string; etag: string } | null = null;
 
 async function documentOnce(): Promise<{ body: string; etag: string }> {
   if (served) return served;
-  const body = JSON.stringify(openApiDocument());
+  const body = JSON.stringify(OPENAPI_DOCUMENT);
   served = { body, etag: `"${(await sha256Hex(new TextEncoder().encode(body))).slice(0, 32)}"` };
   return served;
 }

@@ -1,5 +1,5 @@
 /** GET /api/v1/percentiles: exact percentiles from raw samples, or merged from the rollups beyond their retention. */
-import { API, queryNames } from '../../../shared/api-contract/routes.ts';
+import { paramsOf } from '../../../shared/api-contract/params.ts';
 import { Hono, type Context } from 'hono';
 import { toCsv } from '../../../shared/csv.ts';
 import { HOURLY_ROW_UNITS, PERCENTILE_ROW_UNITS, percentileRowUnits } from '../../../shared/config/read-limits.ts';
@@ -28,7 +28,7 @@ export const percentileRoutes = new Hono<ReaderEnv>();
 
 percentileRoutes.get('/percentiles', async (c) => {
   const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, queryNames(API.percentiles));
+  onlyKnown(q, paramsOf('percentiles'));
   const now = Date.now();
   const filter = filterFrom(q, now);
   const metric = parseChoice(q, 'metric', METRICS, 'ttft_ms');

@@ -7,7 +7,7 @@
  *   aside as implausible, the median of the claim's network time less the round trip, the split source most had.
  * Both take `window` or `from`/`to`, and `region`, `target`, `variant`.
  */
-import { API, queryNames } from '../../../shared/api-contract/routes.ts';
+import { paramsOf } from '../../../shared/api-contract/params.ts';
 import { Hono, type Context } from 'hono';
 import type { FidelityDoc, ServedByDoc } from '../../../shared/api-types.ts';
 import { ANON_LIMITS } from '../../../shared/config/read-limits.ts';
@@ -25,7 +25,7 @@ const iso = (t: number) => new Date(t).toISOString();
 
 async function placesAsked(c: Context<ReaderEnv>, what: 'served-by' | 'fidelity'): Promise<{ window: Window; places: HourPlaces[] }> {
   const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, queryNames(what === 'served-by' ? API.servedBy : API.fidelity));
+  onlyKnown(q, paramsOf(what === 'served-by' ? 'servedBy' : 'fidelity'));
   if (q.get('format') === 'csv') throw badRequest(`${what} answers JSON only`);
   const window = wholeHours(parseWindow(q, Date.now()));
   if (window.from >= window.to) throw badRequest(`${what} answers whole hours: the window holds none`);

@@ -3,7 +3,7 @@
  * variant × UTC day with its 24 hours of TTFT (successful probes, median), in pages of whole days. Days are
  * written once they have ended, with the daily rollups.
  */
-import { API, queryNames } from '../../../shared/api-contract/routes.ts';
+import { paramsOf } from '../../../shared/api-contract/params.ts';
 import { Hono } from 'hono';
 import { METHOD_VERSION } from '../../../shared/constants.ts';
 import { ANON_LIMITS, PROFILE_PAGE_ROWS, SITE_PROFILE_DAYS } from '../../../shared/config/read-limits.ts';
@@ -19,7 +19,7 @@ export const profileRoutes = new Hono<ReaderEnv>();
 
 profileRoutes.get('/hour-profiles', async (c) => {
   const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, queryNames(API.hourProfiles));
+  onlyKnown(q, paramsOf('hourProfiles'));
   const { from, to, start } = periodWindow(q, DAY_MS, '28d');
   if (to - from > ANON_LIMITS.hourlyWindowDays * DAY_MS)
     requireTokenFor(c, `time profiles over more than ${ANON_LIMITS.hourlyWindowDays} days`);
@@ -48,7 +48,7 @@ profileRoutes.get('/hour-profiles', async (c) => {
  */
 profileRoutes.get('/time-profiles', async (c) => {
   const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, queryNames(API.timeProfiles));
+  onlyKnown(q, paramsOf('timeProfiles'));
   // By default the SITE_PROFILE_DAYS whole days before today: four of each weekday.
   const { from, to } = q.has('window') || q.has('from') ? periodWindow(q, DAY_MS) : profileDays(Date.now());
   if (to - from > ANON_LIMITS.hourlyWindowDays * DAY_MS)

@@ -4,7 +4,7 @@
  * from the hourly blocks the rollups write (one D1 row per region × target × hour), and the cached tokens
  * the provider reported on the second passes.
  */
-import { API, queryNames } from '../../../shared/api-contract/routes.ts';
+import { paramsOf } from '../../../shared/api-contract/params.ts';
 import { Hono } from 'hono';
 import type { PromptCacheDoc, PromptCachesDoc } from '../../../shared/api-types.ts';
 import { METHOD_VERSION } from '../../../shared/constants.ts';
@@ -32,7 +32,7 @@ const cacheBlockOf = (r: StoredCacheRow): PairBlock => ({
 
 promptCacheRoutes.get('/prompt-cache', async (c) => {
   const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, queryNames(API.promptCache));
+  onlyKnown(q, paramsOf('promptCache'));
   if (!q.has('window') && !q.has('from')) q.set('window', '7d');
   const config = getConfig();
   const w = parseWindow(q, Date.now());

@@ -1,5 +1,5 @@
 /** GET /api/v1/rollups: the hourly or daily rollup rows themselves, paged by whole periods. */
-import { API, queryNames } from '../../../shared/api-contract/routes.ts';
+import { paramsOf } from '../../../shared/api-contract/params.ts';
 import { Hono } from 'hono';
 import { ANON_LIMITS, ROLLUP_PAGE_ROWS } from '../../../shared/config/read-limits.ts';
 import { HOUR_MS, rollupToBase64Json, rollupToJson } from '../../../shared/rollup/rollup.ts';
@@ -21,7 +21,7 @@ export const rollupRoutes = new Hono<ReaderEnv>();
  */
 rollupRoutes.get('/rollups', async (c) => {
   const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, queryNames(API.rollups));
+  onlyKnown(q, paramsOf('rollups'));
   const form = parseChoice(q, 'histograms', ['json', 'base64'] as const, 'json');
   const limit = parseInt(q, 'limit', ROLLUP_PAGE_ROWS[form], 1, ROLLUP_PAGE_ROWS[form]);
   const now = Date.now();

@@ -1,5 +1,5 @@
 /** GET /api/v1/samples: the raw samples, filtered and paged. */
-import { API, queryNames } from '../../../shared/api-contract/routes.ts';
+import { paramsOf } from '../../../shared/api-contract/params.ts';
 import { Hono } from 'hono';
 import { toCsv } from '../../../shared/csv.ts';
 import { ERROR_CLASSES } from '../../../shared/ids.ts';
@@ -14,7 +14,7 @@ export const sampleRoutes = new Hono<ReaderEnv>();
 
 sampleRoutes.get('/samples', async (c) => {
   const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, queryNames(API.samples));
+  onlyKnown(q, paramsOf('samples'));
   const filter = filterFrom(q, Date.now());
   const error = q.get('error');
   if (error !== null) {

@@ -5,7 +5,7 @@
  * - GET /api/v1/maintenance: the windows, the configuration's and the admin API's, that end after `from`;
  * - POST /api/v1/maintenance and DELETE /api/v1/maintenance/:id (admin): a window made or taken back.
  */
-import { API, queryNames } from '../../../shared/api-contract/routes.ts';
+import { paramsOf } from '../../../shared/api-contract/params.ts';
 import { Hono } from 'hono';
 import { HISTORY_PAGE_ROWS, ANON_LIMITS } from '../../../shared/config/read-limits.ts';
 import { MAX_API_WINDOWS, toWindow, windowProblems, type MaintenanceConfig } from '../../../shared/status/maintenance.ts';
@@ -36,7 +36,7 @@ export function historyWindow(q: URLSearchParams, now = Date.now()) {
 
 statusHistoryRoutes.get('/status-history', async (c) => {
   const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, queryNames(API.statusHistory));
+  onlyKnown(q, paramsOf('statusHistory'));
   const { resolution, from, to, start } = historyWindow(q);
   if (resolution === 'hour' && to - from > ANON_LIMITS.hourlyWindowDays * DAY_MS)
     requireTokenFor(c, `hourly status history over more than ${ANON_LIMITS.hourlyWindowDays} days`);
@@ -46,7 +46,7 @@ statusHistoryRoutes.get('/status-history', async (c) => {
 
 statusHistoryRoutes.get('/maintenance', async (c) => {
   const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, queryNames(API.maintenance));
+  onlyKnown(q, paramsOf('maintenance'));
   if (!q.has('window') && !q.has('from')) q.set('window', MAINTENANCE_WINDOW);
   const w = parseWindow(q, Date.now());
   return c.json(maintenanceDocument(w.from, await listMaintenance(c.env.DB, w.from, MAX_API_WINDOWS)));

@@ -3,7 +3,7 @@
  * from the status history's day rows, the incidents and the daily rollups: a few hundred rows read whatever the
  * ticks. `format=csv` for a spreadsheet.
  */
-import { API, queryNames } from '../../../shared/api-contract/routes.ts';
+import { paramsOf } from '../../../shared/api-contract/params.ts';
 import { Hono } from 'hono';
 import { METHOD_VERSION } from '../../../shared/constants.ts';
 import { toCsv } from '../../../shared/csv.ts';
@@ -119,7 +119,7 @@ export function uptimeDocument(report: UptimeMonth) {
 
 uptimeRoutes.get('/uptime', async (c) => {
   const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, queryNames(API.uptime));
+  onlyKnown(q, paramsOf('uptime'));
   const now = Date.now();
   const month = q.get('month') ?? monthOf(now);
   const { from, to } = uptimeSpan(month, now);

@@ -4,7 +4,7 @@
  * lead, the vendor incidents the probes never saw and the probe incidents the vendor never posted.
  * Bounded: at most `limit` vendor incidents and MAX_PROBE_INCIDENTS probe incidents, one row per page.
  */
-import { API, queryNames } from '../../../shared/api-contract/routes.ts';
+import { paramsOf } from '../../../shared/api-contract/params.ts';
 import { Hono } from 'hono';
 import type { VendorIncidentsDoc, VendorPageDoc } from '../../../shared/api-types.ts';
 import { statusPagesOf } from '../../../shared/config/validate-vendor-status.ts';
@@ -137,7 +137,7 @@ export function vendorIncidentsDocument(w: Window, now: number, target: string |
 
 vendorIncidentRoutes.get('/vendor-incidents', async (c) => {
   const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, queryNames(API.vendorIncidents));
+  onlyKnown(q, paramsOf('vendorIncidents'));
   if (!q.has('window') && !q.has('from')) q.set('window', VENDOR_WINDOW);
   const now = Date.now();
   const w = parseWindow(q, now);
