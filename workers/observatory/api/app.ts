@@ -66,8 +66,9 @@ for (const path of ['/api/v1/*', '/metrics']) {
   app.use(path, liveBudget);
 }
 
-// The read API and the admin routes under one prefix, one sub-app per resource; the chain keeps each route's
-// type, so `hc<AppType>` (site/src/data/api-client.ts) can call only routes that exist.
+// The read API and the admin routes under one prefix, one sub-app per resource, each spelling its paths relative
+// to it. Each route's parameters and answers are described once in shared/api-contract/routes.ts, which the site
+// reads through; tests/workers/contract.test.ts holds these routes to that table.
 const v1 = new Hono<ReaderEnv>()
   .route('/', healthRoutes)
   .route('/', catalogRoutes)
@@ -100,7 +101,10 @@ app.onError((err, c) => {
   return c.json({ error: { code: 'internal', message: 'internal error' } }, 500);
 });
 
-/** The API's routes and their answers, as a type: what `hc<AppType>` reads. */
+/**
+ * The app's type. The sub-apps register their routes as statements, not one chain, so this type holds the mounts
+ * but not each route's answer: a typed reader uses the route table (shared/api-contract/routes.ts) instead.
+ */
 export type AppType = typeof routes;
 
 export { app };
