@@ -1,8 +1,12 @@
 /**
  * The read API's answers, as types: the routes in workers/observatory/api/ build them (checked with
- * `satisfies`), and the report site reads them. Each shape is derived from the definitions it reports
- * (the percentile list, the status rules, findings and incidents), so a change there changes both sides.
+ * `satisfies`), and the report site reads them. Those the contract's schemas define whole
+ * (shared/api-contract/schemas.ts) are derived from them; the rest are derived from the definitions they
+ * report (the percentile list, the status rules, findings and incidents) and held to the schemas at compile
+ * time (shared/api-contract/agree.ts), so neither side can drift from the other.
  */
+import type { z } from '@hono/zod-openapi';
+import type * as S from './api-contract/schemas.ts';
 import type { LevelReport } from './bursts/level-report.ts';
 import type { ErrorClass } from './ids.ts';
 import type { PairedFigure } from './rollup/paired-hours.ts';
@@ -17,60 +21,17 @@ import type { StateColumn } from './status/levels.ts';
 import type { FidelityRow, ServedPlaceRow } from './rollup/hour-places.ts';
 import type { StatusRules } from './status/rules.ts';
 
-export interface ApiWindow {
-  from: string;
-  to: string;
-}
+export type ApiWindow = z.infer<typeof S.WindowSchema>;
 
 /** GET /api/v1/regions: one configured region, and what it has sampled in the window. */
-export interface RegionInfo {
-  code: string;
-  label: string;
-  location_hint: string;
-  samples: number;
-  last_sample_at: string | null;
-  colos: Array<{ colo: string | null; samples: number; outside_region: number }>;
-}
+export type RegionInfo = z.infer<typeof S.RegionInfoSchema>;
 
 /** GET /api/v1/targets: one configured target, and what it has sampled in the window. */
-export interface TargetInfo {
-  id: string;
-  label: string;
-  provider: string;
-  api: string;
-  model: string;
-  endpoint_host: string;
-  reference: boolean;
-  /** It runs the prompt-cache variants (GET /api/v1/prompt-cache). */
-  prompt_cache: boolean;
-  regions: string[];
-  samples: number;
-  last_sample_at: string | null;
-  /** Its list price as configured (observatory.config.ts), null without one; the reference targets' are the demo's, illustrative. */
-  price: TargetPrice | null;
-}
-
-/** A list price per million tokens, dated and sourced (docs/MEASUREMENT.md, "Latency against price"). */
-export interface TargetPrice {
-  input_per_mtokens: number;
-  output_per_mtokens: number;
-  currency: 'USD';
-  /** The day it was read, YYYY-MM-DD. */
-  as_of: string;
-  /** Where it was read: a pricing page's URL, or words. */
-  source: string;
-}
+export type TargetInfo = z.infer<typeof S.TargetInfoSchema>;
+export type TargetPrice = z.infer<typeof S.TargetPriceSchema>;
 
 /** A prompt variant as GET /api/v1/health lists it. */
-export interface PromptVariantInfo {
-  id: string;
-  label: string;
-  prompt_tokens: number;
-  max_tokens: number;
-  /** A prompt-cache variant (its probes send the prompt twice), and, on its second pass's entry, which one it is the second pass of. */
-  prompt_cache?: true;
-  warm_pass_of?: string;
-}
+export type PromptVariantInfo = z.infer<typeof S.PromptVariantInfoSchema>;
 
 export type PercentileName = (typeof PERCENTILE_NAMES)[number];
 
@@ -239,110 +200,25 @@ export interface ChangesDoc {
 }
 
 /** A vendor's incident from its Statuspage (GET /api/v1/vendor-incidents; shared/status/statuspage.ts), times as ISO. */
-export interface VendorIncidentDoc {
-  /** The page's configured address (the targets' `statusPage`). */
-  page: string;
-  id: string;
-  name: string;
-  impact: string;
-  status: string;
-  components: string[];
-  /** When the vendor posted it. */
-  created_at: string;
-  /** When the vendor says it began. */
-  started_at: string | null;
-  resolved_at: string | null;
-  updated_at: string;
-  /** Oldest first. */
-  updates: Array<{ status: string; at: string }>;
-  shortlink: string | null;
-  /** The targets naming its page. */
-  targets: string[];
-}
+export type VendorIncidentDoc = z.infer<typeof S.VendorIncidentSchema>;
 
 /** A watched status page and its poll's state. */
-export interface VendorPageDoc {
-  page: string;
-  /** The address polled ({VAR} resolved), null before its first poll. */
-  url: string | null;
-  targets: string[];
-  /** Its first successful poll: vendor and probe incidents are compared from then on. */
-  watched_since: string | null;
-  /** The last poll that brought a change. */
-  changed_at: string | null;
-  /** The failure holding now (timeout, unreachable, http, too_large, malformed), or null. */
-  error: { kind: string; message: string; since: string } | null;
-}
+export type VendorPageDoc = z.infer<typeof S.VendorPageSchema>;
 
 /** A probe incident as the comparison shows it (its whole timeline: GET /api/v1/incidents). */
-export interface VendorProbeIncidentDoc {
-  id: string;
-  target: string;
-  target_label: string;
-  prompt_variant: string;
-  status: 'open' | 'resolved';
-  severity: string;
-  scope: string;
-  regions: string[];
-  opened_at: string;
-  resolved_at: string | null;
-}
+export type VendorProbeIncidentDoc = VendorIncidentsDoc['probe_incidents'][number];
 
 /** One overlap of a vendor incident and a probe incident of a target naming the page. */
-export interface VendorMatchDoc {
-  page: string;
-  vendor_incident: string;
-  incident: string;
-  target: string;
-  prompt_variant: string;
-  /** The vendor's created_at minus the probe incident's opened_at (its tick): positive when the probes saw it first. */
-  lead_ms: number;
-  lead_minutes: number;
-  /** "14 min before the vendor posted it". */
-  words: string;
-}
+export type VendorMatchDoc = VendorIncidentsDoc['matches'][number];
 
 /** GET /api/v1/vendor-incidents. */
-export interface VendorIncidentsDoc {
-  window: ApiWindow;
-  /** How far apart two incidents may lie and still be one event. */
-  slack_minutes: number;
-  method: string;
-  pages: VendorPageDoc[];
-  /** Posted in the window (or unresolved), newest first. */
-  vendor_incidents: VendorIncidentDoc[];
-  /** The probe incidents compared: of targets naming a page, opened in the window widened by the slack (or open). */
-  probe_incidents: VendorProbeIncidentDoc[];
-  matches: VendorMatchDoc[];
-  /** Vendor incidents no probe incident overlapped (since their page was watched). */
-  unseen_by_probes: Array<{ page: string; id: string }>;
-  /** Probe incidents (ids) no vendor incident overlapped (since their target's page was watched). */
-  unposted_by_vendor: string[];
-}
+export type VendorIncidentsDoc = z.infer<typeof S.VendorIncidentsDocSchema>;
 
 /** A maintenance window as GET /api/v1/maintenance lists it (shared/status/maintenance.ts); `*` for every target or region. */
-export interface MaintenanceDoc {
-  id: string;
-  target: string;
-  region: string;
-  start: string;
-  end: string;
-  note: string;
-  source: 'config' | 'api';
-}
+export type MaintenanceDoc = z.infer<typeof S.MaintenanceSchema>;
 
 /** One row of GET /api/v1/status-history: a period (its ISO start under `hour` or `day`), its key, the ticks the keeper judged in each state (and how many of them came late), and the worst tick's words. */
-export type StatusHistoryRowDoc = {
-  hour?: string;
-  day?: string;
-  target: string;
-  prompt_variant: string;
-  region: string;
-} & Record<StateColumn, number> & {
-    /** Of those ticks, the ones whose report reached the keeper after it had judged the tick without it (docs/STATUS.md). */
-    late: number;
-    note: string | null;
-  };
+export type StatusHistoryRowDoc = z.infer<typeof S.StatusHistoryRowSchema>;
 
 /** GET /api/v1/served-by: each region × target × variant's places of answer over whole hours (shared/rollup/hour-places.ts). */
 export interface ServedByDoc {

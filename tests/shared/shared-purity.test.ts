@@ -10,9 +10,11 @@ import { describe, expect, it } from 'vitest';
 
 /**
  * Packages the core may use: each runs in workerd, Node and browsers alike (aws4fetch and jose on WebCrypto alone;
- * hyparquet-writer, the archive's Parquet writer, pure JavaScript without Node built-ins on the entry it is imported by).
+ * hyparquet-writer, the archive's Parquet writer, pure JavaScript without Node built-ins on the entry it is imported by;
+ * @hono/zod-openapi and zod, the API contract's schemas, pure JavaScript, which the Worker imports as types only: it
+ * serves the document generated from them, shared/api-contract/openapi.json).
  */
-const RUNTIME_NEUTRAL = ['aws4fetch', 'jose', 'hyparquet-writer'];
+const RUNTIME_NEUTRAL = ['aws4fetch', 'jose', 'hyparquet-writer', '@hono/zod-openapi', 'zod'];
 const neutral = (spec: string) => RUNTIME_NEUTRAL.some((p) => spec === p || spec.startsWith(`${p}/`));
 
 const SHARED = resolve(dirname(fileURLToPath(import.meta.url)), '../../shared');

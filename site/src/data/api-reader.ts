@@ -3,7 +3,15 @@
  * `x-view` names it), and what no view holds (raw samples, and the parts not yet computed once) on the live path
  * with the read token. Every request's D1 rows read and URL are kept, so a reader (or a test) can check the numbers.
  */
-import { forEachPage, pageUrl, type Paged } from '../../../shared/api-pages.ts';
+import {
+  readPath,
+  type AnswerOf,
+  type Declared,
+  type ParamsOf,
+  type Part,
+  type QueryOf,
+  type ReadRoute,
+} from '../../../shared/api-contract/routes.ts';
 import { ROWS_READ_HEADER } from '../../../shared/constants.ts';
 
 export class SiteDataError extends Error {}
@@ -27,30 +35,26 @@ export class ApiReader {
     this.readToken = readToken;
   }
 
-  /** `path` (from /api/v1/ on) of a route a public view answers, read as every anonymous reader reads it. */
-  view<T>(name: string, path: string): Promise<T> {
-    return this.get<T>(name, path, false);
+  /**
+   * A read a public view answers (`route` of the API's table, shared/api-contract/routes.ts, with `query`), as every
+   * anonymous reader reads it.
+   */
+  view<N extends ReadRoute>(name: string, route: N, query?: QueryOf<N>, params?: ParamsOf<N>): Reading<N> {
+    return new Reading(() => this.get(name, readPath(route, query, params), false));
   }
 
-  /** `path` on the live path, with the read token and `no-cache`: fresh, outside the anonymous bounds and budget. */
-  live<T>(name: string, path: string): Promise<T> {
-    return this.get<T>(name, path, true);
+  /** The same on the live path, with the read token and `no-cache`: fresh, outside the anonymous bounds and budget. */
+  live<N extends ReadRoute>(name: string, route: N, query?: QueryOf<N>): Reading<N> {
+    return new Reading(() => this.get(name, readPath(route, query), true));
   }
 
-  /** Every row of a paged live read (`{ rows, next_cursor }`), page after page. */
-  async liveRows<T>(name: string, path: string): Promise<T[]> {
-    const rows: T[] = [];
-    await forEachPage(
-      (cursor) => this.live<{ rows: T[] } & Paged>(name, pageUrl(path, cursor)),
-      (page) => {
-        rows.push(...page.rows);
-      },
-    );
-    return rows;
+  /** The URL of a read, as a reader asks it (what `requests` records). */
+  url<N extends ReadRoute>(route: N, query?: QueryOf<N>): string {
+    return `${this.base}${readPath(route, query)}`;
   }
 
-  private async get<T>(name: string, path: string, withToken: boolean): Promise<T> {
-    const url = `${this.base}/api/v1${path}`;
+  private async get(name: string, path: string, withToken: boolean): Promise<unknown> {
+    const url = `${this.base}${path}`;
     this.requests[name] ??= url;
     let response: Response;
     try {
@@ -66,6 +70,23 @@ export class ApiReader {
     if (!response.ok) throw new SiteDataError(`${url} answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
     if (!withToken && response.headers.get('x-view') === 'missing') this.missingViews.push(name);
     this.rowsRead[name] = (this.rowsRead[name] ?? 0) + Number(response.headers.get(ROWS_READ_HEADER) ?? 0);
-    return (await response.json()) as T;
+    return response.json();
+  }
+}
+
+/**
+ * A read's answer: as the contract declares it (`answer`), or as the caller's own type of what it reads (`as`: `T`'s
+ * fields must be of the types the route's schema declares for them).
+ */
+export class Reading<N extends ReadRoute> {
+  private readonly read: () => Promise<unknown>;
+  constructor(read: () => Promise<unknown>) {
+    this.read = read;
+  }
+  answer(): Promise<Declared<AnswerOf<N>>> {
+    return this.read() as Promise<Declared<AnswerOf<N>>>;
+  }
+  as<T extends Part<Declared<AnswerOf<N>>>>(): Promise<T> {
+    return this.read() as Promise<T>;
   }
 }

@@ -35,7 +35,7 @@ export const DOWNLOADS: Download[] = [
       file: `percentiles-${metric}.csv`,
       type: csv,
       description: `p50/p90/p95/p99 of ${metric} with 95 % intervals, n and error rate, by prompt variant, region and target over the default 7-day view (Overview, Target and Region pages)`,
-      body: (d) => toCsv(perVariant(d, (v) => v.percentiles[metric] as unknown as Array<Record<string, unknown>>)),
+      body: (d) => toCsv(perVariant(d, (v) => v.percentiles[metric].map((g) => ({ ...g })))),
     }),
   ),
   {

@@ -20,7 +20,7 @@ export function pairedViewsOf(answers: readonly CompareDoc[]): Record<string, Pa
     for (const c of answer.comparisons) {
       const view = (out[c.prompt_variant] ??= {
         window: answer.window,
-        figures: Object.fromEntries(PAIRED_FIGURES.map((f) => [f, []])) as unknown as Record<PairedFigure, ComparisonDoc[]>,
+        figures: Object.fromEntries(PAIRED_FIGURES.map((f) => [f, []])) as Record<PairedFigure, ComparisonDoc[]>,
       });
       view.figures[answer.figure].push(c);
     }

@@ -8,7 +8,7 @@ import { ConfigError } from '../../../shared/config/validate.ts';
 import { DO_REQUESTS_HEADER, ROWS_READ_HEADER, ROWS_WRITTEN_HEADER } from '../../../shared/constants.ts';
 import { meterDurableObjects } from '../do-meter.ts';
 import { meterD1 } from '../db/meter.ts';
-import { archiveRoutes } from './archive.ts';
+import { archiveAdminRoutes, archiveRoutes } from './archive.ts';
 import { burstRoutes } from './bursts.ts';
 import { catalogRoutes } from './catalog.ts';
 import { changesRoutes } from './changes.ts';
@@ -30,6 +30,7 @@ import { timelineRoutes } from './timeline.ts';
 import { vendorIncidentRoutes } from './vendor-incidents.ts';
 import { viewRoutes } from './views.ts';
 import { placeRoutes } from './places.ts';
+import { openApiRoutes } from './openapi.ts';
 import { reportRoutes } from './reports.ts';
 import { serveViews } from '../views/serve-view.ts';
 
@@ -55,6 +56,8 @@ app.use(
     exposeHeaders: [ROWS_READ_HEADER, ROWS_WRITTEN_HEADER, DO_REQUESTS_HEADER],
   }),
 );
+// The API's own document: constant, so before the read gates (no D1 row, no Durable Object, no budget).
+app.route('/', openApiRoutes);
 // The weekly reports come from R2 alone (no D1 row, no Durable Object): before the read budget, with their own caching.
 app.route('/', reportRoutes);
 // Anonymous reads: rate limited per client; on the live path bounded per request, cached and budgeted per day
@@ -66,26 +69,31 @@ for (const path of ['/api/v1/*', '/metrics']) {
   app.use(path, liveBudget);
 }
 
-app.route('/', healthRoutes);
-app.route('/', catalogRoutes);
-app.route('/', placeRoutes);
-app.route('/', sampleRoutes);
-app.route('/', percentileRoutes);
-app.route('/', rollupRoutes);
-app.route('/', timelineRoutes);
-app.route('/', tickRoutes);
-app.route('/', burstRoutes);
-app.route('/', compareRoutes);
-app.route('/', changesRoutes);
-app.route('/', profileRoutes);
-app.route('/', promptCacheRoutes);
-app.route('/', statusRoutes);
-app.route('/', statusHistoryRoutes);
-app.route('/', uptimeRoutes);
-app.route('/', vendorIncidentRoutes);
-app.route('/', metricsRoutes);
-app.route('/', archiveRoutes);
-app.route('/', viewRoutes);
+// The read API and the admin routes under one prefix, one sub-app per resource, each spelling its paths relative
+// to it. Each route's parameters and answers are described once in shared/api-contract/routes.ts, which the site
+// reads through; tests/workers/contract.test.ts holds these routes to that table.
+const v1 = new Hono<ReaderEnv>()
+  .route('/', healthRoutes)
+  .route('/', catalogRoutes)
+  .route('/', placeRoutes)
+  .route('/', sampleRoutes)
+  .route('/', percentileRoutes)
+  .route('/', rollupRoutes)
+  .route('/', timelineRoutes)
+  .route('/', tickRoutes)
+  .route('/', burstRoutes)
+  .route('/', compareRoutes)
+  .route('/', changesRoutes)
+  .route('/', profileRoutes)
+  .route('/', promptCacheRoutes)
+  .route('/', statusRoutes)
+  .route('/', statusHistoryRoutes)
+  .route('/', uptimeRoutes)
+  .route('/', vendorIncidentRoutes)
+  .route('/', archiveAdminRoutes)
+  .route('/', viewRoutes);
+
+const routes = app.route('/api/v1', v1).route('/', metricsRoutes).route('/', archiveRoutes);
 
 app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route for ${c.req.method} ${new URL(c.req.url).pathname}` } }, 404));
 app.onError((err, c) => {
@@ -95,5 +103,11 @@ app.onError((err, c) => {
   console.error('unhandled API error', err);
   return c.json({ error: { code: 'internal', message: 'internal error' } }, 500);
 });
+
+/**
+ * The app's type. The sub-apps register their routes as statements, not one chain, so this type holds the mounts
+ * but not each route's answer: a typed reader uses the route table (shared/api-contract/routes.ts) instead.
+ */
+export type AppType = typeof routes;
 
 export { app };

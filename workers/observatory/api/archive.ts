@@ -116,7 +116,10 @@ archiveRoutes.on(['GET', 'HEAD'], '/archive/*', async (c) => {
   return new Response(object.body, { status: 206, headers });
 });
 
-archiveRoutes.post('/api/v1/archive', async (c) => {
+/** POST /api/v1/archive (admin), mounted under /api/v1. */
+export const archiveAdminRoutes = new Hono<ReaderEnv>();
+
+archiveAdminRoutes.post('/archive', async (c) => {
   await requireAdmin(c.req.raw, (c.env as { ADMIN_TOKEN?: string }).ADMIN_TOKEN);
   const now = Date.now();
   const cut = now - getConfig().retentionDays * DAY_MS;

@@ -1,4 +1,5 @@
 /** Concurrency probes: GET /api/v1/bursts (what each level reported) and POST /api/v1/bursts (admin: a run now). */
+import { paramsOf } from '../../../shared/api-contract/params.ts';
 import type { BurstsDoc } from '../../../shared/api-types.ts';
 import { Hono } from 'hono';
 import { levelReports, type BurstStreamRow } from '../../../shared/bursts/level-report.ts';
@@ -64,9 +65,9 @@ export async function burstReport(
  * over one stream alone, decode speed per stream, errors and rate limits, how closely the starts lined
  * up), over the newest `runs` runs (default 6) or a window; `streams=true` adds every stream.
  */
-burstRoutes.get('/api/v1/bursts', async (c) => {
+burstRoutes.get('/bursts', async (c) => {
   const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, [...WINDOW_PARAMS, 'region', 'target', 'runs', 'streams']);
+  onlyKnown(q, paramsOf('bursts'));
   const explicit = WINDOW_PARAMS.some((p) => q.has(p));
   const now = Date.now();
   const filter = filterFrom(q, now);
@@ -79,7 +80,7 @@ burstRoutes.get('/api/v1/bursts', async (c) => {
   return c.json({ ...doc, ...(q.get('streams') === 'true' ? { streams: rows } : {}) });
 });
 
-burstRoutes.post('/api/v1/bursts', async (c) => {
+burstRoutes.post('/bursts', async (c) => {
   await requireAdmin(c.req.raw, (c.env as { ADMIN_TOKEN?: string }).ADMIN_TOKEN);
   if (!getConfig().bursts) throw badRequest('no concurrency probes are configured (bursts in observatory.config.ts)');
   return c.json(await runBursts(c.env, Math.floor(Date.now() / MINUTE_MS) * MINUTE_MS), 202);

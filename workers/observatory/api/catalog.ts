@@ -3,6 +3,7 @@
  * raw samples (`source=raw`, the default for a window of `from`/`to`: every sample from `from` on) or from the
  * hours' place records (`source=rollups`: whole hours, a row a pair and hour, what the catalog views hold).
  */
+import { paramsOf } from '../../../shared/api-contract/params.ts';
 import type { RegionInfo, TargetInfo } from '../../../shared/api-types.ts';
 import { Hono, type Context } from 'hono';
 import { toCsv } from '../../../shared/csv.ts';
@@ -12,7 +13,7 @@ import { getConfig } from '../config.ts';
 import { placesIn } from '../db/places.ts';
 import { colosByRegion, lastSampleByTarget } from '../db/samples.ts';
 import { ApiError } from './errors.ts';
-import { ANON_HOURLY_MS, boundRaw, csvResponse, WINDOW_PARAMS } from './filters.ts';
+import { ANON_HOURLY_MS, boundRaw, csvResponse } from './filters.ts';
 import { requireTokenFor, type ReaderEnv } from './public-reads.ts';
 import { onlyKnown, parseChoice, parseWindow, type Window } from './query.ts';
 import { ANON_LIMITS } from '../../../shared/config/read-limits.ts';
@@ -29,9 +30,9 @@ export function wholeHours(w: Window): Window {
 }
 
 /** The window and source of a catalog request; the place records of its whole hours when it asks for them. */
-async function catalogSource(c: Context<ReaderEnv>, what: string) {
+async function catalogSource(c: Context<ReaderEnv>, what: 'regions' | 'targets') {
   const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, [...WINDOW_PARAMS, 'source', 'format']);
+  onlyKnown(q, paramsOf(what));
   const now = Date.now();
   const w = parseWindow(q, now);
   const source = parseChoice(q, 'source', ['raw', 'rollups'] as const, 'raw');
@@ -46,7 +47,7 @@ async function catalogSource(c: Context<ReaderEnv>, what: string) {
   return { q, source, window: hours, places: await placesIn(c.env.DB, hours) };
 }
 
-catalogRoutes.get('/api/v1/regions', async (c) => {
+catalogRoutes.get('/regions', async (c) => {
   const { q, source, window, places } = await catalogSource(c, 'regions');
   const doc = places ? regionsFromPlaces(places, window) : await regionsDocument(c.env.DB, window.from, window.to);
   if (q.get('format') === 'csv')
@@ -57,7 +58,7 @@ catalogRoutes.get('/api/v1/regions', async (c) => {
   return c.json({ ...doc, source });
 });
 
-catalogRoutes.get('/api/v1/targets', async (c) => {
+catalogRoutes.get('/targets', async (c) => {
   const { q, source, window, places } = await catalogSource(c, 'targets');
   const doc = places
     ? targetsFromPlaces(places, window, c.env.REFERENCE_URL)

@@ -4,6 +4,7 @@
  * of the 35 days, a row per region × target × variant and day. Narrowed by region, target and variant: each is
  * judged on its own days, so a narrowed answer is the whole one's flags of them.
  */
+import { paramsOf } from '../../../shared/api-contract/params.ts';
 import { Hono } from 'hono';
 import type { ChangesDoc } from '../../../shared/api-types.ts';
 import { METHOD_VERSION } from '../../../shared/constants.ts';
@@ -51,9 +52,9 @@ export function changesDocument(now: number, rows: readonly Rollup[]): ChangesDo
   };
 }
 
-changesRoutes.get('/api/v1/changes', async (c) => {
+changesRoutes.get('/changes', async (c) => {
   const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, ['region', 'target', 'variant']);
+  onlyKnown(q, paramsOf('changes'));
   const config = getConfig();
   const lists = pairLists(q);
   // What the rows merge: 35 daily rows a region × target × variant.

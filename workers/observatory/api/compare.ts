@@ -5,6 +5,7 @@
  * pair of the targets that run the variant there (shared/rollup/paired-families.ts). `target=` chooses which of a
  * family's pairs are shown (both named), never the family: an interval is the same however the answer is narrowed.
  */
+import { paramsOf } from '../../../shared/api-contract/params.ts';
 import { Hono } from 'hono';
 import type { ComparisonDoc } from '../../../shared/api-types.ts';
 import { METHOD_VERSION } from '../../../shared/constants.ts';
@@ -23,7 +24,7 @@ import { HOUR_MS } from '../../../shared/time.ts';
 import { getConfig, storedList } from '../config.ts';
 import { pairedRowsIn, pairedHoursPage, type StoredPairedRow } from '../db/paired.ts';
 import { ApiError, badRequest } from './errors.ts';
-import { ANON_HOURLY_MS, pairLists, periodWindow, storedJsonPage, WINDOW_PARAMS } from './filters.ts';
+import { ANON_HOURLY_MS, pairLists, periodWindow, storedJsonPage } from './filters.ts';
 import { requireTokenFor, type ReaderEnv } from './public-reads.ts';
 import { onlyKnown, parseChoice, parseWindow } from './query.ts';
 
@@ -57,9 +58,9 @@ export const parsedRowsOf = (rows: readonly StoredPairedRow[], f: PairedFamily):
     .filter((r) => r.region === f.region && r.prompt_variant === f.prompt_variant)
     .map((r) => ({ hour: r.hour, blocks: JSON.parse(r.blocks) as StoredBlocks }));
 
-compareRoutes.get('/api/v1/compare', async (c) => {
+compareRoutes.get('/compare', async (c) => {
   const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, [...WINDOW_PARAMS, 'region', 'variant', 'target', 'figure', 'margin']);
+  onlyKnown(q, paramsOf('compare'));
   if (!q.has('window') && !q.has('from')) q.set('window', '7d');
   const config = getConfig();
   const w = parseWindow(q, Date.now());
@@ -107,9 +108,9 @@ compareRoutes.get('/api/v1/compare', async (c) => {
  * GET /api/v1/paired-hours: the hourly blocks themselves, for a reader that compares on its own (shared/stats/paired.ts):
  * whole hours, `next_cursor` for the next page.
  */
-compareRoutes.get('/api/v1/paired-hours', async (c) => {
+compareRoutes.get('/paired-hours', async (c) => {
   const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, [...WINDOW_PARAMS, 'region', 'variant', 'cursor']);
+  onlyKnown(q, paramsOf('pairedHours'));
   const { from, to, start } = periodWindow(q, HOUR_MS, '7d');
   const lists = pairLists(q);
   if (to - from > ANON_HOURLY_MS) requireTokenFor(c, `paired blocks over more than ${ANON_LIMITS.hourlyWindowDays} days`);

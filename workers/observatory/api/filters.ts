@@ -25,17 +25,6 @@ export function csvResponse(body: string, filename: string): Response {
 }
 
 export const WINDOW_PARAMS = ['window', 'from', 'to'];
-export const FILTER_PARAMS = [
-  ...WINDOW_PARAMS,
-  'region',
-  'target',
-  'variant',
-  'split_source',
-  'include_backfill',
-  'method_version',
-  'format',
-];
-
 /** A query's `region`, `target` and `variant` lists, each checked against the configuration (undefined: all of them). */
 export function pairLists(q: URLSearchParams): { regions?: string[]; targets?: string[]; variants?: string[] } {
   const c = getConfig();

@@ -1,4 +1,5 @@
 /** GET /api/v1/health: D1, the schedule, the plan, each region's duties and the status keeper's notifications. */
+import { paramsOf } from '../../../shared/api-contract/params.ts';
 import { Hono } from 'hono';
 import { getCapacity, getConfig } from '../config.ts';
 import { latestTick } from '../db/samples.ts';
@@ -39,8 +40,8 @@ export function regionDuties(s: ProberStatus) {
 
 export const healthRoutes = new Hono<ReaderEnv>();
 
-healthRoutes.get('/api/v1/health', async (c) => {
-  onlyKnown(new URL(c.req.url).searchParams, []);
+healthRoutes.get('/health', async (c) => {
+  onlyKnown(new URL(c.req.url).searchParams, paramsOf('health'));
   const views = c.env.PUBLIC_VIEWS.getByName('global');
   const { doc, ok } = await healthDocument(c.env, (now) => views.ages(now));
   return c.json(doc, ok ? 200 : 503);

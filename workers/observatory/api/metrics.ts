@@ -1,4 +1,5 @@
 /** GET /metrics: the running totals in the Prometheus text format. */
+import { paramsOf } from '../../../shared/api-contract/params.ts';
 import { Hono } from 'hono';
 import { METHOD_VERSION } from '../../../shared/constants.ts';
 import { getConfig } from '../config.ts';
@@ -27,6 +28,6 @@ export const metricsRegions = (q: URLSearchParams): string[] | undefined =>
 // every region's scrape and each region's, so an anonymous scrape of either costs no D1 read (views/metrics-views.ts).
 metricsRoutes.get('/metrics', async (c) => {
   const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, ['region']);
+  onlyKnown(q, paramsOf('metrics'));
   return new Response(await metricsText(c.env.DB, metricsRegions(q)), { headers: { 'content-type': PROMETHEUS_CONTENT_TYPE } });
 });

@@ -1,4 +1,5 @@
 /** GET /api/v1/percentiles: exact percentiles from raw samples, or merged from the rollups beyond their retention. */
+import { paramsOf } from '../../../shared/api-contract/params.ts';
 import { Hono, type Context } from 'hono';
 import { toCsv } from '../../../shared/csv.ts';
 import { HOURLY_ROW_UNITS, PERCENTILE_ROW_UNITS, percentileRowUnits } from '../../../shared/config/read-limits.ts';
@@ -7,7 +8,7 @@ import { DAY_MS, HOUR_MS } from '../../../shared/time.ts';
 import { getConfig } from '../config.ts';
 import type { SampleFilter } from '../db/samples.ts';
 import { ApiError, badRequest } from './errors.ts';
-import { boundRaw, csvResponse, FILTER_PARAMS, filterFrom, selectedPairs, windowOf } from './filters.ts';
+import { boundRaw, csvResponse, filterFrom, selectedPairs, windowOf } from './filters.ts';
 import {
   GROUP_COLUMNS,
   METRICS,
@@ -25,9 +26,9 @@ import { onlyKnown, parseChoice, parseList } from './query.ts';
 
 export const percentileRoutes = new Hono<ReaderEnv>();
 
-percentileRoutes.get('/api/v1/percentiles', async (c) => {
+percentileRoutes.get('/percentiles', async (c) => {
   const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, [...FILTER_PARAMS, 'metric', 'by', 'source']);
+  onlyKnown(q, paramsOf('percentiles'));
   const now = Date.now();
   const filter = filterFrom(q, now);
   const metric = parseChoice(q, 'metric', METRICS, 'ttft_ms');

@@ -7,6 +7,7 @@
  *   aside as implausible, the median of the claim's network time less the round trip, the split source most had.
  * Both take `window` or `from`/`to`, and `region`, `target`, `variant`.
  */
+import { paramsOf } from '../../../shared/api-contract/params.ts';
 import { Hono, type Context } from 'hono';
 import type { FidelityDoc, ServedByDoc } from '../../../shared/api-types.ts';
 import { ANON_LIMITS } from '../../../shared/config/read-limits.ts';
@@ -14,7 +15,7 @@ import { fidelityOf, servedPlaces, type HourPlaces } from '../../../shared/rollu
 import { placesIn } from '../db/places.ts';
 import { wholeHours } from './catalog.ts';
 import { badRequest } from './errors.ts';
-import { ANON_HOURLY_MS, pairLists, WINDOW_PARAMS } from './filters.ts';
+import { ANON_HOURLY_MS, pairLists } from './filters.ts';
 import { requireTokenFor, type ReaderEnv } from './public-reads.ts';
 import { onlyKnown, parseWindow, type Window } from './query.ts';
 
@@ -22,9 +23,9 @@ export const placeRoutes = new Hono<ReaderEnv>();
 
 const iso = (t: number) => new Date(t).toISOString();
 
-async function placesAsked(c: Context<ReaderEnv>, what: string): Promise<{ window: Window; places: HourPlaces[] }> {
+async function placesAsked(c: Context<ReaderEnv>, what: 'served-by' | 'fidelity'): Promise<{ window: Window; places: HourPlaces[] }> {
   const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, [...WINDOW_PARAMS, 'region', 'target', 'variant', 'format']);
+  onlyKnown(q, paramsOf(what === 'served-by' ? 'servedBy' : 'fidelity'));
   if (q.get('format') === 'csv') throw badRequest(`${what} answers JSON only`);
   const window = wholeHours(parseWindow(q, Date.now()));
   if (window.from >= window.to) throw badRequest(`${what} answers whole hours: the window holds none`);
@@ -66,12 +67,12 @@ export function fidelityDocument(places: readonly HourPlaces[], w: Window): Fide
   };
 }
 
-placeRoutes.get('/api/v1/served-by', async (c) => {
+placeRoutes.get('/served-by', async (c) => {
   const { window, places } = await placesAsked(c, 'served-by');
   return c.json(servedByDocument(places, window));
 });
 
-placeRoutes.get('/api/v1/fidelity', async (c) => {
+placeRoutes.get('/fidelity', async (c) => {
   const { window, places } = await placesAsked(c, 'fidelity');
   return c.json(fidelityDocument(places, window));
 });

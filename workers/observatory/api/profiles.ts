@@ -3,6 +3,7 @@
  * variant × UTC day with its 24 hours of TTFT (successful probes, median), in pages of whole days. Days are
  * written once they have ended, with the daily rollups.
  */
+import { paramsOf } from '../../../shared/api-contract/params.ts';
 import { Hono } from 'hono';
 import { METHOD_VERSION } from '../../../shared/constants.ts';
 import { ANON_LIMITS, PROFILE_PAGE_ROWS, SITE_PROFILE_DAYS } from '../../../shared/config/read-limits.ts';
@@ -10,15 +11,15 @@ import type { TimeProfilesDoc } from '../../../shared/api-types.ts';
 import { profileCells } from '../../../shared/rollup/hour-profile.ts';
 import { DAY_MS } from '../../../shared/time.ts';
 import { profilePage, profilesIn, type ProfileDay } from '../db/profiles.ts';
-import { pairLists, periodWindow, storedJsonPage, WINDOW_PARAMS } from './filters.ts';
+import { pairLists, periodWindow, storedJsonPage } from './filters.ts';
 import { requireTokenFor, type ReaderEnv } from './public-reads.ts';
 import { onlyKnown } from './query.ts';
 
 export const profileRoutes = new Hono<ReaderEnv>();
 
-profileRoutes.get('/api/v1/hour-profiles', async (c) => {
+profileRoutes.get('/hour-profiles', async (c) => {
   const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, [...WINDOW_PARAMS, 'region', 'target', 'variant', 'cursor']);
+  onlyKnown(q, paramsOf('hourProfiles'));
   const { from, to, start } = periodWindow(q, DAY_MS, '28d');
   if (to - from > ANON_LIMITS.hourlyWindowDays * DAY_MS)
     requireTokenFor(c, `time profiles over more than ${ANON_LIMITS.hourlyWindowDays} days`);
@@ -45,9 +46,9 @@ profileRoutes.get('/api/v1/hour-profiles', async (c) => {
  * `[days, probes, ttft_p50]`, the median of the days' hourly TTFT medians (null with too little data), from the
  * same rows as /api/v1/hour-profiles, computed here once (shared/rollup/hour-profile.ts).
  */
-profileRoutes.get('/api/v1/time-profiles', async (c) => {
+profileRoutes.get('/time-profiles', async (c) => {
   const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, [...WINDOW_PARAMS, 'region', 'target', 'variant']);
+  onlyKnown(q, paramsOf('timeProfiles'));
   // By default the SITE_PROFILE_DAYS whole days before today: four of each weekday.
   const { from, to } = q.has('window') || q.has('from') ? periodWindow(q, DAY_MS) : profileDays(Date.now());
   if (to - from > ANON_LIMITS.hourlyWindowDays * DAY_MS)

@@ -4,6 +4,7 @@
  * from the hourly blocks the rollups write (one D1 row per region × target × hour), and the cached tokens
  * the provider reported on the second passes.
  */
+import { paramsOf } from '../../../shared/api-contract/params.ts';
 import { Hono } from 'hono';
 import type { PromptCacheDoc, PromptCachesDoc } from '../../../shared/api-types.ts';
 import { METHOD_VERSION } from '../../../shared/constants.ts';
@@ -14,7 +15,7 @@ import { HOUR_MS } from '../../../shared/time.ts';
 import { getConfig, storedList } from '../config.ts';
 import { cacheRowsIn, type StoredCacheRow } from '../db/cache.ts';
 import { ApiError, badRequest } from './errors.ts';
-import { ANON_HOURLY_MS, pairLists, WINDOW_PARAMS } from './filters.ts';
+import { ANON_HOURLY_MS, pairLists } from './filters.ts';
 import { requireTokenFor, type ReaderEnv } from './public-reads.ts';
 import { onlyKnown, parseWindow } from './query.ts';
 
@@ -29,9 +30,9 @@ const cacheBlockOf = (r: StoredCacheRow): PairBlock => ({
   d: [r.d_ttft, r.d_server],
 });
 
-promptCacheRoutes.get('/api/v1/prompt-cache', async (c) => {
+promptCacheRoutes.get('/prompt-cache', async (c) => {
   const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, [...WINDOW_PARAMS, 'region', 'target', 'margin']);
+  onlyKnown(q, paramsOf('promptCache'));
   if (!q.has('window') && !q.has('from')) q.set('window', '7d');
   const config = getConfig();
   const w = parseWindow(q, Date.now());

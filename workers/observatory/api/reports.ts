@@ -20,6 +20,8 @@ import { SECOND_MS } from '../../../shared/time.ts';
 import { REASON_MAX_CHARS } from '../reports/publish.ts';
 import { readReportIndex, reportKey } from '../reports/report-store.ts';
 import { requireAdmin } from './admin.ts';
+import { onlyKnown } from './query.ts';
+import { paramsOf } from '../../../shared/api-contract/params.ts';
 import { ApiError, badRequest } from './errors.ts';
 import { holdsToken, overRate, rateLimited, type ReaderEnv } from './public-reads.ts';
 
@@ -76,6 +78,7 @@ const limited = async (c: Context<ReaderEnv>) => !(await holdsToken(c.req.raw, c
 
 reportRoutes.get('/api/v1/reports', async (c) => {
   if (await limited(c)) return rateLimited(c);
+  onlyKnown(new URL(c.req.url).searchParams, paramsOf('reports'));
   const text = JSON.stringify(indexAnswer(await currentIndex(c.env.ARCHIVE, Date.now())));
   return c.body(text, 200, { 'content-type': JSON_TYPE, 'cache-control': CURRENT });
 });

@@ -1,11 +1,12 @@
 /** GET /api/v1/rollups: the hourly or daily rollup rows themselves, paged by whole periods. */
+import { paramsOf } from '../../../shared/api-contract/params.ts';
 import { Hono } from 'hono';
 import { ANON_LIMITS, ROLLUP_PAGE_ROWS } from '../../../shared/config/read-limits.ts';
 import { rollupToBase64Json, rollupToJson } from '../../../shared/rollup/rollup.ts';
 import { HISTOGRAM_RELATIVE_ERROR, HISTOGRAM_SCALE } from '../../../shared/stats/exp-histogram.ts';
 import { DAY_MS, HOUR_MS } from '../../../shared/time.ts';
 import { rollupPage } from '../db/rollups.ts';
-import { ANON_HOURLY_MS, filterFrom, periodWindow, selectedPairs, WINDOW_PARAMS } from './filters.ts';
+import { ANON_HOURLY_MS, filterFrom, periodWindow, selectedPairs } from './filters.ts';
 import { requireTokenFor, type ReaderEnv } from './public-reads.ts';
 import { onlyKnown, parseChoice, parseInt } from './query.ts';
 
@@ -18,9 +19,9 @@ export const rollupRoutes = new Hono<ReaderEnv>();
  * rows (what a free-plan request decodes or encodes within half its CPU, bench/duties.ts); `next_cursor`
  * asks for the next.
  */
-rollupRoutes.get('/api/v1/rollups', async (c) => {
+rollupRoutes.get('/rollups', async (c) => {
   const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, [...WINDOW_PARAMS, 'region', 'target', 'variant', 'method_version', 'resolution', 'histograms', 'limit', 'cursor']);
+  onlyKnown(q, paramsOf('rollups'));
   const form = parseChoice(q, 'histograms', ['json', 'base64'] as const, 'json');
   const limit = parseInt(q, 'limit', ROLLUP_PAGE_ROWS[form], 1, ROLLUP_PAGE_ROWS[form]);
   const now = Date.now();

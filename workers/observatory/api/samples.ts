@@ -1,19 +1,20 @@
 /** GET /api/v1/samples: the raw samples, filtered and paged. */
+import { paramsOf } from '../../../shared/api-contract/params.ts';
 import { Hono } from 'hono';
 import { toCsv } from '../../../shared/csv.ts';
 import { ERROR_CLASSES } from '../../../shared/ids.ts';
 import { listSamples } from '../db/samples.ts';
 import { SAMPLE_COLUMNS } from '../db/sample-row.ts';
 import { badRequest } from './errors.ts';
-import { boundRaw, csvResponse, FILTER_PARAMS, filterFrom, windowOf } from './filters.ts';
+import { boundRaw, csvResponse, filterFrom, windowOf } from './filters.ts';
 import type { ReaderEnv } from './public-reads.ts';
 import { onlyKnown, parseInt } from './query.ts';
 
 export const sampleRoutes = new Hono<ReaderEnv>();
 
-sampleRoutes.get('/api/v1/samples', async (c) => {
+sampleRoutes.get('/samples', async (c) => {
   const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, [...FILTER_PARAMS, 'error', 'limit', 'cursor']);
+  onlyKnown(q, paramsOf('samples'));
   const filter = filterFrom(q, Date.now());
   const error = q.get('error');
   if (error !== null) {

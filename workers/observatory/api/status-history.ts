@@ -5,6 +5,7 @@
  * - GET /api/v1/maintenance: the windows, the configuration's and the admin API's, that end after `from`;
  * - POST /api/v1/maintenance and DELETE /api/v1/maintenance/:id (admin): a window made or taken back.
  */
+import { paramsOf } from '../../../shared/api-contract/params.ts';
 import { Hono } from 'hono';
 import { HISTORY_PAGE_ROWS, ANON_LIMITS } from '../../../shared/config/read-limits.ts';
 import { MAX_API_WINDOWS, toWindow, windowProblems, type MaintenanceConfig } from '../../../shared/status/maintenance.ts';
@@ -14,7 +15,7 @@ import { historyPage, listMaintenance } from '../db/status-history.ts';
 import { markViews } from '../views/mark-views.ts';
 import { requireAdmin } from './admin.ts';
 import { ApiError, badRequest } from './errors.ts';
-import { pairLists, periodWindow, WINDOW_PARAMS } from './filters.ts';
+import { pairLists, periodWindow } from './filters.ts';
 import { requireTokenFor, type ReaderEnv } from './public-reads.ts';
 import { onlyKnown, parseChoice, parseWindow } from './query.ts';
 import { MAINTENANCE_WINDOW, maintenanceDocument, statusHistoryDocument, windowDoc } from './status-history-docs.ts';
@@ -34,9 +35,9 @@ export function historyWindow(q: URLSearchParams, now = Date.now()) {
   return { resolution, ...periodWindow(q, DAY_MS, LONGEST_VIEW_ID, Math.ceil(now / DAY_MS) * DAY_MS) };
 }
 
-statusHistoryRoutes.get('/api/v1/status-history', async (c) => {
+statusHistoryRoutes.get('/status-history', async (c) => {
   const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, [...WINDOW_PARAMS, 'resolution', 'region', 'target', 'variant', 'cursor']);
+  onlyKnown(q, paramsOf('statusHistory'));
   const { resolution, from, to, start } = historyWindow(q);
   if (resolution === 'hour' && to - from > ANON_LIMITS.hourlyWindowDays * DAY_MS)
     requireTokenFor(c, `hourly status history over more than ${ANON_LIMITS.hourlyWindowDays} days`);
@@ -44,15 +45,15 @@ statusHistoryRoutes.get('/api/v1/status-history', async (c) => {
   return c.json(statusHistoryDocument(resolution, from, to, page.rows, page.next));
 });
 
-statusHistoryRoutes.get('/api/v1/maintenance', async (c) => {
+statusHistoryRoutes.get('/maintenance', async (c) => {
   const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, ['window', 'from', 'to']);
+  onlyKnown(q, paramsOf('maintenance'));
   if (!q.has('window') && !q.has('from')) q.set('window', MAINTENANCE_WINDOW);
   const w = parseWindow(q, Date.now());
   return c.json(maintenanceDocument(w.from, await listMaintenance(c.env.DB, w.from, MAX_API_WINDOWS)));
 });
 
-statusHistoryRoutes.post('/api/v1/maintenance', async (c) => {
+statusHistoryRoutes.post('/maintenance', async (c) => {
   await requireAdmin(c.req.raw, (c.env as { ADMIN_TOKEN?: string }).ADMIN_TOKEN);
   const text = await c.req.text();
   if (text.length > 4_096) throw badRequest('body larger than 4096 bytes');
@@ -86,7 +87,7 @@ statusHistoryRoutes.post('/api/v1/maintenance', async (c) => {
   }
 });
 
-statusHistoryRoutes.delete('/api/v1/maintenance/:id', async (c) => {
+statusHistoryRoutes.delete('/maintenance/:id', async (c) => {
   await requireAdmin(c.req.raw, (c.env as { ADMIN_TOKEN?: string }).ADMIN_TOKEN);
   const id = c.req.param('id');
   if (id.startsWith('config-')) throw badRequest('a window of the configuration is taken back by editing observatory.config.ts');

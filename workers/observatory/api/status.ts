@@ -1,4 +1,5 @@
 /** Status and incidents: GET /api/v1/status (from the status keeper) and GET /api/v1/incidents (from D1). */
+import { paramsOf } from '../../../shared/api-contract/params.ts';
 import type { StatusDoc } from '../../../shared/api-types.ts';
 import { Hono } from 'hono';
 import { findRegion, getConfig, targetLabel } from '../config.ts';
@@ -56,15 +57,15 @@ export function statusDocument(s: KeeperStatus, now: number): StatusDoc {
   };
 }
 
-statusRoutes.get('/api/v1/status', async (c) => {
-  onlyKnown(new URL(c.req.url).searchParams, []);
+statusRoutes.get('/status', async (c) => {
+  onlyKnown(new URL(c.req.url).searchParams, paramsOf('status'));
   const s = await c.env.STATUS_KEEPER.getByName('global').status();
   return c.json(statusDocument(s, Date.now()));
 });
 
-statusRoutes.get('/api/v1/incidents', async (c) => {
+statusRoutes.get('/incidents', async (c) => {
   const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, ['window', 'from', 'to', 'status', 'target', 'limit', 'points']);
+  onlyKnown(q, paramsOf('incidents'));
   if (!q.has('window') && !q.has('from')) q.set('window', INCIDENTS_WINDOW);
   const w = parseWindow(q, Date.now());
   const incidents = await listIncidents(c.env.DB, {

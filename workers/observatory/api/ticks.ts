@@ -11,7 +11,7 @@ import type { ReaderEnv } from './public-reads.ts';
 
 export const tickRoutes = new Hono<ReaderEnv>();
 
-tickRoutes.post('/api/v1/ticks', async (c) => {
+tickRoutes.post('/ticks', async (c) => {
   await requireAdmin(c.req.raw, (c.env as { ADMIN_TOKEN?: string }).ADMIN_TOKEN);
   let body: { tick_id?: unknown; backfill?: unknown } = {};
   const text = await c.req.text();

@@ -4,6 +4,7 @@
  * (shared/rollup/timeline.ts), a series each; `format=csv`, a point a row. `window` is one of the site's windows (24h, 7d, 30d, 90d: shared/views/windows.ts),
  * which the public views hold, or `from`/`to` whole hours; hourly points for a day or less, daily ones beyond.
  */
+import { paramsOf } from '../../../shared/api-contract/params.ts';
 import { Hono } from 'hono';
 import { METHOD_VERSION } from '../../../shared/constants.ts';
 import { toCsv } from '../../../shared/csv.ts';
@@ -19,7 +20,8 @@ import { csvResponse, pairLists, selectedPairs } from './filters.ts';
 import type { ReaderEnv } from './public-reads.ts';
 import { onlyKnown, parseBoolean, parseWindow } from './query.ts';
 
-export const TIMELINE_PARAMS = ['window', 'from', 'to', 'region', 'target', 'variant', 'pooled', 'format'];
+/** The parameters the timeline takes (its views narrow by these). */
+export const TIMELINE_PARAMS = paramsOf('timeline');
 /** The window a request names none of: the route's, and its views'. */
 export const DEFAULT_TIMELINE_WINDOW = '24h';
 
@@ -67,9 +69,9 @@ export async function liveTimeline(
 
 export const timelineRoutes = new Hono<ReaderEnv>();
 
-timelineRoutes.get('/api/v1/timeline', async (c) => {
+timelineRoutes.get('/timeline', async (c) => {
   const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, TIMELINE_PARAMS);
+  onlyKnown(q, paramsOf('timeline'));
   const span = timelineSpan(q, Date.now());
   const doc = await liveTimeline(c.env.DB, span, pairLists(q), parseBoolean(q, 'pooled', false));
   if (q.get('format') === 'csv') return csvResponse(toCsv(pointsOfSeries(doc.series)), `timeline-${span.resolution}.csv`);

@@ -3,6 +3,7 @@
  * from the status history's day rows, the incidents and the daily rollups: a few hundred rows read whatever the
  * ticks. `format=csv` for a spreadsheet.
  */
+import { paramsOf } from '../../../shared/api-contract/params.ts';
 import { Hono } from 'hono';
 import { METHOD_VERSION } from '../../../shared/constants.ts';
 import { toCsv } from '../../../shared/csv.ts';
@@ -117,9 +118,9 @@ export function uptimeDocument(report: UptimeMonth) {
   };
 }
 
-uptimeRoutes.get('/api/v1/uptime', async (c) => {
+uptimeRoutes.get('/uptime', async (c) => {
   const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, ['month', 'format']);
+  onlyKnown(q, paramsOf('uptime'));
   const now = Date.now();
   const month = q.get('month') ?? monthOf(now);
   const { from, to } = uptimeSpan(month, now);

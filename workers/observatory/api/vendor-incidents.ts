@@ -4,6 +4,7 @@
  * lead, the vendor incidents the probes never saw and the probe incidents the vendor never posted.
  * Bounded: at most `limit` vendor incidents and MAX_PROBE_INCIDENTS probe incidents, one row per page.
  */
+import { paramsOf } from '../../../shared/api-contract/params.ts';
 import { Hono } from 'hono';
 import type { VendorIncidentsDoc, VendorPageDoc } from '../../../shared/api-types.ts';
 import { statusPagesOf } from '../../../shared/config/validate-vendor-status.ts';
@@ -136,9 +137,9 @@ export function vendorIncidentsDocument(w: Window, now: number, target: string |
   return doc;
 }
 
-vendorIncidentRoutes.get('/api/v1/vendor-incidents', async (c) => {
+vendorIncidentRoutes.get('/vendor-incidents', async (c) => {
   const q = new URL(c.req.url).searchParams;
-  onlyKnown(q, ['window', 'from', 'to', 'target', 'limit']);
+  onlyKnown(q, paramsOf('vendorIncidents'));
   if (!q.has('window') && !q.has('from')) q.set('window', VENDOR_WINDOW);
   const now = Date.now();
   const w = parseWindow(q, now);

@@ -15,7 +15,7 @@ export const viewRoutes = new Hono<ReaderEnv>();
 
 const PART_NAMES = VIEW_PARTS.map((p) => p.name);
 
-viewRoutes.post('/api/v1/views', async (c) => {
+viewRoutes.post('/views', async (c) => {
   await requireAdmin(c.req.raw, (c.env as { ADMIN_TOKEN?: string }).ADMIN_TOKEN);
   const text = await c.req.text();
   if (text.length > 4_096) throw badRequest('body larger than 4096 bytes');

@@ -3,7 +3,7 @@
  * with what each sampled over the last 24 whole hours (GET /api/v1/regions and /targets), each from its view.
  */
 import { withWarmPasses } from '../../../../shared/config/work-list.ts';
-import type { PromptVariantInfo, RegionInfo, TargetInfo } from '../../../../shared/api-types.ts';
+import type { PromptVariantInfo, VendorPageDoc } from '../../../../shared/api-types.ts';
 import type { SitePart } from './part.ts';
 import { localUrl } from '../../../../shared/net/local-ports.ts';
 import { NOTHING_SAMPLED, promptVariantInfo, regionInfo, targetInfo } from '../../../../shared/config/catalog-info.ts';
@@ -14,15 +14,15 @@ export interface SiteHealth {
   schedule: string;
   spread?: number;
   prompt_variants: PromptVariantInfo[];
-  vendor_status?: unknown[];
+  vendor_status?: VendorPageDoc[] | { error: string };
 }
 
 export const catalogPart: SitePart = {
   name: 'catalog',
   async collect({ api }) {
-    const health = await api.view<SiteHealth>('health', '/health');
-    const { regions } = await api.view<{ regions: RegionInfo[] }>('regions', '/regions');
-    const { targets } = await api.view<{ targets: TargetInfo[] }>('targets', '/targets');
+    const health = await api.view('health', 'health').as<SiteHealth>();
+    const { regions } = await api.view('regions', 'regions').answer();
+    const { targets } = await api.view('targets', 'targets').answer();
     return {
       simulated: health.simulated,
       schedule: health.schedule,

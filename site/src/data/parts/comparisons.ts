@@ -18,12 +18,9 @@ export const comparisonsPart: SitePart = {
     const answers: CompareDoc[] = [];
     for (const figure of PAIRED_FIGURES)
       answers.push(
-        await api.view<CompareDoc>(
-          `compare_${figure}`,
-          `/compare?window=${DEFAULT_WINDOW}&figure=${figure}&variant=${variants.map(encodeURIComponent).join(',')}`,
-        ),
+        await api.view(`compare_${figure}`, 'compare', { window: DEFAULT_WINDOW, figure, variant: variants.join(',') }).as<CompareDoc>(),
       );
-    const { caches: prompt_caches } = await api.view<PromptCachesDoc>('prompt_cache', `/prompt-cache?window=${DEFAULT_WINDOW}`);
+    const { caches: prompt_caches } = await api.view('prompt_cache', 'promptCache', { window: DEFAULT_WINDOW }).as<PromptCachesDoc>();
     return { paired: pairedViewsOf(answers), prompt_caches };
   },
   empty() {

@@ -4,7 +4,7 @@
  * before: each from its public view (GET /api/v1/status-history, /maintenance, /uptime, /changes), as every anonymous
  * reader reads them. The site computes none of it.
  */
-import type { ChangesDoc, MaintenanceDoc } from '../../../../shared/api-types.ts';
+import type { ChangesDoc } from '../../../../shared/api-types.ts';
 import type { UptimeMonth } from '../../../../shared/status/uptime.ts';
 import type { HistoryRow } from '../status.ts';
 import type { SitePart } from './part.ts';
@@ -21,18 +21,18 @@ export const historyPart: SitePart = {
   name: 'history',
   async collect({ api }) {
     const status_history = {
-      hours: (await api.view<{ rows: HistoryRow[] }>('status_hours', '/status-history?resolution=hour')).rows,
-      days: (await api.view<{ rows: HistoryRow[] }>('status_days', '/status-history?resolution=day')).rows,
+      hours: (await api.view('status_hours', 'statusHistory', { resolution: 'hour' }).as<{ rows: HistoryRow[] }>()).rows,
+      days: (await api.view('status_days', 'statusHistory', { resolution: 'day' }).as<{ rows: HistoryRow[] }>()).rows,
     };
-    const { windows: maintenance } = await api.view<{ windows: MaintenanceDoc[] }>('maintenance', '/maintenance');
+    const { windows: maintenance } = await api.view('maintenance', 'maintenance').answer();
     // Every month the history's rows reach into: its whole days', and its hours' (today is not a whole day yet).
     const months = [...status_history.days.map((d) => d.day!), ...status_history.hours.map((h) => h.hour!)].map((t) => t.slice(0, 7));
     const uptime: UptimeMonth[] = [];
     for (const month of [...new Set(months)].sort()) {
-      const report = await api.view<UptimeAnswer>(`uptime_${month}`, `/uptime?month=${month}`);
+      const report = await api.view(`uptime_${month}`, 'uptime', { month }).as<UptimeAnswer>();
       uptime.push({ month: report.month, from: Date.parse(report.from), to: Date.parse(report.to), rows: report.rows });
     }
-    const { changes } = await api.view<ChangesDoc>('changes', '/changes');
+    const { changes } = await api.view('changes', 'changes').as<ChangesDoc>();
     return { status_history, maintenance, uptime, changes };
   },
   empty() {

@@ -9,8 +9,8 @@ export const placesPart: SitePart = {
   name: 'places',
   async collect({ api }) {
     return {
-      served: await api.view<ServedByDoc>('served_by', '/served-by'),
-      fidelity: await api.view<FidelityDoc>('fidelity', '/fidelity'),
+      served: await api.view('served_by', 'servedBy').as<ServedByDoc>(),
+      fidelity: await api.view('fidelity', 'fidelity').as<FidelityDoc>(),
     };
   },
   empty() {

@@ -19,7 +19,7 @@ export function siteProfiles(doc: TimeProfilesDoc): SiteProfiles {
 export const profilesPart: SitePart = {
   name: 'profiles',
   async collect({ api }) {
-    return { profiles: siteProfiles(await api.view<TimeProfilesDoc>('time_profiles', '/time-profiles')) };
+    return { profiles: siteProfiles(await api.view('time_profiles', 'timeProfiles').as<TimeProfilesDoc>()) };
   },
   empty() {
     return { profiles: {} };

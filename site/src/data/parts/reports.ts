@@ -11,12 +11,17 @@ import type { SitePart } from './part.ts';
 export const reportsPart: SitePart = {
   name: 'reports',
   async collect({ api }) {
-    const index = await api.view<ReportIndexAnswer>('reports', '/reports');
+    const index = await api.view('reports', 'reports').as<ReportIndexAnswer>();
     const reports: SiteReportWeek[] = [];
     for (const w of index.weeks.slice(0, SITE_REPORT_WEEKS)) {
       const versions = [];
       for (const v of w.versions)
-        versions.push({ ...v, report: await api.view<WeeklyReport>(`report ${w.week} v${v.version}`, `/reports/${w.week}/v${v.version}`) });
+        versions.push({
+          ...v,
+          report: await api
+            .view(`report ${w.week} v${v.version}`, 'reportVersion', {}, { week: w.week, version: `v${v.version}` })
+            .as<WeeklyReport>(),
+        });
       reports.push({ week: w.week, window: w.window, versions });
     }
     return { reports };

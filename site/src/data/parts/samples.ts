@@ -3,7 +3,7 @@
  * counts), behind the timelines of single probes, inter-token latency, the split's residual and the tick-position
  * check. Raw samples are no view: read on the live path with the read token.
  */
-import { forEachPage, pageUrl, type Paged } from '../../../../shared/api-pages.ts';
+import { forEachPage } from '../../../../shared/api-pages.ts';
 import { SITE_BUILD_MAX_SAMPLES, SITE_BUILD_RECENT_HOURS, SITE_BUILD_SAMPLE_PAGE } from '../../../../shared/config/capacity.ts';
 import { HOUR_MS } from '../../../../shared/time.ts';
 import { SITE_SAMPLE_FIELDS, type SiteSample } from '../types.ts';
@@ -18,12 +18,14 @@ export const samplesPart: SitePart = {
   name: 'samples',
   async collect({ api, now }) {
     const from = now - RECENT_HOURS * HOUR_MS;
-    const path = `/samples?limit=${PAGE}&from=${from}&to=${now}`;
     const samples: SiteSample[] = [];
     await forEachPage(
-      (cursor) => api.live<{ samples: Array<Record<string, unknown>> } & Paged>('samples', pageUrl(path, cursor)),
+      (cursor) =>
+        api
+          .live('samples', 'samples', { limit: PAGE, from, to: now, ...(cursor === null ? {} : { cursor }) })
+          .as<{ samples: Array<Record<string, unknown>>; next_cursor: number | null }>(),
       (page) => {
-        for (const s of page.samples) samples.push(Object.fromEntries(SITE_SAMPLE_FIELDS.map((f) => [f, s[f]])) as unknown as SiteSample);
+        for (const s of page.samples) samples.push(Object.fromEntries(SITE_SAMPLE_FIELDS.map((f) => [f, s[f]])) as SiteSample);
         return samples.length < MAX_SAMPLES;
       },
     );

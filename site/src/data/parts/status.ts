@@ -5,8 +5,8 @@ import type { SitePart } from './part.ts';
 export const statusPart: SitePart = {
   name: 'status',
   async collect({ api }) {
-    const status = await api.view<StatusDoc>('status', '/status');
-    const bursts = await api.view<BurstsDoc>('bursts', '/bursts');
+    const status = await api.view('status', 'status').as<StatusDoc>();
+    const bursts = await api.view('bursts', 'bursts').as<BurstsDoc>();
     return { status, bursts: { schedule: bursts.schedule, levels: bursts.levels, runs: bursts.runs, reports: bursts.reports } };
   },
   empty() {

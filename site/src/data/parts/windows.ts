@@ -35,7 +35,10 @@ export function emptyWindows(variants: readonly string[], now: number): Record<s
       label: w.label,
       window: { from: iso(span.from), to: iso(span.to) },
       resolution: span.resolution,
-      percentiles: Object.fromEntries(SITE_METRICS.map((m) => [m, []])) as unknown as Record<SiteMetric, PercentileGroup[]>,
+      percentiles: Object.fromEntries(SITE_METRICS.map((m): [SiteMetric, PercentileGroup[]] => [m, []])) as Record<
+        SiteMetric,
+        PercentileGroup[]
+      >,
       ttft_by_target: [],
       history: [],
       target_history: [],
@@ -60,10 +63,12 @@ export const windowsPart: SitePart = {
     for (const w of VIEW_WINDOWS) {
       const percentiles = new Map<SiteMetric, PercentileAnswer>();
       for (const m of SITE_METRICS)
-        percentiles.set(m, await api.view<PercentileAnswer>(`percentiles_${m}_${w.id}`, `/percentiles?window=${w.id}&metric=${m}`));
-      const pooled = await api.view<PercentileAnswer>(`percentiles_ttft_by_target_${w.id}`, `/percentiles?window=${w.id}&by=target`);
-      const history = await api.view<TimelineDoc>(`timeline_${w.id}`, `/timeline?window=${w.id}`);
-      const targetHistory = await api.view<TimelineDoc>(`timeline_pooled_${w.id}`, `/timeline?window=${w.id}&pooled=true`);
+        percentiles.set(m, await api.view(`percentiles_${m}_${w.id}`, 'percentiles', { window: w.id, metric: m }).as<PercentileAnswer>());
+      const pooled = await api
+        .view(`percentiles_ttft_by_target_${w.id}`, 'percentiles', { window: w.id, by: 'target' })
+        .as<PercentileAnswer>();
+      const history = await api.view(`timeline_${w.id}`, 'timeline', { window: w.id }).as<TimelineDoc>();
+      const targetHistory = await api.view(`timeline_pooled_${w.id}`, 'timeline', { window: w.id, pooled: true }).as<TimelineDoc>();
       for (const v of variants)
         out[v].push({
           id: w.id,
@@ -80,8 +85,7 @@ export const windowsPart: SitePart = {
     }
     // What a reader (or the browser test) asks to check a shown figure: the default view, narrowed to the page's variant.
     for (const m of SITE_METRICS)
-      api.requests[`percentiles_${m}`] =
-        `${api.base}/api/v1/percentiles?window=${DEFAULT_WINDOW}&metric=${m}&variant=${encodeURIComponent(only)}`;
+      api.requests[`percentiles_${m}`] = api.url('percentiles', { window: DEFAULT_WINDOW, metric: m, variant: only });
     return mainOf(out, only);
   },
   empty(_config, now, data) {
