@@ -36,7 +36,7 @@ export function regionRows(targets: readonly string[], hours: number, to: number
     const samples: RollupSample[] = [];
     for (let k = 0; k < TICKS_PER_HOUR; k++) {
       const path = 1 + 0.3 * Math.sin(h * 0.7 + k);
-      targets.forEach((target, t) =>
+      targets.forEach((target, t) => {
         samples.push({
           tick_id: hour + k * TICK,
           region: 'weur',
@@ -46,8 +46,8 @@ export function regionRows(targets: readonly string[], hours: number, to: number
           error: null,
           ttfa_ms: (300 + 20 * t) * path * (1 + 0.05 * (random() - 0.5)),
           tpot_ms: (10 + t) * (1 + 0.05 * (random() - 0.5)),
-        } as unknown as RollupSample),
-      );
+        } as unknown as RollupSample);
+      });
     }
     rows.push({ hour, text: encodeBlocks(pairedHours(samples)[0].blocks) });
   }

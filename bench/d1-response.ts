@@ -1,11 +1,3 @@
-/**
- * Rows as D1 hands them to a Worker, for bench/duties.ts: the response text D1 sends (columns and rows,
- * a BLOB as a JSON array of its bytes, hex text where the SQL asked for hex()), and the rows workerd's D1
- * client makes of it (its d1-api module: JSON.parse, then an object per row), which runs on the Worker's
- * CPU. Also what a packed read's SQL (db/rollups.ts packedRowsCovering) gives back, computed here as D1 would.
- */
-import { DAY_MS, HOUR_MS } from '../shared/time.ts';
-
 /** D1's response to one query: the rows as arrays under their columns (the ROWS_AND_COLUMNS form). */
 export function d1ResponseText(columns: readonly string[], rows: ReadonlyArray<readonly unknown[]>): string {
   const cell = (v: unknown) => (v instanceof Uint8Array ? Array.from(v) : v);

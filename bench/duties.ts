@@ -115,7 +115,9 @@ function asRow(r: Rollup, period: 'hour' | 'day'): Record<string, unknown> {
     successes,
     errors,
   };
-  ROLLUP_METRICS.forEach((m, i) => (row[m] = rest[i]));
+  ROLLUP_METRICS.forEach((m, i) => {
+    row[m] = rest[i];
+  });
   row.split = rest[ROLLUP_METRICS.length];
   return row;
 }

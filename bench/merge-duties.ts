@@ -9,7 +9,6 @@ import { DAY_WINDOWS, percentileWindows } from '../shared/views/percentile-windo
 import { isDeepStrictEqual } from 'node:util';
 import { ROLLUP_METRICS, SPLIT_METRICS, type Rollup, type RollupMetric } from '../shared/rollup/rollup.ts';
 import {
-  PercentileSums,
   packedColumnsOf,
   packedPercentileGroupsByFigure,
   type RollupFigure,

@@ -151,16 +151,16 @@ function ollama(): string[] {
   const events: string[] = [];
   for (let i = 0; i < TOKENS; i++) {
     events.push(
-      JSON.stringify({
+      `${JSON.stringify({
         model: 'llama3',
         created_at: `2024-05-24T20:26:46.${String(294874 + i).padStart(6, '0')}Z`,
         message: { role: 'assistant', content: word(i) },
         done: false,
-      }) + '\n',
+      })}\n`,
     );
   }
   events.push(
-    JSON.stringify({
+    `${JSON.stringify({
       model: 'llama3',
       created_at: '2024-05-24T20:26:47.872905Z',
       message: { role: 'assistant', content: '' },
@@ -172,7 +172,7 @@ function ollama(): string[] {
       prompt_eval_duration: 313560000,
       eval_count: TOKENS,
       eval_duration: 1577990000,
-    }) + '\n',
+    })}\n`,
   );
   return events;
 }

@@ -56,7 +56,7 @@ export async function workersOnRecordings(
   const recordings = RECORDING_BY_PATH.map(([pattern, name, holdHeaders]) => [pattern, loadFixture(name), holdHeaders] as const);
   const server = await startReplayTruthServer((path) => {
     const [, region, ...rest] = path.split('/');
-    const apiPath = '/' + rest.join('/');
+    const apiPath = `/${rest.join('/')}`;
     const found = recordings.find(([pattern]) => pattern.test(apiPath));
     return found ? { key: `${region}|${apiPath}`, fixture: found[1], holdHeaders: found[2] } : null;
   }, pace);

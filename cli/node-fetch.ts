@@ -97,7 +97,9 @@ export const nodeFetch: FetchLike = (input, init = {}) =>
     if (signal?.aborted) return reject(signal.reason ?? new DOMException('aborted', 'AbortError'));
     // No compression: the probe times bytes as the server sends them, and decodes none.
     const headers: Record<string, string> = { 'accept-encoding': 'identity' };
-    new Headers(init.headers).forEach((value, name) => (headers[name] = value));
+    new Headers(init.headers).forEach((value, name) => {
+      headers[name] = value;
+    });
     const request = transport.request(
       url,
       { method: init.method ?? 'GET', headers, agent: agents[url.protocol as 'http:' | 'https:'] },

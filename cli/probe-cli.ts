@@ -26,7 +26,7 @@ export async function runProbeCli(argv: string[], io: CliIo): Promise<number> {
     return 2;
   }
   if (config.help) {
-    io.stdout(USAGE + '\n');
+    io.stdout(`${USAGE}\n`);
     return 0;
   }
   const wallClock = () => performance.timeOrigin + performance.now();
@@ -36,7 +36,7 @@ export async function runProbeCli(argv: string[], io: CliIo): Promise<number> {
     const rtt = await measureRtt({ target: config.target, fetch: io.fetch, timeoutMs: config.timeouts.headersMs });
     rttMs = rtt.rttMs;
     rttNote = rtt.note;
-    if (!config.json) io.stderr(`round trip to ${rtt.url}: ${rttMs === null ? 'no answer' : rttMs.toFixed(1) + ' ms'}\n`);
+    if (!config.json) io.stderr(`round trip to ${rtt.url}: ${rttMs === null ? 'no answer' : `${rttMs.toFixed(1)} ms`}\n`);
   }
   const samples: Sample[] = [];
   for (let i = 0; i < config.n; i++) {
@@ -53,13 +53,13 @@ export async function runProbeCli(argv: string[], io: CliIo): Promise<number> {
       rttNote,
     });
     samples.push(sample);
-    if (config.json) io.stdout(JSON.stringify(sample) + '\n');
+    if (config.json) io.stdout(`${JSON.stringify(sample)}\n`);
     const status = sample.error ? sample.error : `ttft ${sample.ttft_ms?.toFixed(1)} ms`;
     const progress = `probe ${i + 1}/${config.n}: ${status}`;
     if (io.interactive) io.stderr(`\r${progress}\x1b[K`);
-    else if (!config.json) io.stderr(progress + '\n');
+    else if (!config.json) io.stderr(`${progress}\n`);
   }
   if (io.interactive) io.stderr('\n');
-  if (!config.json) io.stdout(formatTable(samples) + '\n');
+  if (!config.json) io.stdout(`${formatTable(samples)}\n`);
   return samples.every((s) => s.error !== null) ? 1 : 0;
 }

@@ -19,7 +19,7 @@ export function siteWeight(dist: string): PageWeight[] {
         const html = readFileSync(path, 'utf8');
         const scripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)].filter((m) => !/type="application\/json"/.test(m[1]));
         pages.push({
-          page: '/' + relative(dist, path).replace(/index\.html$/, ''),
+          page: `/${relative(dist, path).replace(/index\.html$/, '')}`,
           bytes: Buffer.byteLength(html),
           scriptBytes: scripts.reduce((n, m) => n + Buffer.byteLength(m[2]), 0),
           externalScripts: scripts.filter((m) => /\bsrc=/.test(m[1])).length,

@@ -17,7 +17,6 @@ import type { PERCENTILE_NAMES } from './stats/percentile.ts';
 import type { Finding } from './status/evaluate.ts';
 import type { Incident, IncidentEvent, IncidentRegion } from './status/incidents.ts';
 import type { PairStatus } from './status/pair-state.ts';
-import type { StateColumn } from './status/levels.ts';
 import type { FidelityRow, ServedPlaceRow } from './rollup/hour-places.ts';
 import type { StatusRules } from './status/rules.ts';
 

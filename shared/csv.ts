@@ -39,5 +39,5 @@ export function toCsv(records: ReadonlyArray<object>, columns?: readonly string[
   const header = columns ?? [...new Set(records.flatMap((r) => Object.keys(r)))];
   const lines = [header.map(cell).join(',')];
   for (const r of records) lines.push(header.map((c) => cell((r as Record<string, unknown>)[c])).join(','));
-  return lines.join('\r\n') + '\r\n';
+  return `${lines.join('\r\n')}\r\n`;
 }

@@ -25,6 +25,8 @@ export function tickPositions(count: number, tickId: number, region: string): nu
     [order[i], order[j]] = [order[j], order[i]];
   }
   const positions = new Array<number>(count);
-  order.forEach((job, place) => (positions[job] = place));
+  order.forEach((job, place) => {
+    positions[job] = place;
+  });
   return positions;
 }

@@ -128,7 +128,7 @@ export function createEventStreamDecoder(onMessage: MessageSink, options: EventS
   /** The whole message at b[start..end), its prelude checked already (its CRC `preludeCrc`). */
   function complete(b: Uint8Array, start: number, end: number, preludeCrc: number): void {
     if (crc32(b, start + 8, end - CRC_BYTES, preludeCrc) !== u32(b, end - CRC_BYTES)) return fault('event-stream message CRC mismatch');
-    if (raw !== undefined && raw.take(b, start, end)) return;
+    if (raw?.take(b, start, end)) return;
     const headersEnd = start + PRELUDE_BYTES + u32(b, start + 4);
     const headers = readHeaders(b, start + PRELUDE_BYTES, headersEnd);
     if (typeof headers === 'string') return fault(headers);

@@ -9,13 +9,13 @@ import { readBounded } from './bounded-body.ts';
  * Google (`AIza…`), AWS access keys (`AKIA…`), GitHub tokens, JWTs, and bearer or basic credentials.
  */
 const SECRET_PATTERNS = [
-  /\b(?:sk|pk|rk|xai|csk|pplx|nvapi)-[A-Za-z0-9_\-]{8,}/g,
-  /\b(?:gsk|hf|fw|r8|ghp|gho|ghs|github_pat|glpat|whsec)_[A-Za-z0-9_\-]{8,}/g,
-  /\bAIza[0-9A-Za-z_\-]{20,}/g,
+  /\b(?:sk|pk|rk|xai|csk|pplx|nvapi)-[A-Za-z0-9_-]{8,}/g,
+  /\b(?:gsk|hf|fw|r8|ghp|gho|ghs|github_pat|glpat|whsec)_[A-Za-z0-9_-]{8,}/g,
+  /\bAIza[0-9A-Za-z_-]{20,}/g,
   /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g,
-  /\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*/g,
+  /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g,
 ];
-const CREDENTIAL = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+\/\-]+=*/gi;
+const CREDENTIAL = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/-]+=*/gi;
 const QUERY_SECRET = /([?&](?:key|api_key|apikey|api-key|token|access_token|sig|signature)=)[^&\s]+/gi;
 /** A configured secret is also removed where only its start appears (a body cut short, a log line): from this many characters on. */
 export const SECRET_PREFIX_CHARS = 8;
@@ -37,7 +37,7 @@ export function redact(text: string, secrets: readonly (string | undefined)[] = 
     for (let at = out.indexOf(head); at !== -1; at = out.indexOf(head, at + 1)) {
       let end = at + SECRET_PREFIX_CHARS;
       while (end < out.length && end - at < secret.length && out[end] === secret[end - at]) end++;
-      out = out.slice(0, at) + '[redacted]' + out.slice(end);
+      out = `${out.slice(0, at)}[redacted]${out.slice(end)}`;
     }
   }
   out = out.replace(QUERY_SECRET, '$1[redacted]');
@@ -49,7 +49,7 @@ export function redact(text: string, secrets: readonly (string | undefined)[] = 
 /** Short, secret-free, publishable text: redacted first, then cut. `secrets` are exact values to remove as well. */
 export function safeDetail(text: string, secrets: readonly (string | undefined)[] = []): string {
   const out = redact(text, secrets).replace(/\s+/g, ' ').trim();
-  return out.length > ERROR_DETAIL_MAX_CHARS ? out.slice(0, ERROR_DETAIL_MAX_CHARS - 1) + '…' : out;
+  return out.length > ERROR_DETAIL_MAX_CHARS ? `${out.slice(0, ERROR_DETAIL_MAX_CHARS - 1)}…` : out;
 }
 
 /** Reads at most ERROR_BODY_LIMIT_BYTES of an error body, then lets go of the stream. */
@@ -70,5 +70,5 @@ export function httpErrorDetail(status: number, body: string, retryAfter: string
     what = body.trim();
   }
   const retry = retryAfter ? ` (retry-after ${retryAfter})` : '';
-  return `HTTP ${status}${what ? ' ' + what : ''}${retry}`;
+  return `HTTP ${status}${what ? ` ${what}` : ''}${retry}`;
 }

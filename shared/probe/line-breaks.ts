@@ -42,6 +42,6 @@ export class LineBreaks {
     const cr = this.nextCr(from);
     if (cr === -1) return lf;
     if (lf === -1) return cr;
-    return cr < lf ? cr : lf;
+    return Math.min(cr, lf);
   }
 }

@@ -26,7 +26,7 @@ export function buildPrompt(promptTokens: number, nonce: string): string {
   // Whole sentences by repeat() and one partial: a handful of allocations whatever the size (a 32k-token prompt included).
   const whole = Math.floor(fillerCount / FILLER.length);
   const rest = FILLER.slice(0, fillerCount % FILLER.length).join(' ');
-  const words = (SENTENCE + ' ').repeat(whole) + rest;
+  const words = `${SENTENCE} `.repeat(whole) + rest;
   return `Request ${nonce}.\n${words.trimEnd()}\n${INSTRUCTION}`;
 }
 

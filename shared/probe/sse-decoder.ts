@@ -88,7 +88,7 @@ export function createSseDecoder(onEvent: EventSink, options: DecoderOptions = {
     if (hasData) {
       blockStart = -1;
       if (data.length + 1 + value.length > maxChars) return overflow('an event');
-      data = data + '\n' + value;
+      data = `${data}\n${value}`;
     } else {
       data = value;
       hasData = true;

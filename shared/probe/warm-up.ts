@@ -15,7 +15,7 @@ import type { Protocol } from './protocols/protocol.ts';
 import type { ApiId, Clock, Timeouts } from '../types.ts';
 
 const sse = (data: unknown, event?: string): string => `${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`;
-const line = (data: unknown): string => JSON.stringify(data) + '\n';
+const line = (data: unknown): string => `${JSON.stringify(data)}\n`;
 const utf8 = new TextEncoder();
 /** One message of AWS's binary event stream, as Bedrock sends an event. */
 const awsEvent = (type: string, data: unknown): Uint8Array =>

@@ -92,7 +92,9 @@ export function encodeBlocks(blocks: ReadonlyMap<string, PairBlock>): string {
   const out: StoredBlocks = { [FORMAT_KEY]: BLOCKS_FORMAT };
   for (const [key, b] of blocks) {
     const flat: Array<number | null> = [];
-    b.d.forEach((d, f) => flat.push(b.n[f] ?? 0, b.aWins[f] ?? 0, b.bWins[f] ?? 0, d === null ? null : Number(d.toFixed(D_DIGITS))));
+    b.d.forEach((d, f) => {
+      flat.push(b.n[f] ?? 0, b.aWins[f] ?? 0, b.bWins[f] ?? 0, d === null ? null : Number(d.toFixed(D_DIGITS)));
+    });
     out[key] = flat;
   }
   return JSON.stringify(out);

@@ -18,7 +18,7 @@ import {
   type HistogramJson,
 } from '../stats/exp-histogram.ts';
 import { decodeHistogram, encodeHistogram } from '../stats/histogram-bytes.ts';
-import { ROLLUP_METRICS, SPLIT_METRICS, type RollupMetric, type SplitMetric } from './figures.ts';
+import { ROLLUP_METRICS, type RollupMetric, type SplitMetric } from './figures.ts';
 import { decodeSplit, encodeSplit } from './split-bytes.ts';
 import type { StoredRow } from '../sample-fields.ts';
 import { base64ToBytes, bytesToBase64 } from '../base64.ts';

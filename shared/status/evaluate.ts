@@ -4,7 +4,7 @@
  */
 import { ciHighRank, ciLowRank } from '../stats/percentile-ci.ts';
 import { median, percentile } from '../stats/percentile.ts';
-import { type StatusRules } from './rules.ts';
+import type { StatusRules } from './rules.ts';
 import type { Level } from './levels.ts';
 import { MINUTE_MS } from '../time.ts';
 

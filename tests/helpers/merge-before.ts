@@ -268,10 +268,10 @@ function recordsOf(groups: FigureGroup[], isSplit: boolean, by: readonly RollupG
   return out;
 }
 
-const escape = (v: string): string => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+const escapeLabel = (v: string): string => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 const labels = (pairs: Record<string, string>): string =>
   `{${Object.entries(pairs)
-    .map(([k, v]) => `${k}="${escape(v)}"`)
+    .map(([k, v]) => `${k}="${escapeLabel(v)}"`)
     .join(',')}}`;
 const number = (x: number): string => (Number.isInteger(x) ? String(x) : String(Math.round(x * 1e9) / 1e9));
 
@@ -296,7 +296,7 @@ function histogramLines(out: string[], f: Family, labelText: string, h: ExpHisto
 
 const labelPairs = (pairs: Record<string, string>): string =>
   Object.entries(pairs)
-    .map(([k, v]) => `${k}="${escape(v)}"`)
+    .map(([k, v]) => `${k}="${escapeLabel(v)}"`)
     .join(',');
 
 /** A total's histogram as a row read from D1 gave it then: decoded into a Map by the decoder of then. */
@@ -321,7 +321,9 @@ export function prometheusTextBefore(totals: Rollup[]): string {
   const baseText = totals.map((t) => labelPairs(base(t)));
   for (const [metric, f] of HISTOGRAM_FAMILIES) {
     out.push(`# HELP ${f.name} ${f.help}`, `# TYPE ${f.name} histogram`);
-    totals.forEach((t, i) => histogramLines(out, f, baseText[i], histogramOf(t, metric)));
+    totals.forEach((t, i) => {
+      histogramLines(out, f, baseText[i], histogramOf(t, metric));
+    });
   }
   const splits = totals.map((t) => [...splitOf(t).entries()].sort((a, b) => a[0].localeCompare(b[0])));
   for (const m of SPLIT_METRICS) {
@@ -331,5 +333,5 @@ export function prometheusTextBefore(totals: Rollup[]): string {
       for (const [source, parts] of splits[i]) histogramLines(out, f, labelPairs({ ...base(t), split_source: source }), parts[m]);
     });
   }
-  return out.join('\n') + '\n';
+  return `${out.join('\n')}\n`;
 }

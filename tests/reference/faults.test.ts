@@ -129,7 +129,7 @@ describe('guard rails', () => {
   }
 
   it('unknown routes are a JSON 404', async () => {
-    const r = await fetch(url + '/v2/nothing');
+    const r = await fetch(`${url}/v2/nothing`);
     expect(r.status).toBe(404);
     expect(await r.json()).toMatchObject({ error: { type: 'not_found' } });
   });

@@ -23,7 +23,7 @@ describe('prefill rate on the reference endpoint', () => {
           target: {
             id: 'ref',
             api: 'openai-chat',
-            url: url + '/v1/chat/completions',
+            url: `${url}/v1/chat/completions`,
             model: 'ref-fast-small',
             headers: { 'x-ref-params': PARAMS },
           },

@@ -46,7 +46,7 @@ describe('shared/', () => {
       for (const spec of specifiers(readFileSync(file, 'utf8'))) {
         if (neutral(spec)) continue;
         const target = spec.startsWith('.') ? resolve(dirname(file), spec) : null;
-        if (target === null || !target.startsWith(SHARED + '/')) outside.push(`${relative(SHARED, file)} imports ${spec}`);
+        if (target === null || !target.startsWith(`${SHARED}/`)) outside.push(`${relative(SHARED, file)} imports ${spec}`);
       }
     expect(outside).toEqual([]);
   });

@@ -12,7 +12,7 @@ import { colorScale, ordered, tick } from '../../site/src/charts/render.ts';
 import { logTicks } from '../../site/src/charts/axes.ts';
 import { fmt, ms, precise, rate, signed } from '../../site/src/format.ts';
 import { errorsOverTime, itlGaps, prefillFits, splitBySeries, tokensPerChunk, ttftOverTime } from '../../site/src/data/series.ts';
-import type { PercentileGroup, SiteData, SiteSample, WindowView } from '../../site/src/data/types.ts';
+import type { PercentileGroup, SiteData, SiteSample } from '../../site/src/data/types.ts';
 import { rollupPercentileGroups } from '../../shared/rollup/percentiles.ts';
 import { VIEW_WINDOWS, viewSpan } from '../../shared/views/windows.ts';
 import { spanRows, timelinePoints } from '../../shared/rollup/timeline.ts';
@@ -567,9 +567,8 @@ describe('paired verdicts on the site', () => {
     const { pairedViewsOf } = await import('../../site/src/data/paired.ts');
     const f = { region: 'weur', prompt_variant: 'p', targets };
     const found = familyComparisons(f, familyBlocks(f, rows as Parameters<typeof familyBlocks>[1]));
-    return pairedViewsOf(PAIRED_FIGURES.map((figure) => ({ window, figure, margin_pct: 5, method: '', comparisons: found.get(figure)! })))[
-      'p'
-    ];
+    return pairedViewsOf(PAIRED_FIGURES.map((figure) => ({ window, figure, margin_pct: 5, method: '', comparisons: found.get(figure)! })))
+      .p;
   }
 
   it('shows every pair of the answers, Holm-corrected per family, reads a pair either way round, and names its unit', async () => {

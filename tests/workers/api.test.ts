@@ -222,7 +222,9 @@ describe('POST /api/v1/ticks (admin)', () => {
     // queues it again to be skipped again, as late-ticks.test.ts says; the tick's shuffled order may run it first).
     if (again.tick_id === report.tick_id) {
       const weur = again.regions.findIndex((x) => (x as { region?: string }).region === 'weur');
-      again.regions.forEach((x, i) => expect(x.queued).toBe(i === weur ? Math.min(x.queued, 1) : 0));
+      again.regions.forEach((x, i) => {
+        expect(x.queued).toBe(i === weur ? Math.min(x.queued, 1) : 0);
+      });
     }
     await drain(config.regions.map((r) => r.code));
   });

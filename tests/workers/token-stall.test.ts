@@ -9,7 +9,6 @@ import { env } from 'cloudflare:workers';
 import { exportPKCS8, generateKeyPair } from 'jose';
 import { getConfig, type Job } from '../../workers/observatory/config.ts';
 import type { RegionProber } from '../../workers/observatory/prober/region-prober.ts';
-import { MINUTE_MS } from '../../shared/time.ts';
 import { drain } from './drain.ts';
 
 const REGION = 'apac';

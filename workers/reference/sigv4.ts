@@ -45,7 +45,7 @@ function parseAuthorization(header: string): SigV4Authorization | null {
   const credential = fields.get('Credential')?.split('/');
   const signedHeaders = fields.get('SignedHeaders');
   const signature = fields.get('Signature');
-  if (!credential || credential.length !== 5 || credential[4] !== 'aws4_request' || !signedHeaders || !signature) return null;
+  if (credential?.length !== 5 || credential[4] !== 'aws4_request' || !signedHeaders || !signature) return null;
   const [accessKeyId, date, region, service] = credential;
   return { accessKeyId, scope: { date, region, service }, signedHeaders: signedHeaders.split(';'), signature };
 }

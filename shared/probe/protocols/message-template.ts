@@ -90,12 +90,12 @@ function tokenEnd(b: Uint8Array, from: number, end: number): number {
     if (c < SPACE) return -1;
     if (c !== BACKSLASH) continue;
     if (++i >= end) return -1;
-    const escape = ESCAPE[b[i]];
-    if (escape === 2) {
+    const escaped = ESCAPE[b[i]];
+    if (escaped === 2) {
       if (i + UNICODE_ESCAPE_DIGITS >= end) return -1;
       for (let k = 1; k <= UNICODE_ESCAPE_DIGITS; k++) if (HEX_DIGIT[b[i + k]] !== 1) return -1;
       i += UNICODE_ESCAPE_DIGITS;
-    } else if (escape !== 1) {
+    } else if (escaped !== 1) {
       return -1;
     }
   }

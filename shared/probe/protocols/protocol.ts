@@ -55,7 +55,7 @@ export function resolveEndpoint(url: string, defaultPath: string, model: string)
   if (parsed.pathname === '/' || parsed.pathname === '') {
     const [path, query] = defaultPath.split('?');
     parsed.pathname = path;
-    if (query && !parsed.search) parsed.search = '?' + query;
+    if (query && !parsed.search) parsed.search = `?${query}`;
   }
   return parsed.toString().replace(/%7Bmodel%7D|\{model\}/g, encodeURIComponent(model));
 }

@@ -1,5 +1,5 @@
 /** The charts' shared axes and units: the time axis, log ticks and the run of periods a point belongs to. */
-import * as Plot from '@observablehq/plot';
+import type * as Plot from '@observablehq/plot';
 import { WIDTH } from './render.ts';
 import { DAY_MS } from '../../../shared/time.ts';
 

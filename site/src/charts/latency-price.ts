@@ -24,7 +24,7 @@ export function unpricedNote(unpriced: readonly string[]): string {
   return unpriced.length === 0 ? '' : `left out: no price — ${unpriced.join(', ')}`;
 }
 
-const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** The chart for one region, then the note on the targets without a price (HTML: two drawings, a paragraph). */
 export function latencyPriceChart(points: LatencyPricePoint[], unpriced: readonly string[], colors?: SeriesColors): string {
@@ -100,5 +100,5 @@ export function latencyPriceChart(points: LatencyPricePoint[], unpriced: readonl
     }),
     'Expected time of a request against its cost per target, with the Pareto frontier',
   );
-  return note ? `${chart}<p class="note unpriced">${escape(note)}</p>` : chart;
+  return note ? `${chart}<p class="note unpriced">${escapeXml(note)}</p>` : chart;
 }

@@ -5,7 +5,7 @@
  */
 import { PARTIAL_BAND, STATE_COLORS, type PairStatus, type StripState } from '../../../shared/status/levels.ts';
 
-const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 /** Verdana 11px averages about 6.5 px a character; good enough for a badge's width. */
 const width = (s: string) => Math.round(s.length * 6.5) + 12;
 const HEIGHT = 20;
@@ -17,12 +17,12 @@ export const badgeColor = (s: StripState): string => STATE_COLORS[s].light;
 /** A badge of `label` and a right part `right` px wide drawn by `body` (given where the right part begins). */
 function frame(label: string, words: string, right: number, body: (x: number) => string): string {
   const a = width(label);
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${a + right}" height="${HEIGHT}" role="img" aria-label="${escape(words)}">
-<title>${escape(words)}</title>
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${a + right}" height="${HEIGHT}" role="img" aria-label="${escapeXml(words)}">
+<title>${escapeXml(words)}</title>
 <rect width="${a}" height="${HEIGHT}" fill="${LABEL_FILL}"/>
 ${body(a)}
 <g fill="#fff" font-family="Verdana,DejaVu Sans,sans-serif" font-size="11" text-anchor="middle">
-<text x="${a / 2}" y="14">${escape(label)}</text>
+<text x="${a / 2}" y="14">${escapeXml(label)}</text>
 </g>
 </svg>
 `;
@@ -32,11 +32,11 @@ export function badgeSvg(label: string, status: PairStatus, ttftP50: number | nu
   const right = `${status === 'no-data' ? 'no data' : status}${ttftP50 === null ? '' : ` · TTFT p50 ${Math.round(ttftP50).toLocaleString('en-US')} ms`}`;
   const a = width(label);
   const b = width(right);
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${a + b}" height="${HEIGHT}" role="img" aria-label="${escape(`${label}: ${right}`)}">
-<title>${escape(`${label}: ${right}`)}</title>
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${a + b}" height="${HEIGHT}" role="img" aria-label="${escapeXml(`${label}: ${right}`)}">
+<title>${escapeXml(`${label}: ${right}`)}</title>
 <rect width="${a}" height="${HEIGHT}" fill="${LABEL_FILL}"/><rect x="${a}" width="${b}" height="${HEIGHT}" fill="${badgeColor(status)}"/>
 <g fill="#fff" font-family="Verdana,DejaVu Sans,sans-serif" font-size="11" text-anchor="middle">
-<text x="${a / 2}" y="14">${escape(label)}</text><text x="${a + b / 2}" y="14">${escape(right)}</text>
+<text x="${a / 2}" y="14">${escapeXml(label)}</text><text x="${a + b / 2}" y="14">${escapeXml(right)}</text>
 </g>
 </svg>
 `;
@@ -61,7 +61,7 @@ export function historyBadgeSvg(label: string, summary: string, marks: ReadonlyA
       ...marks.map((m, i) => {
         const x = x0 + PAD_PX + i * (MARK_PX + GAP_PX);
         const at = (dy: number, h: number, fill: string) =>
-          `<rect x="${x}" y="${PAD_PX + dy}" width="${MARK_PX}" height="${h}" fill="${fill}"><title>${escape(m.words)}</title></rect>`;
+          `<rect x="${x}" y="${PAD_PX + dy}" width="${MARK_PX}" height="${h}" fill="${fill}"><title>${escapeXml(m.words)}</title></rect>`;
         return m.state === 'partial'
           ? at(0, band, badgeColor('partial')) + at(band, inner - band, badgeColor('operational'))
           : at(0, inner, badgeColor(m.state));

@@ -6,7 +6,7 @@ export function burstsNone(data: SiteData, targets: Target[]): string {
   const b = data.bursts;
   const measuring = pendingNote(data, 'concurrency');
   if (measuring) return measuring;
-  if (!b || !b.schedule)
+  if (!b?.schedule)
     return 'No concurrency probes are configured: set bursts in observatory.config.ts (a schedule and levels) and bursts: true on the targets to probe with several simultaneous streams.';
   const variants = [...new Set(b.reports.map((r) => r.prompt_variant))];
   if (variants.length > 0 && !variants.includes(data.variant.id))

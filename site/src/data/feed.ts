@@ -12,7 +12,7 @@ const RULE_WORDS: Record<string, string> = {
   decode: 'decode speed drop',
 };
 
-const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 export function atomFeed(data: SiteData, siteUrl: string): string {
   const base = siteUrl.replace(/\/$/, '');
@@ -25,13 +25,13 @@ export function atomFeed(data: SiteData, siteUrl: string): string {
     const lines = [...i.timeline.map((e) => `${e.at} ${e.kind} (${e.severity}): ${e.summary}`), ...vendorLine(data, i.id)];
     return [
       '  <entry>',
-      `    <id>urn:llm-observatory:incident:${escape(i.id)}</id>`,
-      `    <title>${escape(title)}</title>`,
-      `    <updated>${escape(i.updated_at)}</updated>`,
-      `    <published>${escape(i.opened_at)}</published>`,
-      `    <link rel="alternate" type="text/html" href="${escape(`${base}/incidents/#${i.id}`)}"/>`,
-      `    <category term="${escape(i.severity)}"/>`,
-      `    <summary type="text">${escape(lines.join('\n'))}</summary>`,
+      `    <id>urn:llm-observatory:incident:${escapeXml(i.id)}</id>`,
+      `    <title>${escapeXml(title)}</title>`,
+      `    <updated>${escapeXml(i.updated_at)}</updated>`,
+      `    <published>${escapeXml(i.opened_at)}</published>`,
+      `    <link rel="alternate" type="text/html" href="${escapeXml(`${base}/incidents/#${i.id}`)}"/>`,
+      `    <category term="${escapeXml(i.severity)}"/>`,
+      `    <summary type="text">${escapeXml(lines.join('\n'))}</summary>`,
       '  </entry>',
     ].join('\n');
   });
@@ -42,12 +42,12 @@ export function atomFeed(data: SiteData, siteUrl: string): string {
     const summary = `Median time to the first answer token ${c.now.p50.toFixed(0)} ms from ${c.window.split.slice(0, 10)}, against ${c.before.p50.toFixed(0)} ms in the four weeks before; the days' medians moved ${c.change_pct.toFixed(1)} % [${c.change_low_pct.toFixed(1)}, ${c.change_high_pct.toFixed(1)}] (${c.now.days} days against ${c.before.days}).`;
     return [
       '  <entry>',
-      `    <id>urn:llm-observatory:change:${escape(`${c.target}:${c.region}:${c.prompt_variant}:${c.window.split.slice(0, 10)}`)}</id>`,
-      `    <title>${escape(title)}</title>`,
-      `    <updated>${escape(c.window.to)}</updated>`,
-      `    <link rel="alternate" type="text/html" href="${escape(`${base}/targets/${c.target}/`)}"/>`,
+      `    <id>urn:llm-observatory:change:${escapeXml(`${c.target}:${c.region}:${c.prompt_variant}:${c.window.split.slice(0, 10)}`)}</id>`,
+      `    <title>${escapeXml(title)}</title>`,
+      `    <updated>${escapeXml(c.window.to)}</updated>`,
+      `    <link rel="alternate" type="text/html" href="${escapeXml(`${base}/targets/${c.target}/`)}"/>`,
       `    <category term="change"/>`,
-      `    <summary type="text">${escape(summary)}</summary>`,
+      `    <summary type="text">${escapeXml(summary)}</summary>`,
       '  </entry>',
     ].join('\n');
   });
@@ -62,13 +62,13 @@ export function atomFeed(data: SiteData, siteUrl: string): string {
       ].join('\n');
       return [
         '  <entry>',
-        `    <id>urn:llm-observatory:report:${escape(w.week)}:v${v.version}</id>`,
-        `    <title>${escape(title)}</title>`,
-        `    <updated>${escape(v.published_at)}</updated>`,
-        `    <published>${escape(v.published_at)}</published>`,
-        `    <link rel="alternate" type="text/html" href="${escape(`${base}/reports/${w.week}/#v${v.version}`)}"/>`,
+        `    <id>urn:llm-observatory:report:${escapeXml(w.week)}:v${v.version}</id>`,
+        `    <title>${escapeXml(title)}</title>`,
+        `    <updated>${escapeXml(v.published_at)}</updated>`,
+        `    <published>${escapeXml(v.published_at)}</published>`,
+        `    <link rel="alternate" type="text/html" href="${escapeXml(`${base}/reports/${w.week}/#v${v.version}`)}"/>`,
         '    <category term="report"/>',
-        `    <summary type="text">${escape(summary)}</summary>`,
+        `    <summary type="text">${escapeXml(summary)}</summary>`,
         '  </entry>',
       ].join('\n');
     }),
@@ -77,13 +77,13 @@ export function atomFeed(data: SiteData, siteUrl: string): string {
   const vendor = vendorEntries(data, base).map((e) =>
     [
       '  <entry>',
-      `    <id>${escape(e.id)}</id>`,
-      `    <title>${escape(e.title)}</title>`,
-      `    <updated>${escape(e.updated)}</updated>`,
-      `    <published>${escape(e.published)}</published>`,
-      `    <link rel="alternate" type="text/html" href="${escape(e.link)}"/>`,
-      `    <category term="${escape(e.category)}"/>`,
-      `    <summary type="text">${escape(e.summary)}</summary>`,
+      `    <id>${escapeXml(e.id)}</id>`,
+      `    <title>${escapeXml(e.title)}</title>`,
+      `    <updated>${escapeXml(e.updated)}</updated>`,
+      `    <published>${escapeXml(e.published)}</published>`,
+      `    <link rel="alternate" type="text/html" href="${escapeXml(e.link)}"/>`,
+      `    <category term="${escapeXml(e.category)}"/>`,
+      `    <summary type="text">${escapeXml(e.summary)}</summary>`,
       '  </entry>',
     ].join('\n'),
   );
@@ -92,10 +92,10 @@ export function atomFeed(data: SiteData, siteUrl: string): string {
     '<feed xmlns="http://www.w3.org/2005/Atom">',
     '  <id>urn:llm-observatory:incidents</id>',
     '  <title>LLM latency observatory: incidents</title>',
-    `  <updated>${escape(updated)}</updated>`,
+    `  <updated>${escapeXml(updated)}</updated>`,
     '  <author><name>LLM latency observatory</name></author>',
-    `  <link rel="self" type="application/atom+xml" href="${escape(`${base}/feed.xml`)}"/>`,
-    `  <link rel="alternate" type="text/html" href="${escape(`${base}/incidents/`)}"/>`,
+    `  <link rel="self" type="application/atom+xml" href="${escapeXml(`${base}/feed.xml`)}"/>`,
+    `  <link rel="alternate" type="text/html" href="${escapeXml(`${base}/incidents/`)}"/>`,
     ...entries,
     ...changes,
     ...reports,

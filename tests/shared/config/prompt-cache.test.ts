@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { config } from '../../../observatory.config.ts';
-import { ConfigError, validateConfig } from '../../../shared/config/validate.ts';
+import { type ConfigError, validateConfig } from '../../../shared/config/validate.ts';
 import { preset } from '../../../shared/config/presets.ts';
 import { firstPassId, jobVariantsOf, storedListOf, targetVariantPairs, warmPassId, workListOf } from '../../../shared/config/work-list.ts';
 import { maxSubrequestsPerJob, probesPerTick, subrequestsPerJob } from '../../../shared/config/schedule.ts';

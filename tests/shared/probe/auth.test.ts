@@ -68,7 +68,7 @@ describe('SigV4', () => {
       url: request.url,
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: body + ' ',
+      body: `${body} `,
       accessKeyId: 'AKIDEXAMPLE',
       secretAccessKey: 'secret-key-0123456789',
       sessionToken: 'session-token',

@@ -30,7 +30,7 @@ function expectBytes(actual: Uint8Array, expected: Uint8Array, label?: string): 
 
 /** Smithy's decoded header in the decoder's terms: a long as a bigint read from its own bytes, a timestamp in ms. */
 function expectedHeader(h: MessageHeaderValue): EventStreamHeader {
-  if (h.type === 'long') return { type: 'long', value: BigInt.asIntN(64, BigInt('0x' + hex(h.value.bytes))) };
+  if (h.type === 'long') return { type: 'long', value: BigInt.asIntN(64, BigInt(`0x${hex(h.value.bytes)}`)) };
   if (h.type === 'timestamp') return { type: 'timestamp', value: h.value.getTime() };
   return h as EventStreamHeader;
 }

@@ -38,7 +38,7 @@ describe('redaction', () => {
 
   it('redacts before it cuts: a key across the cut leaves no prefix', () => {
     const secret = 'S3cr3tValueThatIsLong9876';
-    const body = 'x'.repeat(180) + secret + ' tail';
+    const body = `${'x'.repeat(180) + secret} tail`;
     const detail = safeDetail(httpErrorDetail(500, body, null), [secret]);
     expect(detail.length).toBeLessThanOrEqual(200);
     expect(detail).not.toContain(secret.slice(0, SECRET_PREFIX_CHARS));

@@ -39,7 +39,7 @@ const timers = new Set<NodeJS.Timeout>();
 const ROUTES: Record<string, (req: IncomingMessage, res: ServerResponse) => void> = {
   '/long-line': (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.write(token('a') + 'data: {"choices":"');
+    res.write(`${token('a')}data: {"choices":"`);
     pump(res, 'x'.repeat(64 * 1024), 192); // 12 MiB, no newline
   },
   '/gzip-bomb': (_req, res) => {
@@ -50,7 +50,7 @@ const ROUTES: Record<string, (req: IncomingMessage, res: ServerResponse) => void
   },
   '/deep-error': (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.end(token('a') + `data: {"error":{"message":${'['.repeat(200_000)}${']'.repeat(200_000)}}}\n\n`);
+    res.end(`${token('a')}data: {"error":{"message":${'['.repeat(200_000)}${']'.repeat(200_000)}}}\n\n`);
   },
   '/never-ends': (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });

@@ -11,7 +11,7 @@ import { FakeClock, scriptedFetch, type Step } from '../../helpers/scripted-fetc
 
 const sse = (data: unknown, event?: string) =>
   `${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
-const line = (data: unknown) => JSON.stringify(data) + '\n';
+const line = (data: unknown) => `${JSON.stringify(data)}\n`;
 
 interface Wire {
   contentType?: string;
@@ -91,7 +91,7 @@ const WIRES: Record<TextApi, Wire> = {
     reasoning: (t) => sse({ response: '', reasoning_content: t, p: 'abc' }),
     answer: (t) => sse({ response: t, p: 'abcdef' }),
     close: (_finish, output) =>
-      sse({ response: '', usage: { prompt_tokens: 10, completion_tokens: output, total_tokens: 10 + output } }) + 'data: [DONE]\n\n',
+      `${sse({ response: '', usage: { prompt_tokens: 10, completion_tokens: output, total_tokens: 10 + output } })}data: [DONE]\n\n`,
   },
   ollama: {
     contentType: 'application/x-ndjson',
@@ -113,7 +113,7 @@ const WIRES: Record<TextApi, Wire> = {
     reasoning: (t) => sse({ type: 'content-delta', delta: { message: { content: { thinking: t } } } }, 'content-delta'),
     answer: (t) => sse({ type: 'content-delta', delta: { message: { content: { text: t } } } }, 'content-delta'),
     close: (finish, output) =>
-      sse(
+      `${sse(
         {
           type: 'message-end',
           delta: {
@@ -122,7 +122,7 @@ const WIRES: Record<TextApi, Wire> = {
           },
         },
         'message-end',
-      ) + 'data: [DONE]\n\n',
+      )}data: [DONE]\n\n`,
   },
   'cohere-chat-v1': {
     contentType: 'application/stream+json',

@@ -122,7 +122,7 @@ describe('the per-line and per-event cap', () => {
       const at = field + 'x'.repeat(CAP - field.length);
       expect(capped(make, [at + end]).overflows).toEqual([]);
       const over = field + 'x'.repeat(CAP + 1 - field.length);
-      for (const pieces of [[over + end + field + 'y' + end], [...over.match(/.{1,64}/g)!, end, field + 'y' + end]]) {
+      for (const pieces of [[`${over + end + field}y${end}`], [...over.match(/.{1,64}/g)!, end, `${field}y${end}`]]) {
         const { events, overflows } = capped(make, pieces);
         expect(overflows).toEqual(['a line over the 1 KiB cap']);
         expect(events).toEqual([]); // nothing after the overflow either
@@ -139,9 +139,9 @@ describe('the per-line and per-event cap', () => {
   });
 
   it('an event whose data lines together pass the cap is an overflow too', () => {
-    const line = 'data: ' + 'x'.repeat(300) + '\n';
-    expect(capped(createSseDecoder, [line.repeat(3) + '\n']).overflows).toEqual([]);
-    expect(capped(createSseDecoder, [line.repeat(4) + '\n']).overflows).toEqual(['an event over the 1 KiB cap']);
+    const line = `data: ${'x'.repeat(300)}\n`;
+    expect(capped(createSseDecoder, [`${line.repeat(3)}\n`]).overflows).toEqual([]);
+    expect(capped(createSseDecoder, [`${line.repeat(4)}\n`]).overflows).toEqual(['an event over the 1 KiB cap']);
   });
 });
 

@@ -139,7 +139,9 @@ describe('the timeline', () => {
     const stored = (r: Rollup) => {
       const [probes, successes, errors, ...rest] = bodyValues(r);
       const row: Record<string, unknown> = { ...r, probes, successes, errors, split: rest[ROLLUP_METRICS.length] };
-      ROLLUP_METRICS.forEach((m, i) => (row[m] = rest[i]));
+      ROLLUP_METRICS.forEach((m, i) => {
+        row[m] = rest[i];
+      });
       return fromRollupRow(row);
     };
     for (const [resolution, pooled] of [

@@ -103,7 +103,9 @@ function randomRollups(seed: number, hours: number, perHour: number): Rollup[] {
 function stored(r: Rollup): Rollup {
   const [probes, successes, errors, ...rest] = bodyValues(r);
   const row: Record<string, unknown> = { ...r, probes, successes, errors, split: rest[ROLLUP_METRICS.length] };
-  ROLLUP_METRICS.forEach((m, i) => (row[m] = rest[i]));
+  ROLLUP_METRICS.forEach((m, i) => {
+    row[m] = rest[i];
+  });
   return fromRollupRow(row);
 }
 
@@ -140,7 +142,10 @@ describe('the dense merge', () => {
       emptyHistogram(),
     ].sort(() => u() - 0.5);
     const sum = new HistogramSum();
-    shards.forEach((h, i) => (i % 3 === 0 ? sum.add(h) : sum.addEncoded(encodeHistogram(h))));
+    shards.forEach((h, i) => {
+      if (i % 3 === 0) sum.add(h);
+      else sum.addEncoded(encodeHistogram(h));
+    });
     const merged = shards.reduce(merge, emptyHistogram());
     expect(encodeHistogram(sum.toHistogram())).toEqual(encodeHistogram(merged));
     const dense = sum.rankReader();

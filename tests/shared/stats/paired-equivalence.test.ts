@@ -141,7 +141,9 @@ describe('the paired comparisons, fast and before', () => {
       const n = trial < 200 ? trial + 1 : sizes(r);
       const hv = hoursOf(r, n, false).map((hour, i, hs) => ({ hour, y: values(r, hs.length)[i] }));
       const ys = values(r, n);
-      hv.forEach((v, i) => (v.y = ys[i]));
+      hv.forEach((v, i) => {
+        v.y = ys[i];
+      });
       for (const lags of [1, 3, 12])
         expect(blockLength.hourAutocorrelation(hv, lags)).toStrictEqual(blockLengthBefore.hourAutocorrelation(hv, lags));
       for (const atLeast of [1, 2, int(r, 1, 30)])

@@ -11,7 +11,7 @@ import { nextPairState, pairAt, targetStatus, type PairState } from '../../../sh
 import { stepIncident, type Incident } from '../../../shared/status/incidents.ts';
 import { chooseBaselines } from '../../../shared/status/baseline.ts';
 import { rollUp } from '../../../shared/rollup/rollup.ts';
-import { validateConfig, ConfigError } from '../../../shared/config/validate.ts';
+import { validateConfig, type ConfigError } from '../../../shared/config/validate.ts';
 import { config as demo } from '../../../observatory.config.ts';
 
 const MIN = 60_000;

@@ -13,7 +13,7 @@ import { requireAdmin } from './admin.ts';
 import { badRequest } from './errors.ts';
 import { boundRaw, filterFrom, WINDOW_PARAMS } from './filters.ts';
 import { requireTokenFor, type ReaderEnv } from './public-reads.ts';
-import { onlyKnown, parseInt } from './query.ts';
+import { onlyKnown, parseIntParam } from './query.ts';
 
 export const burstRoutes = new Hono<ReaderEnv>();
 
@@ -72,7 +72,7 @@ burstRoutes.get('/bursts', async (c) => {
   const now = Date.now();
   const filter = filterFrom(q, now);
   const window = explicit ? { fromTick: filter.fromTick, toTick: filter.toTick } : defaultBurstWindow(now);
-  const runCount = parseInt(q, 'runs', SITE_BURST_RUNS, 1, 200);
+  const runCount = parseIntParam(q, 'runs', SITE_BURST_RUNS, 1, 200);
   if (runCount > ANON_LIMITS.burstRuns) requireTokenFor(c, `a report of more than ${ANON_LIMITS.burstRuns} runs`);
   // A window without `runs` reads every run in it: as many as a day of runs holds at most.
   if (explicit && !q.has('runs')) boundRaw(c, window.toTick - window.fromTick, 'concurrency runs');

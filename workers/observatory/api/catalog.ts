@@ -4,7 +4,7 @@
  * hours' place records (`source=rollups`: whole hours, a row a pair and hour, what the catalog views hold).
  */
 import { paramsOf } from '../../../shared/api-contract/params.ts';
-import type { RegionInfo, TargetInfo } from '../../../shared/api-types.ts';
+import type { RegionInfo } from '../../../shared/api-types.ts';
 import { Hono, type Context } from 'hono';
 import { toCsv } from '../../../shared/csv.ts';
 import { mergeColos, type HourPlaces } from '../../../shared/rollup/hour-places.ts';

@@ -7,7 +7,7 @@ import { getConfig, storedList } from '../config.ts';
 import type { SampleFilter } from '../db/samples.ts';
 import { badRequest } from './errors.ts';
 import { requireTokenFor, type ReaderEnv } from './public-reads.ts';
-import { commaValues, MAX_FREE_LIST_VALUES, parseBoolean, parseInt, parseList, parseWindow } from './query.ts';
+import { commaValues, MAX_FREE_LIST_VALUES, parseBoolean, parseIntParam, parseList, parseWindow } from './query.ts';
 
 /** Raw samples an anonymous request may span; rollup windows it may span at hourly resolution. */
 const ANON_RAW_MS = ANON_LIMITS.rawWindowDays * DAY_MS;
@@ -55,7 +55,7 @@ export function filterFrom(q: URLSearchParams, now: number): SampleFilter {
     ...pairLists(q),
     splitSources: parseSplitSources(q),
     includeBackfill: parseBoolean(q, 'include_backfill', true),
-    methodVersion: parseInt(q, 'method_version', METHOD_VERSION, 1, 1_000),
+    methodVersion: parseIntParam(q, 'method_version', METHOD_VERSION, 1, 1_000),
   };
 }
 
@@ -103,7 +103,7 @@ export function periodWindow(
   const w = parseWindow(q, now);
   const from = Math.ceil(w.from / unitMs) * unitMs;
   const to = Math.floor(w.to / unitMs) * unitMs;
-  const start = q.has('cursor') ? parseInt(q, 'cursor', from, Math.min(from, to), Math.max(from, to)) : from;
+  const start = q.has('cursor') ? parseIntParam(q, 'cursor', from, Math.min(from, to), Math.max(from, to)) : from;
   return { from, to, start };
 }
 

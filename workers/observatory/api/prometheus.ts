@@ -89,7 +89,7 @@ export const SPLIT_FAMILIES: Record<(typeof SPLIT_METRICS)[number], Family> = {
   },
 };
 
-const escape = (v: string): string => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+const escapeLabel = (v: string): string => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 const number = (x: number): string => (Number.isInteger(x) ? String(x) : String(Math.round(x * 1e9) / 1e9));
 
 /**
@@ -158,7 +158,7 @@ function histogramLines(text: string, layout: ClassicLayout, labelText: string, 
   }
   text += `${prefix}${layout.le[layout.lastBucket.length]}${h.count}\n`;
   text += `${f.name}_sum{${labelText}} ${number(sumOf(h) * f.perUnit)}\n`;
-  return text + `${f.name}_count{${labelText}} ${h.count}\n`;
+  return `${text}${f.name}_count{${labelText}} ${h.count}\n`;
 }
 
 const familyHead = (f: Family, type: string): string => `# HELP ${f.name} ${f.help}\n# TYPE ${f.name} ${type}\n`;
@@ -169,12 +169,14 @@ const familyHead = (f: Family, type: string): string => `# HELP ${f.name} ${f.he
  */
 export function prometheusText(totals: Rollup[]): string {
   const baseText = totals.map(
-    (t) => `region="${escape(t.region)}",target="${escape(t.target)}",prompt_variant="${escape(t.prompt_variant)}"`,
+    (t) => `region="${escapeLabel(t.region)}",target="${escapeLabel(t.target)}",prompt_variant="${escapeLabel(t.prompt_variant)}"`,
   );
   let text = '# HELP llm_probes_total Probes run (each one streamed completion).\n# TYPE llm_probes_total counter\n';
-  totals.forEach((t, i) => (text += `llm_probes_total{${baseText[i]}} ${t.probes}\n`));
+  totals.forEach((t, i) => {
+    text += `llm_probes_total{${baseText[i]}} ${t.probes}\n`;
+  });
   text += '# HELP llm_probe_failures_total Failed probes by error class (MEASUREMENT.md).\n# TYPE llm_probe_failures_total counter\n';
-  const errorLabels = ERROR_CLASSES.map((c) => `,error="${escape(c)}"} `);
+  const errorLabels = ERROR_CLASSES.map((c) => `,error="${escapeLabel(c)}"} `);
   totals.forEach((t, i) => {
     const errors = t.errors;
     for (let c = 0; c < ERROR_CLASSES.length; c++)
@@ -209,7 +211,7 @@ export function prometheusText(totals: Rollup[]): string {
         text = histogramLines(
           text,
           layout,
-          `${baseText[i]},split_source="${escape(s.source)}"`,
+          `${baseText[i]},split_source="${escapeLabel(s.source)}"`,
           bucketsFrom(bytes, s.at[2 * p], s.at[2 * p + 1], () => s.parts![m]),
         );
     });

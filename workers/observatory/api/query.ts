@@ -69,7 +69,7 @@ export function parseList(q: URLSearchParams, name: string, known: readonly stri
   return values;
 }
 
-export function parseInt(q: URLSearchParams, name: string, fallback: number, min: number, max: number): number {
+export function parseIntParam(q: URLSearchParams, name: string, fallback: number, min: number, max: number): number {
   const raw = q.get(name);
   if (raw === null) return fallback;
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max)

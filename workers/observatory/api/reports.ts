@@ -71,7 +71,7 @@ function parseWeek(week: string): string {
 
 /** Whether If-None-Match names this ETag (or is `*`). */
 const matches = (header: string | undefined, etag: string) =>
-  header !== undefined && header.split(',').some((t) => ['*', etag].includes(t.trim().replace(/^W\//, '')));
+  header?.split(',').some((t) => ['*', etag].includes(t.trim().replace(/^W\//, '')));
 
 /** An anonymous client (no admin or read token) past its rate: rate limited as for the read API. */
 const limited = async (c: Context<ReaderEnv>) => !(await holdsToken(c.req.raw, c.env)) && (await overRate(c.req.raw, c.env));

@@ -8,7 +8,7 @@ import { DAY_MS, HOUR_MS } from '../../../shared/time.ts';
 import { rollupPage } from '../db/rollups.ts';
 import { ANON_HOURLY_MS, filterFrom, periodWindow, selectedPairs } from './filters.ts';
 import { requireTokenFor, type ReaderEnv } from './public-reads.ts';
-import { onlyKnown, parseChoice, parseInt } from './query.ts';
+import { onlyKnown, parseChoice, parseIntParam } from './query.ts';
 
 export const rollupRoutes = new Hono<ReaderEnv>();
 
@@ -23,7 +23,7 @@ rollupRoutes.get('/rollups', async (c) => {
   const q = new URL(c.req.url).searchParams;
   onlyKnown(q, paramsOf('rollups'));
   const form = parseChoice(q, 'histograms', ['json', 'base64'] as const, 'json');
-  const limit = parseInt(q, 'limit', ROLLUP_PAGE_ROWS[form], 1, ROLLUP_PAGE_ROWS[form]);
+  const limit = parseIntParam(q, 'limit', ROLLUP_PAGE_ROWS[form], 1, ROLLUP_PAGE_ROWS[form]);
   const now = Date.now();
   const filter = filterFrom(q, now);
   const resolution = parseChoice(q, 'resolution', ['hour', 'day'] as const, 'hour');

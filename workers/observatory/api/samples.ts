@@ -8,7 +8,7 @@ import { SAMPLE_COLUMNS } from '../db/sample-row.ts';
 import { badRequest } from './errors.ts';
 import { boundRaw, csvResponse, filterFrom, windowOf } from './filters.ts';
 import type { ReaderEnv } from './public-reads.ts';
-import { onlyKnown, parseInt } from './query.ts';
+import { onlyKnown, parseIntParam } from './query.ts';
 
 export const sampleRoutes = new Hono<ReaderEnv>();
 
@@ -22,8 +22,8 @@ sampleRoutes.get('/samples', async (c) => {
     if (!allowed.includes(error)) throw badRequest(`error must be one of ${allowed.join(', ')}, got "${error}"`);
     filter.error = error;
   }
-  const limit = parseInt(q, 'limit', 100, 1, 1000);
-  const cursor = q.has('cursor') ? parseInt(q, 'cursor', 0, 1, Number.MAX_SAFE_INTEGER) : undefined;
+  const limit = parseIntParam(q, 'limit', 100, 1, 1000);
+  const cursor = q.has('cursor') ? parseIntParam(q, 'cursor', 0, 1, Number.MAX_SAFE_INTEGER) : undefined;
   boundRaw(c, filter.toTick - filter.fromTick, 'samples');
   const samples = await listSamples(c.env.DB, filter, limit, cursor);
   const next = samples.length === limit ? samples[samples.length - 1].id : null;

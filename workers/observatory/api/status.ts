@@ -6,7 +6,7 @@ import { findRegion, getConfig, targetLabel } from '../config.ts';
 import { resolveStatusRules } from '../../../shared/status/rules.ts';
 import { listIncidents } from '../db/status.ts';
 import { INCIDENT_LIMIT, INCIDENTS_WINDOW, incidentFilter, incidentsDocument } from './incident-docs.ts';
-import { onlyKnown, parseBoolean, parseInt, parseWindow } from './query.ts';
+import { onlyKnown, parseBoolean, parseIntParam, parseWindow } from './query.ts';
 import type { KeeperStatus } from '../keeper/status-keeper.ts';
 
 export const statusRoutes = new Hono<{ Bindings: Env }>();
@@ -71,7 +71,7 @@ statusRoutes.get('/incidents', async (c) => {
   const incidents = await listIncidents(c.env.DB, {
     from: w.from,
     ...incidentFilter(q),
-    limit: parseInt(q, 'limit', INCIDENT_LIMIT.fallback, 1, INCIDENT_LIMIT.most),
+    limit: parseIntParam(q, 'limit', INCIDENT_LIMIT.fallback, 1, INCIDENT_LIMIT.most),
     withPoints: parseBoolean(q, 'points', false),
   });
   return c.json(incidentsDocument(w, incidents));

@@ -17,7 +17,7 @@ import type { PagedVendorIncident } from '../../../shared/status/vendor-incident
 import { badRequest } from './errors.ts';
 import { INCIDENT_LIMIT } from './incident-docs.ts';
 import type { ReaderEnv } from './public-reads.ts';
-import { onlyKnown, parseInt, parseWindow, type Window } from './query.ts';
+import { onlyKnown, parseIntParam, parseWindow, type Window } from './query.ts';
 import { MINUTE_MS } from '../../../shared/time.ts';
 import { LONGEST_VIEW_ID } from '../../../shared/views/windows.ts';
 
@@ -147,7 +147,7 @@ vendorIncidentRoutes.get('/vendor-incidents', async (c) => {
   const target = q.get('target') ?? undefined;
   if (target !== undefined && !findTarget(target))
     throw badRequest(`unknown target "${target.slice(0, 100)}"; known: ${config.targets.map((t) => t.id).join(', ')}`);
-  const limit = parseInt(q, 'limit', VENDOR_LIMIT.fallback, 1, VENDOR_LIMIT.most);
+  const limit = parseIntParam(q, 'limit', VENDOR_LIMIT.fallback, 1, VENDOR_LIMIT.most);
   const pages = vendorPagesOf(target);
   if (pages.length === 0) return c.json(vendorIncidentsDocument(w, now, target, null));
   const states = await readPageStates(c.env.DB);

@@ -6,13 +6,13 @@
  */
 import { PLAN_LIMITS } from '../../../shared/config/plan-limits.ts';
 import { getConfig } from '../config.ts';
-import { OUTBOX_TABLES, type NotificationOutbox } from '../notify/outbox.ts';
+import { OUTBOX_TABLES } from '../notify/outbox.ts';
 import { SubrequestBudget } from '../subrequest-budget.ts';
 import { markViews } from '../views/mark-views.ts';
 import { incidentDuty } from './incident-duty.ts';
 import { D1_RETRY_MS, type KeeperDuty, type KeeperParts } from './keeper-duty.ts';
-import { HISTORY_TABLES, type KeeperHistory } from './status-history.ts';
-import { JUDGE_TABLES, type TickJudge } from './status-judge.ts';
+import { HISTORY_TABLES } from './status-history.ts';
+import { JUDGE_TABLES } from './status-judge.ts';
 
 function judgeDuty(p: KeeperParts): KeeperDuty {
   return {

@@ -9,7 +9,7 @@
  * second incident or queue a message twice. Its alarm also writes incidents to D1 and delivers the
  * queue, with backoff.
  */
-import { DAY_MS, MINUTE_MS } from '../../../shared/time.ts';
+import { DAY_MS } from '../../../shared/time.ts';
 import { LONGEST_VIEW_DAYS } from '../../../shared/views/windows.ts';
 import { DurableObject } from 'cloudflare:workers';
 import { getConfig } from '../config.ts';

@@ -6,7 +6,7 @@
  * from one read of the incidents; marked when the status keeper writes incidents to D1, and each hour with the
  * history (the window's start moves).
  */
-import { parseBoolean, parseInt, parseWindow, type Window } from '../api/query.ts';
+import { parseBoolean, parseIntParam, parseWindow, type Window } from '../api/query.ts';
 import { INCIDENT_LIMIT, INCIDENTS_WINDOW, incidentFilter, incidentsDocument } from '../api/incident-docs.ts';
 import { newestIncidentsPerKey } from '../db/status.ts';
 import type { Incident } from '../../../shared/status/incidents.ts';
@@ -19,7 +19,7 @@ const matchIncidents: ViewMatcher = (q) => {
   if (!onlyParams(q, ['window', 'target', 'status', 'limit', 'points'])) return null;
   if ((q.get('window') ?? INCIDENTS_WINDOW) !== INCIDENTS_WINDOW) return null;
   const { target, status } = incidentFilter(q);
-  const limit = parseInt(q, 'limit', INCIDENT_LIMIT.fallback, 1, INCIDENT_LIMIT.most);
+  const limit = parseIntParam(q, 'limit', INCIDENT_LIMIT.fallback, 1, INCIDENT_LIMIT.most);
   return { view: incidentViewName(parseBoolean(q, 'points', false)), filter: incidentLines(target, status, limit) };
 };
 

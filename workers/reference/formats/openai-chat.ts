@@ -38,7 +38,7 @@ export function chatCompletionsFormat(dialect: ChatDialect = {}): StreamFormat {
           ...(metrics ? { metrics } : {}),
         });
       }
-      return out + 'data: [DONE]\n\n';
+      return `${out}data: [DONE]\n\n`;
     },
     errorEvent: (_c, message) => sse({ error: { message, type: 'server_error', param: null, code: 'internal_error' } }),
     malformed: (c) => `data: {"id":"${c.id}","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"x"\n\n`,
