@@ -7,7 +7,6 @@
  * outlier never fires a rule. Flapping protection is in pair-state.ts.
  */
 
-/** A minute in ms (the rules' windows are in minutes). */
 import { MINUTE_MS } from '../time.ts';
 
 export interface TtftRule {
