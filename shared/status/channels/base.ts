@@ -74,3 +74,11 @@ export interface ChannelSpec<C extends ChannelBase & { type: string }> {
   /** Its own fields' problems. */
   validate(c: C, check: ChannelChecks): string[];
 }
+
+/** The spec of a channel whose only field is its URL (or the secret holding it): Slack, Discord, Teams, Google Chat. */
+export const urlOnlySpec = <C extends ChannelBase & UrlSource & { type: string }>(kind: C['type']): ChannelSpec<C> => ({
+  kind,
+  secrets: (c) => [c.urlSecret],
+  varText: (c) => c.url ?? '',
+  validate: (c, check) => check.url(c),
+});

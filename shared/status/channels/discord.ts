@@ -1,13 +1,8 @@
-import type { ChannelBase, ChannelSpec, UrlSource } from './base.ts';
+import { urlOnlySpec, type ChannelBase, type ChannelSpec, type UrlSource } from './base.ts';
 
 /** Discord webhook (its URL is the credential: urlSecret). */
 export interface DiscordChannel extends ChannelBase, UrlSource {
   type: 'discord';
 }
 
-export const discord: ChannelSpec<DiscordChannel> = {
-  kind: 'discord',
-  secrets: (c) => [c.urlSecret],
-  varText: (c) => c.url ?? '',
-  validate: (c, check) => check.url(c),
-};
+export const discord: ChannelSpec<DiscordChannel> = urlOnlySpec<DiscordChannel>('discord');

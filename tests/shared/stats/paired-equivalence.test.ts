@@ -22,18 +22,9 @@ import {
   signedRankBefore,
   walshBefore,
 } from '../../helpers/paired-reference.ts';
+import { mulberry32 } from '../../../shared/stats/random.ts';
 
-/** mulberry32: a fixed sequence per seed. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+const rng = mulberry32;
 
 type Random = () => number;
 const int = (r: Random, lo: number, hi: number) => lo + Math.floor(r() * (hi - lo + 1));
