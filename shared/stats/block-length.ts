@@ -114,18 +114,15 @@ export function hourAutocorrelationOf(hours: Float64Array, y: Float64Array, lo: 
       dense[index[i]] = dev[i];
       present[index[i]] = 1;
     }
-    for (let k = 1; k <= lags && k < span; k++) {
-      let sum = 0;
-      let count = 0;
-      if (span === n) for (let t = 0; t + k < span; t++) sum += dense[t] * dense[t + k];
-      else
-        for (let t = 0; t + k < span; t++) {
-          sum += dense[t] * dense[t + k];
-          count += present[t] & present[t + k];
-        }
-      sums[k] = sum;
-      pairs[k] = span === n ? span - k : count;
+    // Every lag in one pass, each lag's sum still taking its products by the earlier hour in order: the lags' sums
+    // then wait on no one another (several times faster than a pass a lag, the very same sums).
+    for (let t = 0; t + 1 < span; t++) {
+      const x = dense[t];
+      const top = Math.min(lags, span - 1 - t);
+      for (let k = 1; k <= top; k++) sums[k] += x * dense[t + k];
+      if (span !== n && present[t]) for (let k = 1; k <= top; k++) pairs[k] += present[t + k];
     }
+    if (span === n) for (let k = 1; k <= lags && k < span; k++) pairs[k] = span - k;
   } else if (index !== null)
     for (let i = 0; i < n; i++) {
       const at = index[i];

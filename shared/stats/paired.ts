@@ -310,16 +310,21 @@ export function pairedStats(blocks: readonly PairBlock[], figure = 0): PairedSta
 
 /** The stats of a series' hours [lo, hi) (those of [from, to) from hourIndex). */
 export function seriesStats(s: PairSeries, lo: number, hi: number): PairedStats {
-  let pairs: number | null = 0;
-  let aWins: number | null = 0;
-  let bWins: number | null = 0;
-  const { n, unknown } = s;
+  // Summed in hour order; a count any hour did not store makes its total unknown (what the sum then holds is unread).
+  let n = 0;
+  let a = 0;
+  let b = 0;
+  let u = 0;
+  const { unknown } = s;
   for (let i = lo; i < hi; i++) {
-    const u = unknown[i];
-    pairs = pairs === null || u & 1 ? null : pairs + n[i];
-    aWins = aWins === null || u & 2 ? null : aWins + s.aWins[i];
-    bWins = bWins === null || u & 4 ? null : bWins + s.bWins[i];
+    u |= unknown[i];
+    n += s.n[i];
+    a += s.aWins[i];
+    b += s.bWins[i];
   }
+  const pairs = u & 1 ? null : n;
+  const aWins = u & 2 ? null : a;
+  const bWins = u & 4 ? null : b;
   if (hi <= lo)
     return { pairs, aWins, bWins, hours: 0, blockHours: null, lag1: null, y: new Float64Array(0), estimate: null, p_value: null };
   const span = Math.round((s.hours[hi - 1] - s.hours[lo]) / HOUR_MS) + 1;
