@@ -29,6 +29,15 @@ export const PLACES_ROWS_DELETED_PER_PAIR_HOUR = 1;
 /** The paired comparisons' row (shared/rollup/paired-hours.ts) per region × variant with two or more targets and hour, and its retention delete. */
 export const PAIRED_ROWS_WRITTEN_PER_REGION_VARIANT_HOUR = 1;
 export const PAIRED_ROWS_DELETED_PER_REGION_VARIANT_HOUR = 1;
+/**
+ * A family's packed day (shared/rollup/paired-days.ts) per region × variant with two or more targets and day, and its
+ * retention delete; packing it reads the day's paired hours of the family once (a seek on the families' index), and
+ * D1 counts no read for writing the new row (measured in tests/workers/rollups.test.ts).
+ */
+export const PAIRED_DAYS_WRITTEN_PER_REGION_VARIANT_DAY = 1;
+export const PAIRED_DAYS_DELETED_PER_REGION_VARIANT_DAY = 1;
+export const PAIRED_DAY_ROWS_READ_PER_PAIRED_HOUR = 1;
+export const PAIRED_DAY_UPSERT_ROWS_READ = 0;
 /** The prompt-cache blocks' row (shared/rollup/cache-hours.ts) per region × opted-in target × prompt-cache variant and hour, and its retention delete. */
 export const CACHE_ROWS_WRITTEN_PER_REGION_TARGET_HOUR = 1;
 export const CACHE_ROWS_DELETED_PER_REGION_TARGET_HOUR = 1;
@@ -297,6 +306,7 @@ export function capacity(config: ObservatoryConfig): Capacity {
     perTick * DAILY_ROWS_WRITTEN_PER_PAIR +
     perTick * (PROFILE_ROWS_WRITTEN_PER_PAIR_DAY + PROFILE_ROWS_DELETED_PER_PAIR_DAY) +
     pairedGroups * HOURS_PER_DAY * (PAIRED_ROWS_WRITTEN_PER_REGION_VARIANT_HOUR + PAIRED_ROWS_DELETED_PER_REGION_VARIANT_HOUR) +
+    pairedGroups * (PAIRED_DAYS_WRITTEN_PER_REGION_VARIANT_DAY + PAIRED_DAYS_DELETED_PER_REGION_VARIANT_DAY) +
     cacheGroups * HOURS_PER_DAY * (CACHE_ROWS_WRITTEN_PER_REGION_TARGET_HOUR + CACHE_ROWS_DELETED_PER_REGION_TARGET_HOUR) +
     perTick * HOURS_PER_DAY * (HISTORY_ROWS_WRITTEN_PER_PAIR_HOUR + HISTORY_ROWS_DELETED_PER_PAIR_HOUR) +
     burstCosts(config).d1RowsWrittenPerDay +
@@ -325,6 +335,7 @@ export function capacity(config: ObservatoryConfig): Capacity {
       rollupRowsPerDay * ROLLUP_ROWS_READ_PER_PAIR +
       config.regions.length * rollupRowsPerDay * DAILY_ROWS_READ_PER_HOURLY_ROW +
       perTick * DAILY_UPSERT_ROWS_READ_PER_PAIR +
+      pairedGroups * (HOURS_PER_DAY * PAIRED_DAY_ROWS_READ_PER_PAIRED_HOUR + PAIRED_DAY_UPSERT_ROWS_READ) +
       config.regions.length * HOURS_PER_DAY * ROLLUP_MARK_READS_PER_REGION_HOUR,
     // Per region: its pairs plus the seeks' extra rows, for every tick of the lookback, every tick; and for every baseline hour, every hour.
     status:

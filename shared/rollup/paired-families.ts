@@ -27,6 +27,7 @@ import {
   type PairedFigure,
   type StoredBlocks,
 } from './paired-hours.ts';
+import { readPackedDay, type PackedPairedDay } from './paired-days.ts';
 
 /** One family: a region and a prompt variant, and the targets that run the variant there (any order). */
 export interface PairedFamily {
@@ -127,22 +128,50 @@ export interface PairOfSeries {
 /**
  * Each pair's series of these figures from the family's rows (any order; each row read once, only the family's pairs
  * taken): the numbers familyBlocks gives, as columns, so that any window of them is a range of hours
- * (familySeriesComparisons). What the live route and the views compute from.
+ * (familySeriesComparisons). What the live route and the views compute from. `days`: the family's whole days packed
+ * (paired-days.ts), none of whose hours `rows` holds.
  */
 export function familySeries(
   f: PairedFamily,
   rows: readonly ParsedPairedRow[],
   figures: readonly PairedFigure[] = PAIRED_FIGURES,
+  days: readonly PackedPairedDay[] = [],
 ): PairOfSeries[] {
   const indices = figures.map((x) => PAIRED_FIGURES.indexOf(x));
   const all = familyPairs(f);
-  const made = PairSeriesBuilder.many(all.length * indices.length, rows.length);
+  const made = PairSeriesBuilder.many(all.length * indices.length, rows.length + 24 * days.length);
   const pairs = all.map((p, i) => ({
     ...p,
     key: pairKey(p.a, p.b),
     builders: made.slice(i * indices.length, (i + 1) * indices.length),
   }));
+  // A packed day's figure at position x of PAIRED_FIGURES goes to builder k of its pair (−1: not asked).
+  const slot = new Int32Array(PAIRED_FIGURES.length + 1).fill(-1);
+  indices.forEach((x, k) => {
+    slot[x] = k;
+  });
+  const pairIndex = new Map(pairs.map((p, i) => [p.key, i]));
+  const pairOf = (key: string) => pairIndex.get(key) ?? -1;
+  const take = (
+    hour: number,
+    pair: number,
+    figure: number,
+    n: number | null,
+    aWins: number | null,
+    bWins: number | null,
+    d: number | null,
+  ) => {
+    const k = figure < slot.length ? slot[figure] : -1;
+    if (k >= 0) made[pair * indices.length + k].add(hour, n, aWins, bWins, d);
+  };
+  // In hour order (days and hours never overlap): the series then need no sort.
+  let next = 0;
+  const sortedDays = [...days].sort((a, b) => a.day - b.day);
+  const addDaysBefore = (hour: number) => {
+    while (next < sortedDays.length && sortedDays[next].day < hour) readPackedDay(sortedDays[next++], pairOf, take);
+  };
   for (const row of rows) {
+    addDaysBefore(row.hour);
     const format = formatOf(row.blocks);
     for (const p of pairs) {
       const raw = row.blocks[p.key];
@@ -161,6 +190,7 @@ export function familySeries(
         }
     }
   }
+  addDaysBefore(Infinity);
   return pairs.map(({ a, b, builders }) => ({ a, b, series: builders.map((x) => x.finish()) }));
 }
 

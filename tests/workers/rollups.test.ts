@@ -30,6 +30,9 @@ import { rollUpDay, rollUpHour } from '../../workers/observatory/rollup/rollup-h
 import {
   DAILY_ROWS_READ_PER_HOURLY_ROW,
   DAILY_UPSERT_ROWS_READ_PER_PAIR,
+  PAIRED_DAY_ROWS_READ_PER_PAIRED_HOUR,
+  PAIRED_DAY_UPSERT_ROWS_READ,
+  PAIRED_DAYS_WRITTEN_PER_REGION_VARIANT_DAY,
   DAILY_ROWS_WRITTEN_PER_PAIR,
   ROLLUP_MARK_READS_PER_REGION_HOUR,
   ROLLUP_ROWS_READ_PER_PAIR,
@@ -428,9 +431,24 @@ describe('what a rollup costs (the capacity model counts these)', () => {
     const ofDay = await rollupsIn(env.DB, { fromHour: dayOf(hour), toHour: dayOf(hour) + DAY_MS });
     const hourlyOfDay = ofDay.length;
     const hourlyOfWeur = ofDay.filter((r) => r.region === 'weur').length;
-    expect(meter.rowsRead).toBe(hourlyOfDay * DAILY_ROWS_READ_PER_HOURLY_ROW + pairs * DAILY_UPSERT_ROWS_READ_PER_PAIR);
-    // … and its time profile row per pair.
-    expect(meter.rowsWritten).toBe(pairs * (DAILY_ROWS_WRITTEN_PER_PAIR - 1 + PROFILE_ROWS_WRITTEN_PER_PAIR_DAY));
+    const pairedOfDay = (await env.DB.prepare(
+      'SELECT COUNT(*) AS n, COUNT(DISTINCT prompt_variant) AS g FROM paired_hours WHERE region = ? AND hour >= ? AND hour < ?',
+    )
+      .bind('weur', dayOf(hour), dayOf(hour) + DAY_MS)
+      .first<{ n: number; g: number }>())!;
+    // … and its family's paired hours of the day, packed into one row (paired_days).
+    expect(pairedOfDay.g).toBe(1);
+    expect(meter.rowsRead).toBe(
+      hourlyOfDay * DAILY_ROWS_READ_PER_HOURLY_ROW +
+        pairs * DAILY_UPSERT_ROWS_READ_PER_PAIR +
+        pairedOfDay.n * PAIRED_DAY_ROWS_READ_PER_PAIRED_HOUR +
+        pairedOfDay.g * PAIRED_DAY_UPSERT_ROWS_READ,
+    );
+    // … and its time profile row per pair, and the packed day.
+    expect(meter.rowsWritten).toBe(
+      pairs * (DAILY_ROWS_WRITTEN_PER_PAIR - 1 + PROFILE_ROWS_WRITTEN_PER_PAIR_DAY) +
+        pairedOfDay.g * PAIRED_DAYS_WRITTEN_PER_REGION_VARIANT_DAY,
+    );
     meter.reset();
     await samplesRetainedFrom(meter.db);
     expect(meter.rowsRead).toBeLessThanOrEqual(ROLLUP_MARK_READS_PER_REGION_HOUR);

@@ -124,6 +124,7 @@ describe('the sample schema', () => {
       errors: 'TEXT',
       split: 'BLOB',
       blocks: 'TEXT',
+      packed: 'BLOB',
       hours: 'TEXT',
       n: 'INTEGER',
       wins: 'INTEGER',

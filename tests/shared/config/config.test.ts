@@ -276,13 +276,14 @@ describe('capacity', () => {
     // delete; per day a daily row per pair and its delete; per region (one variant, five targets) and hour the paired
     // comparisons' row and its delete.
     // And a time profile row per pair and day, and its delete; per pair and hour the status history's hour and day rows, and their deletes,
-    // and the hour's place record and its delete.
+    // and the hour's place record and its delete; per region (one family) and day its packed paired day and its delete.
     expect(c.d1RowsWrittenPerDay).toBe(
-      3 * 5 * 288 * 4 + 3 * 5 * 24 * 3 + 3 * 5 * 2 + 3 * 24 * 2 + 3 * 5 * 2 + 3 * 5 * 24 * 4 + 3 * 5 * 24 * 2,
+      3 * 5 * 288 * 4 + 3 * 5 * 24 * 3 + 3 * 5 * 2 + 3 * 24 * 2 + 3 * 5 * 2 + 3 * 5 * 24 * 4 + 3 * 5 * 24 * 2 + 3 * 2,
     );
     // Each region's hourly rollup reads the hour's samples of all 3 regions, and per pair its previous row and total;
-    // each region's day reads the day's hourly rows of all regions, and 3 per pair replacing its row; the retention mark hourly.
-    expect(c.d1RowsRead.rollups).toBe(3 * 3 * 5 * 288 + 3 * 5 * 24 * 2 + 3 * 3 * 5 * 24 + 3 * 5 * 3 + 3 * 24);
+    // each region's day reads the day's hourly rows of all regions, and 3 per pair replacing its row, and its family's
+    // 24 paired hours to pack them; the retention mark hourly.
+    expect(c.d1RowsRead.rollups).toBe(3 * 3 * 5 * 288 + 3 * 5 * 24 * 2 + 3 * 3 * 5 * 24 + 3 * 5 * 3 + 3 * 24 + 3 * 24);
     // A site build reads every view it shows (no D1 row) and, on the live path, 3 hours of raw samples read twice
     // (15 pairs × 36 ticks).
     expect(c.siteBuildRowsRead).toBe(15 * 36 * 2);

@@ -22,7 +22,7 @@ import {
 import { DEFAULT_MARGIN } from '../../../shared/stats/paired.ts';
 import { HOUR_MS } from '../../../shared/time.ts';
 import { getConfig, storedList } from '../config.ts';
-import { pairedRowsIn, pairedHoursPage, type StoredPairedRow } from '../db/paired.ts';
+import { familyStoredIn, pairedHoursPage, type StoredPairedRow } from '../db/paired.ts';
 import { ApiError, badRequest } from './errors.ts';
 import { ANON_HOURLY_MS, pairLists, periodWindow, storedJsonPage } from './filters.ts';
 import { requireTokenFor, type ReaderEnv } from './public-reads.ts';
@@ -86,19 +86,17 @@ compareRoutes.get('/compare', async (c) => {
       `this selection needs ${work} comparisons (each region × variant's family whole: its correction ranks every pair of its targets); one request computes at most ${cap} on the ${config.plan} plan (what fits its CPU): ask per region and variant`,
     );
 
-  const rows =
-    families.length > 0
-      ? await pairedRowsIn(c.env.DB, {
-          fromHour,
-          toHour,
-          methodVersion: METHOD_VERSION,
-          regions: [...new Set(families.map((f) => f.region))],
-          variants: [...new Set(families.map((f) => f.prompt_variant))],
-        })
-      : [];
   const comparisons: ComparisonDoc[] = [];
   for (const f of families) {
-    const results = familySeriesComparisons(f, familySeries(f, parsedRowsOf(rows, f), [figure]), [figure], margin).get(figure)!;
+    // Its whole days packed (a D1 row a day), hourly rows for the rest.
+    const { rows, days } = await familyStoredIn(c.env.DB, {
+      region: f.region,
+      prompt_variant: f.prompt_variant,
+      methodVersion: METHOD_VERSION,
+      fromHour,
+      toHour,
+    });
+    const results = familySeriesComparisons(f, familySeries(f, rows, [figure], days), [figure], margin).get(figure)!;
     comparisons.push(...results.filter((x) => shown(x.a, x.b)));
   }
   return c.json(compareDocument(fromHour, toHour, figure, margin, comparisons));

@@ -1,7 +1,7 @@
 /** Every SQL statement for the hourly rollups, each a named function with bound parameters. */
 import { inList, ONLY_LIST_VALUES } from './in-list.ts';
 import { periodWhere, wholePeriodPage } from './periods.ts';
-import { deletePairedHoursBefore, PAIRED_TABLE_SHAPE } from './paired.ts';
+import { deletePairedHoursBefore, PAIRED_DAYS_SHAPE, PAIRED_TABLE_SHAPE } from './paired.ts';
 import { CACHE_TABLE_SHAPE, deleteCacheHoursBefore } from './cache.ts';
 import { deleteHistoryBefore, deleteMaintenanceBefore, STATUS_HISTORY_SHAPES } from './status-history.ts';
 import { deleteProfilesBefore, PROFILE_TABLE_SHAPE } from './profiles.ts';
@@ -80,6 +80,7 @@ export const ROLLUP_TABLE_SHAPES = {
   daily_rollups: { columns: DAILY_COLUMNS, key: DAILY_KEY },
   rollup_totals: { columns: TOTAL_COLUMNS, key: TOTAL_KEY },
   paired_hours: PAIRED_TABLE_SHAPE,
+  paired_days: PAIRED_DAYS_SHAPE,
   cache_hours: CACHE_TABLE_SHAPE,
   ...STATUS_HISTORY_SHAPES,
   hour_profiles: PROFILE_TABLE_SHAPE,
@@ -283,7 +284,7 @@ export async function daysWithHourlyRollups(db: D1Database, region: string): Pro
  */
 export async function deleteDerivedBefore(db: D1Database, beforeHour: number): Promise<number> {
   const results = await db.batch([
-    deletePairedHoursBefore(db, beforeHour),
+    ...deletePairedHoursBefore(db, beforeHour),
     deleteCacheHoursBefore(db, beforeHour),
     ...deleteHistoryBefore(db, beforeHour),
     deleteMaintenanceBefore(db, beforeHour),

@@ -19,6 +19,7 @@ export type MetaKey =
   | 'missing_secrets'
   | 'ticks'
   | 'daily_rollups_seeded'
+  | 'paired_days_seeded'
   | 'split_sources'
   | DutyErrorKey;
 

@@ -7,6 +7,7 @@
 import { getConfig } from '../config.ts';
 import { dayOf, hourOf } from '../../../shared/rollup/rollup.ts';
 import { daysWithHourlyRollups, samplesRetainedFrom } from '../db/rollups.ts';
+import { daysWithPairedHours } from '../db/paired.ts';
 import { rollUpDay, rollUpHour } from './rollup-hour.ts';
 import { oweOtlp } from './otlp-duty.ts';
 import { numbers, type ProberStore, type Row } from '../duty/prober-store.ts';
@@ -70,6 +71,12 @@ async function rollUpDirtyHours(
       // Once: a database upgraded from hourly rollups alone gets the daily rows of its past days.
       markDirtyDays(store, await daysWithHourlyRollups(db, region));
       store.setMeta('daily_rollups_seeded', '1');
+    }
+    if (store.meta('paired_days_seeded') === null) {
+      step = 'paired day seeding';
+      // Once: a database from before packed paired days gets them for its past days (with their daily rows again).
+      markDirtyDays(store, await daysWithPairedHours(db, region));
+      store.setMeta('paired_days_seeded', '1');
     }
     // An hour that retention has cut samples from cannot be rolled up again: its rows stay as they are.
     if (hours.length > 0) step = `rollup of hour ${iso(hours[0])}`;

@@ -8,13 +8,15 @@ import { applyToTotals, mergeByGroup, rollUp } from '../../../shared/rollup/roll
 import { pairedHours } from '../../../shared/rollup/paired-hours.ts';
 import { hourProfiles } from '../../../shared/rollup/hour-profile.ts';
 import { upsertProfileStatements } from '../db/profiles.ts';
-import { upsertPairedHourStatements } from '../db/paired.ts';
+import { packPairedDayStatements, upsertPairedHourStatements } from '../db/paired.ts';
 import { upsertCacheHourStatements } from '../db/cache.ts';
 import { cacheHours } from '../../../shared/rollup/cache-hours.ts';
 import { hourPlaces } from '../../../shared/rollup/hour-places.ts';
 import { upsertPlacesStatements } from '../db/places.ts';
 import { rollupsIn, rollupsOfRegionHour, rollupTotals, samplesOfHour, upsertDailyRollups, upsertRollups } from '../db/rollups.ts';
 import { DAY_MS } from '../../../shared/time.ts';
+import { METHOD_VERSION } from '../../../shared/constants.ts';
+import { getConfig } from '../config.ts';
 
 export async function rollUpHour(db: D1Database, region: string, hour: number): Promise<void> {
   const samples = await samplesOfHour(db, region, hour);
@@ -29,9 +31,21 @@ export async function rollUpHour(db: D1Database, region: string, hour: number): 
   ]);
 }
 
-/** Writes one region's daily rows of one day, merged from the day's hourly rows (the same rows, the same bytes). */
+/**
+ * Writes one region's daily rows of one day, merged from the day's hourly rows (the same rows, the same bytes), and
+ * its paired hours packed into a row a family (shared/rollup/paired-days.ts).
+ */
 export async function rollUpDay(db: D1Database, region: string, day: number): Promise<void> {
   const hourly = await rollupsIn(db, { fromHour: day, toHour: day + DAY_MS, regions: [region] });
-  // The day's time profile (its 24 hours of TTFT) from the same hourly rows, in the same transaction.
-  await upsertDailyRollups(db, mergeByGroup(hourly, day), upsertProfileStatements(db, hourProfiles(hourly, day)));
+  // The day's time profile (its 24 hours of TTFT) and its packed paired days, in the same transaction.
+  await upsertDailyRollups(db, mergeByGroup(hourly, day), [
+    ...upsertProfileStatements(db, hourProfiles(hourly, day)),
+    ...(await packPairedDayStatements(
+      db,
+      region,
+      day,
+      getConfig().promptVariants.map((v) => v.id),
+      METHOD_VERSION,
+    )),
+  ]);
 }

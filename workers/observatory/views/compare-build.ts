@@ -11,6 +11,7 @@ import {
   type PairedFamily,
   type ParsedPairedRow,
 } from '../../../shared/rollup/paired-families.ts';
+import type { PackedPairedDay } from '../../../shared/rollup/paired-days.ts';
 import { PAIRED_FIGURES } from '../../../shared/rollup/paired-hours.ts';
 import { DEFAULT_MARGIN } from '../../../shared/stats/paired.ts';
 import type { ViewList } from '../../../shared/views/view-text.ts';
@@ -32,9 +33,9 @@ export class CompareViewBuilder {
     this.found = spans.map(() => new Map(PAIRED_FIGURES.map((f) => [f, []])));
   }
 
-  /** One family's comparisons in every window and figure, from its rows of the longest window. */
-  add(f: PairedFamily, rows: readonly ParsedPairedRow[]): void {
-    const pairs = familySeries(f, rows);
+  /** One family's comparisons in every window and figure, from its hours of the longest window (hourly rows and packed days). */
+  add(f: PairedFamily, rows: readonly ParsedPairedRow[], days: readonly PackedPairedDay[] = []): void {
+    const pairs = familySeries(f, rows, PAIRED_FIGURES, days);
     this.spans.forEach((span, i) => {
       for (const [figure, comparisons] of familySeriesComparisons(f, pairs, PAIRED_FIGURES, DEFAULT_MARGIN, span.from, span.to))
         this.found[i].get(figure)!.push(...comparisons.map((c) => keysFirst(c, COMPARE_LIST.keys)));

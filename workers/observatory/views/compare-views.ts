@@ -5,14 +5,14 @@
  * pair kept when both its targets are named) reads the lines it names, and its intervals are the whole answer's.
  * Without `variant` an answer is the first variant's, as the live route's. Marked with every rollup; built one
  * family's rows at a time (a region × variant's hours of the longest window: one read, parsed once, every window
- * and figure from it), so a build holds one family's blocks at once.
+ * and figure from it: its whole days packed, a D1 row a day), so a build holds one family's blocks at once.
  */
 import { METHOD_VERSION } from '../../../shared/constants.ts';
 import { PAIRED_FIGURES } from '../../../shared/rollup/paired-hours.ts';
 import { DEFAULT_VIEW_WINDOW, isViewWindow, VIEW_WINDOWS, viewSpan } from '../../../shared/views/windows.ts';
 import { getConfig } from '../config.ts';
-import { pairedRowsIn } from '../db/paired.ts';
-import { compareFamilies, parsedRowsOf } from '../api/compare.ts';
+import { familyStoredIn } from '../db/paired.ts';
+import { compareFamilies } from '../api/compare.ts';
 import { pairLists } from '../api/filters.ts';
 import { parseChoice } from '../api/query.ts';
 import { COMPARE_LIST, CompareViewBuilder, compareViewName } from './compare-build.ts';
@@ -41,14 +41,14 @@ export const compareViews: ViewPart = {
     const to = Math.max(...spans.map((s) => s.to));
     const builder = new CompareViewBuilder(spans);
     for (const f of compareFamilies()) {
-      const rows = await pairedRowsIn(db, {
+      const { rows, days } = await familyStoredIn(db, {
+        region: f.region,
+        prompt_variant: f.prompt_variant,
+        methodVersion: METHOD_VERSION,
         fromHour: from,
         toHour: to,
-        methodVersion: METHOD_VERSION,
-        regions: [f.region],
-        variants: [f.prompt_variant],
       });
-      builder.add(f, parsedRowsOf(rows, f));
+      builder.add(f, rows, days);
     }
     return builder.views();
   },
