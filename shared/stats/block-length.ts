@@ -60,6 +60,13 @@ function ascending(index: Int32Array, n: number): boolean {
   return true;
 }
 
+/** Whether each of hours[lo..hi) is a whole hour's milliseconds after the one before (the first a whole number of ms). */
+function consecutive(hours: Float64Array, lo: number, hi: number): boolean {
+  if (!Number.isSafeInteger(hours[lo]) || !Number.isSafeInteger(hours[hi - 1])) return false;
+  for (let i = lo + 1; i < hi; i++) if (hours[i] - hours[i - 1] !== HOUR_MS) return false;
+  return true;
+}
+
 /** Each hour's index from the first, when every hour of [lo, hi) is a whole number of hours after it (else null). */
 function hourIndices(hours: Float64Array, lo: number, hi: number): Int32Array | null {
   if (hourIndex.length < hi - lo) hourIndex = new Int32Array(Math.max(hi - lo, 2 * hourIndex.length));
@@ -98,6 +105,20 @@ export function hourAutocorrelationOf(hours: Float64Array, y: Float64Array, lo: 
   if (!(c0 > 0)) return null;
   const sums = new Float64Array(lags + 1);
   const pairs = new Float64Array(lags + 1);
+  if (consecutive(hours, lo, hi)) {
+    // Every hour the one after the last (the common case): the hours laid out by hour are the deviations themselves.
+    for (let t = 0; t + 1 < n; t++) {
+      const x = dev[t];
+      const top = Math.min(lags, n - 1 - t);
+      for (let k = 1; k <= top; k++) sums[k] += x * dev[t + k];
+    }
+    const out = new Float64Array(lags);
+    for (let k = 1; k <= lags; k++) {
+      const count = k < n ? n - k : 0;
+      out[k - 1] = count > 0 ? sums[k] / count / c0 : 0;
+    }
+    return out;
+  }
   const index = hourIndices(hours, lo, hi);
   const span = index === null ? 0 : index[n - 1] + 1;
   if (index !== null && ascending(index, n) && span <= 2 * n) {
