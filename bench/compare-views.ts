@@ -15,7 +15,9 @@ import { COMPARE_LIST, CompareViewBuilder } from '../workers/observatory/views/c
 import { storedView, viewAnswer, type StoredView } from '../workers/observatory/views/view-answer.ts';
 import { familyReport } from '../workers/observatory/reports/family-report.ts';
 import { createHash } from 'node:crypto';
-import { HOUR_MS, MINUTE_MS } from '../shared/time.ts';
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../shared/time.ts';
+import { packPairedDay } from '../shared/rollup/paired-days.ts';
+import { hexToBytes } from '../shared/bytes.ts';
 
 const HOUR = HOUR_MS;
 const TICK = 5 * MINUTE_MS;
@@ -56,12 +58,39 @@ export function regionRows(targets: readonly string[], hours: number, to: number
 
 const parse = (rows: readonly StoredRow[]) => rows.map((r) => ({ hour: r.hour, blocks: JSON.parse(r.text) as StoredBlocks }));
 
-/** GET /api/v1/compare of one family on one figure: each row's JSON parsed, the family's pairs decoded and compared. */
-export function liveFamily(family: PairedFamily, rows: readonly StoredRow[]) {
-  return familySeriesComparisons(family, familySeries(family, parse(rows), ['ttfa_ms']), ['ttfa_ms']).get('ttfa_ms')!;
+/**
+ * A family's rows as D1 holds them once its days are packed (db/paired.ts familyStoredIn reads them so): the whole days
+ * of the rows' span as the hex text of their packed bytes (a D1 row a day), and the hourly rows at either edge.
+ */
+export interface StoredFamily {
+  days: Array<{ day: number; hex: string }>;
+  edges: StoredRow[];
 }
 
-/** liveFamily as it was before issue 33's speed-up (tests/helpers/paired-reference.ts): blocks as objects. */
+export function packedFamily(rows: readonly StoredRow[]): StoredFamily {
+  const first = Math.ceil(rows[0].hour / DAY_MS) * DAY_MS;
+  const last = Math.floor((rows[rows.length - 1].hour + HOUR) / DAY_MS) * DAY_MS;
+  const days: StoredFamily['days'] = [];
+  for (let day = first; day < last; day += DAY_MS) {
+    const packed = packPairedDay(day, parse(rows.filter((r) => r.hour >= day && r.hour < day + DAY_MS)));
+    if (packed) days.push({ day, hex: Buffer.from(packed).toString('hex').toUpperCase() });
+  }
+  return { days, edges: rows.filter((r) => r.hour < first || r.hour >= last) };
+}
+
+/** What a read of a packed family hands the code: the days' bytes from their hex, the edges' JSON parsed. */
+const readFamily = (f: StoredFamily) => ({
+  days: f.days.map((d) => ({ day: d.day, packed: hexToBytes(d.hex) })),
+  rows: parse(f.edges),
+});
+
+/** GET /api/v1/compare of one family on one figure: its packed days and edge hours read, its pairs decoded and compared. */
+export function liveFamily(family: PairedFamily, stored: StoredFamily) {
+  const { days, rows } = readFamily(stored);
+  return familySeriesComparisons(family, familySeries(family, rows, ['ttfa_ms'], days), ['ttfa_ms']).get('ttfa_ms')!;
+}
+
+/** liveFamily as it was before issue 33's speed-up (tests/helpers/paired-reference.ts): every hour's JSON, blocks as objects. */
 export function liveFamilyBefore(family: PairedFamily, rows: readonly StoredRow[]) {
   return familiesBefore
     .familyComparisons(family, familiesBefore.familyBlocks(family, parse(rows), ['ttfa_ms']), ['ttfa_ms'])
@@ -70,13 +99,29 @@ export function liveFamilyBefore(family: PairedFamily, rows: readonly StoredRow[
 
 /**
  * The compare part's build over these families (each with the same rows, as one read each gives them): every window
- * and figure, and each view's text as stored. Returns the views' texts. `before`: with the builder as it was before issue
- * 33's speed-up (tests/helpers/paired-reference.ts).
+ * and figure, and each view's text as stored. Returns the views' texts. Today's: from the family's packed days and edge
+ * hours (`stored`); `before`: from every hour's JSON with the builder as it was before issue 33's speed-up
+ * (tests/helpers/paired-reference.ts).
  */
-export function buildCompareViews(families: readonly PairedFamily[], rows: readonly StoredRow[], now: number, before = false): string[] {
+export function buildCompareViews(
+  families: readonly PairedFamily[],
+  rows: readonly StoredRow[],
+  now: number,
+  before = false,
+  stored?: StoredFamily,
+): string[] {
   const spans = VIEW_WINDOWS.map((w) => viewSpan(w.id, now));
-  const builder = before ? new CompareViewBuilderBefore(spans) : new CompareViewBuilder(spans);
-  for (const f of families) builder.add(f, parse(rows));
+  if (before) {
+    const builder = new CompareViewBuilderBefore(spans);
+    for (const f of families) builder.add(f, parse(rows));
+    return builder.views().map((v) => viewText(v.doc as Record<string, unknown>, v.list));
+  }
+  const builder = new CompareViewBuilder(spans);
+  const packed = stored ?? packedFamily(rows);
+  for (const f of families) {
+    const { days, rows: edges } = readFamily(packed);
+    builder.add(f, edges, days);
+  }
   return builder.views().map((v) => viewText(v.doc as Record<string, unknown>, v.list));
 }
 

@@ -11,7 +11,7 @@
 import { PAIRED_FIGURES } from '../shared/rollup/paired-hours.ts';
 import type { PairedFamily } from '../shared/rollup/paired-families.ts';
 import { ttfaChanges } from '../shared/rollup/changes.ts';
-import { buildCompareViews, compareViewRequests, liveFamily, liveFamilyBefore, publishWeek, regionRows } from './compare-views.ts';
+import { buildCompareViews, compareViewRequests, liveFamily, liveFamilyBefore, packedFamily, publishWeek, regionRows } from './compare-views.ts';
 import { rollUp, mergeByGroup, applyToTotals, type Rollup, type RollupSample } from '../shared/rollup/rollup.ts';
 import { storedFigurePercentileGroups, type StoredFigureRow } from '../shared/rollup/percentiles.ts';
 import { evaluate, type WindowSample } from '../shared/status/evaluate.ts';
@@ -182,9 +182,12 @@ const FAMILY: PairedFamily = { region: 'weur', prompt_variant: 'chat', targets: 
 const pairedWeek = once(() => regionRows(TARGETS, 7 * 24, HOUR0));
 const paired91 = once(() => regionRows(TARGETS, 91 * 24, HOUR0));
 const paired14 = once(() => regionRows(TARGETS, 14 * 24, HOUR0));
+/** The same rows once their days are packed (migrations/0020_paired_days.sql): a week's, and the longest view's. */
+const packedWeek = once(() => packedFamily(pairedWeek()));
+const packed91 = once(() => packedFamily(paired91()));
 /** Every region's family (the same rows each, as a read per family gives them). */
 const goalFamilies = REGIONS.map((region) => ({ ...FAMILY, region }));
-const compareTexts = once(() => buildCompareViews(goalFamilies, paired91(), HOUR0));
+const compareTexts = once(() => buildCompareViews(goalFamilies, paired91(), HOUR0, false, packed91()));
 const compareAnswers = once(() =>
   compareViewRequests(compareTexts()[compareTexts().length - PAIRED_FIGURES.length], HOUR0, 'apac', TARGETS[2], TARGETS[6]),
 );
@@ -381,19 +384,19 @@ const DUTIES: Array<{ name: string; runsIn: RunsIn; run: () => unknown; each?: b
     run: () => prometheusText(totalsRows().map(fromRollupRow)).length,
   },
   {
-    // api/compare.ts of one region's family at the goal, a week of blocks: each row's JSON parsed, its 45 pairs
-    // decoded, each comparison's block length fitted and its interval's order statistics counted, Holm, each interval
+    // api/compare.ts of one region's family at the goal, a week of blocks: its 6 packed days' bytes and a day of edge hours'
+    // JSON read, its 45 pairs decoded, each comparison's block length fitted and its interval's order statistics counted, Holm, each interval
     // again at its level.
     name: `GET /api/v1/compare: one family (${COMPARISONS_PER_REQUEST.free} pairs), 7 d`,
     runsIn: 'read API (Worker, free plan)',
-    run: () => liveFamily(FAMILY, pairedWeek()),
+    run: () => liveFamily(FAMILY, packedWeek()),
   },
   {
     // views/compare-build.ts at the goal: 6 families × 45 pairs from 91 days of rows each, 4 windows × 5 figures, and
     // the 20 views' texts (what the compare part's build spends besides its reads).
     name: 'build: the compare views (6 × 45 pairs, 90 d)',
     runsIn: 'Durable Object alarm or request',
-    run: () => buildCompareViews(goalFamilies, paired91(), HOUR0).length,
+    run: () => buildCompareViews(goalFamilies, paired91(), HOUR0, false, packed91()).length,
   },
   {
     // reports/publish.ts at the goal, in the view builder's object (views/public-views.ts publishReport): 6 families ×
@@ -526,14 +529,14 @@ const PAIRED: PairedDuty[] = [
     budgetMs: CPU_MS['read API (Worker, free plan)'] / 2,
     budgetOf: 'read API (Worker, free plan)',
     before: () => liveFamilyBefore(FAMILY, pairedWeek()),
-    now: () => liveFamily(FAMILY, pairedWeek()),
+    now: () => liveFamily(FAMILY, packedWeek()),
   },
   {
     name: 'the compare views of an hour (6 × 45 pairs, 91 d of rows, 4 windows × 5 figures)',
     budgetMs: COMPARE_BUILD_MS,
     budgetOf: `Durable Object alarm (issue 33: its share of ${VIEWS_OF_AN_HOUR_MS} ms)`,
     before: () => buildCompareViews(goalFamilies, paired91(), HOUR0, true),
-    now: () => buildCompareViews(goalFamilies, paired91(), HOUR0),
+    now: () => buildCompareViews(goalFamilies, paired91(), HOUR0, false, packed91()),
   },
 ];
 
