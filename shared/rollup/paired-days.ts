@@ -16,6 +16,7 @@
  */
 import { HOUR_MS } from '../time.ts';
 import { TextCache } from '../bytes.ts';
+import type { PairSeriesBuilder } from '../stats/paired.ts';
 import { blockOf, formatOf, PAIRED_FIGURES, type StoredBlocks, FORMAT_KEY } from './paired-hours.ts';
 
 export const PACKED_DAY_FORMAT = 3;
@@ -97,24 +98,23 @@ function microOf(d: number | null | undefined): number {
 
 const endsEarly = () => new Error('a packed paired day ends early');
 
+/** Where a packed day's figures go: one series builder per pair and figure asked. */
+export interface PackedDaySink {
+  /** For each pair key the day holds (asked once per day): the reader's index of the pair, or −1 to skip it. */
+  pairOf(key: string): number;
+  /** Per position in PAIRED_FIGURES, the figure's slot among those asked (−1: not asked); as long as PAIRED_FIGURES. */
+  slots: Int32Array;
+  /** Slots a pair has (the figures asked). */
+  perPair: number;
+  /** The builders, pair by pair, each pair's slots in order. */
+  builders: readonly PairSeriesBuilder[];
+}
+
 /**
- * Reads a packed day: `pairOf` gives, for each pair key it holds (once per day), an index of the reader's (or −1 to
- * skip the pair); `take` is then called with each hour's blocks of those pairs, per figure: the hour, the index, the
- * figure's position in PAIRED_FIGURES, and its numbers (a count not stored null, a median d not had null).
+ * Reads a packed day into `sink`: each hour's block of each pair it names, per figure asked, added to that pair's and
+ * figure's series (a count not stored as null, a median d not had as nothing).
  */
-export function readPackedDay(
-  day: PackedPairedDay,
-  pairOf: (key: string) => number,
-  take: (
-    hour: number,
-    pair: number,
-    figure: number,
-    n: number | null,
-    aWins: number | null,
-    bWins: number | null,
-    d: number | null,
-  ) => void,
-): void {
+export function readPackedDay(day: PackedPairedDay, sink: PackedDaySink): void {
   const b = day.packed;
   if (b.length < 5) throw endsEarly();
   if (b[0] !== PACKED_DAY_FORMAT)
@@ -126,12 +126,14 @@ export function readPackedDay(
   for (let p = 0; p < P; p++) {
     const end = at + 1 + b[at];
     if (end > b.length) throw endsEarly();
-    index[p] = pairOf(keys.textOf(b, at + 1, end));
+    index[p] = sink.pairOf(keys.textOf(b, at + 1, end));
     at = end;
   }
+  const { slots, perPair, builders } = sink;
+  const figures = Math.min(F, slots.length);
   const H = b[at++];
   const mapBytes = (P + 7) >> 3;
-  const perPair = F * FIGURE_BYTES;
+  const pairBytes = F * FIGURE_BYTES;
   for (let h = 0; h < H; h++) {
     if (at + 1 + mapBytes > b.length) throw endsEarly();
     const hour = day.day + b[at] * HOUR_MS;
@@ -139,25 +141,27 @@ export function readPackedDay(
     at = map + mapBytes;
     for (let p = 0; p < P; p++) {
       if ((b[map + (p >> 3)] & (0x80 >> (p & 7))) === 0) continue;
-      if (at + perPair > b.length) throw endsEarly();
+      if (at + pairBytes > b.length) throw endsEarly();
       const i = index[p];
       if (i >= 0)
-        for (let f = 0, x = at; f < F; f++, x += FIGURE_BYTES) {
+        for (let f = 0; f < figures; f++) {
+          const slot = slots[f];
+          if (slot < 0) continue;
+          const x = at + f * FIGURE_BYTES;
+          const k = (b[x + 6] << 24) | (b[x + 7] << 16) | (b[x + 8] << 8) | b[x + 9];
+          if (k === NO_D) continue;
           const n = (b[x] << 8) | b[x + 1];
           const aWins = (b[x + 2] << 8) | b[x + 3];
           const bWins = (b[x + 4] << 8) | b[x + 5];
-          const k = (b[x + 6] << 24) | (b[x + 7] << 16) | (b[x + 8] << 8) | b[x + 9];
-          take(
+          builders[i * perPair + slot].add(
             hour,
-            i,
-            f,
             n === NO_COUNT ? null : n,
             aWins === NO_COUNT ? null : aWins,
             bWins === NO_COUNT ? null : bWins,
-            k === NO_D ? null : k / MICRO,
+            k / MICRO,
           );
         }
-      at += perPair;
+      at += pairBytes;
     }
   }
   if (at !== b.length) throw new Error('a packed paired day has bytes after its last hour');

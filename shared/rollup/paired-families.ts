@@ -27,7 +27,7 @@ import {
   type PairedFigure,
   type StoredBlocks,
 } from './paired-hours.ts';
-import { readPackedDay, type PackedPairedDay } from './paired-days.ts';
+import { readPackedDay, type PackedDaySink, type PackedPairedDay } from './paired-days.ts';
 
 /** One family: a region and a prompt variant, and the targets that run the variant there (any order). */
 export interface PairedFamily {
@@ -145,30 +145,18 @@ export function familySeries(
     key: pairKey(p.a, p.b),
     builders: made.slice(i * indices.length, (i + 1) * indices.length),
   }));
-  // A packed day's figure at position x of PAIRED_FIGURES goes to builder k of its pair (−1: not asked).
-  const slot = new Int32Array(PAIRED_FIGURES.length + 1).fill(-1);
+  // A packed day's figure at position x of PAIRED_FIGURES goes to slot k of its pair (−1: not asked).
+  const slots = new Int32Array(PAIRED_FIGURES.length).fill(-1);
   indices.forEach((x, k) => {
-    slot[x] = k;
+    slots[x] = k;
   });
   const pairIndex = new Map(pairs.map((p, i) => [p.key, i]));
-  const pairOf = (key: string) => pairIndex.get(key) ?? -1;
-  const take = (
-    hour: number,
-    pair: number,
-    figure: number,
-    n: number | null,
-    aWins: number | null,
-    bWins: number | null,
-    d: number | null,
-  ) => {
-    const k = figure < slot.length ? slot[figure] : -1;
-    if (k >= 0) made[pair * indices.length + k].add(hour, n, aWins, bWins, d);
-  };
+  const sink: PackedDaySink = { pairOf: (key) => pairIndex.get(key) ?? -1, slots, perPair: indices.length, builders: made };
   // In hour order (days and hours never overlap): the series then need no sort.
   let next = 0;
   const sortedDays = [...days].sort((a, b) => a.day - b.day);
   const addDaysBefore = (hour: number) => {
-    while (next < sortedDays.length && sortedDays[next].day < hour) readPackedDay(sortedDays[next++], pairOf, take);
+    while (next < sortedDays.length && sortedDays[next].day < hour) readPackedDay(sortedDays[next++], sink);
   };
   for (const row of rows) {
     addDaysBefore(row.hour);

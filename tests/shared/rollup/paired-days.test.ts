@@ -95,12 +95,8 @@ describe('a packed paired day', () => {
 
   it('refuses bytes that are not a whole packed day, naming why', () => {
     const packed = packPairedDay(DAY, dayRows(mulberry32(3)))!;
-    const read = (bytes: Uint8Array) =>
-      readPackedDay(
-        { day: DAY, packed: bytes },
-        () => 0,
-        () => {},
-      );
+    const sink = { pairOf: () => -1, slots: new Int32Array(PAIRED_FIGURES.length).fill(-1), perPair: 0, builders: [] };
+    const read = (bytes: Uint8Array) => readPackedDay({ day: DAY, packed: bytes }, sink);
     expect(() => read(packed)).not.toThrow();
     expect(() => read(packed.subarray(0, packed.length - 1))).toThrow(/ends early/);
     expect(() => read(packed.subarray(0, 3))).toThrow(/ends early/);
