@@ -279,10 +279,14 @@ export function joinHours(values: readonly HourValue[], hours: number): number[]
   return Array.from(joinHoursOf(at, y, 0, values.length, hours));
 }
 
+let joined = new Float64Array(256);
+
 /** joinHours of the values y[lo..hi) at hours[lo..hi), as a new array. */
 export function joinHoursOf(at: Float64Array, y: Float64Array, lo: number, hi: number, hours: number): Float64Array {
   if (hours <= 1) return y.slice(lo, hi);
-  const out = new Float64Array(hi - lo);
+  // Joined in a scratch array, only the blocks copied out: a long window's hours would otherwise be a new array each.
+  if (joined.length < hi - lo) joined = new Float64Array(Math.max(hi - lo, 2 * joined.length));
+  const out = joined;
   let size = 0;
   const first = hi > lo ? at[lo] : 0;
   let current = -1;
