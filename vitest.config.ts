@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
 import { TEST_REFERENCE_KEY } from './tests/helpers/workers-reference-setup.ts';
+import LongestFirst from './tests/helpers/longest-first.ts';
 
 const migrations = await readD1Migrations(fileURLToPath(new URL('./migrations', import.meta.url)));
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
@@ -16,6 +17,8 @@ const MAX_WORKERS = 3;
 export default defineConfig({
   test: {
     maxWorkers: MAX_WORKERS,
+    // The longest files first, across projects, so the short ones run beside them (tests/helpers/longest-first.ts).
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         test: {
