@@ -11,7 +11,15 @@
 import { PAIRED_FIGURES } from '../shared/rollup/paired-hours.ts';
 import type { PairedFamily } from '../shared/rollup/paired-families.ts';
 import { ttfaChanges } from '../shared/rollup/changes.ts';
-import { buildCompareViews, compareViewRequests, liveFamily, liveFamilyBefore, packedFamily, publishWeek, regionRows } from './compare-views.ts';
+import {
+  buildCompareViews,
+  compareViewRequests,
+  liveFamily,
+  liveFamilyBefore,
+  packedFamily,
+  publishWeek,
+  regionRows,
+} from './compare-views.ts';
 import { rollUp, mergeByGroup, applyToTotals, type Rollup, type RollupSample } from '../shared/rollup/rollup.ts';
 import { storedFigurePercentileGroups, type StoredFigureRow } from '../shared/rollup/percentiles.ts';
 import { evaluate, type WindowSample } from '../shared/status/evaluate.ts';
