@@ -630,13 +630,22 @@ type PairedRow = {
 /** A paired duty in this process: its two sides checked to answer alike, then timed in alternating rounds. */
 function measurePair(d: PairedDuty): PairedRow {
   checkSameAnswer(d);
-  for (let i = 0; i < 2; i++) d.before(), d.now(); // warm-up
+  // warm-up
+  for (let i = 0; i < 2; i++) {
+    d.before();
+    d.now();
+  }
   const before: number[] = [];
   const now: number[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     // Alternating which side goes first, so neither always follows the other's garbage.
-    if (r % 2 === 0) before.push(roundMs(d.before)), now.push(roundMs(d.now));
-    else now.push(roundMs(d.now)), before.push(roundMs(d.before));
+    if (r % 2 === 0) {
+      before.push(roundMs(d.before));
+      now.push(roundMs(d.now));
+    } else {
+      now.push(roundMs(d.now));
+      before.push(roundMs(d.before));
+    }
   }
   const of = (times: number[]) => ({ medianMs: percentile(times, 0.5)!, p90Ms: percentile(times, 0.9)! });
   return { duty: d.name, budgetOf: d.budgetOf, budgetMs: d.budgetMs, before: of(before), now: of(now) };

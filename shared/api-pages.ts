@@ -15,7 +15,7 @@ export function pageUrl(url: string, cursor: number | null): string {
  */
 export async function forEachPage<P extends Paged>(
   fetchPage: (cursor: number | null) => Promise<P>,
-  each: (page: P) => boolean | undefined | void,
+  each: (page: P) => unknown,
 ): Promise<void> {
   let cursor: number | null = null;
   do {

@@ -62,7 +62,7 @@ export function validateConfig(config: ObservatoryConfig): ObservatoryConfig {
     if (!isInt(v.maxTokens, 1, 32_768)) p.push(`prompt variant "${v.id}": maxTokens must be a whole number from 1 to 32768`);
   }
   for (const d of duplicates(variantIds)) p.push(`prompt variant "${d}" is listed twice`);
-  p.push(...promptCacheProblems(config, variantIds));
+  p.push(...promptCacheProblems(config));
 
   const targetIds = (config.targets ?? []).map((t) => t.id);
   if (targetIds.length === 0) p.push('targets: at least one target is needed');
@@ -228,7 +228,7 @@ function authProblems(t: TargetConfig, where: string): string[] {
 }
 
 /** Prompt-cache variants are long enough to be cached, and run only by the targets that opt in (MEASUREMENT.md, "Prompt cache"). */
-function promptCacheProblems(config: ObservatoryConfig, variantIds: string[]): string[] {
+function promptCacheProblems(config: ObservatoryConfig): string[] {
   const p: string[] = [];
   const cacheIds: string[] = [];
   for (const v of config.promptVariants ?? []) {

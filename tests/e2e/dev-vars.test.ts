@@ -17,6 +17,7 @@ import { startKeyedVendor, type KeyedVendor } from '../helpers/keyed-vendor.ts';
 import { runWrangler } from '../../scripts/processes.ts';
 import { config as project } from '../../observatory.config.ts';
 
+// biome-ignore lint/suspicious/noTemplateCurlyInString: a literal ${…} that a .dev.vars file holds, on purpose
 const KEY = `sk-loop-$HOME-${'${PATH}'}-'#-0123456789abcdef`;
 const REGIONS = project.regions.map((r) => r.code);
 /** The .dev.vars values of variables npm run dev sets itself: neither may reach the Worker. */

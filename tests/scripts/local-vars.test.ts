@@ -44,10 +44,12 @@ function asWranglerReads(path: string): Record<string, string> {
 describe('readLocalSecrets', () => {
   it('reads .dev.vars literally (no $ expansion), and then no .env', () => {
     const config = project({
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal ${…} that a .dev.vars file holds, on purpose
       '.dev.vars': 'MY_KEY="sk-$HOME-${PATH}"\nexport OTHER=\'a # b\'\n# a comment\nPLAIN=x # trailing comment\n',
       '.env': 'FROM_DOT_ENV=1\n',
     });
     expect(readLocalSecrets(config)).toEqual({
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal ${…} that a .dev.vars file holds, on purpose
       values: { MY_KEY: 'sk-$HOME-${PATH}', OTHER: 'a # b', PLAIN: 'x' },
       files: ['.dev.vars'],
     });
@@ -67,6 +69,7 @@ describe('readLocalSecrets', () => {
 describe('writeLocalVars', () => {
   it('writes values wrangler dev --env-file reads back unchanged, $ and every quote mark included', () => {
     const user = {
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal ${…} that a .dev.vars file holds, on purpose
       DOLLARS: 'sk-$HOME-${PATH}-\\$x-$',
       SINGLE: "it's",
       EVERY_QUOTE: `a'b"c\`d`,

@@ -53,8 +53,16 @@ function countingBucket(): { bucket: R2Bucket; ops: { a: number; b: number } } {
   const bucket = new Proxy(env.ARCHIVE, {
     get: (target, name) => {
       const f = Reflect.get(target, name) as (...args: unknown[]) => unknown;
-      if (name === 'put') return (...args: unknown[]) => (ops.a++, f.apply(target, args));
-      if (name === 'get' || name === 'head') return (...args: unknown[]) => (ops.b++, f.apply(target, args));
+      if (name === 'put')
+        return (...args: unknown[]) => {
+          ops.a++;
+          return f.apply(target, args);
+        };
+      if (name === 'get' || name === 'head')
+        return (...args: unknown[]) => {
+          ops.b++;
+          return f.apply(target, args);
+        };
       return typeof f === 'function' ? f.bind(target) : f;
     },
   });

@@ -16,6 +16,7 @@ const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').
 
 export function atomFeed(data: SiteData, siteUrl: string): string {
   const base = siteUrl.replace(/\/$/, '');
+  // biome-ignore lint/complexity/useMathMinMax: ISO timestamps compared as strings; Math.max would give NaN
   const updated = data.incidents.reduce((t, i) => (i.updated_at > t ? i.updated_at : t), data.generated_at);
   const entries = data.incidents.map((i) => {
     // Names the target, the prompt variant, the regions and the rules that fired.

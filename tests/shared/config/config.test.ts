@@ -372,7 +372,7 @@ describe('capacity', () => {
     const twelveTargets = capacity({
       ...base,
       promptVariants: variants.slice(0, 1),
-      targets: variants.map((v, i) => ({ ...base.targets[0], id: `t${i}`, promptVariants: undefined })),
+      targets: variants.map((_v, i) => ({ ...base.targets[0], id: `t${i}`, promptVariants: undefined })),
     });
     expect(twelveTargets.spread).toBe(1);
   });

@@ -93,7 +93,7 @@ function nonOverlapFaster(series: ReturnType<typeof simulate>): boolean {
 }
 
 /** The fewest ticks (in steps of a day) at which a rule sees A faster, or Infinity within `limitDays`. */
-function ticksToDetect(seed: number, faster: (ticks: number) => boolean, limitDays: number): number {
+function ticksToDetect(_seed: number, faster: (ticks: number) => boolean, limitDays: number): number {
   for (let days = 1; days <= limitDays; days++) if (faster(days * 24 * TICKS_PER_HOUR)) return days * 24 * TICKS_PER_HOUR;
   return Infinity;
 }
