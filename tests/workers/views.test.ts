@@ -6,7 +6,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runDurableObjectAlarm, runInDurableObject, SELF } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { DAY_MS } from '../../shared/time.ts';
 import { VIEW_WINDOWS } from '../../shared/views/windows.ts';
 import { expectFromView, viewQueries } from '../helpers/view-queries.ts';
 import { ROLLUP_FIGURES } from '../../workers/observatory/api/percentiles.ts';
@@ -154,14 +153,14 @@ describe('the public views', () => {
       headers: token,
     });
     expect(view).toEqual(await live.json());
-    // The day two days ago holds one tick: its weekday's cell at that hour has one day. Only whole days count, so the
-    // recent ticks add their cells only when they fell before today (just after midnight UTC).
+    // The day two days ago holds one tick: its weekday's cell at that hour has one day. The window holds whole days
+    // only, so the recent ticks add their cells only when they fell before its end (just after midnight UTC).
     const cellOf = (t: number) => {
       const d = new Date(t);
       return ((d.getUTCDay() + 6) % 7) * 24 + d.getUTCHours();
     };
-    const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
-    const cells = new Set(ticks.filter((t) => t < today).map(cellOf));
+    const [from, to] = [Date.parse(view.window.from), Date.parse(view.window.to)];
+    const cells = new Set(ticks.filter((t) => t >= from && t < to).map(cellOf));
     const chat = view.rows.find((r) => r.region === 'weur' && r.target === 'ref-chat')!;
     expect(chat.cells).toHaveLength(7 * 24);
     expect(chat.cells[cellOf(ticks[3])][0]).toBe(1);

@@ -93,7 +93,7 @@ function nonOverlapFaster(series: ReturnType<typeof simulate>): boolean {
 }
 
 /** The fewest ticks (in steps of a day) at which a rule sees A faster, or Infinity within `limitDays`. */
-function ticksToDetect(_seed: number, faster: (ticks: number) => boolean, limitDays: number): number {
+function ticksToDetect(faster: (ticks: number) => boolean, limitDays: number): number {
   for (let days = 1; days <= limitDays; days++) if (faster(days * 24 * TICKS_PER_HOUR)) return days * 24 * TICKS_PER_HOUR;
   return Infinity;
 }
@@ -108,8 +108,8 @@ describe('against truth: B 3 % slower than A, heavy-tailed noise, a shared daily
     const overlap: number[] = [];
     for (const seed of SEEDS) {
       const series = simulate(seed, 14 * 24 * TICKS_PER_HOUR, 1.03);
-      paired.push(ticksToDetect(seed, (n) => comparePaired(blocksOf(series.slice(0, n)), 0, MARGIN).verdict === 'a_faster', 14));
-      overlap.push(ticksToDetect(seed, (n) => nonOverlapFaster(series.slice(0, n)), 14));
+      paired.push(ticksToDetect((n) => comparePaired(blocksOf(series.slice(0, n)), 0, MARGIN).verdict === 'a_faster', 14));
+      overlap.push(ticksToDetect((n) => nonOverlapFaster(series.slice(0, n)), 14));
     }
     for (const n of paired) expect(n).toBeLessThanOrEqual(3 * 24 * TICKS_PER_HOUR);
     const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
