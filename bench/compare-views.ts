@@ -10,7 +10,7 @@ import { familySeries, familySeriesComparisons, type PairedFamily } from '../sha
 import { CompareViewBuilderBefore, familiesBefore } from '../tests/helpers/paired-reference.ts';
 import { viewText } from '../shared/views/view-text.ts';
 import { pairFilter, type ViewMatch } from '../shared/views/view-match.ts';
-import { VIEW_WINDOWS, viewSpan } from '../shared/views/windows.ts';
+import { compareSpan, VIEW_WINDOW_IDS, viewSpan, type ViewWindowId } from '../shared/views/windows.ts';
 import { COMPARE_LIST, CompareViewBuilder } from '../workers/observatory/views/compare-build.ts';
 import { storedView, viewAnswer, type StoredView } from '../workers/observatory/views/view-answer.ts';
 import { familyReport } from '../workers/observatory/reports/family-report.ts';
@@ -78,6 +78,14 @@ export function packedFamily(rows: readonly StoredRow[]): StoredFamily {
   return { days, edges: rows.filter((r) => r.hour < first || r.hour >= last) };
 }
 
+/** What a compare build over these windows reads of a family's rows (compareSpan's range of them), as D1 holds them. */
+export function familyCovering(rows: readonly StoredRow[], windows: readonly ViewWindowId[], now: number): StoredFamily {
+  const spans = windows.map((id) => compareSpan(id, now));
+  const from = Math.min(...spans.map((s) => s.from));
+  const to = Math.max(...spans.map((s) => s.to));
+  return packedFamily(rows.filter((r) => r.hour >= from && r.hour < to));
+}
+
 /** What a read of a packed family hands the code: the days' bytes from their hex, the edges' JSON parsed. */
 const readFamily = (f: StoredFamily) => ({
   days: f.days.map((d) => ({ day: d.day, packed: hexToBytes(d.hex) })),
@@ -109,15 +117,16 @@ export function buildCompareViews(
   now: number,
   before = false,
   stored?: StoredFamily,
+  windows: readonly ViewWindowId[] = VIEW_WINDOW_IDS,
 ): string[] {
-  const spans = VIEW_WINDOWS.map((w) => viewSpan(w.id, now));
   if (before) {
-    const builder = new CompareViewBuilderBefore(spans);
+    // Before: every window to the last whole hour, rebuilt each hour.
+    const builder = new CompareViewBuilderBefore(windows.map((id) => viewSpan(id, now)));
     for (const f of families) builder.add(f, parse(rows));
     return builder.views().map((v) => viewText(v.doc as Record<string, unknown>, v.list));
   }
-  const builder = new CompareViewBuilder(spans);
-  const packed = stored ?? packedFamily(rows);
+  const builder = new CompareViewBuilder(windows.map((id) => compareSpan(id, now)));
+  const packed = stored ?? familyCovering(rows, windows, now);
   for (const f of families) {
     const { days, rows: edges } = readFamily(packed);
     builder.add(f, edges, days);
@@ -142,7 +151,7 @@ export function compareViewRequests(text: string, builtAt: number, region: strin
   };
 }
 
-export const COMPARE_VIEW_COUNT = VIEW_WINDOWS.length * PAIRED_FIGURES.length;
+export const COMPARE_VIEW_COUNT = VIEW_WINDOW_IDS.length * PAIRED_FIGURES.length;
 
 /**
  * Publishing a week's report (reports/build-report.ts) over these families, each with the same rows (two weeks up to

@@ -7,7 +7,7 @@
  * settling times (public-views.ts).
  */
 import { burstRunsPerDay } from './bursts.ts';
-import { LONGEST_VIEW_DAYS, VIEW_WINDOWS } from '../views/windows.ts';
+import { DAILY_COMPARE_WINDOWS, HOURLY_COMPARE_WINDOWS, LONGEST_VIEW_DAYS, VIEW_WINDOWS } from '../views/windows.ts';
 import { SITE_PROFILE_DAYS } from './read-limits.ts';
 import { ROLLUP_METRICS, SPLIT_METRICS } from '../rollup/figures.ts';
 import { BEFORE_DAYS, WEEK_DAYS } from '../rollup/changes.ts';
@@ -126,12 +126,19 @@ export function viewCosts(
       viewsPerBuild: 2 * (1 + targets),
       doRequestsPerBuild: 0,
     },
-    // Each family's packed days of the longest window (a row a day), and the hours at its edges (the first day's
-    // and today's: 23 on average), one family's read at a time: every window and figure.
+    // The 24 h views, each hour: each family's hours of the 24 before the last whole hour (and a row past the end).
     compare: {
       buildsPerDay: hourly,
-      rowsReadPerBuild: pairedGroups * (LONGEST_VIEW_DAYS + 2 * TODAYS_HOURS_AVERAGE),
-      viewsPerBuild: VIEW_WINDOWS.length * PAIRED_FIGURES.length,
+      rowsReadPerBuild: pairedGroups * (HOURS_PER_DAY + 1),
+      viewsPerBuild: HOURLY_COMPARE_WINDOWS.length * PAIRED_FIGURES.length,
+      doRequestsPerBuild: 0,
+    },
+    // The 7, 30 and 90 d views, whole days, when a region writes a day's rollups: each family's packed days of the
+    // longest window (a row a day), one family's read at a time.
+    'compare-days': {
+      buildsPerDay: CHANGE_BUILDS_PER_DAY,
+      rowsReadPerBuild: pairedGroups * LONGEST_VIEW_DAYS,
+      viewsPerBuild: DAILY_COMPARE_WINDOWS.length * PAIRED_FIGURES.length,
       doRequestsPerBuild: 0,
     },
     'prompt-cache': {

@@ -39,3 +39,20 @@ export function viewSpan(id: ViewWindowId, now: number): ViewSpan {
   const today = Math.floor(now / DAY_MS) * DAY_MS;
   return { id, from: today - days * DAY_MS, to: lastHour, resolution: 'day' };
 }
+
+/**
+ * The window of a paired comparison the compare views hold: the 24 h one as viewSpan's (to the last whole hour,
+ * built with each hour's rollups); the longer ones the whole UTC days before today (N days back from 00:00 UTC
+ * today), built once a day when the days' rollups are written. A week's or a quarter's verdict, ranked over blocks of
+ * up to a day, then moves a day at a time, and ranking every family over 90 days is a day's work, not an hour's
+ * (docs/MEASUREMENT.md, "Paired comparisons"; docs/COSTS.md).
+ */
+export function compareSpan(id: ViewWindowId, now: number): ViewSpan {
+  const span = viewSpan(id, now);
+  if (id === '24h') return span;
+  return { ...span, to: Math.floor(now / DAY_MS) * DAY_MS };
+}
+
+/** The compare views built with each hour's rollups, and those built once a day (compareSpan). */
+export const HOURLY_COMPARE_WINDOWS: readonly ViewWindowId[] = ['24h'];
+export const DAILY_COMPARE_WINDOWS: readonly ViewWindowId[] = VIEW_WINDOW_IDS.filter((id) => !HOURLY_COMPARE_WINDOWS.includes(id));

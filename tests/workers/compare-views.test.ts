@@ -15,7 +15,7 @@ import { PAIRED_FIGURES, pairedHours } from '../../shared/rollup/paired-hours.ts
 import { dayOf, mergeByGroup, rollUp, type RollupSample } from '../../shared/rollup/rollup.ts';
 import { CONFIDENCE } from '../../shared/stats/paired.ts';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../shared/time.ts';
-import { VIEW_WINDOWS } from '../../shared/views/windows.ts';
+import { DAILY_COMPARE_WINDOWS, HOURLY_COMPARE_WINDOWS, VIEW_WINDOWS } from '../../shared/views/windows.ts';
 import { storedList } from '../../workers/observatory/config.ts';
 import { upsertCacheHourStatements } from '../../workers/observatory/db/cache.ts';
 import { pairedRowsIn, upsertPairedHourStatements } from '../../workers/observatory/db/paired.ts';
@@ -242,11 +242,24 @@ describe('the compare views', () => {
   });
 
   it('were built from a region × variant’s packed days of the longest window each, and its edges’ hours: the rows read said', () => {
-    // 3 regions × (90 packed days, and the hours of the days at either edge: at most 23 before, and today's).
-    const days = Math.floor((lastHour - (today - 90 * DAY_MS)) / DAY_MS);
-    expect(parts.compare.rows_read).toBeGreaterThanOrEqual(regions.length * (days - 1));
-    expect(parts.compare.rows_read).toBeLessThanOrEqual(regions.length * (days + 2 * 24));
-    expect(parts.compare.views).toBe(VIEW_WINDOWS.length * PAIRED_FIGURES.length);
+    // The 24 h views, with each hour's rollups: 3 regions × the 24 hours before the last whole hour (hourly rows; an
+    // hour may hold no paired row).
+    expect(parts.compare.rows_read).toBeGreaterThanOrEqual(regions.length * (24 - 1));
+    expect(parts.compare.rows_read).toBeLessThanOrEqual(regions.length * (24 + 2));
+    expect(parts.compare.views).toBe(HOURLY_COMPARE_WINDOWS.length * PAIRED_FIGURES.length);
+    // The 7, 30 and 90 d views, once a day: 3 regions × the 90 whole days before today, packed (a row a day, and no
+    // hour of today: their windows end at 00:00 UTC).
+    expect(parts['compare-days'].rows_read).toBeGreaterThanOrEqual(regions.length * (90 - 1));
+    expect(parts['compare-days'].rows_read).toBeLessThanOrEqual(regions.length * (90 + 2));
+    expect(parts['compare-days'].views).toBe(DAILY_COMPARE_WINDOWS.length * PAIRED_FIGURES.length);
+  });
+
+  it('of 7, 30 and 90 days cover whole days, to 00:00 UTC today; the 24 h one ends at the last whole hour', async () => {
+    for (const w of VIEW_WINDOWS) {
+      const doc = await fromView<CompareDoc>(`/api/v1/compare?window=${w.id}`);
+      expect(Date.parse(doc.window.to), w.id).toBe(w.id === '24h' ? lastHour : today);
+      expect(Date.parse(doc.window.from), w.id).toBe(w.id === '24h' ? lastHour - DAY_MS : today - w.days * DAY_MS);
+    }
   });
 });
 

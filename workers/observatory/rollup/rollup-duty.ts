@@ -107,8 +107,8 @@ async function rollUpDirtyHours(
 
 /**
  * The views of rollups (percentiles, the timeline, the scrape of the running totals, the paired comparisons and
- * prompt caches; the catalog with them), built anew when an hour was written; the time profiles and the TTFA
- * changes when a day was.
+ * prompt caches; the catalog with them), built anew when an hour was written; the time profiles, the TTFA
+ * changes and the compare views of whole days when a day was.
  */
 const ROLLUP_VIEWS: ViewPartName[] = ['percentiles', 'catalog', 'timeline', 'metrics', 'compare', 'prompt-cache'];
 
@@ -118,7 +118,7 @@ export const rollupDuty: Duty = {
   pending: (store) => store.count('dirty_hours') + store.count('dirty_days'),
   async run({ store, env, region }) {
     const { ok, rolled, days } = await rollUpDirtyHours(store, env.DB, region.code, Date.now());
-    if (rolled > 0) await markViews(env, days > 0 ? [...ROLLUP_VIEWS, 'profiles', 'changes'] : ROLLUP_VIEWS);
+    if (rolled > 0) await markViews(env, days > 0 ? [...ROLLUP_VIEWS, 'profiles', 'changes', 'compare-days'] : ROLLUP_VIEWS);
     return ok ? 'done' : 'failed';
   },
   healthKey: 'pendingRollups',

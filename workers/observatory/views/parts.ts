@@ -9,7 +9,7 @@ import { timelineViews } from './timeline-views.ts';
 import { historyViews } from './history-views.ts';
 import { incidentViews } from './incident-views.ts';
 import { vendorIncidentViews } from './vendor-views.ts';
-import { compareViews } from './compare-views.ts';
+import { compareDayViews, compareViews } from './compare-views.ts';
 import { promptCacheViews } from './prompt-cache-views.ts';
 import { changeViews } from './change-views.ts';
 import type { ViewPart } from './view-part.ts';
@@ -27,6 +27,7 @@ export function viewParts(ages: (now: number) => Promise<ViewAges>): ViewPart[] 
     incidentViews,
     vendorIncidentViews,
     compareViews,
+    compareDayViews,
     promptCacheViews,
     changeViews,
     healthViews(ages),
@@ -46,6 +47,7 @@ export type ViewPartName =
   | 'incidents'
   | 'vendor-incidents'
   | 'compare'
+  | 'compare-days'
   | 'prompt-cache'
   | 'changes'
   | 'health';
