@@ -17,7 +17,8 @@ import type { StoredSample } from '../../workers/observatory/db/sample-row.ts';
 import type { PromptCachesDoc } from '../../shared/api-types.ts';
 
 const START = Date.UTC(2026, 6, 1);
-// 18 hours: 6 blocks of 3 (the shortest block, shared/stats/block-length.ts), the fewest a 95 % interval needs.
+// 18 hours: 6 blocks of 3 (the shortest block, shared/stats/block-length.ts), the fewest a 95 % interval needs,
+// when the hours' measured correlation asks for no longer blocks.
 const HOURS = 18;
 const TICKS_PER_HOUR = 1;
 
@@ -88,9 +89,17 @@ describe('the prompt-cache probe', () => {
     expect(cache.ttft.hours).toBe(HOURS);
     // The endpoint prefills a cached token at a tenth of a fresh one's cost: about 0.46 s of a 0.52 s prefill saved.
     expect(cache.ttft.discount_pct).toBeGreaterThan(20);
-    expect(cache.ttft.ci_low_pct!).toBeLessThanOrEqual(cache.ttft.discount_pct!);
-    expect(cache.ttft.ci_high_pct!).toBeGreaterThanOrEqual(cache.ttft.discount_pct!);
-    expect(cache.ttft.verdict).toBe('faster');
+    // Its interval needs 6 blocks: 3-hour blocks of these 18 hours. A busy machine can make neighbouring hours alike
+    // (every pass slower for a while); the blocks then join more hours, and the verdict waits for more ticks.
+    expect(cache.ttft.block_hours).toBeGreaterThanOrEqual(3);
+    if (cache.ttft.block_hours === 3) {
+      expect(cache.ttft.ci_low_pct!).toBeLessThanOrEqual(cache.ttft.discount_pct!);
+      expect(cache.ttft.ci_high_pct!).toBeGreaterThanOrEqual(cache.ttft.discount_pct!);
+      expect(cache.ttft.verdict).toBe('faster');
+    } else {
+      expect([cache.ttft.ci_low_pct, cache.ttft.ci_high_pct, cache.ttft.verdict]).toEqual([null, null, 'not_enough_data']);
+      expect(cache.ttft.more_ticks).toBeGreaterThan(0);
+    }
     expect(cache.server.discount_pct).toBeGreaterThan(20);
     expect(cache.server).toMatchObject({ pairs: HOURS * TICKS_PER_HOUR, win_rate: 1 });
     expect(cache.cached_tokens.reported).toBe(HOURS * TICKS_PER_HOUR);
