@@ -25,10 +25,16 @@ import { config } from '../../observatory.config.ts';
 import { probesPerTick } from '../../shared/config/schedule.ts';
 import { targetVariantPairs, withWarmPasses } from '../../shared/config/work-list.ts';
 import type { SiteData } from '../../site/src/data/types.ts';
+import { DAY_MS } from '../../shared/time.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = 'test-results/site';
 const BACKFILL_TICKS = 2;
+/**
+ * One more backfill tick at noon UTC yesterday: the compare page's default view ranks whole UTC days
+ * (shared/views/windows.ts, compareSpan), so a run at any time of day has an ended day of verdicts to show.
+ */
+const yesterdayNoon = (now: number) => Math.floor(now / DAY_MS) * DAY_MS - DAY_MS / 2;
 const TICK_MS = 5 * 60_000;
 /** Four ticks at the schedule's step up to now, the last three failing in the farthest region: an open regional incident. */
 const RECENT_TICKS = 4;
@@ -77,7 +83,8 @@ beforeAll(async () => {
     progress: () => {},
   });
   const admin = { authorization: `Bearer ${local.adminToken}`, 'content-type': 'application/json' };
-  const ticks = [...Array.from({ length: BACKFILL_TICKS }, (_, k) => now - (BACKFILL_TICKS - k) * 3_600_000), ...recent];
+  const backfill = [yesterdayNoon(now), ...Array.from({ length: BACKFILL_TICKS }, (_, k) => now - (BACKFILL_TICKS - k) * 3_600_000)];
+  const ticks = [...backfill, ...recent];
   for (const tick of ticks)
     await fetch(`${local.apiUrl}/api/v1/ticks`, {
       method: 'POST',
@@ -87,12 +94,7 @@ beforeAll(async () => {
   await waitForSamples(local.apiUrl, ticks.length * probesPerTick(config));
   expect(await waitForStatus(local.apiUrl, local.readToken, grid)).toBe(true);
   // The pages' windows are merged from rollups: wait for the backfilled hours' rows.
-  await waitForRollups(
-    local.apiUrl,
-    Array.from({ length: BACKFILL_TICKS }, (_, k) => now - (k + 1) * 3_600_000),
-    probesPerTick(config),
-    local.readToken,
-  );
+  await waitForRollups(local.apiUrl, backfill, probesPerTick(config), local.readToken);
   // One concurrency run, for the concurrency charts.
   expect((await fetch(`${local.apiUrl}/api/v1/bursts`, { method: 'POST', headers: admin })).status).toBe(202);
   await waitForBursts(local.apiUrl);
