@@ -9,6 +9,7 @@
  *   npm run bench:duties            # or: node bench/duties.ts --json
  */
 import { PAIRED_FIGURES } from '../shared/rollup/paired-hours.ts';
+import { asRow } from './stored-rows.ts';
 import type { PairedFamily } from '../shared/rollup/paired-families.ts';
 import { ttfaChanges } from '../shared/rollup/changes.ts';
 import {
@@ -21,7 +22,7 @@ import {
   publishWeek,
   regionRows,
 } from './compare-views.ts';
-import { rollUp, mergeByGroup, applyToTotals, type Rollup, type RollupSample } from '../shared/rollup/rollup.ts';
+import { rollUp, mergeByGroup, applyToTotals, type RollupSample } from '../shared/rollup/rollup.ts';
 import { storedFigurePercentileGroups, type StoredFigureRow } from '../shared/rollup/percentiles.ts';
 import { evaluate, type WindowSample } from '../shared/status/evaluate.ts';
 import { resolveStatusRules } from '../shared/status/rules.ts';
@@ -35,7 +36,7 @@ import { SAMPLE_COLUMNS, toRowValues } from '../workers/observatory/db/sample-ro
 import { samplesParquet } from '../shared/archive/parquet-file.ts';
 import { archiveSamples } from '../tests/helpers/archive-samples.ts';
 import { webhookSignature } from '../workers/observatory/notify/webhook-signature.ts';
-import { ROLLUP_METRICS, rollupToBase64Json, rollupToJson } from '../shared/rollup/rollup.ts';
+import { rollupToBase64Json, rollupToJson } from '../shared/rollup/rollup.ts';
 import {
   CHANGE_PAIRS_PER_REQUEST,
   COMPARISONS_PER_REQUEST,
@@ -112,26 +113,6 @@ function sample(region: string, target: string, tick: number): RollupSample {
 
 const samplesOfHour = (region: string, hour: number) =>
   TARGETS.flatMap((t) => Array.from({ length: TICKS_PER_HOUR }, (_, k) => sample(region, t, hour + k * 300_000)));
-/** A rollup as its D1 row: the stored columns, histograms as bytes. */
-function asRow(r: Rollup, period: 'hour' | 'day'): Record<string, unknown> {
-  const [probes, successes, errors, ...rest] = bodyValues(r);
-  const row: Record<string, unknown> = {
-    [period]: r.hour,
-    region: r.region,
-    target: r.target,
-    prompt_variant: r.prompt_variant,
-    method_version: r.method_version,
-    probes,
-    successes,
-    errors,
-  };
-  ROLLUP_METRICS.forEach((m, i) => {
-    row[m] = rest[i];
-  });
-  row.split = rest[ROLLUP_METRICS.length];
-  return row;
-}
-
 /** A value made when first asked for: each duty's process makes only the rows that duty reads. */
 function once<T>(make: () => T): () => T {
   let value: T | undefined;
@@ -345,7 +326,7 @@ const DUTIES: Array<{ name: string; runsIn: RunsIn; run: () => unknown; each?: b
     run: () => windows().map((w) => evaluate(w, HOUR0 + 11 * 300_000, baseline, rules)).length,
   },
   {
-    // The most a free-plan percentile request merges (PERCENTILE_ROW_UNITS) in daily rows: 66 days of every pair.
+    // The most a free-plan percentile request merges (PERCENTILE_ROW_UNITS) in daily rows: any window of 90 pairs (shared/rollup/spans.ts).
     // Each group's count is seen for the first time (the isolate's cache of exact interval ranks emptied).
     name: `percentiles from ${PERCENTILE_ROW_UNITS.free} daily rows`,
     runsIn: 'read API (Worker, free plan)',
@@ -366,13 +347,6 @@ const DUTIES: Array<{ name: string; runsIn: RunsIn; run: () => unknown; each?: b
         ]),
         ['region', 'target'],
       ).length,
-  },
-  {
-    // 90 days of daily rows and the edge hours, every region × target: refused on the free plan (too_much_work).
-    name: 'percentiles over 90 days, every pair',
-    runsIn: 'read API (Worker, paid plan)',
-    run: () =>
-      forgetCiRanks() ?? storedFigurePercentileGroups(figureRows([...dailyRows90(), ...edgeHourRows()]), ['region', 'target']).length,
   },
   {
     // The site build reads 90 days of daily rows (every region × target) in pages of whole days, histograms as stored bytes.

@@ -6,6 +6,7 @@
  * before they are timed.
  */
 import { DAY_WINDOWS, percentileWindows } from '../shared/views/percentile-windows.ts';
+import { LONGEST_VIEW_DAYS } from '../shared/views/windows.ts';
 import { isDeepStrictEqual } from 'node:util';
 import { ROLLUP_METRICS, SPLIT_METRICS, type Rollup, type RollupMetric } from '../shared/rollup/rollup.ts';
 import {
@@ -23,6 +24,9 @@ import { prometheusText } from '../workers/observatory/api/prometheus.ts';
 import { prometheusTextBefore, rollupPercentileGroupsBefore, storedFigurePercentileGroupsBefore } from '../tests/helpers/merge-before.ts';
 import { PACKED_COLUMNS, d1ClientRows, d1ResponseText, packedRows, sqliteHex } from './d1-response.ts';
 import { hexToBytes } from '../shared/bytes.ts';
+import { coverOf, type Piece } from '../shared/rollup/spans.ts';
+import { DAY_MS, HOUR_MS } from '../shared/time.ts';
+import { pieceRows } from './stored-rows.ts';
 
 /** The CPU the public views of an hour may take in the Durable Object that builds them (issue 33). */
 export const VIEWS_OF_AN_HOUR_MS = 100;
@@ -112,6 +116,30 @@ const totalsHexResponse = (rows: Array<Record<string, unknown>>) => {
 const packedResponse = (rows: Array<Record<string, unknown>>, period: 'hour' | 'day', columns: readonly string[]) =>
   d1ResponseText(PACKED_COLUMNS, packedRows(rows, period, columns));
 
+/**
+ * What packedRowsCovering's reads answer for a window's pieces (db/packed-reads.ts): a response per table, each
+ * piece's rows packed per region. `rowsOf(from, to)`: the bench's stored base rows of the periods in [from, to).
+ */
+function piecesResponses(
+  pieces: readonly Piece[],
+  rowsOf: (from: number, to: number) => Array<Record<string, unknown>>,
+  columns: readonly string[],
+): string[] {
+  const tables = new Map<string, Array<Record<string, unknown>>>();
+  for (const { table, rows } of pieceRows(pieces, rowsOf)) tables.set(table, [...(tables.get(table) ?? []), ...rows]);
+  return [...tables.values()].map((rows) => packedResponse(rows, 'hour', columns));
+}
+
+/** A window's start at a day's midnight of [from, from + 64 days) whose pieces are the most (the worst alignment of the spans). */
+function worstAlignment(from: number, window: (day: number) => [number, number]): number {
+  let worst = from;
+  for (let d = 0; d < 64; d++) {
+    const day = from + d * DAY_MS;
+    if (coverOf(...window(day)).length > coverOf(...window(worst)).length) worst = day;
+  }
+  return worst;
+}
+
 const figureRowsOf = (text: string): StoredFigureRow[] =>
   d1ClientRows(text).map((r) => ({ ...(r as unknown as StoredFigureRow), figure: blobBytes(r.figure) }));
 
@@ -133,7 +161,25 @@ export function mergeDuties(data: MergeData): PairedDuty[] {
     hourly: data.edgeHourRows(),
   }));
   const ninetyBefore = once(() => [figureResponse(ninety().daily, 'ttft_ms'), figureResponse(ninety().hourly, 'ttft_ms')]);
-  const ninetyNow = once(() => [packedResponse(ninety().daily, 'day', ['ttft_ms']), packedResponse(ninety().hourly, 'hour', ['ttft_ms'])]);
+  // Now: the same 90 days and 23 + 23 edge hours read as their pieces (shared/rollup/spans.ts), at the spans' worst alignment.
+  const ninetyNow = once(() => {
+    const window = (day: number): [number, number] => [day - 23 * HOUR_MS, day + LONGEST_VIEW_DAYS * DAY_MS + 23 * HOUR_MS];
+    const day0 = worstAlignment(Date.UTC(2026, 0, 1), window);
+    const { daily, hourly } = ninety();
+    // The edge hours 0-22 before the first day, 23-45 after the last; day j the j-th day's rows.
+    const rowsOf = (from: number, to: number) => {
+      const out: Array<Record<string, unknown>> = [];
+      if (to - from < DAY_MS)
+        for (let t = from; t < to; t += HOUR_MS) {
+          const i = t < day0 ? 23 - (day0 - t) / HOUR_MS : 23 + (t - day0 - LONGEST_VIEW_DAYS * DAY_MS) / HOUR_MS;
+          out.push(...hourly.slice(i * pairs, (i + 1) * pairs));
+        }
+      else
+        for (let t = from; t < to; t += DAY_MS) out.push(...daily.slice(((t - day0) / DAY_MS) * pairs, ((t - day0) / DAY_MS + 1) * pairs));
+      return out;
+    };
+    return piecesResponses(coverOf(...window(day0)), rowsOf, ['ttft_ms']);
+  });
   // As the read API answers (api/percentiles.ts percentileGroupsFromRollups): before, rows of one column; now, packed rows.
   const ttftBefore = (texts: string[]) => storedFigurePercentileGroupsBefore(texts.flatMap(figureRowsOf), ['region', 'target']);
   const ttftNow = (texts: string[]) =>
@@ -156,12 +202,30 @@ export function mergeDuties(data: MergeData): PairedDuty[] {
     const today = hours.slice(0, TODAY_HOURS * pairs);
     // Before: each window read whole (every column, a row a period) and answered figure by figure.
     const before = [[lastDay], ...WINDOW_DAYS.map((n) => [days.slice(0, n * pairs), today])].map((parts) => parts.map(wholeResponse));
-    // Now: read grouped, the nested windows as their disjoint parts (today's hours, then days 1-7, 8-30, 31-90), each read once.
+    // Now: read grouped, the nested windows as their disjoint parts (today's hours, then days 1-7, 8-30, 31-90), each
+    // read once as its pieces (shared/rollup/spans.ts), at the spans' worst alignment for 90 days.
+    const day0 = worstAlignment(Date.UTC(2026, 0, 1), (day) => [day - LONGEST_VIEW_DAYS * DAY_MS, day + TODAY_HOURS * HOUR_MS]);
+    const hoursFrom = (first: number) => (from: number, to: number) => {
+      const out: Array<Record<string, unknown>> = [];
+      for (let t = from; t < to; t += HOUR_MS)
+        out.push(...hours.slice(((t - first) / HOUR_MS) * pairs, ((t - first) / HOUR_MS + 1) * pairs));
+      return out;
+    };
+    const daysBack = (from: number, to: number) => {
+      const out: Array<Record<string, unknown>> = [];
+      for (let t = from; t < to; t += DAY_MS) {
+        const j = (day0 - t) / DAY_MS - 1;
+        out.push(...days.slice(j * pairs, (j + 1) * pairs));
+      }
+      return out;
+    };
     const bounds = [0, ...WINDOW_DAYS];
     const now = {
-      lastDay: packedResponse(lastDay, 'hour', VIEW_COLUMNS),
-      today: packedResponse(today, 'hour', VIEW_COLUMNS),
-      days: WINDOW_DAYS.map((_, i) => packedResponse(days.slice(bounds[i] * pairs, bounds[i + 1] * pairs), 'day', VIEW_COLUMNS)),
+      lastDay: piecesResponses(coverOf(day0 - HOUR_MS, day0 + TODAY_HOURS * HOUR_MS), hoursFrom(day0 - HOUR_MS), VIEW_COLUMNS),
+      today: piecesResponses(coverOf(day0, day0 + TODAY_HOURS * HOUR_MS), hoursFrom(day0), VIEW_COLUMNS),
+      days: WINDOW_DAYS.map((_, i) =>
+        piecesResponses(coverOf(day0 - bounds[i + 1] * DAY_MS, day0 - bounds[i] * DAY_MS), daysBack, VIEW_COLUMNS),
+      ),
     };
     return { before, now };
   });
@@ -223,9 +287,9 @@ export function mergeDuties(data: MergeData): PairedDuty[] {
         const { lastDay, today, days } = views().now;
         const records = percentileWindows(
           {
-            lastDay: packedRowsOf(lastDay),
-            todaysHours: packedRowsOf(today),
-            days: new Map(DAY_WINDOWS.map((w, i) => [w.id, packedRowsOf(days[i])])),
+            lastDay: lastDay.flatMap(packedRowsOf),
+            todaysHours: today.flatMap(packedRowsOf),
+            days: new Map(DAY_WINDOWS.map((w, i) => [w.id, days[i].flatMap(packedRowsOf)])),
           },
           { figures: FIGURES, by: VIEW_BY, partsBy: PARTS_BY, pooledBy: POOLED_BY },
         );

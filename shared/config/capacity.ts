@@ -15,7 +15,7 @@ import { BASELINE_DAYS, TRAILING_HOURS } from '../status/baseline.ts';
 import { burstLevels, burstRunsPerDay, burstStreamsPerRun } from './bursts.ts';
 import { STREAMS_PER_RUNNER } from '../bursts/level-report.ts';
 import { vendorStatusCosts } from './vendor-status-costs.ts';
-import { viewCosts, type ViewCosts } from './view-costs.ts';
+import { SPAN_READS_PER_SEEK, viewCosts, type ViewCosts } from './view-costs.ts';
 
 /** D1 rows written per stored sample: the row and its unique-key index entry, then the same again when retention deletes it. */
 export const D1_ROWS_WRITTEN_PER_SAMPLE = 4;
@@ -60,6 +60,23 @@ export const DAILY_ROWS_WRITTEN_PER_PAIR = 2;
 export const DAILY_ROWS_READ_PER_HOURLY_ROW = 1;
 /** … and, per target × variant, what D1 counts for replacing its daily row (measured). */
 export const DAILY_UPSERT_ROWS_READ_PER_PAIR = 3;
+/**
+ * The span rollups of a pair (shared/rollup/spans.ts), per day: 21 spans of hours (12 of 2 h, 6 of 4 h, 3 of 8 h) and
+ * about one of days (1/2 + 1/4 + … + 1/64 of each length a day), a row each, written once its hours have ended
+ * (rollup/rollup-duty.ts). Retention then deletes the day's spans of hours and rewrites the 6 spans of days that held
+ * the day: a delete and a new row each.
+ */
+export const SPAN_ROWS_WRITTEN_PER_PAIR_DAY = 21 + 63 / 64;
+export const SPAN_RETENTION_ROWS_WRITTEN_PER_PAIR_DAY = 21 + 2 * 6;
+/** Writing a span reads its two halves: a seek each on its key and the region, reading the region's rows and two rows more (measured). */
+export const SPAN_ROWS_READ_PER_HALF_ROW = 1;
+export { SPAN_READS_PER_SEEK };
+/** Spans written per region and day (21 of hours, about one of days, 6 by retention), each reading two halves. */
+const SPAN_WRITES_PER_REGION_DAY = 21 + 63 / 64 + 6;
+/** Retention's delete of a region's spans within a day: a seek on each of the 27 keys. */
+export const SPAN_RETENTION_DELETE_READS_PER_REGION_DAY = 27 * SPAN_READS_PER_SEEK;
+/** A regional object's dirty spans: each span marked once and cleared once (0.875 of hours an hour, about one of days a day). */
+export const SPAN_DO_ROWS_WRITTEN_PER_REGION_DAY = 2 * (21 + 63 / 64);
 /** Each region's rollup pass reads the retention mark once an hour. */
 export const ROLLUP_MARK_READS_PER_REGION_HOUR = 1;
 
@@ -304,6 +321,7 @@ export function capacity(config: ObservatoryConfig): Capacity {
     rollupRowsPerDay * (ROLLUP_ROWS_WRITTEN_PER_PAIR + ROLLUP_ROWS_DELETED_PER_PAIR) +
     rollupRowsPerDay * (PLACES_ROWS_WRITTEN_PER_PAIR_HOUR + PLACES_ROWS_DELETED_PER_PAIR_HOUR) +
     perTick * DAILY_ROWS_WRITTEN_PER_PAIR +
+    perTick * (SPAN_ROWS_WRITTEN_PER_PAIR_DAY + SPAN_RETENTION_ROWS_WRITTEN_PER_PAIR_DAY) +
     perTick * (PROFILE_ROWS_WRITTEN_PER_PAIR_DAY + PROFILE_ROWS_DELETED_PER_PAIR_DAY) +
     pairedGroups * HOURS_PER_DAY * (PAIRED_ROWS_WRITTEN_PER_REGION_VARIANT_HOUR + PAIRED_ROWS_DELETED_PER_REGION_VARIANT_HOUR) +
     pairedGroups * (PAIRED_DAYS_WRITTEN_PER_REGION_VARIANT_DAY + PAIRED_DAYS_DELETED_PER_REGION_VARIANT_DAY) +
@@ -335,6 +353,8 @@ export function capacity(config: ObservatoryConfig): Capacity {
       rollupRowsPerDay * ROLLUP_ROWS_READ_PER_PAIR +
       config.regions.length * rollupRowsPerDay * DAILY_ROWS_READ_PER_HOURLY_ROW +
       perTick * DAILY_UPSERT_ROWS_READ_PER_PAIR +
+      SPAN_WRITES_PER_REGION_DAY * 2 * (perTick * SPAN_ROWS_READ_PER_HALF_ROW + config.regions.length * SPAN_READS_PER_SEEK) +
+      config.regions.length * SPAN_RETENTION_DELETE_READS_PER_REGION_DAY +
       pairedGroups * (HOURS_PER_DAY * PAIRED_DAY_ROWS_READ_PER_PAIRED_HOUR + PAIRED_DAY_UPSERT_ROWS_READ) +
       config.regions.length * HOURS_PER_DAY * ROLLUP_MARK_READS_PER_REGION_HOUR,
     // Per region: its pairs plus the seeks' extra rows, for every tick of the lookback, every tick; and for every baseline hour, every hour.
@@ -376,7 +396,8 @@ export function capacity(config: ObservatoryConfig): Capacity {
   const doRowsWrittenPerDay =
     burstCosts(config).doRowsWrittenPerDay +
     probesPerDay * DO_ROWS_WRITTEN_PER_PROBE +
-    config.regions.length * (HOURS_PER_DAY * DO_ROWS_WRITTEN_PER_REGION_HOUR + DO_ROWS_WRITTEN_PER_REGION_DAY) +
+    config.regions.length *
+      (HOURS_PER_DAY * DO_ROWS_WRITTEN_PER_REGION_HOUR + DO_ROWS_WRITTEN_PER_REGION_DAY + SPAN_DO_ROWS_WRITTEN_PER_REGION_DAY) +
     regionTicksPerDay * (DO_ROWS_WRITTEN_PER_REGION_TICK_STATUS + DO_ROWS_WRITTEN_PER_REGION_TICK_HEARTBEAT) +
     probesPerDay * KEEPER_ROWS_WRITTEN_PER_PAIR +
     targetVariants * ticksPerDay * KEEPER_ROWS_WRITTEN_PER_TARGET_TICK +

@@ -4,6 +4,7 @@
  * (bench/duties.ts) or bounds what the cost model (capacity.ts) counts.
  */
 import { DAY_MS, HOUR_MS } from '../time.ts';
+import { coverOf } from '../rollup/spans.ts';
 
 /** Concurrency runs a report covers unless asked (GET /api/v1/bursts without `runs`), and so what the site build reads. */
 export const SITE_BURST_RUNS = 6;
@@ -14,15 +15,15 @@ export const SITE_BURST_RUNS = 6;
  */
 export const ROLLUP_PAGE_ROWS = { base64: 120, json: 15 } as const;
 /**
- * What one percentile request from rollups may merge, by plan, in row units: a daily row is 1 and an
- * hourly row HOURLY_ROW_UNITS (it holds a fifth of a daily row's bytes, but its header and key cost the
- * same; measured at a third, counted at a half). On the free plan that is what fits half of a Worker
- * request's 10 ms of CPU, D1's response included, with room for a busier machine (bench/duties.ts,
- * "percentiles from 4000 daily rows"): 66 days of the goal's 6 × 10 pairs, or any window of one region's
- * 10 pairs (366 days and 46 edge hours: 3,890 units); a 90-day window over all 60 pairs is about 6,000
- * units, so at that scale ask per region. The paid plan's 30 s hold any window.
+ * What one percentile request from rollups may merge, by plan, in row units: a row of a daily or span rollup is 1
+ * and an hourly row HOURLY_ROW_UNITS (it holds a fifth of a daily row's bytes, but its header and key cost the
+ * same; measured at a third, counted at a half). A window reads a row per pair of each of its pieces (hours at its
+ * edges, span rollups of hours and days: shared/rollup/spans.ts), at most about 22 whatever its length, so a window
+ * of any length over the goal's 6 × 10 pairs is about 900–1,300 units. On the free plan the cap is what fits half of
+ * a Worker request's 10 ms of CPU, D1's response included, with room for a busier machine (bench/duties.ts,
+ * "percentiles from 2000 daily rows"): about 90 pairs over any window. The paid plan's 30 s hold any window.
  */
-export const PERCENTILE_ROW_UNITS = { free: 4_000, paid: 1_000_000 } as const;
+export const PERCENTILE_ROW_UNITS = { free: 2_000, paid: 1_000_000 } as const;
 export const HOURLY_ROW_UNITS = 0.5;
 /**
  * What one timeline request from rollups may read, by plan, in the same row units: each row makes a point of its
@@ -40,10 +41,14 @@ export function rollupRowsCovering(fromHour: number, toHour: number): { daily: n
   return { daily: (lastDay - firstDay) / DAY_MS, hourly: (firstDay - fromHour) / HOUR_MS + (toHour - lastDay) / HOUR_MS };
 }
 
-/** The row units (PERCENTILE_ROW_UNITS) of a window over `pairs` pairs. */
+/**
+ * The row units (PERCENTILE_ROW_UNITS) of a window of whole hours over `pairs` pairs, as its percentiles read it:
+ * a row per pair of each piece (shared/rollup/spans.ts coverOf), a single hour's HOURLY_ROW_UNITS, any other 1.
+ */
 export function percentileRowUnits(fromHour: number, toHour: number, pairs: number): number {
-  const rows = rollupRowsCovering(fromHour, toHour);
-  return pairs * (rows.daily + rows.hourly * HOURLY_ROW_UNITS);
+  let units = 0;
+  for (const p of coverOf(fromHour, toHour)) units += p.hours === 1 ? HOURLY_ROW_UNITS : 1;
+  return pairs * units;
 }
 
 /** Anonymous reads of the public API: what one request may read, and what they may read a day in all. */

@@ -13,12 +13,42 @@ import { ROLLUP_METRICS, SPLIT_METRICS } from '../rollup/figures.ts';
 import { BEFORE_DAYS, WEEK_DAYS } from '../rollup/changes.ts';
 import { PAIRED_FIGURES } from '../rollup/paired-hours.ts';
 import type { ObservatoryConfig } from './types.ts';
+import { coverOf } from '../rollup/spans.ts';
+import { DAY_MS, HOUR_MS } from '../time.ts';
+
+/** What D1 counts beyond the rows for each key a query seeks (measured: two rows). */
+export const SPAN_READS_PER_SEEK = 2;
 
 const HOURS_PER_DAY = 24;
 /** The rollup figures a percentile view is built for, each window. */
 const ROLLUP_FIGURES_COUNT = ROLLUP_METRICS.length + SPLIT_METRICS.length;
 /** A window of days reads today's ended hours too: 11.5 of them on average over a day. */
 const TODAYS_HOURS_AVERAGE = 11.5;
+
+/**
+ * The pieces one build of the percentile views reads (views/percentile-views.ts: the last 24 hours, today's ended
+ * hours, days 1-7, 8-30 and 31-90, each covered by hourly, daily and span rows, shared/rollup/spans.ts), on average
+ * over every hour of 64 days (the longest span's cycle). Each piece is a row per pair and a seek, which D1 counts
+ * as SPAN_READS_PER_SEEK rows more.
+ */
+export function percentileViewPiecesAverage(): number {
+  const day0 = Date.UTC(2026, 0, 1);
+  let pieces = 0;
+  for (let d = 0; d < 64; d++)
+    for (let h = 0; h < HOURS_PER_DAY; h++) {
+      const today = day0 + d * DAY_MS;
+      const lastHour = today + h * HOUR_MS;
+      for (const [from, to] of [
+        [lastHour - DAY_MS, lastHour],
+        [today, lastHour],
+        [today - 7 * DAY_MS, today],
+        [today - 30 * DAY_MS, today - 7 * DAY_MS],
+        [today - LONGEST_VIEW_DAYS * DAY_MS, today - 30 * DAY_MS],
+      ])
+        pieces += coverOf(from, to).length;
+    }
+  return pieces / (64 * HOURS_PER_DAY);
+}
 /** The status history's days a build reads: from the first day of the month the 90 days reach (90 to 121 days). */
 const HISTORY_DAYS_AVERAGE = 106;
 /** Concurrency runs a burst view holds (SITE_BURST_RUNS), each read twice (its runs found, then their streams). */
@@ -88,7 +118,7 @@ export function viewCosts(
     // The regions' rollups of an ended hour, settled together: a build an hour.
     percentiles: {
       buildsPerDay: hourly,
-      rowsReadPerBuild: pairs * (HOURS_PER_DAY + TODAYS_HOURS_AVERAGE + LONGEST_VIEW_DAYS),
+      rowsReadPerBuild: (pairs + SPAN_READS_PER_SEEK) * percentileViewPiecesAverage(),
       viewsPerBuild: VIEW_WINDOWS.length * (ROLLUP_FIGURES_COUNT + 1),
       doRequestsPerBuild: 0,
     },

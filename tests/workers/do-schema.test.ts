@@ -70,6 +70,11 @@ const EXPECTED: Record<string, Schema> = {
       columns: ['hour INTEGER NOT NULL PK1'],
       indexes: ['pk unique (hour)'],
     },
+    // rollup/rollup-duty.ts
+    dirty_spans: {
+      columns: ['block INTEGER NOT NULL PK1'],
+      indexes: ['pk unique (block)'],
+    },
     // prober/evaluation-duty.ts
     evaluations: {
       columns: ['tick_id INTEGER NOT NULL PK1', 'done INTEGER NOT NULL DEFAULT 0'],

@@ -14,6 +14,10 @@ import { config } from './test-config.ts';
 import { fireCron } from './fire-cron.ts';
 import { FLUSH_SHARE, isolateBudgetView } from '../../workers/observatory/api/anonymous-budget.ts';
 import { forgetViews, viewKey } from '../../workers/observatory/views/view-store.ts';
+import { PERCENTILE_ROW_UNITS, percentileRowUnits } from '../../shared/config/read-limits.ts';
+import { selectedPairs } from '../../workers/observatory/api/filters.ts';
+import type { SampleFilter } from '../../workers/observatory/db/samples.ts';
+import { DAY_MS, HOUR_MS } from '../../shared/time.ts';
 
 const FIVE_MIN = 300_000;
 const now = Date.now();
@@ -62,9 +66,13 @@ describe('anonymous reads', () => {
     expect(most).toBeGreaterThan(0);
     expect(most).toBeLessThanOrEqual(bound.rows);
     // More rollup rows than a free-plan request merges within its CPU: refused, whoever asks, with how to ask instead. The
-    // test configuration's 10 pairs over 366 days are within the cap; with a fourth region (13 pairs, for this check only) not.
+    // test configuration's 10 pairs over 366 days are within the cap (a row a pair of each of the window's pieces,
+    // shared/rollup/spans.ts); with enough regions more (for this check only) not.
     const deployed = getConfig();
-    deployed.regions.push({ code: 'oc', label: 'Oceania', locationHint: 'oc' });
+    const regions = deployed.regions.length;
+    const [from, to] = [Date.now() - 366 * DAY_MS, Date.now()].map((t) => Math.ceil(t / HOUR_MS) * HOUR_MS);
+    for (let k = 0; k < 1_000 && percentileRowUnits(from, to, selectedPairs({} as SampleFilter)) <= 1.1 * PERCENTILE_ROW_UNITS.free; k++)
+      deployed.regions.push({ code: `x${k}`, label: `Extra ${k}`, locationHint: 'oc' });
     try {
       for (const headers of [{}, { authorization: `Bearer ${env.READ_TOKEN}` }] as Array<Record<string, string>>) {
         const r = await get('/api/v1/percentiles?source=rollups&window=366d&by=region,target,prompt_variant', {}, headers);
@@ -72,7 +80,7 @@ describe('anonymous reads', () => {
         expect(await r.json()).toMatchObject({ error: { code: 'too_much_work' } });
       }
     } finally {
-      deployed.regions.pop();
+      deployed.regions.splice(regions);
     }
     for (const path of [
       '/api/v1/percentiles?source=raw&window=2d',

@@ -115,6 +115,7 @@ describe('the sample schema', () => {
     const types: Record<string, string> = {
       hour: 'INTEGER',
       day: 'INTEGER',
+      block: 'INTEGER',
       region: 'TEXT',
       target: 'TEXT',
       prompt_variant: 'TEXT',

@@ -10,6 +10,7 @@ import { SELF, env } from 'cloudflare:test';
 import { collectSiteData } from '../../site/src/data/collect.ts';
 import { dayOf, hourOf, mergeByGroup, rollUp } from '../../shared/rollup/rollup.ts';
 import { upsertDailyRollups, upsertRollups } from '../../workers/observatory/db/rollups.ts';
+import { writeSpanRollups } from './span-rollups.ts';
 import { insertSamples } from '../../workers/observatory/db/samples.ts';
 import { upsertPairedHourStatements } from '../../workers/observatory/db/paired.ts';
 import { pairedHours } from '../../shared/rollup/paired-hours.ts';
@@ -98,6 +99,8 @@ async function seed(now: number): Promise<number> {
       await upsertDailyRollups(env.DB, mergeByGroup(dayHours, day), profiles);
     }
   }
+  // The span rollups of those hours and days, as the rollup duty writes them.
+  await writeSpanRollups(env.DB, REGIONS, dayOf(now) - 90 * DAY_MS, lastHour);
   // The paired comparisons' blocks of the last 91 days (the longest view's): a row per region and hour, 10 pairs each.
   const pairedOf = (hour: number) => {
     const samples = [];

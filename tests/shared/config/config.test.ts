@@ -12,6 +12,7 @@ import {
   SITE_BUILD_VIEW_REQUESTS,
   SITE_REPORT_WEEKS,
 } from '../../../shared/config/capacity.ts';
+import { percentileViewPiecesAverage, SPAN_READS_PER_SEEK } from '../../../shared/config/view-costs.ts';
 import { probesPerAlarm, probesPerTick, tickMinutesOf, tickSlice } from '../../../shared/config/schedule.ts';
 import { targetVariantPairs } from '../../../shared/config/work-list.ts';
 import { parseTrace } from '../../../workers/observatory/probe/colo.ts';
@@ -278,12 +279,34 @@ describe('capacity', () => {
     // And a time profile row per pair and day, and its delete; per pair and hour the status history's hour and day rows, and their deletes,
     // and the hour's place record and its delete; per region (one family) and day its packed paired day and its delete.
     expect(c.d1RowsWrittenPerDay).toBe(
-      3 * 5 * 288 * 4 + 3 * 5 * 24 * 3 + 3 * 5 * 2 + 3 * 24 * 2 + 3 * 5 * 2 + 3 * 5 * 24 * 4 + 3 * 5 * 24 * 2 + 3 * 2,
+      3 * 5 * 288 * 4 +
+        3 * 5 * 24 * 3 +
+        3 * 5 * 2 +
+        3 * 24 * 2 +
+        3 * 5 * 2 +
+        3 * 5 * 24 * 4 +
+        3 * 5 * 24 * 2 +
+        3 * 2 +
+        // Per pair and day its span rollups (shared/rollup/spans.ts): 21 of hours and about one of days, a row each; then
+        // retention deletes the 21 and rewrites the 6 spans of days that held the day (a delete and a row each).
+        3 * 5 * (21 + 63 / 64) +
+        3 * 5 * (21 + 2 * 6),
     );
     // Each region's hourly rollup reads the hour's samples of all 3 regions, and per pair its previous row and total;
     // each region's day reads the day's hourly rows of all regions, and 3 per pair replacing its row, and its family's
     // 24 paired hours to pack them; the retention mark hourly.
-    expect(c.d1RowsRead.rollups).toBe(3 * 3 * 5 * 288 + 3 * 5 * 24 * 2 + 3 * 3 * 5 * 24 + 3 * 5 * 3 + 3 * 24 + 3 * 24);
+    // And per region and day its spans' writes (21 of hours, about one of days, 6 by retention), each reading two halves
+    // (the region's 5 pairs and 2 rows more a seek), and retention's delete of a day's spans (a seek on each of 27 keys).
+    expect(c.d1RowsRead.rollups).toBe(
+      3 * 3 * 5 * 288 +
+        3 * 5 * 24 * 2 +
+        3 * 3 * 5 * 24 +
+        3 * 5 * 3 +
+        (21 + 63 / 64 + 6) * 2 * (3 * 5 + 3 * 2) +
+        3 * 27 * 2 +
+        3 * 24 +
+        3 * 24,
+    );
     // A site build reads every view it shows (no D1 row) and, on the live path, 3 hours of raw samples read twice
     // (15 pairs × 36 ticks).
     expect(c.siteBuildRowsRead).toBe(15 * 36 * 2);
@@ -296,9 +319,13 @@ describe('capacity', () => {
     // The views' builds: their reads, and their DO rows (the builder's state, twice an alarm: 3 a tick, 2 an hour).
     expect(c.d1RowsRead.views).toBe(c.views.d1RowsReadPerDay);
     expect(c.views.doRowsWrittenPerDay).toBe(2 * (3 * 288 + 2 * 24));
+    // A row per pair and a seek for each piece of its reads (shared/rollup/spans.ts): about 21 pieces a build, where
+    // the hourly and daily rows alone were 24 + 11.5 + 90 rows a pair.
+    expect(percentileViewPiecesAverage()).toBeGreaterThan(15);
+    expect(percentileViewPiecesAverage()).toBeLessThan(25);
     expect(c.views.parts.percentiles).toEqual({
       buildsPerDay: 24,
-      rowsReadPerBuild: 15 * (24 + 11.5 + 90),
+      rowsReadPerBuild: (15 + SPAN_READS_PER_SEEK) * percentileViewPiecesAverage(),
       viewsPerBuild: 4 * 9,
       doRequestsPerBuild: 0,
     });
@@ -327,8 +354,10 @@ describe('capacity', () => {
     // Per probe its job (2), its pair's state in the status keeper and its tick in the history (2); per region hour and day the
     // rollup marks; per region tick its evaluation mark (3) and the heartbeat (2); per target and tick where its incident stepped (1).
     // … and per target-variant and tick, the keeper's 3: the tick waiting for its regions, its removal, the frontier.
-    // … and the public views' builder (c.views).
-    expect(c.doRowsWrittenPerDay).toBe(3 * 5 * 288 * 4 + 3 * (24 * 2 + 2) + 3 * 288 * (3 + 2) + 5 * 288 * 3 + c.views.doRowsWrittenPerDay);
+    // … and the public views' builder (c.views); per region and day each dirty span rollup marked and cleared.
+    expect(c.doRowsWrittenPerDay).toBe(
+      3 * 5 * 288 * 4 + 3 * (24 * 2 + 2 + 2 * (21 + 63 / 64)) + 3 * 288 * (3 + 2) + 5 * 288 * 3 + c.views.doRowsWrittenPerDay,
+    );
     // Per region and tick: its 5 probes in one alarm (3 at a time, 6 an alarm at most) that also rolls up and
     // evaluates, the scheduler's RPC and the report to the status keeper.
     expect(probesPerAlarm(oneVariant)).toBe(6);

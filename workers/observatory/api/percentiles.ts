@@ -11,7 +11,8 @@ import {
   type RollupFigure,
   type RollupGroupColumn,
 } from '../../../shared/rollup/percentiles.ts';
-import { packedRowsCovering, type RollupFilter } from '../db/rollups.ts';
+import { packedRowsCovering } from '../db/packed-reads.ts';
+import type { RollupFilter } from '../db/rollups.ts';
 import { PER_SOURCE_FIGURES } from '../../../shared/rollup/figures.ts';
 
 export { PERCENTILES };

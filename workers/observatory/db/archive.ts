@@ -5,6 +5,8 @@ import type { ArchiveTable } from '../../../shared/archive/manifest.ts';
 import { SAMPLE_COLUMNS } from './sample-row.ts';
 import { BURST_ONLY_COLUMNS } from './bursts.ts';
 import { markSamplesRetention, ROLLUP_TABLE_SHAPES } from './rollups.ts';
+import { deleteSpansWithin, rewriteSpanRollups } from './span-rollups.ts';
+import { spanKey, spansOfDay } from '../../../shared/rollup/spans.ts';
 
 /** Each archived table's columns, its time column, and the order of its key (the same rows, the same file). */
 const TABLES: Record<ArchiveTable, { columns: readonly string[]; time: string; order: string }> = {
@@ -86,12 +88,17 @@ export async function deleteArchivedDays(
 
 /**
  * The rollups' retention of archived days: deletes a region's hourly rollups of these days (each confirmed
- * by its archive) and its daily rows of them (merged from those hours). Returns rows deleted.
+ * by its archive) and its daily rows of them (merged from those hours), and the span rollups that held them.
+ * Returns the hourly and daily rows deleted.
  */
 export async function deleteArchivedRollupDays(db: D1Database, region: string, days: readonly number[]): Promise<number> {
   if (days.length === 0) return 0;
   const hourly = db.prepare('DELETE FROM hourly_rollups WHERE region = ? AND hour >= ? AND hour < ?');
   const daily = db.prepare('DELETE FROM daily_rollups WHERE region = ? AND day = ?');
-  const results = await db.batch(days.flatMap((day) => [hourly.bind(region, day, day + DAY_MS), daily.bind(region, day)]));
-  return results.reduce((n, r) => n + (r.meta.changes ?? 0), 0);
+  const spans = deleteSpansWithin(db, region, days);
+  const results = await db.batch([...days.flatMap((day) => [hourly.bind(region, day, day + DAY_MS), daily.bind(region, day)]), ...spans]);
+  // A span of days that also holds days kept is written again from those (shared/rollup/spans.ts).
+  const kept = new Map(days.flatMap(spansOfDay).map((s) => [spanKey(s.start, s.hours), s]));
+  await rewriteSpanRollups(db, region, [...kept.values()]);
+  return results.slice(0, 2 * days.length).reduce((n, r) => n + (r.meta.changes ?? 0), 0);
 }

@@ -17,8 +17,17 @@ export interface PeriodFilter {
 
 /** The WHERE clause (without the keyword) of a filter on the `period` column, and its parameters. */
 export function periodWhere(period: string, f: PeriodFilter): { sql: string; params: Array<string | number> } {
-  const clauses = [`${period} >= ?`, `${period} < ?`];
-  const params: Array<string | number> = [f.from, f.to];
+  const rest = keyWhere(f);
+  return {
+    sql: [`${period} >= ?`, `${period} < ?`, ...(rest.sql ? [rest.sql] : [])].join(' AND '),
+    params: [f.from, f.to, ...rest.params],
+  };
+}
+
+/** The WHERE clause of a filter's method version, regions, targets and variants ('' when it has none), and its parameters. */
+export function keyWhere(f: Omit<PeriodFilter, 'from' | 'to'>): { sql: string; params: Array<string | number> } {
+  const clauses: string[] = [];
+  const params: Array<string | number> = [];
   if (f.methodVersion !== undefined) {
     clauses.push('method_version = ?');
     params.push(f.methodVersion);

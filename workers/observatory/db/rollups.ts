@@ -8,8 +8,6 @@ import { deleteProfilesBefore, PROFILE_TABLE_SHAPE } from './profiles.ts';
 import { PLACES_TABLE_SHAPE } from './places.ts';
 import { ROLLUP_METRICS, SPLIT_METRICS, type Rollup, type RollupSample } from '../../../shared/rollup/rollup.ts';
 import { bodyValues, fromRollupRow } from './rollup-row.ts';
-import type { PackedColumn, PackedRollupRows } from '../../../shared/rollup/percentiles.ts';
-import { hexToBytes } from '../../../shared/bytes.ts';
 import type { CacheSample } from '../../../shared/rollup/cache-hours.ts';
 import type { PlaceSample } from '../../../shared/rollup/hour-places.ts';
 import { DAY_MS, HOUR_MS } from '../../../shared/time.ts';
@@ -36,7 +34,7 @@ const SAMPLE_COLUMNS_READ = [
   'split_note',
   'rtt_ms',
 ];
-const ROLLUP_COLUMNS = [
+export const ROLLUP_COLUMNS = [
   'hour',
   'region',
   'target',
@@ -48,7 +46,7 @@ const ROLLUP_COLUMNS = [
   ...ROLLUP_METRICS,
   'split',
 ];
-const KEY = ['hour', 'region', 'target', 'prompt_variant', 'method_version'];
+export const KEY = ['hour', 'region', 'target', 'prompt_variant', 'method_version'];
 
 const TOTAL_COLUMNS = ROLLUP_COLUMNS.filter((c) => c !== 'hour');
 const TOTAL_KEY = KEY.filter((c) => c !== 'hour');
@@ -74,6 +72,10 @@ const UPSERT_DAILY = `INSERT INTO daily_rollups (${DAILY_COLUMNS.join(', ')}) VA
     .map((c) => `${c} = excluded.${c}`)
     .join(', ')}`;
 
+/** The span rollups' table (shared/rollup/spans.ts): the same columns, keyed by `block` (a span's start plus its hours). */
+export const SPAN_COLUMNS = ROLLUP_COLUMNS.map((c) => (c === 'hour' ? 'block' : c));
+export const SPAN_KEY = KEY.map((c) => (c === 'hour' ? 'block' : c));
+
 /** Each rollup table's columns in order and its key, as the code writes them (tests/workers/schema.test.ts holds the migrations to them). */
 export const ROLLUP_TABLE_SHAPES = {
   hourly_rollups: { columns: ROLLUP_COLUMNS, key: KEY },
@@ -85,6 +87,7 @@ export const ROLLUP_TABLE_SHAPES = {
   ...STATUS_HISTORY_SHAPES,
   hour_profiles: PROFILE_TABLE_SHAPE,
   hour_places: PLACES_TABLE_SHAPE,
+  span_rollups: { columns: SPAN_COLUMNS, key: SPAN_KEY },
 } as const;
 
 /** A rollup table: hourly rows, or daily rows merged from them. */
@@ -209,36 +212,6 @@ export async function rollupsCovering(db: D1Database, f: RollupFilter): Promise<
   return (await Promise.all(coveringParts(f).map((part) => rollupsIn(db, part)))).flat();
 }
 
-/** A packed row's key (shared/rollup/packed-rows.ts) in SQL: each name's byte length (one byte) and bytes, then the counts as 4 bytes each. */
-const PACKED_KEY_SQL =
-  "printf('%02X', length(CAST(target AS BLOB))) || hex(target) || printf('%02X', length(CAST(prompt_variant AS BLOB))) || hex(prompt_variant) || printf('%08X%08X', probes, successes)";
-
-/**
- * The rows covering whole hours [fromHour, toHour) (coveringParts), packed (shared/rollup/packed-rows.ts)
- * for readers that merge them (percentiles, the public views): per period and region, one string of its
- * rows' keys and the columns asked for, as hex. D1 hands a BLOB over as a JSON array of numbers, whose
- * parsing costs the Worker several times the merge (bench/duties.ts); a hex string it copies. The groups
- * follow the table's key (period, region, …), so SQLite groups as it reads and D1 counts each row once
- * (a GROUP BY of other columns sorts first, and D1 counts every row twice).
- */
-export async function packedRowsCovering(db: D1Database, f: RollupFilter, columns: readonly PackedColumn[]): Promise<PackedRollupRows[]> {
-  // The columns go into the SQL: each one of ROLLUP_METRICS or the split, never text from a request.
-  for (const c of columns) if (c !== 'split' && !ROLLUP_METRICS.includes(c)) throw new Error(`no rollup column ${c}`);
-  const row = [PACKED_KEY_SQL, ...columns.map((c) => `hex(${c})`)].join(' || ');
-  const parts = await Promise.all(
-    coveringParts(f).map(async (part) => {
-      const t = TABLES[part.resolution!];
-      const where = whereOf(t, part);
-      const { results } = await db
-        .prepare(`SELECT region, group_concat(${row}, '') AS packed FROM ${t.table} WHERE ${where.sql} GROUP BY ${t.period}, region`)
-        .bind(...where.params)
-        .all<{ region: string; packed: string }>();
-      return results.map((r) => ({ region: r.region, bytes: hexToBytes(r.packed) }));
-    }),
-  );
-  return parts.flat();
-}
-
 /** One region's rows of one hour: a seek on the key's first two columns, reading only those rows. */
 export async function rollupsOfRegionHour(db: D1Database, region: string, hour: number): Promise<Rollup[]> {
   const { results } = await db
@@ -266,6 +239,15 @@ export async function rollupTotals(db: D1Database, filter: { regions?: string[];
     .bind(...params)
     .all<Record<string, unknown>>();
   return results.map(fromRollupRow);
+}
+
+/** The UTC days a region has daily rows of (once, to give an upgraded database the span rollups of its past days). */
+export async function daysWithDailyRollups(db: D1Database, region: string): Promise<number[]> {
+  const { results } = await db
+    .prepare('SELECT DISTINCT day FROM daily_rollups WHERE region = ? ORDER BY day')
+    .bind(region)
+    .all<{ day: number }>();
+  return results.map((r) => Number(r.day));
 }
 
 /** The UTC days a region has hourly rows of (once, to give an upgraded database its daily rows). */

@@ -20,6 +20,7 @@ export type MetaKey =
   | 'ticks'
   | 'daily_rollups_seeded'
   | 'paired_days_seeded'
+  | 'span_rollups_seeded'
   | 'split_sources'
   | DutyErrorKey;
 

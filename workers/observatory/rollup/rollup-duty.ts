@@ -6,7 +6,9 @@
  */
 import { getConfig } from '../config.ts';
 import { dayOf, hourOf } from '../../../shared/rollup/rollup.ts';
-import { daysWithHourlyRollups, samplesRetainedFrom } from '../db/rollups.ts';
+import { daysWithDailyRollups, daysWithHourlyRollups, samplesRetainedFrom } from '../db/rollups.ts';
+import { rewriteSpanRollups } from '../db/span-rollups.ts';
+import { pieceEnd, pieceOfKey, spanKey, spansOfDay, spansOfHour, spansWithin, type Piece } from '../../../shared/rollup/spans.ts';
 import { daysWithPairedHours } from '../db/paired.ts';
 import { rollUpDay, rollUpHour } from './rollup-hour.ts';
 import { oweOtlp } from './otlp-duty.ts';
@@ -23,7 +25,12 @@ export const ROLLUP_TABLES = [
   'CREATE TABLE IF NOT EXISTS dirty_hours (hour INTEGER PRIMARY KEY) WITHOUT ROWID',
   // Days with an hour rolled up since their daily rows were written: written once the day has ended.
   'CREATE TABLE IF NOT EXISTS dirty_days (day INTEGER PRIMARY KEY) WITHOUT ROWID',
+  // Span rollups (shared/rollup/spans.ts) with an hour or day rolled up since they were written, by key: written once all their hours have ended.
+  'CREATE TABLE IF NOT EXISTS dirty_spans (block INTEGER PRIMARY KEY) WITHOUT ROWID',
 ];
+
+/** Most span rollups one rollup pass writes (an upgraded database's past spans take a few passes; a day's take one). */
+export const SPANS_PER_PASS = 48;
 
 /** The hours of these ticks owe their rollup (their samples are in D1 now). */
 export function oweRollupsOf(store: ProberStore, tickIds: number[]): void {
@@ -32,6 +39,19 @@ export function oweRollupsOf(store: ProberStore, tickIds: number[]): void {
 
 function markDirtyDays(store: ProberStore, days: Iterable<number>): void {
   for (const day of days) store.sql.exec('INSERT OR IGNORE INTO dirty_days (day) VALUES (?)', day);
+}
+
+function markDirtySpans(store: ProberStore, spans: Iterable<Piece>): void {
+  for (const s of spans) store.sql.exec('INSERT OR IGNORE INTO dirty_spans (block) VALUES (?)', spanKey(s.start, s.hours));
+}
+
+/** The dirty spans whose hours have all ended by `hour`, shortest first, at most `limit`. */
+function endedDirtySpans(store: ProberStore, hour: number, limit = Infinity): Piece[] {
+  const all = numbers(store.sql.exec<Row>('SELECT block FROM dirty_spans ORDER BY block').toArray(), 'block').map(pieceOfKey);
+  return all
+    .filter((s) => pieceEnd(s) <= hour)
+    .sort((a, b) => a.hours - b.hours || a.start - b.start)
+    .slice(0, limit);
 }
 
 const dirtyHoursBefore = (store: ProberStore, hour: number): number[] =>
@@ -45,6 +65,7 @@ function hourRolledUp(store: ProberStore, hour: number, day: number, pushToOtlp:
   store.transaction(() => {
     store.sql.exec('DELETE FROM dirty_hours WHERE hour = ?', hour);
     markDirtyDays(store, [day]);
+    markDirtySpans(store, spansOfHour(hour));
     if (pushToOtlp) oweOtlp(store, hour);
   });
 }
@@ -53,7 +74,7 @@ function hourRolledUp(store: ProberStore, hour: number, day: number, pushToOtlp:
  * Writes the rollup of every ended hour whose samples changed (new, or late after a D1 outage),
  * from the hour's samples in D1: the same samples give the same rows, so a retried tick or a second
  * rollup never counts twice. Then the daily rows of every ended day with an hour rolled up, merged
- * from its hourly rows. `ok` false (the hours and days stay dirty) when D1 fails; `rolled`: the hours and days
+ * from its hourly rows, and the span rollups of the hours and days written whose hours have all ended. `ok` false (the hours and days stay dirty) when D1 fails; `rolled`: the hours, days and spans
  * written, `days` of them days.
  */
 async function rollUpDirtyHours(
@@ -78,6 +99,15 @@ async function rollUpDirtyHours(
       markDirtyDays(store, await daysWithPairedHours(db, region));
       store.setMeta('paired_days_seeded', '1');
     }
+    if (store.meta('span_rollups_seeded') === null) {
+      step = 'span rollup seeding';
+      // Once: a database from before span rollups gets those of its past hours and days, SPANS_PER_PASS at a time.
+      const days = new Set([...(await daysWithHourlyRollups(db, region)), ...(await daysWithDailyRollups(db, region))]);
+      store.transaction(() => {
+        for (const day of days) markDirtySpans(store, spansWithin(day));
+        store.setMeta('span_rollups_seeded', '1');
+      });
+    }
     // An hour that retention has cut samples from cannot be rolled up again: its rows stay as they are.
     if (hours.length > 0) step = `rollup of hour ${iso(hours[0])}`;
     const retainedFrom = hours.length > 0 ? await samplesRetainedFrom(db) : 0;
@@ -91,9 +121,18 @@ async function rollUpDirtyHours(
     for (const day of dirtyDaysThrough(store, dayOf(now) - DAY_MS)) {
       step = `daily rollup of ${iso(day).slice(0, 10)}`;
       await rollUpDay(db, region, day);
-      store.sql.exec('DELETE FROM dirty_days WHERE day = ?', day);
+      store.transaction(() => {
+        store.sql.exec('DELETE FROM dirty_days WHERE day = ?', day);
+        markDirtySpans(store, spansOfDay(day));
+      });
       rolled++;
       days++;
+    }
+    for (const span of endedDirtySpans(store, hourOf(now), SPANS_PER_PASS)) {
+      step = `span rollup of ${span.hours} h from ${iso(span.start)}`;
+      await rewriteSpanRollups(db, region, [span]);
+      store.sql.exec('DELETE FROM dirty_spans WHERE block = ?', spanKey(span.start, span.hours));
+      rolled++;
     }
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
@@ -115,7 +154,7 @@ const ROLLUP_VIEWS: ViewPartName[] = ['percentiles', 'catalog', 'timeline', 'met
 export const rollupDuty: Duty = {
   name: 'rollups',
   tables: ROLLUP_TABLES,
-  pending: (store) => store.count('dirty_hours') + store.count('dirty_days'),
+  pending: (store) => store.count('dirty_hours') + store.count('dirty_days') + endedDirtySpans(store, hourOf(Date.now())).length,
   async run({ store, env, region }) {
     const { ok, rolled, days } = await rollUpDirtyHours(store, env.DB, region.code, Date.now());
     if (rolled > 0) await markViews(env, days > 0 ? [...ROLLUP_VIEWS, 'profiles', 'changes', 'compare-days'] : ROLLUP_VIEWS);

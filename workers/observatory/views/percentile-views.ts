@@ -12,7 +12,7 @@ import type { ViewList } from '../../../shared/views/view-text.ts';
 import { isViewWindow, VIEW_WINDOWS, viewSpan, type ViewWindowId } from '../../../shared/views/windows.ts';
 import { DAY_MS, HOUR_MS } from '../../../shared/time.ts';
 import { getConfig } from '../config.ts';
-import { packedRowsCovering } from '../db/rollups.ts';
+import { packedRowsCovering } from '../db/packed-reads.ts';
 import { pairLists } from '../api/filters.ts';
 import { rollupPercentileDoc } from '../../../shared/rollup/percentile-doc.ts';
 import { GROUP_COLUMNS, groupingFor, ROLLUP_FIGURES, type GroupColumn, type Metric } from '../api/percentiles.ts';

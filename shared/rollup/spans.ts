@@ -1,0 +1,79 @@
+/**
+ * Span rollups: the hourly rows of 2, 4 and 8 aligned hours, and the daily rows of 2, 4, … 64 aligned days,
+ * merged ahead (migrations/0021_span_rollups.sql), so that a window of whole hours reads a few rows per
+ * region × target × variant instead of one per hour or day. A window is covered by the longest aligned pieces
+ * that fit: hours up to the first midnight, whole days, hours after the last midnight. A 90-day window reads at
+ * most about 12 pieces of days and 5 + 5 of hours where it read 90 daily rows and up to 46 hourly ones
+ * (bench/duties.ts measures what that saves; docs/COSTS.md what it costs to write).
+ *
+ * A piece is named by one integer, its key: its start in ms plus its length in hours. Starts are whole hours
+ * (multiples of 3,600,000 ms) and lengths at most 1,536 hours, so the two never mix.
+ */
+import { DAY_MS, HOUR_MS } from '../time.ts';
+
+/** The merged spans of hours (each divides a day, so none crosses midnight), and of days. */
+export const HOUR_SPANS = [2, 4, 8] as const;
+export const DAY_SPANS = [2, 4, 8, 16, 32, 64] as const;
+/** Every merged span, in hours, shortest first. */
+export const SPAN_HOURS: readonly number[] = [...HOUR_SPANS, ...DAY_SPANS.map((d) => d * 24)];
+
+/** One piece of a window: an hourly row (hours 1), a daily row (24) or a span rollup (SPAN_HOURS). */
+export interface Piece {
+  start: number;
+  hours: number;
+}
+
+export const spanKey = (start: number, hours: number): number => start + hours;
+export const pieceOfKey = (key: number): Piece => {
+  const hours = key % HOUR_MS;
+  return { start: key - hours, hours };
+};
+export const pieceEnd = (p: Piece): number => p.start + p.hours * HOUR_MS;
+
+/** Greedy pieces of [from, to) in units of `unit` ms: at each step the longest of `lengths` aligned there that fits. */
+function alignedPieces(from: number, to: number, unit: number, lengths: readonly number[], hoursPerUnit: number, out: Piece[]): void {
+  let p = from / unit;
+  const end = to / unit;
+  while (p < end) {
+    let n = 1;
+    for (const l of lengths) if (p % l === 0 && p + l <= end && l > n) n = l;
+    out.push({ start: p * unit, hours: n * hoursPerUnit });
+    p += n;
+  }
+}
+
+/**
+ * The pieces that cover whole hours [from, to) exactly, each once, in time order: the fewest of the aligned
+ * ones above a greedy walk gives (the longest that starts at each point and fits).
+ */
+export function coverOf(from: number, to: number): Piece[] {
+  if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to) || from % HOUR_MS !== 0 || to % HOUR_MS !== 0)
+    throw new RangeError(`a window of whole hours, not [${from}, ${to})`);
+  const out: Piece[] = [];
+  if (from >= to) return out;
+  const firstDay = Math.ceil(from / DAY_MS) * DAY_MS;
+  const lastDay = Math.floor(to / DAY_MS) * DAY_MS;
+  if (firstDay >= lastDay) {
+    alignedPieces(from, to, HOUR_MS, HOUR_SPANS, 1, out);
+    return out;
+  }
+  alignedPieces(from, firstDay, HOUR_MS, HOUR_SPANS, 1, out);
+  alignedPieces(firstDay, lastDay, DAY_MS, DAY_SPANS, 24, out);
+  alignedPieces(lastDay, to, HOUR_MS, HOUR_SPANS, 1, out);
+  return out;
+}
+
+/** The span rollups an hourly row of `hour` is merged into (one of each hour span). */
+export const spansOfHour = (hour: number): Piece[] =>
+  HOUR_SPANS.map((n) => ({ start: Math.floor(hour / (n * HOUR_MS)) * n * HOUR_MS, hours: n }));
+
+/** The span rollups a daily row of `day` is merged into (one of each day span). */
+export const spansOfDay = (day: number): Piece[] =>
+  DAY_SPANS.map((n) => ({ start: Math.floor(day / (n * DAY_MS)) * n * DAY_MS, hours: n * 24 }));
+
+/** Every span rollup that holds some hour of `day`: its hours' spans and its own. */
+export function spansWithin(day: number): Piece[] {
+  const out: Piece[] = [];
+  for (const n of HOUR_SPANS) for (let h = 0; h < 24; h += n) out.push({ start: day + h * HOUR_MS, hours: n });
+  return [...out, ...spansOfDay(day)];
+}

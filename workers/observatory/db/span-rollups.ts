@@ -1,0 +1,63 @@
+/**
+ * Every SQL statement for the span rollups (shared/rollup/spans.ts, migrations/0021_span_rollups.sql): a
+ * span is rewritten whole from its two halves, so it always equals the hourly or daily rows it merges.
+ */
+import { mergeByGroup } from '../../../shared/rollup/rollup.ts';
+import { SPAN_HOURS, spanKey, spansWithin, type Piece } from '../../../shared/rollup/spans.ts';
+import { HOUR_MS } from '../../../shared/time.ts';
+import { bodyValues, fromRollupRow } from './rollup-row.ts';
+import { SPAN_COLUMNS } from './rollups.ts';
+import { inList, ONLY_LIST_VALUES } from './in-list.ts';
+
+const INSERT_SPAN = `INSERT INTO span_rollups (${SPAN_COLUMNS.join(', ')}) VALUES (${SPAN_COLUMNS.map(() => '?').join(', ')})`;
+
+/** Where the two halves of a span are read: hourly rows, daily rows, or the spans half as long. */
+function halvesOf(span: Piece): { table: string; period: string; keys: [number, number] } {
+  const half = span.hours / 2;
+  const second = span.start + half * HOUR_MS;
+  if (half === 1) return { table: 'hourly_rollups', period: 'hour', keys: [span.start, second] };
+  if (half === 24) return { table: 'daily_rollups', period: 'day', keys: [span.start, second] };
+  return { table: 'span_rollups', period: 'block', keys: [spanKey(span.start, half), spanKey(second, half)] };
+}
+
+const ROW_COLUMNS = SPAN_COLUMNS.filter((c) => c !== 'block');
+
+/**
+ * Rewrites one region's span rollups `spans`, each merged from its two halves as D1 holds them now (hourly or
+ * daily rows, or the spans half as long): a seek on each half's key and the region, reading that region's rows
+ * alone. The shorter spans are written first, so a longer one merges halves already rewritten; a span whose
+ * halves hold no rows is left with none. Returns the rows written.
+ */
+export async function rewriteSpanRollups(db: D1Database, region: string, spans: readonly Piece[]): Promise<number> {
+  const remove = db.prepare('DELETE FROM span_rollups WHERE block = ? AND region = ?');
+  const insert = db.prepare(INSERT_SPAN);
+  let written = 0;
+  for (const span of [...spans].sort((a, b) => a.hours - b.hours || a.start - b.start)) {
+    if (!SPAN_HOURS.includes(span.hours) || span.start % (span.hours * HOUR_MS) !== 0)
+      throw new Error(`no span rollup of ${span.hours} h from ${span.start}`);
+    const { table, period, keys } = halvesOf(span);
+    const { results } = await db
+      .prepare(`SELECT ${period} AS hour, ${ROW_COLUMNS.join(', ')} FROM ${table} WHERE ${period} IN (?, ?) AND region = ?`)
+      .bind(...keys, region)
+      .all<Record<string, unknown>>();
+    const key = spanKey(span.start, span.hours);
+    const merged = mergeByGroup(results.map(fromRollupRow), span.start);
+    await db.batch([
+      remove.bind(key, region),
+      ...merged.map((r) => insert.bind(key, r.region, r.target, r.prompt_variant, r.method_version, ...bodyValues(r))),
+    ]);
+    written += merged.length;
+  }
+  return written;
+}
+
+/** The statements that delete a region's spans holding any hour of these days (retention, before their spans are written again). */
+export function deleteSpansWithin(db: D1Database, region: string, days: readonly number[]): D1PreparedStatement[] {
+  const keys = [...new Set(days.flatMap((d) => spansWithin(d).map((s) => spanKey(s.start, s.hours))))];
+  const out: D1PreparedStatement[] = [];
+  for (let i = 0; i < keys.length; i += ONLY_LIST_VALUES) {
+    const l = inList('block', keys.slice(i, i + ONLY_LIST_VALUES), ONLY_LIST_VALUES);
+    out.push(db.prepare(`DELETE FROM span_rollups WHERE ${l.sql} AND region = ?`).bind(...l.params, region));
+  }
+  return out;
+}
