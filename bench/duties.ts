@@ -326,7 +326,7 @@ const DUTIES: Array<{ name: string; runsIn: RunsIn; run: () => unknown; each?: b
     run: () => windows().map((w) => evaluate(w, HOUR0 + 11 * 300_000, baseline, rules)).length,
   },
   {
-    // The most a free-plan percentile request merges (PERCENTILE_ROW_UNITS) in daily rows: any window of 90 pairs (shared/rollup/spans.ts).
+    // The most a free-plan percentile request merges (PERCENTILE_ROW_UNITS) in daily rows: any window of about 70 pairs (shared/rollup/spans.ts).
     // Each group's count is seen for the first time (the isolate's cache of exact interval ranks emptied).
     name: `percentiles from ${PERCENTILE_ROW_UNITS.free} daily rows`,
     runsIn: 'read API (Worker, free plan)',

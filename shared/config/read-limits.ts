@@ -21,9 +21,9 @@ export const ROLLUP_PAGE_ROWS = { base64: 120, json: 15 } as const;
  * edges, span rollups of hours and days: shared/rollup/spans.ts), at most about 22 whatever its length, so a window
  * of any length over the goal's 6 × 10 pairs is about 900–1,300 units. On the free plan the cap is what fits half of
  * a Worker request's 10 ms of CPU, D1's response included, with room for a busier machine (bench/duties.ts,
- * "percentiles from 2000 daily rows"): about 90 pairs over any window. The paid plan's 30 s hold any window.
+ * "percentiles from 1600 daily rows"): about 70 pairs over any window. The paid plan's 30 s hold any window.
  */
-export const PERCENTILE_ROW_UNITS = { free: 2_000, paid: 1_000_000 } as const;
+export const PERCENTILE_ROW_UNITS = { free: 1_600, paid: 1_000_000 } as const;
 export const HOURLY_ROW_UNITS = 0.5;
 /**
  * What one timeline request from rollups may read, by plan, in the same row units: each row makes a point of its
