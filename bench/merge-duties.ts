@@ -24,7 +24,7 @@ import { prometheusText } from '../workers/observatory/api/prometheus.ts';
 import { prometheusTextBefore, rollupPercentileGroupsBefore, storedFigurePercentileGroupsBefore } from '../tests/helpers/merge-before.ts';
 import { PACKED_COLUMNS, d1ClientRows, d1ResponseText, packedRows, sqliteHex } from './d1-response.ts';
 import { hexToBytes } from '../shared/bytes.ts';
-import { coverOf, type Piece } from '../shared/rollup/spans.ts';
+import { coverOf, hourSpansFrom, type Piece } from '../shared/rollup/spans.ts';
 import { DAY_MS, HOUR_MS } from '../shared/time.ts';
 import { pieceRows } from './stored-rows.ts';
 
@@ -130,12 +130,15 @@ function piecesResponses(
   return [...tables.values()].map((rows) => packedResponse(rows, 'hour', columns));
 }
 
+/** The pieces of a window that ends now (spans of hours kept for the recent days alone: shared/rollup/spans.ts). */
+const piecesToNow = ([from, to]: [number, number]) => coverOf(from, to, hourSpansFrom(to));
+
 /** A window's start at a day's midnight of [from, from + 64 days) whose pieces are the most (the worst alignment of the spans). */
 function worstAlignment(from: number, window: (day: number) => [number, number]): number {
   let worst = from;
   for (let d = 0; d < 64; d++) {
     const day = from + d * DAY_MS;
-    if (coverOf(...window(day)).length > coverOf(...window(worst)).length) worst = day;
+    if (piecesToNow(window(day)).length > piecesToNow(window(worst)).length) worst = day;
   }
   return worst;
 }
@@ -161,7 +164,8 @@ export function mergeDuties(data: MergeData): PairedDuty[] {
     hourly: data.edgeHourRows(),
   }));
   const ninetyBefore = once(() => [figureResponse(ninety().daily, 'ttft_ms'), figureResponse(ninety().hourly, 'ttft_ms')]);
-  // Now: the same 90 days and 23 + 23 edge hours read as their pieces (shared/rollup/spans.ts), at the spans' worst alignment.
+  // Now: the same 90 days and 23 + 23 edge hours read as their pieces (shared/rollup/spans.ts) for a window that ends
+  // now (its oldest hours one by one), at the spans' worst alignment.
   const ninetyNow = once(() => {
     const window = (day: number): [number, number] => [day - 23 * HOUR_MS, day + LONGEST_VIEW_DAYS * DAY_MS + 23 * HOUR_MS];
     const day0 = worstAlignment(Date.UTC(2026, 0, 1), window);
@@ -178,7 +182,7 @@ export function mergeDuties(data: MergeData): PairedDuty[] {
         for (let t = from; t < to; t += DAY_MS) out.push(...daily.slice(((t - day0) / DAY_MS) * pairs, ((t - day0) / DAY_MS + 1) * pairs));
       return out;
     };
-    return piecesResponses(coverOf(...window(day0)), rowsOf, ['ttft_ms']);
+    return piecesResponses(piecesToNow(window(day0)), rowsOf, ['ttft_ms']);
   });
   // As the read API answers (api/percentiles.ts percentileGroupsFromRollups): before, rows of one column; now, packed rows.
   const ttftBefore = (texts: string[]) => storedFigurePercentileGroupsBefore(texts.flatMap(figureRowsOf), ['region', 'target']);
@@ -221,8 +225,8 @@ export function mergeDuties(data: MergeData): PairedDuty[] {
     };
     const bounds = [0, ...WINDOW_DAYS];
     const now = {
-      lastDay: piecesResponses(coverOf(day0 - HOUR_MS, day0 + TODAY_HOURS * HOUR_MS), hoursFrom(day0 - HOUR_MS), VIEW_COLUMNS),
-      today: piecesResponses(coverOf(day0, day0 + TODAY_HOURS * HOUR_MS), hoursFrom(day0), VIEW_COLUMNS),
+      lastDay: piecesResponses(piecesToNow([day0 - HOUR_MS, day0 + TODAY_HOURS * HOUR_MS]), hoursFrom(day0 - HOUR_MS), VIEW_COLUMNS),
+      today: piecesResponses(piecesToNow([day0, day0 + TODAY_HOURS * HOUR_MS]), hoursFrom(day0), VIEW_COLUMNS),
       days: WINDOW_DAYS.map((_, i) =>
         piecesResponses(coverOf(day0 - bounds[i + 1] * DAY_MS, day0 - bounds[i] * DAY_MS), daysBack, VIEW_COLUMNS),
       ),

@@ -16,6 +16,7 @@ import { burstLevels, burstRunsPerDay, burstStreamsPerRun } from './bursts.ts';
 import { STREAMS_PER_RUNNER } from '../bursts/level-report.ts';
 import { vendorStatusCosts } from './vendor-status-costs.ts';
 import { SPAN_READS_PER_SEEK, viewCosts, type ViewCosts } from './view-costs.ts';
+import { DAY_SPANS, HOUR_SPANS } from '../rollup/spans.ts';
 
 /** D1 rows written per stored sample: the row and its unique-key index entry, then the same again when retention deletes it. */
 export const D1_ROWS_WRITTEN_PER_SAMPLE = 4;
@@ -61,22 +62,31 @@ export const DAILY_ROWS_READ_PER_HOURLY_ROW = 1;
 /** … and, per target × variant, what D1 counts for replacing its daily row (measured). */
 export const DAILY_UPSERT_ROWS_READ_PER_PAIR = 3;
 /**
- * The span rollups of a pair (shared/rollup/spans.ts), per day: 21 spans of hours (12 of 2 h, 6 of 4 h, 3 of 8 h) and
- * about one of days (1/2 + 1/4 + … + 1/64 of each length a day), a row each, written once its hours have ended
- * (rollup/rollup-duty.ts). Retention then deletes the day's spans of hours and rewrites the 6 spans of days that held
- * the day: a delete and a new row each.
+ * The span rollups of a pair (shared/rollup/spans.ts), per day: 21 spans of hours (12 of 2 h, 6 of 4 h, 3 of 8 h),
+ * a row each written once its hours have ended and deleted once its day has left the recent ones (HOUR_SPAN_DAYS),
+ * and about half a span of days (1/4 + 1/8 + … + 1/64), kept as long as the daily rows; retention rewrites the 5
+ * spans of days that held the day it cuts (a delete and a new row each).
  */
-export const SPAN_ROWS_WRITTEN_PER_PAIR_DAY = 21 + 63 / 64;
-export const SPAN_RETENTION_ROWS_WRITTEN_PER_PAIR_DAY = 21 + 2 * 6;
-/** Writing a span reads its two halves: a seek each on its key and the region, reading the region's rows and two rows more (measured). */
+const HOUR_SPANS_PER_DAY = HOUR_SPANS.reduce((n, h) => n + 24 / h, 0);
+const DAY_SPANS_PER_DAY = DAY_SPANS.reduce((n, d) => n + 1 / d, 0);
+export const SPAN_ROWS_WRITTEN_PER_PAIR_DAY = 2 * HOUR_SPANS_PER_DAY + DAY_SPANS_PER_DAY;
+export const SPAN_RETENTION_ROWS_WRITTEN_PER_PAIR_DAY = 2 * DAY_SPANS.length;
+/**
+ * Writing a span reads its parts, a seek each on a key and the region, reading the region's rows and two rows more
+ * (measured): the shortest span of hours its 2 hourly rows, the shortest of days its 4 daily rows, any other its two
+ * halves. The keys a region seeks a day: its spans of hours', its spans of days', and retention's.
+ */
 export const SPAN_ROWS_READ_PER_HALF_ROW = 1;
 export { SPAN_READS_PER_SEEK };
-/** Spans written per region and day (21 of hours, about one of days, 6 by retention), each reading two halves. */
-const SPAN_WRITES_PER_REGION_DAY = 21 + 63 / 64 + 6;
-/** Retention's delete of a region's spans within a day: a seek on each of the 27 keys. */
-export const SPAN_RETENTION_DELETE_READS_PER_REGION_DAY = 27 * SPAN_READS_PER_SEEK;
-/** A regional object's dirty spans: each span marked once and cleared once (0.875 of hours an hour, about one of days a day). */
-export const SPAN_DO_ROWS_WRITTEN_PER_REGION_DAY = 2 * (21 + 63 / 64);
+const partsOfSpan = (n: number, shortest: number) => (n === shortest ? n : 2);
+const SPAN_KEYS_PER_REGION_DAY =
+  HOUR_SPANS.reduce((k, h) => k + (24 / h) * partsOfSpan(h, HOUR_SPANS[0]), 0) +
+  DAY_SPANS.reduce((k, d) => k + (1 / d) * partsOfSpan(d, DAY_SPANS[0]), 0) +
+  DAY_SPANS.reduce((k, d) => k + partsOfSpan(d, DAY_SPANS[0]), 0);
+/** Pruning a region's day of spans of hours: a seek on each of its 21 keys. */
+export const SPAN_PRUNE_READS_PER_REGION_DAY = HOUR_SPANS_PER_DAY * SPAN_READS_PER_SEEK;
+/** A regional object's dirty spans: each span marked once and cleared once (21 of hours a day, about half a span of days). */
+export const SPAN_DO_ROWS_WRITTEN_PER_REGION_DAY = 2 * (HOUR_SPANS_PER_DAY + DAY_SPANS_PER_DAY);
 /** Each region's rollup pass reads the retention mark once an hour. */
 export const ROLLUP_MARK_READS_PER_REGION_HOUR = 1;
 
@@ -353,8 +363,8 @@ export function capacity(config: ObservatoryConfig): Capacity {
       rollupRowsPerDay * ROLLUP_ROWS_READ_PER_PAIR +
       config.regions.length * rollupRowsPerDay * DAILY_ROWS_READ_PER_HOURLY_ROW +
       perTick * DAILY_UPSERT_ROWS_READ_PER_PAIR +
-      SPAN_WRITES_PER_REGION_DAY * 2 * (perTick * SPAN_ROWS_READ_PER_HALF_ROW + config.regions.length * SPAN_READS_PER_SEEK) +
-      config.regions.length * SPAN_RETENTION_DELETE_READS_PER_REGION_DAY +
+      SPAN_KEYS_PER_REGION_DAY * (perTick * SPAN_ROWS_READ_PER_HALF_ROW + config.regions.length * SPAN_READS_PER_SEEK) +
+      config.regions.length * SPAN_PRUNE_READS_PER_REGION_DAY +
       pairedGroups * (HOURS_PER_DAY * PAIRED_DAY_ROWS_READ_PER_PAIRED_HOUR + PAIRED_DAY_UPSERT_ROWS_READ) +
       config.regions.length * HOURS_PER_DAY * ROLLUP_MARK_READS_PER_REGION_HOUR,
     // Per region: its pairs plus the seeks' extra rows, for every tick of the lookback, every tick; and for every baseline hour, every hour.

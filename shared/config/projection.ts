@@ -9,6 +9,7 @@
 import { archiveRowsReadSpread, capacity, D1_ROWS_WRITTEN_PER_SAMPLE } from './capacity.ts';
 import { PLAN_LIMITS } from './plan-limits.ts';
 import type { ObservatoryConfig } from './types.ts';
+import { DAY_SPANS, HOUR_SPAN_DAYS, HOUR_SPANS } from '../rollup/spans.ts';
 
 /** The output tokens the sizes below are measured at: the chat preset's answer (the projection's prompt variant). */
 export const SIZED_SAMPLE_TOKENS = 64;
@@ -142,15 +143,24 @@ export interface Projection {
 
 /**
  * D1's size as days accumulate: each day's samples (kept `retentionDays`) and each pair's 24 hourly and one daily
- * rollup rows (kept `rollupRetentionDays`), at the measured bytes a row; the day it passes `limit`, or null.
+ * rollup rows and its spans of days (about half a row a day, counted at a daily row's bytes: the same columns;
+ * shared/rollup/spans.ts) (kept `rollupRetentionDays`), at the measured bytes a row, and the spans of hours of the
+ * recent days (21 a day, counted at twice an hourly row's bytes, at most a daily row's); the day it passes `limit`, or null.
  */
 export function d1Storage(config: ObservatoryConfig, samplesPerDay: number, pairs: number, limit: number, burstStreamsPerDay = 0) {
   const probesPerPairHour = samplesPerDay / Math.max(1, pairs) / 24;
-  const rollupBytesPerDay = pairs * (24 * hourlyRollupBytes(probesPerPairHour) + D1_BYTES_PER_DAILY_ROLLUP);
+  const daySpansPerDay = DAY_SPANS.reduce((n, d) => n + 1 / d, 0);
+  const hourSpansPerDay = HOUR_SPANS.reduce((n, h) => n + 24 / h, 0);
+  const rollupBytesPerDay = pairs * (24 * hourlyRollupBytes(probesPerPairHour) + (1 + daySpansPerDay) * D1_BYTES_PER_DAILY_ROLLUP);
+  // A span of hours holds at most a day's buckets: at most a daily row's bytes (a busy hour's already are).
+  const hourSpanBytes = Math.min(2 * hourlyRollupBytes(probesPerPairHour), D1_BYTES_PER_DAILY_ROLLUP);
+  const recentHourSpanBytes = pairs * (HOUR_SPAN_DAYS + 1) * hourSpansPerDay * hourSpanBytes;
   // A concurrency stream is stored as a sample is, with a few columns more, and kept as long; it is not rolled up.
   const rawBytesPerDay = (samplesPerDay + burstStreamsPerDay) * D1_BYTES_PER_SAMPLE;
   const bytesOnDay = (day: number) =>
-    rawBytesPerDay * Math.min(day, config.retentionDays) + rollupBytesPerDay * Math.min(day, config.rollupRetentionDays);
+    rawBytesPerDay * Math.min(day, config.retentionDays) +
+    rollupBytesPerDay * Math.min(day, config.rollupRetentionDays) +
+    recentHourSpanBytes;
   const steadyDay = Math.max(config.retentionDays, config.rollupRetentionDays);
   let fullOnDay: number | null = null;
   for (let day = 1; day <= steadyDay; day++)
@@ -160,7 +170,7 @@ export function d1Storage(config: ObservatoryConfig, samplesPerDay: number, pair
     }
   const rawBytes = rawBytesPerDay * config.retentionDays;
   // The most days of rollups that fit beside the raw samples (the archive keeps the rest).
-  const rollupDaysThatFit = Math.max(0, Math.floor((limit - rawBytes) / Math.max(1, rollupBytesPerDay)));
+  const rollupDaysThatFit = Math.max(0, Math.floor((limit - rawBytes - recentHourSpanBytes) / Math.max(1, rollupBytesPerDay)));
   return { bytesOnDay, steady: bytesOnDay(steadyDay), fullOnDay, rawBytes, rollupBytesPerDay, rollupDaysThatFit, limit };
 }
 
@@ -304,7 +314,9 @@ export function project(config: ObservatoryConfig): Projection {
 export function keepRunning(config: ObservatoryConfig): ObservatoryConfig {
   const raw = { ...config, retentionDays: Math.min(config.retentionDays, KEEP_RAW_DAYS) };
   const rawBytes = project({ ...raw, rollupRetentionDays: 0 }).d1BytesSteady;
-  const perRollupDay = project({ ...raw, retentionDays: 0, rollupRetentionDays: 1 }).d1BytesSteady;
+  // A day of rollups more (the recent days' spans of hours are counted once, in rawBytes).
+  const withRollups = (days: number) => project({ ...raw, retentionDays: 0, rollupRetentionDays: days }).d1BytesSteady;
+  const perRollupDay = withRollups(2) - withRollups(1);
   const fit = Math.floor((D1_MAX_DATABASE_BYTES * KEEP_D1_SHARE - rawBytes) / Math.max(1, perRollupDay));
   return { ...raw, rollupRetentionDays: Math.max(1, Math.min(config.rollupRetentionDays, fit)) };
 }

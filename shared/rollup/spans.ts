@@ -1,10 +1,13 @@
 /**
- * Span rollups: the hourly rows of 2, 4 and 8 aligned hours, and the daily rows of 2, 4, … 64 aligned days,
+ * Span rollups: the hourly rows of 2, 4 and 8 aligned hours, and the daily rows of 4, 8, … 64 aligned days,
  * merged ahead (migrations/0021_span_rollups.sql), so that a window of whole hours reads a few rows per
  * region × target × variant instead of one per hour or day. A window is covered by the longest aligned pieces
- * that fit: hours up to the first midnight, whole days, hours after the last midnight. A 90-day window reads at
- * most about 12 pieces of days and 5 + 5 of hours where it read 90 daily rows and up to 46 hourly ones
- * (bench/duties.ts measures what that saves; docs/COSTS.md what it costs to write).
+ * that fit: hours up to the first midnight, whole days, hours after the last midnight. The spans of hours are kept
+ * for the recent days alone (HOUR_SPAN_DAYS: the views' windows end there, and so do most asked for): an older
+ * hour is read from its hourly row. Spans of days start at 4 days: half the rows (and D1 storage) the spans of 2
+ * days would add, for at most two single days more at each end. A 90-day window reads at most about 12 pieces of
+ * days, 5 of its recent hours and 23 of its oldest where it read 90 daily rows and up to 46 hourly ones
+ * (bench/duties.ts measures what that saves; docs/COSTS.md what it costs to write and keep).
  *
  * A piece is named by one integer, its key: its start in ms plus its length in hours. Starts are whole hours
  * (multiples of 3,600,000 ms) and lengths at most 1,536 hours, so the two never mix.
@@ -13,7 +16,11 @@ import { DAY_MS, HOUR_MS } from '../time.ts';
 
 /** The merged spans of hours (each divides a day, so none crosses midnight), and of days. */
 export const HOUR_SPANS = [2, 4, 8] as const;
-export const DAY_SPANS = [2, 4, 8, 16, 32, 64] as const;
+export const DAY_SPANS = [4, 8, 16, 32, 64] as const;
+/** Days before today whose hours keep their spans (with today's): older ones are deleted (rollup/rollup-duty.ts). */
+export const HOUR_SPAN_DAYS = 1;
+/** The first hour whose spans are kept at `now`: midnight HOUR_SPAN_DAYS days before today. */
+export const hourSpansFrom = (now: number): number => Math.floor(now / DAY_MS) * DAY_MS - HOUR_SPAN_DAYS * DAY_MS;
 /** Every merged span, in hours, shortest first. */
 export const SPAN_HOURS: readonly number[] = [...HOUR_SPANS, ...DAY_SPANS.map((d) => d * 24)];
 
@@ -30,13 +37,24 @@ export const pieceOfKey = (key: number): Piece => {
 };
 export const pieceEnd = (p: Piece): number => p.start + p.hours * HOUR_MS;
 
-/** Greedy pieces of [from, to) in units of `unit` ms: at each step the longest of `lengths` aligned there that fits. */
-function alignedPieces(from: number, to: number, unit: number, lengths: readonly number[], hoursPerUnit: number, out: Piece[]): void {
+/**
+ * Greedy pieces of [from, to) in units of `unit` ms: at each step the longest of `lengths` aligned there that fits
+ * (none before `spansFrom`: single units there).
+ */
+function alignedPieces(
+  from: number,
+  to: number,
+  unit: number,
+  lengths: readonly number[],
+  hoursPerUnit: number,
+  out: Piece[],
+  spansFrom = -Infinity,
+): void {
   let p = from / unit;
   const end = to / unit;
   while (p < end) {
     let n = 1;
-    for (const l of lengths) if (p % l === 0 && p + l <= end && l > n) n = l;
+    if (p * unit >= spansFrom) for (const l of lengths) if (p % l === 0 && p + l <= end && l > n) n = l;
     out.push({ start: p * unit, hours: n * hoursPerUnit });
     p += n;
   }
@@ -44,9 +62,10 @@ function alignedPieces(from: number, to: number, unit: number, lengths: readonly
 
 /**
  * The pieces that cover whole hours [from, to) exactly, each once, in time order: the fewest of the aligned
- * ones above a greedy walk gives (the longest that starts at each point and fits).
+ * ones above a greedy walk gives (the longest that starts at each point and fits), spans of hours only from
+ * `hourSpansAt` on (hourSpansFrom(now); omitted, wherever they fit).
  */
-export function coverOf(from: number, to: number): Piece[] {
+export function coverOf(from: number, to: number, hourSpansAt = -Infinity): Piece[] {
   if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to) || from % HOUR_MS !== 0 || to % HOUR_MS !== 0)
     throw new RangeError(`a window of whole hours, not [${from}, ${to})`);
   const out: Piece[] = [];
@@ -54,12 +73,12 @@ export function coverOf(from: number, to: number): Piece[] {
   const firstDay = Math.ceil(from / DAY_MS) * DAY_MS;
   const lastDay = Math.floor(to / DAY_MS) * DAY_MS;
   if (firstDay >= lastDay) {
-    alignedPieces(from, to, HOUR_MS, HOUR_SPANS, 1, out);
+    alignedPieces(from, to, HOUR_MS, HOUR_SPANS, 1, out, hourSpansAt);
     return out;
   }
-  alignedPieces(from, firstDay, HOUR_MS, HOUR_SPANS, 1, out);
+  alignedPieces(from, firstDay, HOUR_MS, HOUR_SPANS, 1, out, hourSpansAt);
   alignedPieces(firstDay, lastDay, DAY_MS, DAY_SPANS, 24, out);
-  alignedPieces(lastDay, to, HOUR_MS, HOUR_SPANS, 1, out);
+  alignedPieces(lastDay, to, HOUR_MS, HOUR_SPANS, 1, out, hourSpansAt);
   return out;
 }
 
@@ -71,9 +90,12 @@ export const spansOfHour = (hour: number): Piece[] =>
 export const spansOfDay = (day: number): Piece[] =>
   DAY_SPANS.map((n) => ({ start: Math.floor(day / (n * DAY_MS)) * n * DAY_MS, hours: n * 24 }));
 
-/** Every span rollup that holds some hour of `day`: its hours' spans and its own. */
-export function spansWithin(day: number): Piece[] {
+/** The spans of the hours of `day` (12 of 2 h, 6 of 4 h, 3 of 8 h). */
+export function hourSpansWithin(day: number): Piece[] {
   const out: Piece[] = [];
   for (const n of HOUR_SPANS) for (let h = 0; h < 24; h += n) out.push({ start: day + h * HOUR_MS, hours: n });
-  return [...out, ...spansOfDay(day)];
+  return out;
 }
+
+/** Every span rollup that holds some hour of `day`: its hours' spans and its own. */
+export const spansWithin = (day: number): Piece[] => [...hourSpansWithin(day), ...spansOfDay(day)];

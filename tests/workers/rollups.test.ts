@@ -7,7 +7,17 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { selectedPairs } from '../../workers/observatory/api/filters.ts';
 import { rewriteSpanRollups } from '../../workers/observatory/db/span-rollups.ts';
-import { pieceEnd, spanKey, spansOfDay, spansOfHour, spansWithin, type Piece } from '../../shared/rollup/spans.ts';
+import {
+  DAY_SPANS,
+  HOUR_SPANS,
+  hourSpansFrom,
+  pieceEnd,
+  spanKey,
+  spansOfDay,
+  spansOfHour,
+  spansWithin,
+  type Piece,
+} from '../../shared/rollup/spans.ts';
 import { SPAN_COLUMNS } from '../../workers/observatory/db/rollups.ts';
 import { fromRollupRow } from '../../workers/observatory/db/rollup-row.ts';
 import type { SampleFilter } from '../../workers/observatory/db/samples.ts';
@@ -255,7 +265,11 @@ async function expectSpansOf(day: number): Promise<number> {
     });
     const stored = await spanRollupRows(span);
     const sorted = (rows: Rollup[]) => rows.map(rowBytes).sort();
-    expect(sorted(stored), `${span.hours} h from ${new Date(span.start).toISOString()}`).toEqual(sorted(mergeByGroup(base, span.start)));
+    // Spans of hours are kept for the recent days alone: an older hour is read from its hourly row.
+    const kept = span.hours >= 24 || span.start >= hourSpansFrom(Date.now());
+    expect(sorted(stored), `${span.hours} h from ${new Date(span.start).toISOString()}`).toEqual(
+      kept ? sorted(mergeByGroup(base, span.start)) : [],
+    );
     if (stored.length > 0) held++;
   }
   return held;
@@ -263,8 +277,8 @@ async function expectSpansOf(day: number): Promise<number> {
 
 describe('span rollups', () => {
   it("hold each ended span's hours or days merged, late samples included, byte for byte", async () => {
-    // The day's spans of hours that hold its probed hours (12:00 and 14:00), and its spans of days.
-    expect(await expectSpansOf(DAY)).toBeGreaterThanOrEqual(3 + 6);
+    // The day's spans of days (its spans of hours, months ago, are not kept).
+    expect(await expectSpansOf(DAY)).toBe(DAY_SPANS.length);
   });
 
   it('an upgraded database (no span rollups) gets them, a few passes at most', async () => {
@@ -279,7 +293,7 @@ describe('span rollups', () => {
         await settle(region);
       }
     }
-    expect(await expectSpansOf(DAY)).toBeGreaterThanOrEqual(3 + 6);
+    expect(await expectSpansOf(DAY)).toBe(DAY_SPANS.length);
   });
 });
 
@@ -524,25 +538,27 @@ describe('what a rollup costs (the capacity model counts these)', () => {
     meter.reset();
     await samplesRetainedFrom(meter.db);
     expect(meter.rowsRead).toBeLessThanOrEqual(ROLLUP_MARK_READS_PER_REGION_HOUR);
-    // The span rollups of the hour and the day (shared/rollup/spans.ts): a row per pair each, from two halves of the
-    // region's rows each.
+    // The span rollups of the hour and the day (shared/rollup/spans.ts): a row per pair each, from its parts of the
+    // region's rows (two halves; the shortest spans, their hourly or daily rows).
     const spans = [...spansOfHour(hour), ...spansOfDay(dayOf(hour))];
+    const earlier = await spanRowsOf('weur', spans);
     meter.reset();
     const spanRows = await rewriteSpanRollups(meter.db, 'weur', spans);
     expect(spanRows).toBe(spans.length * pairs);
-    // Each rewrite deletes the span's earlier rows (the rollup duty wrote them) and writes its new ones.
-    expect(meter.rowsWritten).toBe(2 * spanRows);
-    expect(meter.rowsRead).toBeGreaterThanOrEqual(2 * spans.length * pairs * SPAN_ROWS_READ_PER_HALF_ROW);
-    expect(meter.rowsRead).toBeLessThanOrEqual(2 * spans.length * (pairs * SPAN_ROWS_READ_PER_HALF_ROW + SPAN_READS_PER_SEEK));
+    // Each rewrite deletes the span's earlier rows (the rollup duty wrote its spans of days) and writes its new ones.
+    expect(meter.rowsWritten).toBe(earlier + spanRows);
+    const parts = 2 * (spans.length - 2) + HOUR_SPANS[0] + DAY_SPANS[0];
+    expect(meter.rowsRead).toBeGreaterThanOrEqual(spanRows * SPAN_ROWS_READ_PER_HALF_ROW);
+    expect(meter.rowsRead).toBeLessThanOrEqual(parts * (pairs * SPAN_ROWS_READ_PER_HALF_ROW + SPAN_READS_PER_SEEK));
     // Retention deletes each hourly and daily row once (a region's archived day: archive-run.ts deleteArchivedRollups),
-    // and the day's spans of hours, and rewrites the spans of days that held it.
-    const spansOfTheDay = await spanRowsOf('weur', spansWithin(dayOf(hour)));
-    expect(spansOfTheDay).toBeLessThanOrEqual(pairs * (21 + 6));
+    // and rewrites the spans of days that held the day (a delete and a row each).
+    const daySpans = await spanRowsOf('weur', spansOfDay(dayOf(hour)));
+    expect(daySpans).toBe(DAY_SPANS.length * pairs);
     meter.reset();
     const deleted = await deleteArchivedRollupDays(meter.db, 'weur', [dayOf(hour)]);
     expect(deleted).toBe(hourlyOfWeur + pairs);
     const rewritten = await spanRowsOf('weur', spansOfDay(dayOf(hour)));
-    expect(meter.rowsWritten).toBe(deleted + spansOfTheDay + rewritten);
+    expect(meter.rowsWritten).toBe(deleted + daySpans + rewritten);
     expect(meter.rowsWritten - deleted).toBeLessThanOrEqual(pairs * SPAN_RETENTION_ROWS_WRITTEN_PER_PAIR_DAY);
   });
 });
@@ -644,5 +660,28 @@ describe('daily rollups of today', () => {
     // The hour before now has ended, so its rows exist (unless it is the first hour of today, still so).
     expect(hour.length).toBe(9);
     expect(await rollupsIn(env.DB, { fromHour: today, toHour: today + DAY_MS, resolution: 'day' })).toEqual([]);
+  });
+
+  it("keeps the recent hours' spans: each ended one holds its hours merged, an unended one is not written yet", async () => {
+    // Three hours before now: within the recent days whose hours keep their spans (shared/rollup/spans.ts).
+    const stamp = hourOf(Date.now()) - 3 * HOUR_MS;
+    expect(stamp).toBeGreaterThanOrEqual(hourSpansFrom(Date.now()));
+    await fireCron(stamp);
+    await drain(REGIONS);
+    let ended = 0;
+    for (const span of spansOfHour(stamp)) {
+      const stored = await spanRollupRows(span);
+      if (pieceEnd(span) > hourOf(Date.now())) {
+        expect(stored, `${span.hours} h from ${new Date(span.start).toISOString()}: not ended`).toEqual([]);
+        continue;
+      }
+      const base = await rollupsIn(env.DB, { fromHour: span.start, toHour: pieceEnd(span), methodVersion: METHOD_VERSION });
+      const sorted = (rows: Rollup[]) => rows.map(rowBytes).sort();
+      expect(stored.length).toBeGreaterThan(0);
+      expect(sorted(stored)).toEqual(sorted(mergeByGroup(base, span.start)));
+      ended++;
+    }
+    // The 2-hour span of an hour three hours back has always ended.
+    expect(ended).toBeGreaterThanOrEqual(1);
   });
 });

@@ -287,23 +287,25 @@ describe('capacity', () => {
         3 * 5 * 24 * 4 +
         3 * 5 * 24 * 2 +
         3 * 2 +
-        // Per pair and day its span rollups (shared/rollup/spans.ts): 21 of hours and about one of days, a row each; then
-        // retention deletes the 21 and rewrites the 6 spans of days that held the day (a delete and a row each).
-        3 * 5 * (21 + 63 / 64) +
-        3 * 5 * (21 + 2 * 6),
+        // Per pair and day its span rollups (shared/rollup/spans.ts): 21 of hours written, then deleted once their day
+        // has left the recent ones, and about half of one of days (1/4 + … + 1/64); retention rewrites the 5 spans of
+        // days that held the day (a delete and a row each).
+        3 * 5 * (2 * 21 + 31 / 64) +
+        3 * 5 * (2 * 5),
     );
     // Each region's hourly rollup reads the hour's samples of all 3 regions, and per pair its previous row and total;
     // each region's day reads the day's hourly rows of all regions, and 3 per pair replacing its row, and its family's
     // 24 paired hours to pack them; the retention mark hourly.
-    // And per region and day its spans' writes (21 of hours, about one of days, 6 by retention), each reading two halves
-    // (the region's 5 pairs and 2 rows more a seek), and retention's delete of a day's spans (a seek on each of 27 keys).
+    // And per region and day the parts its spans are written from, a seek each (the region's 5 pairs and 2 rows more):
+    // 42 keys of its 21 spans of hours, 1 + 15/32 of its spans of days, 12 of retention's 5; and pruning its day of
+    // spans of hours (a seek on each of 21 keys).
     expect(c.d1RowsRead.rollups).toBe(
       3 * 3 * 5 * 288 +
         3 * 5 * 24 * 2 +
         3 * 3 * 5 * 24 +
         3 * 5 * 3 +
-        (21 + 63 / 64 + 6) * 2 * (3 * 5 + 3 * 2) +
-        3 * 27 * 2 +
+        (42 + 1 + 15 / 32 + 12) * (3 * 5 + 3 * 2) +
+        3 * 21 * 2 +
         3 * 24 +
         3 * 24,
     );
@@ -356,7 +358,7 @@ describe('capacity', () => {
     // … and per target-variant and tick, the keeper's 3: the tick waiting for its regions, its removal, the frontier.
     // … and the public views' builder (c.views); per region and day each dirty span rollup marked and cleared.
     expect(c.doRowsWrittenPerDay).toBe(
-      3 * 5 * 288 * 4 + 3 * (24 * 2 + 2 + 2 * (21 + 63 / 64)) + 3 * 288 * (3 + 2) + 5 * 288 * 3 + c.views.doRowsWrittenPerDay,
+      3 * 5 * 288 * 4 + 3 * (24 * 2 + 2 + 2 * (21 + 31 / 64)) + 3 * 288 * (3 + 2) + 5 * 288 * 3 + c.views.doRowsWrittenPerDay,
     );
     // Per region and tick: its 5 probes in one alarm (3 at a time, 6 an alarm at most) that also rolls up and
     // evaluates, the scheduler's RPC and the report to the status keeper.

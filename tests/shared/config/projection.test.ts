@@ -33,13 +33,19 @@ describe('the projection at scale', () => {
     expect(p.perDay.d1RowsWritten).toBe(c.d1RowsWrittenPerDay);
     expect(p.perDay.doRowsWritten).toBe(c.doRowsWrittenPerDay);
     expect(p.perDay.doGbSeconds).toBe(c.doGbSecondsPerDay);
-    // A day of D1: its samples and the pairs' 24 hourly and one daily rollup rows, at the measured bytes (a quiet hour's: 12 probes).
+    // A day of D1: its samples and the pairs' 24 hourly and one daily rollup rows and their spans of days (31/64 of a
+    // row a day, at a daily row's bytes), at the measured bytes (a quiet hour's: 12 probes), and the spans of hours of
+    // the recent 2 days (21 a day, at twice an hourly row's bytes, at most a daily row's).
     expect(p.d1BytesOnDay(1)).toBe(
-      6 * 10 * 288 * D1_BYTES_PER_SAMPLE + 60 * (24 * D1_BYTES_PER_QUIET_HOURLY_ROLLUP + D1_BYTES_PER_DAILY_ROLLUP),
+      6 * 10 * 288 * D1_BYTES_PER_SAMPLE +
+        60 * (24 * D1_BYTES_PER_QUIET_HOURLY_ROLLUP + (1 + 31 / 64) * D1_BYTES_PER_DAILY_ROLLUP) +
+        60 * 2 * 21 * 2 * D1_BYTES_PER_QUIET_HOURLY_ROLLUP,
     );
     // Busier pairs' hours are counted at the busy hour's bytes.
     expect(project(scaledConfig(config, 6, 10, 1)).d1BytesOnDay(1)).toBe(
-      6 * 10 * 1_440 * D1_BYTES_PER_SAMPLE + 60 * (24 * D1_BYTES_PER_HOURLY_ROLLUP + D1_BYTES_PER_DAILY_ROLLUP),
+      6 * 10 * 1_440 * D1_BYTES_PER_SAMPLE +
+        60 * (24 * D1_BYTES_PER_HOURLY_ROLLUP + (1 + 31 / 64) * D1_BYTES_PER_DAILY_ROLLUP) +
+        60 * 2 * 21 * D1_BYTES_PER_DAILY_ROLLUP,
     );
     // The bytes were measured on the projection's own prompt variant (the chat preset's 64 tokens out).
     expect(small.promptVariants[0].maxTokens).toBe(SIZED_SAMPLE_TOKENS);
@@ -58,12 +64,16 @@ describe('the projection at scale', () => {
     // 100 probes a region at 3 at once and 4 s each take 133 s, of the 48 s a 1-minute tick allows: spread over 3 ticks.
     expect(p.spread).toBe(3);
     expect(p.samplesPerDay).toBe(1_440_000);
-    // 1.44 M samples a day at D1_BYTES_PER_SAMPLE each, plus 72,000 hourly and 3,000 daily rollup rows a day, kept 14 and 400 days.
-    const perDay = 1_440_000 * D1_BYTES_PER_SAMPLE + 3_000 * (24 * D1_BYTES_PER_HOURLY_ROLLUP + D1_BYTES_PER_DAILY_ROLLUP);
-    const day = Math.floor(D1_MAX_DATABASE_BYTES / perDay) + 1;
+    // 1.44 M samples a day at D1_BYTES_PER_SAMPLE each, plus 72,000 hourly and 3,000 daily rollup rows a day and the
+    // spans of days, kept 14 and 400 days, beside the recent 3 days' spans of hours.
+    const perDay = 1_440_000 * D1_BYTES_PER_SAMPLE + 3_000 * (24 * D1_BYTES_PER_HOURLY_ROLLUP + (1 + 31 / 64) * D1_BYTES_PER_DAILY_ROLLUP);
+    // A busy hour's row is already as large as a daily row: a span of hours is counted at a daily row's bytes.
+    const recent = 3_000 * 2 * 21 * D1_BYTES_PER_DAILY_ROLLUP;
+    const day = Math.floor((D1_MAX_DATABASE_BYTES - recent) / perDay) + 1;
     expect(p.firstBreak?.name).toContain('D1 storage');
     expect(p.firstBreak?.breaksOnDay).toBe(day);
-    // 1.44 M × 650 bytes (0.94 GB) and 3,000 × 25 × 5,000 bytes (0.38 GB): 1.31 GB a day, past 10 GB on day 8.
+    // 1.44 M × 650 bytes (0.94 GB) and 3,000 pairs' rollups (0.37 GB) a day, beside 0.63 GB of spans of hours: past
+    // 10 GB on day 8.
     expect(day).toBe(8);
     // The paid plan's inclusions are passed from the first day, and billed: Durable Object duration most (a probe keeps its object awake).
     const billed = p.limits.filter((l) => !l.hard && l.breaksOnDay === 0).map((l) => l.name.split(' (')[0]);
@@ -103,8 +113,9 @@ describe('the projection at scale', () => {
     expect(goal.rollupRetentionDays).toBe(FREE_GOAL_ROLLUP_DAYS);
     const fits = planStorage(goal);
     expect(fits.fullOnDay).toBeNull();
-    // 60 pairs' quiet hours (12 probes each) at the measured bytes, a daily row each, and 14 days of 17,280 samples a day.
-    expect(fits.rollupBytesPerDay).toBe(60 * (24 * D1_BYTES_PER_QUIET_HOURLY_ROLLUP + D1_BYTES_PER_DAILY_ROLLUP));
+    // 60 pairs' quiet hours (12 probes each) at the measured bytes, a daily row and its spans each, and 14 days of
+    // 17,280 samples a day.
+    expect(fits.rollupBytesPerDay).toBe(60 * (24 * D1_BYTES_PER_QUIET_HOURLY_ROLLUP + (1 + 31 / 64) * D1_BYTES_PER_DAILY_ROLLUP));
     expect(fits.rawBytes).toBe(17_280 * 14 * D1_BYTES_PER_SAMPLE);
     // Kept 400 days, the goal's rollups would fill it: the check names the day, and how many days fit.
     const longer = planStorage({ ...goal, rollupRetentionDays: 400 });

@@ -1,11 +1,14 @@
 /**
  * A window's pieces (shared/rollup/spans.ts coverOf) cover each of its hours exactly once, each piece aligned to
- * its own length and of a length a table holds, and few: a 90-day window at any hour reads at most 22 pieces.
+ * its own length and of a length a table holds, and few: a 90-day window at any hour reads at most 22 pieces where
+ * spans of hours are kept everywhere, 36 where they are kept for the recent days alone.
  */
 import { describe, expect, it } from 'vitest';
 import {
   coverOf,
   HOUR_SPANS,
+  HOUR_SPAN_DAYS,
+  hourSpansFrom,
   DAY_SPANS,
   pieceEnd,
   pieceOfKey,
@@ -57,6 +60,23 @@ describe('span rollups', () => {
     expect(most).toBeGreaterThan(10);
     const day = Math.floor(T0 / DAY_MS) * DAY_MS;
     expect(coverOf(day, day + DAY_MS)).toEqual([{ start: day, hours: 24 }]);
+  });
+
+  it('use spans of hours only from the recent days: a 90-day window to now in at most 36 pieces', () => {
+    let most = 0;
+    for (let h = 0; h < 128 * 24; h++) {
+      const to = T0 + h * HOUR_MS;
+      const from = to - 90 * DAY_MS;
+      const pieces = coverOf(from, to, hourSpansFrom(to));
+      for (const p of pieces) if (p.hours < 24 && p.start < hourSpansFrom(to)) expect(p.hours).toBe(1);
+      // The same hours, each once, as wherever spans fit.
+      expect(pieces.reduce((n, p) => n + p.hours, 0)).toBe(90 * 24);
+      most = Math.max(most, pieces.length);
+    }
+    // Up to 23 single hours at the oldest edge, where a span of them would be kept for a few days only.
+    expect(most).toBeLessThanOrEqual(36);
+    expect(most).toBeGreaterThan(23);
+    expect(hourSpansFrom(T0)).toBe(Math.floor(T0 / DAY_MS) * DAY_MS - HOUR_SPAN_DAYS * DAY_MS);
   });
 
   it('refuses a window that is not of whole hours', () => {

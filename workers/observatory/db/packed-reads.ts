@@ -1,7 +1,7 @@
 /**
  * Reading a window of rollups packed, for the readers that merge them (percentiles, the public views): the
- * window's pieces (shared/rollup/spans.ts coverOf: hourly rows at its edges, span rollups of hours and days,
- * a daily row where no longer span fits), per piece and region one string of its rows' keys and the columns
+ * window's pieces (shared/rollup/spans.ts coverOf: hourly rows at its edges, span rollups of hours where they are
+ * kept and of days, a daily row where no longer span fits), per piece and region one string of its rows' keys and the columns
  * asked for, as hex (shared/rollup/packed-rows.ts). D1 hands a BLOB over as a JSON array of numbers, whose
  * parsing costs the Worker several times the merge (bench/duties.ts); a hex string it copies. One query per
  * table; each seeks its pieces by the key's first column, so SQLite groups as it reads and D1 counts each row
@@ -9,7 +9,7 @@
  */
 import { ROLLUP_METRICS } from '../../../shared/rollup/rollup.ts';
 import type { PackedColumn, PackedRollupRows } from '../../../shared/rollup/percentiles.ts';
-import { coverOf, spanKey } from '../../../shared/rollup/spans.ts';
+import { coverOf, hourSpansFrom, spanKey } from '../../../shared/rollup/spans.ts';
 import { hexToBytes } from '../../../shared/bytes.ts';
 import { HOUR_MS } from '../../../shared/time.ts';
 import { inList } from './in-list.ts';
@@ -35,7 +35,7 @@ export async function packedRowsCovering(db: D1Database, f: RollupFilter, column
   // An hour starts in [from, to) when it is at or after from's next whole hour and before to's.
   const whole = (t: number) => Math.ceil(t / HOUR_MS) * HOUR_MS;
   const byTable = new Map<string, { period: string; keys: number[] }>();
-  for (const p of coverOf(whole(f.fromHour), Math.max(whole(f.fromHour), whole(f.toHour)))) {
+  for (const p of coverOf(whole(f.fromHour), Math.max(whole(f.fromHour), whole(f.toHour)), hourSpansFrom(Date.now()))) {
     const { table, period } = tableOf(p.hours);
     const entry = byTable.get(table) ?? byTable.set(table, { period, keys: [] }).get(table)!;
     entry.keys.push(period === 'block' ? spanKey(p.start, p.hours) : p.start);

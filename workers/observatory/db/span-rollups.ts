@@ -3,30 +3,33 @@
  * span is rewritten whole from its two halves, so it always equals the hourly or daily rows it merges.
  */
 import { mergeByGroup } from '../../../shared/rollup/rollup.ts';
-import { SPAN_HOURS, spanKey, spansWithin, type Piece } from '../../../shared/rollup/spans.ts';
-import { HOUR_MS } from '../../../shared/time.ts';
+import { DAY_SPANS, HOUR_SPANS, SPAN_HOURS, spanKey, hourSpansWithin, type Piece } from '../../../shared/rollup/spans.ts';
+import { DAY_MS, HOUR_MS } from '../../../shared/time.ts';
 import { bodyValues, fromRollupRow } from './rollup-row.ts';
 import { SPAN_COLUMNS } from './rollups.ts';
 import { inList, ONLY_LIST_VALUES } from './in-list.ts';
 
 const INSERT_SPAN = `INSERT INTO span_rollups (${SPAN_COLUMNS.join(', ')}) VALUES (${SPAN_COLUMNS.map(() => '?').join(', ')})`;
 
-/** Where the two halves of a span are read: hourly rows, daily rows, or the spans half as long. */
-function halvesOf(span: Piece): { table: string; period: string; keys: [number, number] } {
+/**
+ * Where the parts of a span are read: the shortest span of hours from its hourly rows, the shortest of days from its
+ * daily rows, any other from its two halves (spans half as long).
+ */
+function partsOf(span: Piece): { table: string; period: string; keys: number[] } {
+  const each = (n: number, ms: number) => Array.from({ length: n }, (_, k) => span.start + k * ms);
+  if (span.hours === HOUR_SPANS[0]) return { table: 'hourly_rollups', period: 'hour', keys: each(span.hours, HOUR_MS) };
+  if (span.hours === DAY_SPANS[0] * 24) return { table: 'daily_rollups', period: 'day', keys: each(DAY_SPANS[0], DAY_MS) };
   const half = span.hours / 2;
-  const second = span.start + half * HOUR_MS;
-  if (half === 1) return { table: 'hourly_rollups', period: 'hour', keys: [span.start, second] };
-  if (half === 24) return { table: 'daily_rollups', period: 'day', keys: [span.start, second] };
-  return { table: 'span_rollups', period: 'block', keys: [spanKey(span.start, half), spanKey(second, half)] };
+  return { table: 'span_rollups', period: 'block', keys: [spanKey(span.start, half), spanKey(span.start + half * HOUR_MS, half)] };
 }
 
 const ROW_COLUMNS = SPAN_COLUMNS.filter((c) => c !== 'block');
 
 /**
- * Rewrites one region's span rollups `spans`, each merged from its two halves as D1 holds them now (hourly or
- * daily rows, or the spans half as long): a seek on each half's key and the region, reading that region's rows
- * alone. The shorter spans are written first, so a longer one merges halves already rewritten; a span whose
- * halves hold no rows is left with none. Returns the rows written.
+ * Rewrites one region's span rollups `spans`, each merged from its parts as D1 holds them now (partsOf): a seek on
+ * each part's key and the region, reading that region's rows alone. The shorter spans are written first, so a
+ * longer one merges halves already rewritten; a span whose parts hold no rows is left with none. Returns the rows
+ * written.
  */
 export async function rewriteSpanRollups(db: D1Database, region: string, spans: readonly Piece[]): Promise<number> {
   const remove = db.prepare('DELETE FROM span_rollups WHERE block = ? AND region = ?');
@@ -35,9 +38,11 @@ export async function rewriteSpanRollups(db: D1Database, region: string, spans: 
   for (const span of [...spans].sort((a, b) => a.hours - b.hours || a.start - b.start)) {
     if (!SPAN_HOURS.includes(span.hours) || span.start % (span.hours * HOUR_MS) !== 0)
       throw new Error(`no span rollup of ${span.hours} h from ${span.start}`);
-    const { table, period, keys } = halvesOf(span);
+    const { table, period, keys } = partsOf(span);
     const { results } = await db
-      .prepare(`SELECT ${period} AS hour, ${ROW_COLUMNS.join(', ')} FROM ${table} WHERE ${period} IN (?, ?) AND region = ?`)
+      .prepare(
+        `SELECT ${period} AS hour, ${ROW_COLUMNS.join(', ')} FROM ${table} WHERE ${period} IN (${keys.map(() => '?').join(', ')}) AND region = ?`,
+      )
       .bind(...keys, region)
       .all<Record<string, unknown>>();
     const key = spanKey(span.start, span.hours);
@@ -51,9 +56,13 @@ export async function rewriteSpanRollups(db: D1Database, region: string, spans: 
   return written;
 }
 
-/** The statements that delete a region's spans holding any hour of these days (retention, before their spans are written again). */
-export function deleteSpansWithin(db: D1Database, region: string, days: readonly number[]): D1PreparedStatement[] {
-  const keys = [...new Set(days.flatMap((d) => spansWithin(d).map((s) => spanKey(s.start, s.hours))))];
+/** The statements that delete a region's spans of the hours of these days (kept for the recent days alone). */
+export function deleteHourSpansOf(db: D1Database, region: string, days: readonly number[]): D1PreparedStatement[] {
+  return deleteSpans(db, region, days.flatMap(hourSpansWithin));
+}
+
+function deleteSpans(db: D1Database, region: string, spans: readonly Piece[]): D1PreparedStatement[] {
+  const keys = [...new Set(spans.map((s) => spanKey(s.start, s.hours)))];
   const out: D1PreparedStatement[] = [];
   for (let i = 0; i < keys.length; i += ONLY_LIST_VALUES) {
     const l = inList('block', keys.slice(i, i + ONLY_LIST_VALUES), ONLY_LIST_VALUES);

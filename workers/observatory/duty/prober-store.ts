@@ -21,6 +21,7 @@ export type MetaKey =
   | 'daily_rollups_seeded'
   | 'paired_days_seeded'
   | 'span_rollups_seeded'
+  | 'hour_spans_pruned_to'
   | 'split_sources'
   | DutyErrorKey;
 

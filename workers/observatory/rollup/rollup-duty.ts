@@ -7,8 +7,17 @@
 import { getConfig } from '../config.ts';
 import { dayOf, hourOf } from '../../../shared/rollup/rollup.ts';
 import { daysWithDailyRollups, daysWithHourlyRollups, samplesRetainedFrom } from '../db/rollups.ts';
-import { rewriteSpanRollups } from '../db/span-rollups.ts';
-import { pieceEnd, pieceOfKey, spanKey, spansOfDay, spansOfHour, spansWithin, type Piece } from '../../../shared/rollup/spans.ts';
+import { deleteHourSpansOf, rewriteSpanRollups } from '../db/span-rollups.ts';
+import {
+  hourSpansFrom,
+  pieceEnd,
+  pieceOfKey,
+  spanKey,
+  spansOfDay,
+  spansOfHour,
+  spansWithin,
+  type Piece,
+} from '../../../shared/rollup/spans.ts';
 import { daysWithPairedHours } from '../db/paired.ts';
 import { rollUpDay, rollUpHour } from './rollup-hour.ts';
 import { oweOtlp } from './otlp-duty.ts';
@@ -54,6 +63,20 @@ function endedDirtySpans(store: ProberStore, hour: number, limit = Infinity): Pi
     .slice(0, limit);
 }
 
+/** Most days of spans of hours one pass prunes (a region whose object slept for longer leaves the rest: read past, never used). */
+const PRUNE_DAYS = 7;
+
+/** Deletes the spans of the hours of the days that left the recent ones since the last pass (shared/rollup/spans.ts). */
+async function pruneHourSpans(store: ProberStore, db: D1Database, region: string, now: number): Promise<void> {
+  const keptFrom = hourSpansFrom(now);
+  const done = Number(store.meta('hour_spans_pruned_to') ?? keptFrom - PRUNE_DAYS * DAY_MS);
+  if (done >= keptFrom) return;
+  const days: number[] = [];
+  for (let day = Math.max(done, keptFrom - PRUNE_DAYS * DAY_MS); day < keptFrom; day += DAY_MS) days.push(day);
+  await db.batch(deleteHourSpansOf(db, region, days));
+  store.setMeta('hour_spans_pruned_to', String(keptFrom));
+}
+
 const dirtyHoursBefore = (store: ProberStore, hour: number): number[] =>
   numbers(store.sql.exec<Row>('SELECT hour FROM dirty_hours WHERE hour < ? ORDER BY hour', hour).toArray(), 'hour');
 
@@ -61,11 +84,12 @@ const dirtyDaysThrough = (store: ProberStore, day: number): number[] =>
   numbers(store.sql.exec<Row>('SELECT day FROM dirty_days WHERE day <= ? ORDER BY day', day).toArray(), 'day');
 
 /** An hour's rollup written (or left as it was): its day owes its daily rows, and the OTLP collector the hour. */
-function hourRolledUp(store: ProberStore, hour: number, day: number, pushToOtlp: boolean): void {
+function hourRolledUp(store: ProberStore, hour: number, day: number, pushToOtlp: boolean, now: number): void {
   store.transaction(() => {
     store.sql.exec('DELETE FROM dirty_hours WHERE hour = ?', hour);
     markDirtyDays(store, [day]);
-    markDirtySpans(store, spansOfHour(hour));
+    // An hour's spans are kept for the recent days alone (shared/rollup/spans.ts HOUR_SPAN_DAYS).
+    if (hour >= hourSpansFrom(now)) markDirtySpans(store, spansOfHour(hour));
     if (pushToOtlp) oweOtlp(store, hour);
   });
 }
@@ -104,7 +128,7 @@ async function rollUpDirtyHours(
       // Once: a database from before span rollups gets those of its past hours and days, SPANS_PER_PASS at a time.
       const days = new Set([...(await daysWithHourlyRollups(db, region)), ...(await daysWithDailyRollups(db, region))]);
       store.transaction(() => {
-        for (const day of days) markDirtySpans(store, spansWithin(day));
+        for (const day of days) markDirtySpans(store, day >= hourSpansFrom(now) ? spansWithin(day) : spansOfDay(day));
         store.setMeta('span_rollups_seeded', '1');
       });
     }
@@ -115,7 +139,7 @@ async function rollUpDirtyHours(
       step = `rollup of hour ${iso(hour)}`;
       const retained = hour >= retainedFrom;
       if (retained) await rollUpHour(db, region, hour);
-      hourRolledUp(store, hour, dayOf(hour), retained && getConfig().otlp !== undefined);
+      hourRolledUp(store, hour, dayOf(hour), retained && getConfig().otlp !== undefined, now);
       if (retained) rolled++;
     }
     for (const day of dirtyDaysThrough(store, dayOf(now) - DAY_MS)) {
@@ -130,10 +154,13 @@ async function rollUpDirtyHours(
     }
     for (const span of endedDirtySpans(store, hourOf(now), SPANS_PER_PASS)) {
       step = `span rollup of ${span.hours} h from ${iso(span.start)}`;
-      await rewriteSpanRollups(db, region, [span]);
+      // A span of hours past the recent days (an hour rolled up late) is not kept: its hours are read one by one.
+      if (span.hours >= 24 || span.start >= hourSpansFrom(now)) await rewriteSpanRollups(db, region, [span]);
       store.sql.exec('DELETE FROM dirty_spans WHERE block = ?', spanKey(span.start, span.hours));
       rolled++;
     }
+    step = 'pruning the spans of hours';
+    await pruneHourSpans(store, db, region, now);
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     store.noteDutyError('last_rollup_error', `${step}: ${message}`);
