@@ -24,7 +24,7 @@ import { prometheusText } from '../workers/observatory/api/prometheus.ts';
 import { prometheusTextBefore, rollupPercentileGroupsBefore, storedFigurePercentileGroupsBefore } from '../tests/helpers/merge-before.ts';
 import { PACKED_COLUMNS, d1ClientRows, d1ResponseText, packedRows, sqliteHex } from './d1-response.ts';
 import { hexToBytes } from '../shared/bytes.ts';
-import { coverOf, hourSpansFrom, type Piece } from '../shared/rollup/spans.ts';
+import { coverOf, type Piece } from '../shared/rollup/spans.ts';
 import { DAY_MS, HOUR_MS } from '../shared/time.ts';
 import { pieceRows } from './stored-rows.ts';
 
@@ -131,7 +131,7 @@ function piecesResponses(
 }
 
 /** The pieces of a window that ends now (spans of hours kept for the recent days alone: shared/rollup/spans.ts). */
-const piecesToNow = ([from, to]: [number, number]) => coverOf(from, to, hourSpansFrom(to));
+const piecesToNow = ([from, to]: [number, number]) => coverOf(from, to, to);
 
 /** A window's start at a day's midnight of [from, from + 64 days) whose pieces are the most (the worst alignment of the spans). */
 function worstAlignment(from: number, window: (day: number) => [number, number]): number {

@@ -4,7 +4,7 @@
  * (bench/duties.ts) or bounds what the cost model (capacity.ts) counts.
  */
 import { DAY_MS, HOUR_MS } from '../time.ts';
-import { coverOf, hourSpansFrom } from '../rollup/spans.ts';
+import { coverOf } from '../rollup/spans.ts';
 
 /** Concurrency runs a report covers unless asked (GET /api/v1/bursts without `runs`), and so what the site build reads. */
 export const SITE_BURST_RUNS = 6;
@@ -48,7 +48,7 @@ export function rollupRowsCovering(fromHour: number, toHour: number): { daily: n
  */
 export function percentileRowUnits(fromHour: number, toHour: number, pairs: number, now = Date.now()): number {
   let units = 0;
-  for (const p of coverOf(fromHour, toHour, hourSpansFrom(now))) units += p.hours === 1 ? HOURLY_ROW_UNITS : 1;
+  for (const p of coverOf(fromHour, toHour, now)) units += p.hours === 1 ? HOURLY_ROW_UNITS : 1;
   return pairs * units;
 }
 

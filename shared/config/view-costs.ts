@@ -13,7 +13,7 @@ import { ROLLUP_METRICS, SPLIT_METRICS } from '../rollup/figures.ts';
 import { BEFORE_DAYS, WEEK_DAYS } from '../rollup/changes.ts';
 import { PAIRED_FIGURES } from '../rollup/paired-hours.ts';
 import type { ObservatoryConfig } from './types.ts';
-import { coverOf, hourSpansFrom } from '../rollup/spans.ts';
+import { coverOf } from '../rollup/spans.ts';
 import { DAY_MS, HOUR_MS } from '../time.ts';
 
 /** What D1 counts beyond the rows for each key a query seeks (measured: two rows). */
@@ -45,7 +45,7 @@ export function percentileViewPiecesAverage(): number {
         [today - 30 * DAY_MS, today - 7 * DAY_MS],
         [today - LONGEST_VIEW_DAYS * DAY_MS, today - 30 * DAY_MS],
       ])
-        pieces += coverOf(from, to, hourSpansFrom(lastHour)).length;
+        pieces += coverOf(from, to, lastHour).length;
     }
   return pieces / (64 * HOURS_PER_DAY);
 }

@@ -5,8 +5,8 @@
  * that fit: hours up to the first midnight, whole days, hours after the last midnight. The spans of hours are kept
  * for the recent days alone (HOUR_SPAN_DAYS: the views' windows end there, and so do most asked for): an older
  * hour is read from its hourly row. Spans of days start at 4 days: half the rows (and D1 storage) the spans of 2
- * days would add, for at most two single days more at each end. A 90-day window reads at most about 12 pieces of
- * days, 5 of its recent hours and 23 of its oldest where it read 90 daily rows and up to 46 hourly ones
+ * days would add, for at most two single days more at each end. A 90-day window to now reads at most about 12 pieces of
+ * days and 24 of hours (its oldest 23 and its last one) where it read 90 daily rows and up to 46 hourly ones
  * (bench/duties.ts measures what that saves; docs/COSTS.md what it costs to write and keep).
  *
  * A piece is named by one integer, its key: its start in ms plus its length in hours. Starts are whole hours
@@ -62,24 +62,36 @@ function alignedPieces(
 
 /**
  * The pieces that cover whole hours [from, to) exactly, each once, in time order: the fewest of the aligned
- * ones above a greedy walk gives (the longest that starts at each point and fits), spans of hours only from
- * `hourSpansAt` on (hourSpansFrom(now); omitted, wherever they fit).
+ * ones above a greedy walk gives (the longest that starts at each point and fits). Read at `now`, only what the
+ * rollup duty has surely written: spans of hours from hourSpansFrom(now) on, and no piece but a single hour that
+ * ends after settledBy(now) (the last hour's rows and spans are written within minutes of its end, and a window
+ * read meanwhile misses that hour, not the 64 days of a span not yet written). Without `now`, wherever they fit.
  */
-export function coverOf(from: number, to: number, hourSpansAt = -Infinity): Piece[] {
+export function coverOf(from: number, to: number, now?: number): Piece[] {
   if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to) || from % HOUR_MS !== 0 || to % HOUR_MS !== 0)
     throw new RangeError(`a window of whole hours, not [${from}, ${to})`);
   const out: Piece[] = [];
   if (from >= to) return out;
+  const settled = now === undefined ? to : Math.max(from, Math.min(to, settledBy(now)));
+  coverSettled(from, settled, now === undefined ? -Infinity : hourSpansFrom(now), out);
+  for (let h = settled; h < to; h += HOUR_MS) out.push({ start: h, hours: 1 });
+  return out;
+}
+
+/** The end of the hours whose rows and spans are surely written at `now`: an hour before the last whole hour. */
+export const settledBy = (now: number): number => Math.floor(now / HOUR_MS) * HOUR_MS - HOUR_MS;
+
+function coverSettled(from: number, to: number, hourSpansAt: number, out: Piece[]): void {
+  if (from >= to) return;
   const firstDay = Math.ceil(from / DAY_MS) * DAY_MS;
   const lastDay = Math.floor(to / DAY_MS) * DAY_MS;
   if (firstDay >= lastDay) {
     alignedPieces(from, to, HOUR_MS, HOUR_SPANS, 1, out, hourSpansAt);
-    return out;
+    return;
   }
   alignedPieces(from, firstDay, HOUR_MS, HOUR_SPANS, 1, out, hourSpansAt);
   alignedPieces(firstDay, lastDay, DAY_MS, DAY_SPANS, 24, out);
   alignedPieces(lastDay, to, HOUR_MS, HOUR_SPANS, 1, out, hourSpansAt);
-  return out;
 }
 
 /** The span rollups an hourly row of `hour` is merged into (one of each hour span). */

@@ -18,12 +18,12 @@ import {
 import { rollupsCovering, upsertDailyRollups, upsertRollups } from '../../workers/observatory/db/rollups.ts';
 import { packedRowsCovering } from '../../workers/observatory/db/packed-reads.ts';
 import { writeSpanRollups } from './span-rollups.ts';
-import { coverOf, hourSpansFrom } from '../../shared/rollup/spans.ts';
+import { coverOf } from '../../shared/rollup/spans.ts';
 import { meterD1 } from '../../workers/observatory/db/meter.ts';
 import { DAY_MS, HOUR_MS } from '../../shared/time.ts';
 
-// The window ends today, so that its last hours are read from their spans (kept for the recent days alone).
-const DAY0 = Math.floor(Date.now() / DAY_MS) * DAY_MS - 39 * DAY_MS;
+// The window ends yesterday at noon, so that its last hours are read from their spans (kept for the recent days alone).
+const DAY0 = Math.floor(Date.now() / DAY_MS) * DAY_MS - 40 * DAY_MS;
 const DAYS = 40;
 const PAIRS = [
   ['weur', 'ref-chat', 'chat'],
@@ -72,7 +72,7 @@ describe('packed reads of long windows', () => {
     // The span rollups of those days and hours, as the rollup duty writes them once their hours have ended.
     await writeSpanRollups(env.DB, [...new Set(PAIRS.map((p) => p[0]))], DAY0, DAY0 + DAYS * DAY_MS);
     const f = { fromHour: DAY0, toHour: DAY0 + (DAYS - 1) * DAY_MS + 12 * HOUR_MS, methodVersion: METHOD_VERSION };
-    const pieces = coverOf(f.fromHour, f.toHour, hourSpansFrom(Date.now()));
+    const pieces = coverOf(f.fromHour, f.toHour, Date.now());
     const metered = meterD1(env.DB);
     const packed = await packedRowsCovering(metered.db, f, packedColumnsOf(FIGURES));
     const packedRead = metered.rowsRead;

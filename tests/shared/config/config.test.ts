@@ -321,10 +321,10 @@ describe('capacity', () => {
     // The views' builds: their reads, and their DO rows (the builder's state, twice an alarm: 3 a tick, 2 an hour).
     expect(c.d1RowsRead.views).toBe(c.views.d1RowsReadPerDay);
     expect(c.views.doRowsWrittenPerDay).toBe(2 * (3 * 288 + 2 * 24));
-    // A row per pair and a seek for each piece of its reads (shared/rollup/spans.ts): about 21 pieces a build, where
+    // A row per pair and a seek for each piece of its reads (shared/rollup/spans.ts): about 26 pieces a build, where
     // the hourly and daily rows alone were 24 + 11.5 + 90 rows a pair.
     expect(percentileViewPiecesAverage()).toBeGreaterThan(15);
-    expect(percentileViewPiecesAverage()).toBeLessThan(25);
+    expect(percentileViewPiecesAverage()).toBeLessThan(30);
     expect(c.views.parts.percentiles).toEqual({
       buildsPerDay: 24,
       rowsReadPerBuild: (15 + SPAN_READS_PER_SEEK) * percentileViewPiecesAverage(),

@@ -9,6 +9,7 @@ import {
   HOUR_SPANS,
   HOUR_SPAN_DAYS,
   hourSpansFrom,
+  settledBy,
   DAY_SPANS,
   pieceEnd,
   pieceOfKey,
@@ -67,8 +68,11 @@ describe('span rollups', () => {
     for (let h = 0; h < 128 * 24; h++) {
       const to = T0 + h * HOUR_MS;
       const from = to - 90 * DAY_MS;
-      const pieces = coverOf(from, to, hourSpansFrom(to));
+      // Read at `to`: the hour before it is not settled yet (its rows may be minutes from written).
+      const pieces = coverOf(from, to, to);
       for (const p of pieces) if (p.hours < 24 && p.start < hourSpansFrom(to)) expect(p.hours).toBe(1);
+      for (const p of pieces) if (pieceEnd(p) > settledBy(to)) expect(p.hours).toBe(1);
+      expect(pieces.at(-1)).toEqual({ start: to - HOUR_MS, hours: 1 });
       // The same hours, each once, as wherever spans fit.
       expect(pieces.reduce((n, p) => n + p.hours, 0)).toBe(90 * 24);
       most = Math.max(most, pieces.length);
@@ -77,6 +81,15 @@ describe('span rollups', () => {
     expect(most).toBeLessThanOrEqual(36);
     expect(most).toBeGreaterThan(23);
     expect(hourSpansFrom(T0)).toBe(Math.floor(T0 / DAY_MS) * DAY_MS - HOUR_SPAN_DAYS * DAY_MS);
+  });
+
+  it('read at a time just past midnight, use no span that ends at it: the day just ended is read by its hours', () => {
+    const midnight = Math.floor(T0 / DAY_MS) * DAY_MS;
+    const pieces = coverOf(midnight - 90 * DAY_MS, midnight, midnight + 120_000);
+    expect(pieces.every((p) => pieceEnd(p) <= midnight - HOUR_MS || p.hours === 1)).toBe(true);
+    expect(pieces.filter((p) => pieceEnd(p) > midnight - DAY_MS).every((p) => p.hours < 24)).toBe(true);
+    // Without a time: wherever they fit (the longest ones ending at midnight).
+    expect(coverOf(midnight - 90 * DAY_MS, midnight).at(-1)!.hours).toBeGreaterThanOrEqual(24);
   });
 
   it('refuses a window that is not of whole hours', () => {

@@ -9,7 +9,7 @@
  */
 import { ROLLUP_METRICS } from '../../../shared/rollup/rollup.ts';
 import type { PackedColumn, PackedRollupRows } from '../../../shared/rollup/percentiles.ts';
-import { coverOf, hourSpansFrom, spanKey } from '../../../shared/rollup/spans.ts';
+import { coverOf, spanKey } from '../../../shared/rollup/spans.ts';
 import { hexToBytes } from '../../../shared/bytes.ts';
 import { HOUR_MS } from '../../../shared/time.ts';
 import { inList } from './in-list.ts';
@@ -35,7 +35,7 @@ export async function packedRowsCovering(db: D1Database, f: RollupFilter, column
   // An hour starts in [from, to) when it is at or after from's next whole hour and before to's.
   const whole = (t: number) => Math.ceil(t / HOUR_MS) * HOUR_MS;
   const byTable = new Map<string, { period: string; keys: number[] }>();
-  for (const p of coverOf(whole(f.fromHour), Math.max(whole(f.fromHour), whole(f.toHour)), hourSpansFrom(Date.now()))) {
+  for (const p of coverOf(whole(f.fromHour), Math.max(whole(f.fromHour), whole(f.toHour)), Date.now())) {
     const { table, period } = tableOf(p.hours);
     const entry = byTable.get(table) ?? byTable.set(table, { period, keys: [] }).get(table)!;
     entry.keys.push(period === 'block' ? spanKey(p.start, p.hours) : p.start);
