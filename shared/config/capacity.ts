@@ -483,7 +483,7 @@ export function freePlanGoal(base: ObservatoryConfig): ObservatoryConfig {
     bursts: undefined,
     promptVariants: base.promptVariants.slice(0, 1),
     readers: { siteRebuildMinutes: 60 },
-    // A free database holds 500 MB: 60 pairs' rollups fill it after ~313 days beside 14 days of samples
+    // A free database holds 500 MB: 60 pairs' rollups fill it after ~274 days (with their spans) beside 14 days of samples
     // (projection.ts planStorage counts those two, the largest tables); D1 keeps 240 days of them, leaving
     // room for the tables derived beside them (status history, paired hours, time profiles), and the R2
     // archive keeps every day.
