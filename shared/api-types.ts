@@ -11,7 +11,6 @@ import type { LevelReport } from './bursts/level-report.ts';
 import type { ErrorClass } from './ids.ts';
 import type { PairedFigure } from './rollup/paired-hours.ts';
 import type { CacheDiscount } from './rollup/cache-hours.ts';
-import type { ChangeFlag } from './rollup/changes.ts';
 import type { PairedResult } from './stats/paired.ts';
 import type { PERCENTILE_NAMES } from './stats/percentile.ts';
 import type { Finding } from './status/evaluate.ts';
@@ -187,6 +186,23 @@ export interface PromptCachesDoc {
   margin_pct: number;
   method: string;
   caches: PromptCacheDoc[];
+}
+
+/** A series whose time to the first answer token changed this week (shared/rollup/changes.ts ttfaChanges). */
+export interface ChangeFlag {
+  region: string;
+  target: string;
+  prompt_variant: string;
+  /** This week's median TTFA (over its samples), the samples, and the days whose medians were compared; the four weeks before. */
+  now: { p50: number; n: number; days: number };
+  before: { p50: number; n: number; days: number };
+  /** The shift of the daily medians, now against before, in percent (100·(e^shift − 1)), and its 95 % interval. */
+  change_pct: number;
+  change_low_pct: number;
+  change_high_pct: number;
+  direction: 'slower' | 'faster';
+  /** The two weeks' windows (ISO). */
+  window: { from: string; split: string; to: string };
 }
 
 /** GET /api/v1/changes: the TTFA changes of this week against the four before (shared/rollup/changes.ts), largest first. */

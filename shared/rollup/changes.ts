@@ -7,27 +7,14 @@
  * the margin (5 %), so "changed by more than 5 %" is what a flag claims, at 95 %. Computed from the daily
  * rollups of the 35 days, by GET /api/v1/changes and its public view alike.
  */
+import type { ChangeFlag } from '../api-types.ts';
 import { rollupPercentileGroups } from './percentiles.ts';
 import type { Rollup } from './rollup.ts';
 import { DEFAULT_MARGIN } from '../stats/paired.ts';
 import { shiftInterval } from '../stats/two-sample.ts';
 import { DAY_MS } from '../time.ts';
 
-export interface ChangeFlag {
-  region: string;
-  target: string;
-  prompt_variant: string;
-  /** This week's median TTFA (over its samples), the samples, and the days whose medians were compared; the four weeks before. */
-  now: { p50: number; n: number; days: number };
-  before: { p50: number; n: number; days: number };
-  /** The shift of the daily medians, now against before, in percent (100·(e^shift − 1)), and its 95 % interval. */
-  change_pct: number;
-  change_low_pct: number;
-  change_high_pct: number;
-  direction: 'slower' | 'faster';
-  /** The two weeks' windows (ISO). */
-  window: { from: string; split: string; to: string };
-}
+export type { ChangeFlag };
 
 /** This week, and the weeks before it that it is compared with, in days. */
 export const WEEK_DAYS = 7;

@@ -12,10 +12,10 @@ import type {
   PromptVariantInfo,
   RegionInfo,
   StatusDoc,
+  StatusHistoryRowDoc,
   TargetInfo,
 } from '../../../shared/api-types.ts';
 import type { LevelReport } from '../../../shared/bursts/level-report.ts';
-import type { HistoryRow } from './status.ts';
 import type { UptimeMonth } from '../../../shared/status/uptime.ts';
 import type { PairedView } from './paired.ts';
 import type { ChangeFlag } from './changes.ts';
@@ -193,7 +193,7 @@ export interface SiteData {
   /** Each opted-in target's prompt cache per region (GET /api/v1/prompt-cache's view of the default window). */
   prompt_caches: PromptCacheDoc[];
   /** The status keeper's counted judgements (GET /api/v1/status-history): hours of the last day, days of the last 90. */
-  status_history: { hours: HistoryRow[]; days: HistoryRow[] };
+  status_history: { hours: StatusHistoryRowDoc[]; days: StatusHistoryRowDoc[] };
   /** The uptime report of each month the status history reaches into (shared/status/uptime.ts). */
   uptime: UptimeMonth[];
   /** Maintenance windows that ended in the last 90 days or are still to come (GET /api/v1/maintenance). */

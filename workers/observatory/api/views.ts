@@ -13,7 +13,7 @@ import type { ReaderEnv } from './public-reads.ts';
 
 export const viewRoutes = new Hono<ReaderEnv>();
 
-const PART_NAMES = VIEW_PARTS.map((p) => p.name);
+const PART_NAMES: readonly string[] = VIEW_PARTS.map((p) => p.name);
 
 viewRoutes.post('/views', async (c) => {
   await requireAdmin(c.req.raw, (c.env as { ADMIN_TOKEN?: string }).ADMIN_TOKEN);

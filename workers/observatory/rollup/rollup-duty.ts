@@ -24,7 +24,7 @@ import { oweOtlp } from './otlp-duty.ts';
 import { numbers, type ProberStore, type Row } from '../duty/prober-store.ts';
 import type { Duty } from '../duty/duty.ts';
 import { markViews } from '../views/mark-views.ts';
-import type { ViewPartName } from '../views/parts.ts';
+import type { ViewPartName } from '../views/part-names.ts';
 import { DAY_MS } from '../../../shared/time.ts';
 
 const iso = (t: number) => new Date(t).toISOString();

@@ -3,7 +3,7 @@
  * rollup or a status report is not undone because the views could not be told; the next change tells them again,
  * and health says how old they are.
  */
-import type { ViewPartName } from './parts.ts';
+import type { ViewPartName } from './part-names.ts';
 
 export async function markViews(env: Env, parts: readonly ViewPartName[]): Promise<void> {
   try {

@@ -35,19 +35,4 @@ export function viewParts(ages: (now: number) => Promise<ViewAges>): ViewPart[] 
 }
 /** The parts' names and routes (their builders need no object): what the read API's view gate reads. */
 export const VIEW_PARTS: readonly ViewPart[] = viewParts(async () => ({}));
-export type ViewPartName =
-  | 'status'
-  | 'percentiles'
-  | 'catalog'
-  | 'profiles'
-  | 'timeline'
-  | 'bursts'
-  | 'metrics'
-  | 'history'
-  | 'incidents'
-  | 'vendor-incidents'
-  | 'compare'
-  | 'compare-days'
-  | 'prompt-cache'
-  | 'changes'
-  | 'health';
+export type { ViewPartName } from './part-names.ts';

@@ -3,6 +3,7 @@
  * and which requests its views answer. The view builder (public-views.ts) loops over the parts; the read API's
  * view gate (serve-view.ts) over their routes.
  */
+import type { ViewPartName } from './part-names.ts';
 import type { ViewList } from '../../../shared/views/view-text.ts';
 import type { ViewMatch } from '../../../shared/views/view-match.ts';
 
@@ -28,7 +29,7 @@ export interface BuildContext {
 export type ViewMatcher = (q: URLSearchParams) => ViewMatch | null;
 
 export interface ViewPart {
-  name: string;
+  name: ViewPartName;
   /** Route path → matcher. */
   routes: Record<string, ViewMatcher>;
   build(ctx: BuildContext): Promise<BuiltView[]>;
