@@ -131,7 +131,7 @@ function piecesResponses(
 }
 
 /** The pieces of a window that ends now (spans of hours kept for the recent days alone: shared/rollup/spans.ts). */
-const piecesToNow = ([from, to]: [number, number]) => coverOf(from, to, to);
+const piecesToNow = ([from, to]: [number, number]) => coverOf(from, to, { now: to });
 
 /** A window's start at a day's midnight of [from, from + 64 days) whose pieces are the most (the worst alignment of the spans). */
 function worstAlignment(from: number, window: (day: number) => [number, number]): number {

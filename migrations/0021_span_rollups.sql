@@ -1,8 +1,9 @@
--- Span rollups (shared/rollup/spans.ts): the hourly rows of 2, 4 and 8 aligned hours and the daily rows of 2, 4,
--- 8, 16, 32 and 64 aligned days of one region × target × prompt variant × method version, merged (the rollups'
--- columns). `block` names the span: its start in ms plus its length in hours. Each region's object writes a span
--- once all its hours have ended, and again when one of its hours or days is rolled up anew; retention rewrites
--- the spans of the days it cuts. A 90-day window reads about 22 rows per group instead of up to 136.
+-- Span rollups (shared/rollup/spans.ts): the hourly rows of 2, 4 and 8 aligned hours (kept for today and yesterday)
+-- and the daily rows of 4, 8, 16, 32 and 64 aligned days of one region × target × prompt variant × method version,
+-- merged (the rollups' columns). `block` names the span: its start in ms plus its length in hours. Each region's
+-- object writes a span once all its hours have ended, and again when one of its hours or days is rolled up anew;
+-- retention deletes the spans of days that held a day it cuts (none is read from before the cut). A 90-day window
+-- to now reads at most 35 rows per group instead of up to 136.
 CREATE TABLE span_rollups (
   block INTEGER NOT NULL,
   region TEXT NOT NULL,

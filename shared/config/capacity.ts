@@ -64,27 +64,31 @@ export const DAILY_UPSERT_ROWS_READ_PER_PAIR = 3;
 /**
  * The span rollups of a pair (shared/rollup/spans.ts), per day: 21 spans of hours (12 of 2 h, 6 of 4 h, 3 of 8 h),
  * a row each written once its hours have ended and deleted once its day has left the recent ones (HOUR_SPAN_DAYS),
- * and about half a span of days (1/4 + 1/8 + … + 1/64), kept as long as the daily rows; retention rewrites the 5
- * spans of days that held the day it cuts (a delete and a new row each).
+ * and about half a span of days (1/4 + 1/8 + … + 1/64), kept as long as the daily rows and deleted with the first
+ * day retention cuts from it.
  */
 const HOUR_SPANS_PER_DAY = HOUR_SPANS.reduce((n, h) => n + 24 / h, 0);
 const DAY_SPANS_PER_DAY = DAY_SPANS.reduce((n, d) => n + 1 / d, 0);
 export const SPAN_ROWS_WRITTEN_PER_PAIR_DAY = 2 * HOUR_SPANS_PER_DAY + DAY_SPANS_PER_DAY;
-export const SPAN_RETENTION_ROWS_WRITTEN_PER_PAIR_DAY = 2 * DAY_SPANS.length;
+export const SPAN_RETENTION_ROWS_WRITTEN_PER_PAIR_DAY = DAY_SPANS_PER_DAY;
 /**
  * Writing a span reads its parts, a seek each on a key and the region, reading the region's rows and two rows more
  * (measured): the shortest span of hours its 2 hourly rows, the shortest of days its 4 daily rows, any other its two
- * halves. The keys a region seeks a day: its spans of hours', its spans of days', and retention's.
+ * halves. The keys a region seeks a day: its spans of hours', its spans of days'.
  */
 export const SPAN_ROWS_READ_PER_HALF_ROW = 1;
 export { SPAN_READS_PER_SEEK };
 const partsOfSpan = (n: number, shortest: number) => (n === shortest ? n : 2);
 const SPAN_KEYS_PER_REGION_DAY =
   HOUR_SPANS.reduce((k, h) => k + (24 / h) * partsOfSpan(h, HOUR_SPANS[0]), 0) +
-  DAY_SPANS.reduce((k, d) => k + (1 / d) * partsOfSpan(d, DAY_SPANS[0]), 0) +
-  DAY_SPANS.reduce((k, d) => k + partsOfSpan(d, DAY_SPANS[0]), 0);
-/** Pruning a region's day of spans of hours: a seek on each of its 21 keys. */
-export const SPAN_PRUNE_READS_PER_REGION_DAY = HOUR_SPANS_PER_DAY * SPAN_READS_PER_SEEK;
+  DAY_SPANS.reduce((k, d) => k + (1 / d) * partsOfSpan(d, DAY_SPANS[0]), 0);
+/**
+ * Deleting spans: pruning a region's day of spans of hours seeks its 21 keys, retention's cut day its 5 spans of
+ * days; each delete reads the rows it deletes too.
+ */
+export const SPAN_DELETE_SEEKS_PER_REGION_DAY = HOUR_SPANS_PER_DAY + DAY_SPANS.length;
+/** Each region's object marks how far its spans are whole (span_marks) when that moves: once an hour. */
+export const SPAN_MARK_ROWS_WRITTEN_PER_REGION_DAY = 24;
 /** A regional object's dirty spans: each span marked once and cleared once (21 of hours a day, about half a span of days). */
 export const SPAN_DO_ROWS_WRITTEN_PER_REGION_DAY = 2 * (HOUR_SPANS_PER_DAY + DAY_SPANS_PER_DAY);
 /** Each region's rollup pass reads the retention mark once an hour. */
@@ -332,6 +336,7 @@ export function capacity(config: ObservatoryConfig): Capacity {
     rollupRowsPerDay * (PLACES_ROWS_WRITTEN_PER_PAIR_HOUR + PLACES_ROWS_DELETED_PER_PAIR_HOUR) +
     perTick * DAILY_ROWS_WRITTEN_PER_PAIR +
     perTick * (SPAN_ROWS_WRITTEN_PER_PAIR_DAY + SPAN_RETENTION_ROWS_WRITTEN_PER_PAIR_DAY) +
+    config.regions.length * SPAN_MARK_ROWS_WRITTEN_PER_REGION_DAY +
     perTick * (PROFILE_ROWS_WRITTEN_PER_PAIR_DAY + PROFILE_ROWS_DELETED_PER_PAIR_DAY) +
     pairedGroups * HOURS_PER_DAY * (PAIRED_ROWS_WRITTEN_PER_REGION_VARIANT_HOUR + PAIRED_ROWS_DELETED_PER_REGION_VARIANT_HOUR) +
     pairedGroups * (PAIRED_DAYS_WRITTEN_PER_REGION_VARIANT_DAY + PAIRED_DAYS_DELETED_PER_REGION_VARIANT_DAY) +
@@ -364,7 +369,8 @@ export function capacity(config: ObservatoryConfig): Capacity {
       config.regions.length * rollupRowsPerDay * DAILY_ROWS_READ_PER_HOURLY_ROW +
       perTick * DAILY_UPSERT_ROWS_READ_PER_PAIR +
       SPAN_KEYS_PER_REGION_DAY * (perTick * SPAN_ROWS_READ_PER_HALF_ROW + config.regions.length * SPAN_READS_PER_SEEK) +
-      config.regions.length * SPAN_PRUNE_READS_PER_REGION_DAY +
+      config.regions.length * SPAN_DELETE_SEEKS_PER_REGION_DAY * SPAN_READS_PER_SEEK +
+      perTick * (HOUR_SPANS_PER_DAY + DAY_SPANS_PER_DAY) +
       pairedGroups * (HOURS_PER_DAY * PAIRED_DAY_ROWS_READ_PER_PAIRED_HOUR + PAIRED_DAY_UPSERT_ROWS_READ) +
       config.regions.length * HOURS_PER_DAY * ROLLUP_MARK_READS_PER_REGION_HOUR,
     // Per region: its pairs plus the seeks' extra rows, for every tick of the lookback, every tick; and for every baseline hour, every hour.

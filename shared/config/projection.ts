@@ -145,16 +145,18 @@ export interface Projection {
  * D1's size as days accumulate: each day's samples (kept `retentionDays`) and each pair's 24 hourly and one daily
  * rollup rows and its spans of days (about half a row a day, counted at a daily row's bytes: the same columns;
  * shared/rollup/spans.ts) (kept `rollupRetentionDays`), at the measured bytes a row, and the spans of hours of the
- * recent days (21 a day, counted at twice an hourly row's bytes, at most a daily row's); the day it passes `limit`, or null.
+ * recent days (21 a day, a span of h hours counted at h hourly rows' bytes, at most a daily row's); the day it passes `limit`, or null.
  */
 export function d1Storage(config: ObservatoryConfig, samplesPerDay: number, pairs: number, limit: number, burstStreamsPerDay = 0) {
   const probesPerPairHour = samplesPerDay / Math.max(1, pairs) / 24;
   const daySpansPerDay = DAY_SPANS.reduce((n, d) => n + 1 / d, 0);
-  const hourSpansPerDay = HOUR_SPANS.reduce((n, h) => n + 24 / h, 0);
   const rollupBytesPerDay = pairs * (24 * hourlyRollupBytes(probesPerPairHour) + (1 + daySpansPerDay) * D1_BYTES_PER_DAILY_ROLLUP);
-  // A span of hours holds at most a day's buckets: at most a daily row's bytes (a busy hour's already are).
-  const hourSpanBytes = Math.min(2 * hourlyRollupBytes(probesPerPairHour), D1_BYTES_PER_DAILY_ROLLUP);
-  const recentHourSpanBytes = pairs * (HOUR_SPAN_DAYS + 1) * hourSpansPerDay * hourSpanBytes;
+  // A span of h hours counted at h hourly rows' bytes, at most a daily row's (a busy hour's already are as large).
+  const hourSpanBytesPerDay = HOUR_SPANS.reduce(
+    (n, h) => n + (24 / h) * Math.min(h * hourlyRollupBytes(probesPerPairHour), D1_BYTES_PER_DAILY_ROLLUP),
+    0,
+  );
+  const recentHourSpanBytes = pairs * (HOUR_SPAN_DAYS + 1) * hourSpanBytesPerDay;
   // A concurrency stream is stored as a sample is, with a few columns more, and kept as long; it is not rolled up.
   const rawBytesPerDay = (samplesPerDay + burstStreamsPerDay) * D1_BYTES_PER_SAMPLE;
   const bytesOnDay = (day: number) =>

@@ -18,9 +18,9 @@ export const ROLLUP_PAGE_ROWS = { base64: 120, json: 15 } as const;
  * What one percentile request from rollups may merge, by plan, in row units: a row of a daily or span rollup is 1
  * and an hourly row HOURLY_ROW_UNITS (it holds a fifth of a daily row's bytes, but its header and key cost the
  * same; measured at a third, counted at a half). A window reads a row per pair of each of its pieces (hours at its
- * edges, span rollups of hours (the recent days') and of days: shared/rollup/spans.ts), at most about 32 whatever its
- * length (the oldest edge's up to 23 hours at a half), so a window of any length over the goal's 6 × 10 pairs is
- * at most about 1,500 units. On the free plan the cap is what fits half of
+ * edges, span rollups of hours (the recent days') and of days: shared/rollup/spans.ts), so a 90-day window to now is
+ * at most 23 units a pair (its oldest 23 hours and its last at a half), 1,380 over the goal's 6 × 10 pairs; a 366-day
+ * one up to about 28 (1,680: ask per region then). On the free plan the cap is what fits half of
  * a Worker request's 10 ms of CPU, D1's response included, with room for a busier machine (bench/duties.ts,
  * "percentiles from 1600 daily rows"): about 70 pairs over any window. The paid plan's 30 s hold any window.
  */
@@ -48,7 +48,7 @@ export function rollupRowsCovering(fromHour: number, toHour: number): { daily: n
  */
 export function percentileRowUnits(fromHour: number, toHour: number, pairs: number, now = Date.now()): number {
   let units = 0;
-  for (const p of coverOf(fromHour, toHour, now)) units += p.hours === 1 ? HOURLY_ROW_UNITS : 1;
+  for (const p of coverOf(fromHour, toHour, { now })) units += p.hours === 1 ? HOURLY_ROW_UNITS : 1;
   return pairs * units;
 }
 

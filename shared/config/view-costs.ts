@@ -45,7 +45,7 @@ export function percentileViewPiecesAverage(): number {
         [today - 30 * DAY_MS, today - 7 * DAY_MS],
         [today - LONGEST_VIEW_DAYS * DAY_MS, today - 30 * DAY_MS],
       ])
-        pieces += coverOf(from, to, lastHour).length;
+        pieces += coverOf(from, to, { now: lastHour }).length;
     }
   return pieces / (64 * HOURS_PER_DAY);
 }
@@ -118,7 +118,8 @@ export function viewCosts(
     // The regions' rollups of an ended hour, settled together: a build an hour.
     percentiles: {
       buildsPerDay: hourly,
-      rowsReadPerBuild: (pairs + SPAN_READS_PER_SEEK) * percentileViewPiecesAverage(),
+      // … and each of its 5 reads the regions' span marks (a row each).
+      rowsReadPerBuild: (pairs + SPAN_READS_PER_SEEK) * percentileViewPiecesAverage() + 5 * regions,
       viewsPerBuild: VIEW_WINDOWS.length * (ROLLUP_FIGURES_COUNT + 1),
       doRequestsPerBuild: 0,
     },

@@ -60,20 +60,39 @@ function alignedPieces(
   }
 }
 
+/** When and how a window is read (coverOf): the rows the rollup duty has surely written by then. */
+export interface CoverAt {
+  now: number;
+  /**
+   * Where the region's spans are whole (db/span-rollups.ts span_marks, written by its object after each rollup
+   * pass): no span that ends after it is read (a pass that failed, an object that has not yet written an upgraded
+   * database's past spans, a region no longer probed). Absent: every span that has ended is.
+   */
+  spansThrough?: number;
+  /** Days of rollups kept (rollupRetentionDays): no span of days that starts before the cut is read (retention leaves it). */
+  rollupDays?: number;
+}
+
 /**
  * The pieces that cover whole hours [from, to) exactly, each once, in time order: the fewest of the aligned
- * ones above a greedy walk gives (the longest that starts at each point and fits). Read at `now`, only what the
- * rollup duty has surely written: spans of hours from hourSpansFrom(now) on, and no piece but a single hour that
- * ends after settledBy(now) (the last hour's rows and spans are written within minutes of its end, and a window
- * read meanwhile misses that hour, not the 64 days of a span not yet written). Without `now`, wherever they fit.
+ * ones above a greedy walk gives (the longest that starts at each point and fits). Read `at` a time, only what is
+ * surely written and whole: spans of hours from hourSpansFrom(now) on, spans of days from the retention cut on,
+ * no span past `spansThrough` (daily and hourly rows there), and nothing but single hours past settledBy(now) (the
+ * last hour's rows and spans are written within minutes of its end, and a window read meanwhile misses that hour,
+ * not the 64 days of a span not yet written). Without `at`, wherever they fit.
  */
-export function coverOf(from: number, to: number, now?: number): Piece[] {
+export function coverOf(from: number, to: number, at?: CoverAt): Piece[] {
   if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to) || from % HOUR_MS !== 0 || to % HOUR_MS !== 0)
     throw new RangeError(`a window of whole hours, not [${from}, ${to})`);
   const out: Piece[] = [];
   if (from >= to) return out;
-  const settled = now === undefined ? to : Math.max(from, Math.min(to, settledBy(now)));
-  coverSettled(from, settled, now === undefined ? -Infinity : hourSpansFrom(now), out);
+  const within = (t: number) => Math.max(from, Math.min(to, Math.floor(t / HOUR_MS) * HOUR_MS));
+  const settled = at ? within(settledBy(at.now)) : to;
+  const spansEnd = at ? Math.min(settled, within(at.spansThrough ?? Infinity)) : to;
+  const hourSpansAt = at ? hourSpansFrom(at.now) : -Infinity;
+  const daySpansAt = at?.rollupDays !== undefined ? Math.floor(at.now / DAY_MS) * DAY_MS - at.rollupDays * DAY_MS : -Infinity;
+  coverRange(from, spansEnd, HOUR_SPANS, DAY_SPANS, hourSpansAt, daySpansAt, out);
+  coverRange(spansEnd, settled, [], [], Infinity, Infinity, out);
   for (let h = settled; h < to; h += HOUR_MS) out.push({ start: h, hours: 1 });
   return out;
 }
@@ -81,17 +100,26 @@ export function coverOf(from: number, to: number, now?: number): Piece[] {
 /** The end of the hours whose rows and spans are surely written at `now`: an hour before the last whole hour. */
 export const settledBy = (now: number): number => Math.floor(now / HOUR_MS) * HOUR_MS - HOUR_MS;
 
-function coverSettled(from: number, to: number, hourSpansAt: number, out: Piece[]): void {
+/** [from, to): hours up to the first midnight, whole days, hours after the last; spans of the lengths given, from where given. */
+function coverRange(
+  from: number,
+  to: number,
+  hourSpans: readonly number[],
+  daySpans: readonly number[],
+  hourSpansAt: number,
+  daySpansAt: number,
+  out: Piece[],
+): void {
   if (from >= to) return;
   const firstDay = Math.ceil(from / DAY_MS) * DAY_MS;
   const lastDay = Math.floor(to / DAY_MS) * DAY_MS;
   if (firstDay >= lastDay) {
-    alignedPieces(from, to, HOUR_MS, HOUR_SPANS, 1, out, hourSpansAt);
+    alignedPieces(from, to, HOUR_MS, hourSpans, 1, out, hourSpansAt);
     return;
   }
-  alignedPieces(from, firstDay, HOUR_MS, HOUR_SPANS, 1, out, hourSpansAt);
-  alignedPieces(firstDay, lastDay, DAY_MS, DAY_SPANS, 24, out);
-  alignedPieces(lastDay, to, HOUR_MS, HOUR_SPANS, 1, out, hourSpansAt);
+  alignedPieces(from, firstDay, HOUR_MS, hourSpans, 1, out, hourSpansAt);
+  alignedPieces(firstDay, lastDay, DAY_MS, daySpans, 24, out, daySpansAt);
+  alignedPieces(lastDay, to, HOUR_MS, hourSpans, 1, out, hourSpansAt);
 }
 
 /** The span rollups an hourly row of `hour` is merged into (one of each hour span). */

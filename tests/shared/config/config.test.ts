@@ -288,24 +288,26 @@ describe('capacity', () => {
         3 * 5 * 24 * 2 +
         3 * 2 +
         // Per pair and day its span rollups (shared/rollup/spans.ts): 21 of hours written, then deleted once their day
-        // has left the recent ones, and about half of one of days (1/4 + … + 1/64); retention rewrites the 5 spans of
-        // days that held the day (a delete and a row each).
+        // has left the recent ones, and about half of one of days (1/4 + … + 1/64), deleted with the first day
+        // retention cuts from it; per region and hour its spans' mark.
         3 * 5 * (2 * 21 + 31 / 64) +
-        3 * 5 * (2 * 5),
+        3 * 5 * (31 / 64) +
+        3 * 24,
     );
     // Each region's hourly rollup reads the hour's samples of all 3 regions, and per pair its previous row and total;
     // each region's day reads the day's hourly rows of all regions, and 3 per pair replacing its row, and its family's
     // 24 paired hours to pack them; the retention mark hourly.
     // And per region and day the parts its spans are written from, a seek each (the region's 5 pairs and 2 rows more):
-    // 42 keys of its 21 spans of hours, 1 + 15/32 of its spans of days, 12 of retention's 5; and pruning its day of
-    // spans of hours (a seek on each of 21 keys).
+    // 42 keys of its 21 spans of hours, 1 + 15/32 of its spans of days; the deletes of a day's spans of hours (pruned)
+    // and of days (retention): a seek on each of 21 + 5 keys, and the rows deleted.
     expect(c.d1RowsRead.rollups).toBe(
       3 * 3 * 5 * 288 +
         3 * 5 * 24 * 2 +
         3 * 3 * 5 * 24 +
         3 * 5 * 3 +
-        (42 + 1 + 15 / 32 + 12) * (3 * 5 + 3 * 2) +
-        3 * 21 * 2 +
+        (42 + 1 + 15 / 32) * (3 * 5 + 3 * 2) +
+        3 * 26 * 2 +
+        3 * 5 * (21 + 31 / 64) +
         3 * 24 +
         3 * 24,
     );
@@ -327,7 +329,7 @@ describe('capacity', () => {
     expect(percentileViewPiecesAverage()).toBeLessThan(30);
     expect(c.views.parts.percentiles).toEqual({
       buildsPerDay: 24,
-      rowsReadPerBuild: (15 + SPAN_READS_PER_SEEK) * percentileViewPiecesAverage(),
+      rowsReadPerBuild: (15 + SPAN_READS_PER_SEEK) * percentileViewPiecesAverage() + 5 * 3,
       viewsPerBuild: 4 * 9,
       doRequestsPerBuild: 0,
     });

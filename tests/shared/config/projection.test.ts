@@ -35,11 +35,11 @@ describe('the projection at scale', () => {
     expect(p.perDay.doGbSeconds).toBe(c.doGbSecondsPerDay);
     // A day of D1: its samples and the pairs' 24 hourly and one daily rollup rows and their spans of days (31/64 of a
     // row a day, at a daily row's bytes), at the measured bytes (a quiet hour's: 12 probes), and the spans of hours of
-    // the recent 2 days (21 a day, at twice an hourly row's bytes, at most a daily row's).
+    // the recent 2 days (21 a day: a span of h hours at h hourly rows' bytes, at most a daily row's).
     expect(p.d1BytesOnDay(1)).toBe(
       6 * 10 * 288 * D1_BYTES_PER_SAMPLE +
         60 * (24 * D1_BYTES_PER_QUIET_HOURLY_ROLLUP + (1 + 31 / 64) * D1_BYTES_PER_DAILY_ROLLUP) +
-        60 * 2 * 21 * 2 * D1_BYTES_PER_QUIET_HOURLY_ROLLUP,
+        60 * 2 * (12 * 2 + 6 * 4 + 3 * 8) * D1_BYTES_PER_QUIET_HOURLY_ROLLUP,
     );
     // Busier pairs' hours are counted at the busy hour's bytes.
     expect(project(scaledConfig(config, 6, 10, 1)).d1BytesOnDay(1)).toBe(

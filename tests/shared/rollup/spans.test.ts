@@ -69,7 +69,7 @@ describe('span rollups', () => {
       const to = T0 + h * HOUR_MS;
       const from = to - 90 * DAY_MS;
       // Read at `to`: the hour before it is not settled yet (its rows may be minutes from written).
-      const pieces = coverOf(from, to, to);
+      const pieces = coverOf(from, to, { now: to });
       for (const p of pieces) if (p.hours < 24 && p.start < hourSpansFrom(to)) expect(p.hours).toBe(1);
       for (const p of pieces) if (pieceEnd(p) > settledBy(to)) expect(p.hours).toBe(1);
       expect(pieces.at(-1)).toEqual({ start: to - HOUR_MS, hours: 1 });
@@ -85,11 +85,30 @@ describe('span rollups', () => {
 
   it('read at a time just past midnight, use no span that ends at it: the day just ended is read by its hours', () => {
     const midnight = Math.floor(T0 / DAY_MS) * DAY_MS;
-    const pieces = coverOf(midnight - 90 * DAY_MS, midnight, midnight + 120_000);
+    const pieces = coverOf(midnight - 90 * DAY_MS, midnight, { now: midnight + 120_000 });
     expect(pieces.every((p) => pieceEnd(p) <= midnight - HOUR_MS || p.hours === 1)).toBe(true);
     expect(pieces.filter((p) => pieceEnd(p) > midnight - DAY_MS).every((p) => p.hours < 24)).toBe(true);
     // Without a time: wherever they fit (the longest ones ending at midnight).
     expect(coverOf(midnight - 90 * DAY_MS, midnight).at(-1)!.hours).toBeGreaterThanOrEqual(24);
+  });
+
+  it("read with a region's mark, use no span that ends past it, nor a span of days from before the retention cut", () => {
+    const now = T0 + 30 * DAY_MS;
+    const from = now - 300 * DAY_MS - 5 * HOUR_MS;
+    const to = Math.floor(now / HOUR_MS) * HOUR_MS;
+    const through = to - 3 * DAY_MS - 7 * HOUR_MS;
+    const pieces = coverOf(from, to, { now, spansThrough: through, rollupDays: 240 });
+    const cut = Math.floor(now / DAY_MS) * DAY_MS - 240 * DAY_MS;
+    for (const p of pieces) {
+      const span = p.hours !== 1 && p.hours !== 24;
+      if (span) expect(pieceEnd(p)).toBeLessThanOrEqual(through);
+      if (p.hours > 24) expect(p.start).toBeGreaterThanOrEqual(cut);
+    }
+    expect(pieces.reduce((n, p) => n + p.hours, 0) * HOUR_MS).toBe(to - from);
+    // Past the mark, daily rows for whole days and hourly rows for the rest.
+    expect(pieces.some((p) => p.start >= through && p.hours === 24)).toBe(true);
+    // No mark at all: only hourly and daily rows.
+    expect(coverOf(from, to, { now, spansThrough: -Infinity }).every((p) => p.hours === 1 || p.hours === 24)).toBe(true);
   });
 
   it('refuses a window that is not of whole hours', () => {
@@ -104,7 +123,7 @@ describe('span rollups', () => {
     }
     expect(spansOfHour(T0).every((p) => p.start <= T0 && T0 < pieceEnd(p))).toBe(true);
     const day = Math.floor(T0 / DAY_MS) * DAY_MS;
-    // A day's hour spans (12 + 6 + 3) and the 6 spans of days holding it.
+    // A day's hour spans (12 + 6 + 3) and the 5 spans of days holding it.
     const within = spansWithin(day);
     expect(within.length).toBe(21 + DAY_SPANS.length);
     expect(new Set(within.map((p) => spanKey(p.start, p.hours))).size).toBe(within.length);

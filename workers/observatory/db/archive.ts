@@ -5,8 +5,7 @@ import type { ArchiveTable } from '../../../shared/archive/manifest.ts';
 import { SAMPLE_COLUMNS } from './sample-row.ts';
 import { BURST_ONLY_COLUMNS } from './bursts.ts';
 import { markSamplesRetention, ROLLUP_TABLE_SHAPES } from './rollups.ts';
-import { rewriteSpanRollups } from './span-rollups.ts';
-import { spanKey, spansOfDay } from '../../../shared/rollup/spans.ts';
+import { deleteSpansOfDays } from './span-rollups.ts';
 
 /** Each archived table's columns, its time column, and the order of its key (the same rows, the same file). */
 const TABLES: Record<ArchiveTable, { columns: readonly string[]; time: string; order: string }> = {
@@ -95,10 +94,11 @@ export async function deleteArchivedRollupDays(db: D1Database, region: string, d
   if (days.length === 0) return 0;
   const hourly = db.prepare('DELETE FROM hourly_rollups WHERE region = ? AND hour >= ? AND hour < ?');
   const daily = db.prepare('DELETE FROM daily_rollups WHERE region = ? AND day = ?');
-  const results = await db.batch(days.flatMap((day) => [hourly.bind(region, day, day + DAY_MS), daily.bind(region, day)]));
-  // Each span of days that held them is written again from the days kept (its spans of hours went with their
-  // recent days: shared/rollup/spans.ts HOUR_SPAN_DAYS).
-  const spans = new Map(days.flatMap(spansOfDay).map((s) => [spanKey(s.start, s.hours), s]));
-  await rewriteSpanRollups(db, region, [...spans.values()]);
-  return results.reduce((n, r) => n + (r.meta.changes ?? 0), 0);
+  // With them, in the same transaction, the spans that held them: no reader uses a span of days that starts before
+  // the retention cut (shared/rollup/spans.ts coverOf), so none is written again.
+  const results = await db.batch([
+    ...days.flatMap((day) => [hourly.bind(region, day, day + DAY_MS), daily.bind(region, day)]),
+    ...deleteSpansOfDays(db, region, days),
+  ]);
+  return results.slice(0, 2 * days.length).reduce((n, r) => n + (r.meta.changes ?? 0), 0);
 }

@@ -3,7 +3,7 @@
  * span is rewritten whole from its two halves, so it always equals the hourly or daily rows it merges.
  */
 import { mergeByGroup } from '../../../shared/rollup/rollup.ts';
-import { DAY_SPANS, HOUR_SPANS, SPAN_HOURS, spanKey, hourSpansWithin, type Piece } from '../../../shared/rollup/spans.ts';
+import { DAY_SPANS, HOUR_SPANS, SPAN_HOURS, spanKey, hourSpansWithin, spansOfDay, type Piece } from '../../../shared/rollup/spans.ts';
 import { DAY_MS, HOUR_MS } from '../../../shared/time.ts';
 import { bodyValues, fromRollupRow } from './rollup-row.ts';
 import { SPAN_COLUMNS } from './rollups.ts';
@@ -61,6 +61,11 @@ export function deleteHourSpansOf(db: D1Database, region: string, days: readonly
   return deleteSpans(db, region, days.flatMap(hourSpansWithin));
 }
 
+/** The statements that delete a region's spans of days holding these days (retention, with the days' rows; their spans of hours went days ago). */
+export function deleteSpansOfDays(db: D1Database, region: string, days: readonly number[]): D1PreparedStatement[] {
+  return deleteSpans(db, region, days.flatMap(spansOfDay));
+}
+
 function deleteSpans(db: D1Database, region: string, spans: readonly Piece[]): D1PreparedStatement[] {
   const keys = [...new Set(spans.map((s) => spanKey(s.start, s.hours)))];
   const out: D1PreparedStatement[] = [];
@@ -69,4 +74,18 @@ function deleteSpans(db: D1Database, region: string, spans: readonly Piece[]): D
     out.push(db.prepare(`DELETE FROM span_rollups WHERE ${l.sql} AND region = ?`).bind(...l.params, region));
   }
   return out;
+}
+
+/** Where each region's span rollups are whole (migrations/0022_span_marks.sql), as its object last wrote it. */
+export async function spanMarks(db: D1Database): Promise<Map<string, number>> {
+  const { results } = await db.prepare('SELECT region, through FROM span_marks').all<{ region: string; through: number }>();
+  return new Map(results.map((r) => [String(r.region), Number(r.through)]));
+}
+
+/** A region's spans are whole through `through` (rollup/rollup-duty.ts, after a pass). */
+export async function writeSpanMark(db: D1Database, region: string, through: number): Promise<void> {
+  await db
+    .prepare('INSERT INTO span_marks (region, through) VALUES (?, ?) ON CONFLICT (region) DO UPDATE SET through = excluded.through')
+    .bind(region, through)
+    .run();
 }

@@ -22,6 +22,7 @@ export type MetaKey =
   | 'paired_days_seeded'
   | 'span_rollups_seeded'
   | 'hour_spans_pruned_to'
+  | 'spans_through'
   | 'split_sources'
   | DutyErrorKey;
 

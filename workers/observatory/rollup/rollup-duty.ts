@@ -7,7 +7,7 @@
 import { getConfig } from '../config.ts';
 import { dayOf, hourOf } from '../../../shared/rollup/rollup.ts';
 import { daysWithDailyRollups, daysWithHourlyRollups, samplesRetainedFrom } from '../db/rollups.ts';
-import { deleteHourSpansOf, rewriteSpanRollups } from '../db/span-rollups.ts';
+import { deleteHourSpansOf, rewriteSpanRollups, writeSpanMark } from '../db/span-rollups.ts';
 import {
   hourSpansFrom,
   pieceEnd,
@@ -77,6 +77,22 @@ async function pruneHourSpans(store: ProberStore, db: D1Database, region: string
   store.setMeta('hour_spans_pruned_to', String(keptFrom));
 }
 
+/**
+ * Where this region's spans are whole once a pass is done: the last whole hour, held back by the first hour, ended
+ * day or ended span the pass left owed (every span that ends before it was written after its last change).
+ */
+function spansWholeThrough(store: ProberStore, now: number): number {
+  const hour = hourOf(now);
+  const first = (sql: string, ...params: number[]) => {
+    const row = store.sql.exec<Row>(sql, ...params).toArray()[0];
+    return row && row.t !== null ? Number(row.t) : Infinity;
+  };
+  const owedHour = first('SELECT MIN(hour) AS t FROM dirty_hours WHERE hour < ?', hour);
+  const owedDay = first('SELECT MIN(day) AS t FROM dirty_days WHERE day < ?', dayOf(now));
+  const owedSpan = Math.min(...endedDirtySpans(store, hour).map((s) => s.start));
+  return Math.min(hour, owedHour, owedDay, owedSpan);
+}
+
 const dirtyHoursBefore = (store: ProberStore, hour: number): number[] =>
   numbers(store.sql.exec<Row>('SELECT hour FROM dirty_hours WHERE hour < ? ORDER BY hour', hour).toArray(), 'hour');
 
@@ -123,6 +139,12 @@ async function rollUpDirtyHours(
       markDirtyDays(store, await daysWithPairedHours(db, region));
       store.setMeta('paired_days_seeded', '1');
     }
+    if (store.meta('spans_through') === null) {
+      step = 'span mark';
+      // Before the region's first rollup: a region with rows is read only as far as its mark says (db/packed-reads.ts).
+      await writeSpanMark(db, region, 0);
+      store.setMeta('spans_through', '0');
+    }
     if (store.meta('span_rollups_seeded') === null) {
       step = 'span rollup seeding';
       // Once: a database from before span rollups gets those of its past hours and days, SPANS_PER_PASS at a time.
@@ -161,6 +183,12 @@ async function rollUpDirtyHours(
     }
     step = 'pruning the spans of hours';
     await pruneHourSpans(store, db, region, now);
+    step = 'span mark';
+    const through = spansWholeThrough(store, now);
+    if (store.meta('spans_through') !== String(through)) {
+      await writeSpanMark(db, region, through);
+      store.setMeta('spans_through', String(through));
+    }
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     store.noteDutyError('last_rollup_error', `${step}: ${message}`);
