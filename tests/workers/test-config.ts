@@ -72,7 +72,10 @@ export const config: ObservatoryConfig = {
   promptVariants: [{ id: 'tiny', label: 'Tiny', promptTokens: 40, maxTokens: 6 }],
   // Run only when a test fires this cron (tests/workers/bursts.test.ts).
   bursts: { schedule: '2 * * * *', levels: [1, 4, 8, 16] },
-  timeouts: { headersMs: 5_000, firstTokenMs: 5_000, idleMs: 5_000, totalMs: 10_000 },
+  // Bounds a starved machine does not reach: the whole suite on 2 cores can hold a loopback answer for seconds, and a
+  // probe timed out there would be a failure the status tests count (an incident that does not resolve, an hour
+  // 'partial'). No test here waits for them to pass (tests/workers/token-stall.test.ts sets its own).
+  timeouts: { headersMs: 15_000, firstTokenMs: 15_000, idleMs: 15_000, totalMs: 30_000 },
   concurrency: 1,
   rttProbes: 1,
   // The tests' ticks lie in January 2026: their samples must count as within raw retention.
