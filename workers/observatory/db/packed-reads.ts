@@ -9,9 +9,9 @@
  */
 import { ROLLUP_METRICS } from '../../../shared/rollup/rollup.ts';
 import type { PackedColumn, PackedRollupRows } from '../../../shared/rollup/percentiles.ts';
-import { coverOf, spanKey, type CoverAt, type Piece } from '../../../shared/rollup/spans.ts';
+import { coverOf, type CoverAt, type Piece } from '../../../shared/rollup/spans.ts';
 import { getConfig } from '../config.ts';
-import { spanMarks } from './span-rollups.ts';
+import { spanMarks, tableOf } from './span-rollups.ts';
 import { hexToBytes } from '../../../shared/bytes.ts';
 import { DAY_MS, HOUR_MS } from '../../../shared/time.ts';
 import { inList } from './in-list.ts';
@@ -21,13 +21,6 @@ import type { RollupFilter } from './rollups.ts';
 /** A packed row's key in SQL: each name's byte length (one byte) and bytes, then the counts as 4 bytes each. */
 const PACKED_KEY_SQL =
   "printf('%02X', length(CAST(target AS BLOB))) || hex(target) || printf('%02X', length(CAST(prompt_variant AS BLOB))) || hex(prompt_variant) || printf('%08X%08X', probes, successes)";
-
-/** Where each length of piece is read: hourly rows, daily rows, span rollups (by their key). */
-function tableOf(hours: number): { table: string; period: string } {
-  if (hours === 1) return { table: 'hourly_rollups', period: 'hour' };
-  if (hours === 24) return { table: 'daily_rollups', period: 'day' };
-  return { table: 'span_rollups', period: 'block' };
-}
 
 /**
  * The packed rows covering the periods that start in [f.fromHour, f.toHour) (whole hours). Each region is read up to
@@ -72,9 +65,9 @@ async function readPieces(
 ): Promise<PackedRollupRows[]> {
   const byTable = new Map<string, { period: string; keys: number[] }>();
   for (const p of pieces) {
-    const { table, period } = tableOf(p.hours);
+    const { table, period, keyOf } = tableOf(p.hours);
     const entry = byTable.get(table) ?? byTable.set(table, { period, keys: [] }).get(table)!;
-    entry.keys.push(period === 'block' ? spanKey(p.start, p.hours) : p.start);
+    entry.keys.push(keyOf(p.start));
   }
   const rest = keyWhere(f);
   const query = async (table: string, period: string, periods: { sql: string; params: Array<string | number> }) => {

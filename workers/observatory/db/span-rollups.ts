@@ -4,23 +4,29 @@
  */
 import { mergeByGroup } from '../../../shared/rollup/rollup.ts';
 import { DAY_SPANS, HOUR_SPANS, SPAN_HOURS, spanKey, hourSpansWithin, spansOfDay, type Piece } from '../../../shared/rollup/spans.ts';
-import { DAY_MS, HOUR_MS } from '../../../shared/time.ts';
+import { HOUR_MS } from '../../../shared/time.ts';
 import { bodyValues, fromRollupRow } from './rollup-row.ts';
 import { SPAN_COLUMNS } from './rollups.ts';
 import { inList, ONLY_LIST_VALUES } from './in-list.ts';
 
 const INSERT_SPAN = `INSERT INTO span_rollups (${SPAN_COLUMNS.join(', ')}) VALUES (${SPAN_COLUMNS.map(() => '?').join(', ')})`;
 
+/** Where a piece of each length is stored: hourly rows (1 h), daily rows (24 h), span rollups (by their key). */
+export function tableOf(hours: number): { table: string; period: string; keyOf: (start: number) => number } {
+  if (hours === 1) return { table: 'hourly_rollups', period: 'hour', keyOf: (start) => start };
+  if (hours === 24) return { table: 'daily_rollups', period: 'day', keyOf: (start) => start };
+  return { table: 'span_rollups', period: 'block', keyOf: (start) => spanKey(start, hours) };
+}
+
 /**
  * Where the parts of a span are read: the shortest span of hours from its hourly rows, the shortest of days from its
  * daily rows, any other from its two halves (spans half as long).
  */
 function partsOf(span: Piece): { table: string; period: string; keys: number[] } {
-  const each = (n: number, ms: number) => Array.from({ length: n }, (_, k) => span.start + k * ms);
-  if (span.hours === HOUR_SPANS[0]) return { table: 'hourly_rollups', period: 'hour', keys: each(span.hours, HOUR_MS) };
-  if (span.hours === DAY_SPANS[0] * 24) return { table: 'daily_rollups', period: 'day', keys: each(DAY_SPANS[0], DAY_MS) };
-  const half = span.hours / 2;
-  return { table: 'span_rollups', period: 'block', keys: [spanKey(span.start, half), spanKey(span.start + half * HOUR_MS, half)] };
+  const part = span.hours === HOUR_SPANS[0] ? 1 : span.hours === DAY_SPANS[0] * 24 ? 24 : span.hours / 2;
+  const { table, period, keyOf } = tableOf(part);
+  const keys = Array.from({ length: span.hours / part }, (_, k) => keyOf(span.start + k * part * HOUR_MS));
+  return { table, period, keys };
 }
 
 const ROW_COLUMNS = SPAN_COLUMNS.filter((c) => c !== 'block');

@@ -177,9 +177,10 @@ async function rollUpDirtyHours(
     for (const span of endedDirtySpans(store, hourOf(now), SPANS_PER_PASS)) {
       step = `span rollup of ${span.hours} h from ${iso(span.start)}`;
       // A span of hours past the recent days (an hour rolled up late) is not kept: its hours are read one by one.
-      if (span.hours >= 24 || span.start >= hourSpansFrom(now)) await rewriteSpanRollups(db, region, [span]);
+      const kept = span.hours >= 24 || span.start >= hourSpansFrom(now);
+      if (kept) await rewriteSpanRollups(db, region, [span]);
       store.sql.exec('DELETE FROM dirty_spans WHERE block = ?', spanKey(span.start, span.hours));
-      rolled++;
+      if (kept) rolled++;
     }
     step = 'pruning the spans of hours';
     await pruneHourSpans(store, db, region, now);
