@@ -97,6 +97,9 @@ export function stopProcess(child: ChildProcess): Promise<void> {
   });
 }
 
+/** Longest one try of waitForHttp waits for its answer (a refused connection, while starting, fails at once). */
+const ATTEMPT_MS = 20_000;
+
 /** Polls a URL on loopback until it answers (any status, or one `accept` takes), or throws after `timeoutMs`. */
 export async function waitForHttp(
   url: string,
@@ -107,7 +110,9 @@ export async function waitForHttp(
   let last = 'no answer';
   while (Date.now() < deadline) {
     try {
-      const r = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+      // Each try bounded by what is left, not by a short fixed bound: a busy machine's first answer (the health
+      // document reads D1 and every region's object) can take longer than 2 s on every try, and never come.
+      const r = await fetch(url, { signal: AbortSignal.timeout(Math.max(1_000, Math.min(ATTEMPT_MS, deadline - Date.now()))) });
       if (await accept(r)) return;
       last = `answered ${r.status}, not as expected`;
     } catch (e) {
