@@ -84,8 +84,11 @@ export const config: ObservatoryConfig = {
   probeSecondsEstimate: 1,
   // Each rolled-up hour goes to a stand-in collector on loopback (tests/helpers/otlp-collector.ts).
   otlp: { endpoint: '{OTLP_ENDPOINT}', header: 'authorization', secret: 'OTLP_TOKEN' },
-  // The status tests are about outages: a busy machine's stalls must not fire the ITL rule on these tiny streams.
-  status: { itl: { thresholdMs: 2_000 } },
+  // The status tests are about outages (the error and down rules): a busy machine's stalls must not fire the latency
+  // rules on these tiny streams. Under load the TTFT of a 6-token answer can pass 1.5× a baseline measured seconds
+  // earlier on a quieter machine (seen: another region degraded mid-test, a second incident, an hour 'partial').
+  // The latency rules themselves are held by tests/shared/status/status-rules.test.ts.
+  status: { itl: { thresholdMs: 2_000 }, ttft: { ratio: 20 }, decode: { dropRatio: 0.99 } },
   // Every channel type, all at the loopback receiver (tests/helpers/notify-receiver.ts); secrets in vitest.config.ts.
   notifications: {
     reminderMinutes: 60,
