@@ -13,8 +13,8 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /** Seconds each slow file took in a full npm test on a busy 2-core machine (tests/e2e and tests/site/browser.test.ts). */
 export const MEASURED_SECONDS: Readonly<Record<string, number>> = {
-  'e2e:tests/site/browser.test.ts': 278,
-  'e2e:tests/e2e/start.test.ts': 242,
+  'e2e:tests/site/browser.test.ts': 231,
+  'e2e:tests/e2e/start.test.ts': 230,
   'e2e:tests/e2e/tick-durability.test.ts': 142,
   'e2e:tests/e2e/dev.test.ts': 70,
   'e2e:tests/e2e/dev-vars.test.ts': 60,
