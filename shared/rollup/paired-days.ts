@@ -16,7 +16,7 @@
  */
 import { HOUR_MS } from '../time.ts';
 import { TextCache } from '../bytes.ts';
-import type { PairSeriesBuilder } from '../stats/paired.ts';
+import type { PairSeriesBuilder } from '../stats/pair-series.ts';
 import { blockOf, formatOf, PAIRED_FIGURES, type StoredBlocks, FORMAT_KEY } from './paired-hours.ts';
 
 export const PACKED_DAY_FORMAT = 3;

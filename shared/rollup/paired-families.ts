@@ -7,16 +7,8 @@
  * function computes a family's comparisons from its stored hourly rows, for each of them.
  */
 import type { CompareDoc, ComparisonDoc } from '../api-types.ts';
-import {
-  compareFamily,
-  DEFAULT_MARGIN,
-  familyResults,
-  hourIndex,
-  PairSeriesBuilder,
-  seriesStats,
-  type PairBlock,
-  type PairSeries,
-} from '../stats/paired.ts';
+import { compareFamily, DEFAULT_MARGIN, familyResults, seriesStats, type PairBlock } from '../stats/paired.ts';
+import { hourIndex, PairSeriesBuilder, type PairSeries } from '../stats/pair-series.ts';
 import {
   BLOCKS_FORMAT,
   blockOf,
