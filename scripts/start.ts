@@ -32,6 +32,8 @@ import { buildSite } from './site-build.ts';
 import { startNotifySink } from './notify-sink.ts';
 import { Progress, duration } from './progress.ts';
 import type { PendingPart } from '../site/src/data/types.ts';
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../shared/time.ts';
+import { LOCAL_PORTS } from '../shared/net/local-ports.ts';
 
 const USAGE = `usage: npm start -- [--port ${LOCAL_PORTS.api}] [--reference-port ${LOCAL_PORTS.reference}] [--site-port ${LOCAL_PORTS.site}] (0: any free port) [--backfill 8] [--history-days 90] [--persist-to .wrangler/demo]`;
 const BACKFILL_SPACING_MS = 30 * MINUTE_MS;
@@ -39,9 +41,6 @@ const BACKFILL_SPACING_MS = 30 * MINUTE_MS;
 const FIRST_TICKS = 3;
 /** Days back of the older backfill ticks that fill the long-window views (those within --history-days): two in each view. */
 const HISTORY_DAYS = [2, 5, 12, 22, 45, 80];
-import { DAY_MS, HOUR_MS } from '../shared/time.ts';
-import { LOCAL_PORTS } from '../shared/net/local-ports.ts';
-import { MINUTE_MS } from '../shared/time.ts';
 /** Longest the demo waits for one phase's samples. */
 const SAMPLE_WAIT_MS = 10 * MINUTE_MS;
 /** The incident phase: this many ticks at the schedule's step, ending one step before now. */

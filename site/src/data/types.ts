@@ -20,6 +20,7 @@ import type { UptimeMonth } from '../../../shared/status/uptime.ts';
 import type { PairedView } from './paired.ts';
 import type { ChangeFlag } from './changes.ts';
 import type { SiteProfiles } from './profiles.ts';
+import type { ViewWindowId as WindowId } from '../../../shared/views/windows.ts';
 
 export type { PairStatusName, PercentileGroup, RegionStatus, StatusDoc } from '../../../shared/api-types.ts';
 export type Window = ApiWindow;
@@ -89,7 +90,6 @@ export {
   VIEW_WINDOWS as WINDOWS,
   type ViewWindowId as WindowId,
 } from '../../../shared/views/windows.ts';
-import type { ViewWindowId as WindowId } from '../../../shared/views/windows.ts';
 
 /** One period of a window's history (an hour of the 24 h view, a day of the others) for one region × target. */
 export interface HistoryPoint {

@@ -14,6 +14,7 @@ import {
 import { packedRowsCovering } from '../db/packed-reads.ts';
 import type { RollupFilter } from '../db/rollups.ts';
 import { PER_SOURCE_FIGURES } from '../../../shared/rollup/figures.ts';
+import { percentileFields, type GroupKey, type GroupRecord } from '../../../shared/rollup/percentiles.ts';
 
 export { PERCENTILES };
 /** What percentiles can be grouped by; `served_by` (where the vendor answered) from raw samples only: the rollups do not keep it. */
@@ -37,7 +38,6 @@ export function groupingFor(metric: Metric, by: readonly GroupColumn[], variants
 }
 
 export type { GroupRecord } from '../../../shared/rollup/percentiles.ts';
-import { percentileFields, type GroupKey, type GroupRecord } from '../../../shared/rollup/percentiles.ts';
 
 /**
  * Exact percentiles per group in two small queries: the counts per group, then only the order
