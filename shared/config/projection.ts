@@ -3,10 +3,11 @@
  * size on the paid plan, day by day: which limit breaks first and when (D1's 10 GB, D1's single
  * writer, the tick's length), what each billed figure costs beyond the plan's inclusions, and the
  * configuration that keeps it running (short raw retention in D1, daily archives in R2, rollups in
- * D1, spreading). Per-sample counts come from capacity.ts (measured in tests/workers/rollups.test.ts),
+ * D1, spreading). Per-sample counts come from unit-costs.ts (measured in tests/workers/rollups.test.ts),
  * bytes a row from tests/workers/row-bytes.test.ts; Cloudflare's limits and prices below.
  */
-import { archiveRowsReadSpread, capacity, D1_ROWS_WRITTEN_PER_SAMPLE } from './capacity.ts';
+import { archiveRowsReadSpread, capacity } from './capacity.ts';
+import { D1_ROWS_WRITTEN_PER_SAMPLE } from './unit-costs.ts';
 import { PLAN_LIMITS } from './plan-limits.ts';
 import type { ObservatoryConfig } from './types.ts';
 import { DAY_SPANS, HOUR_SPAN_DAYS, HOUR_SPANS } from '../rollup/spans.ts';

@@ -30,10 +30,10 @@ import {
   ARCHIVE_R2_CLASS_A_PER_REGION_DAY,
   ARCHIVE_R2_CLASS_B_PER_REGION_DAY,
   ROLLUP_RETENTION_DAY_SCANS_PER_REGION,
-  SPAN_READS_PER_SEEK,
   ROLLUP_RETENTION_R2_CLASS_B_PER_REGION,
   ARCHIVE_R2_CLASS_B_PER_RUN,
 } from '../../shared/config/capacity.ts';
+import { SPAN_READS_PER_SEEK } from '../../shared/config/view-costs.ts';
 import { applyRetention } from '../../workers/observatory/prober/scheduler.ts';
 import { DAY_MS } from '../../shared/time.ts';
 

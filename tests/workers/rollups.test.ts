@@ -43,6 +43,7 @@ import {
 import { rollupsCovering, rollupsIn, rollupTotals, samplesOfHour, samplesRetainedFrom } from '../../workers/observatory/db/rollups.ts';
 import { deleteSamplesBefore } from '../../workers/observatory/db/samples.ts';
 import { rollUpDay, rollUpHour } from '../../workers/observatory/rollup/rollup-hour.ts';
+import { SPAN_READS_PER_SEEK } from '../../shared/config/view-costs.ts';
 import {
   DAILY_ROWS_READ_PER_HOURLY_ROW,
   DAILY_UPSERT_ROWS_READ_PER_PAIR,
@@ -51,7 +52,6 @@ import {
   PAIRED_DAYS_WRITTEN_PER_REGION_VARIANT_DAY,
   DAILY_ROWS_WRITTEN_PER_PAIR,
   ROLLUP_MARK_READS_PER_REGION_HOUR,
-  SPAN_READS_PER_SEEK,
   SPAN_MARK_ROWS_WRITTEN_PER_REGION_DAY,
   SPAN_ROWS_READ_PER_HALF_ROW,
   ROLLUP_ROWS_READ_PER_PAIR,
@@ -60,7 +60,7 @@ import {
   PLACES_ROWS_WRITTEN_PER_PAIR_HOUR,
   PAIRED_ROWS_WRITTEN_PER_REGION_VARIANT_HOUR,
   PROFILE_ROWS_WRITTEN_PER_PAIR_DAY,
-} from '../../shared/config/capacity.ts';
+} from '../../shared/config/unit-costs.ts';
 import { ROLLUP_PAGE_ROWS, PERCENTILE_ROW_UNITS, percentileRowUnits } from '../../shared/config/read-limits.ts';
 import { deleteArchivedRollupDays } from '../../workers/observatory/db/archive.ts';
 import { meterD1 } from '../../workers/observatory/db/meter.ts';

@@ -563,7 +563,7 @@ describe('what an evaluation costs', () => {
     const { meterD1 } = await import('../../workers/observatory/db/meter.ts');
     const { BaselineCache, evaluateTick } = await import('../../workers/observatory/keeper/status-evaluation.ts');
     const { resolveStatusRules, lookbackMs } = await import('../../shared/status/rules.ts');
-    const { STATUS_READS_PER_SEEK, STATUS_BASELINE_HOURS } = await import('../../shared/config/capacity.ts');
+    const { STATUS_READS_PER_SEEK, STATUS_BASELINE_HOURS } = await import('../../shared/config/unit-costs.ts');
     const rules = resolveStatusRules(config.status);
     const start = Date.UTC(2026, 2, 5, 10, 0);
     for (let t = start; t <= start + 35 * MINUTE; t += 5 * MINUTE) await tick(t);

@@ -4,14 +4,8 @@ import { unstable_readConfig } from 'wrangler';
 import { config } from '../../../observatory.config.ts';
 import { ConfigError, validateConfig } from '../../../shared/config/validate.ts';
 import { PLAN_LIMITS } from '../../../shared/config/plan-limits.ts';
-import {
-  API_REQUEST_READS_PER_PAIR,
-  capacity,
-  freePlanGoal,
-  maxProbesPerDay,
-  SITE_BUILD_VIEW_REQUESTS,
-  SITE_REPORT_WEEKS,
-} from '../../../shared/config/capacity.ts';
+import { capacity, freePlanGoal, maxProbesPerDay } from '../../../shared/config/capacity.ts';
+import { API_REQUEST_READS_PER_PAIR, SITE_BUILD_VIEW_REQUESTS, SITE_REPORT_WEEKS } from '../../../shared/config/unit-costs.ts';
 import { percentileViewPiecesAverage, SPAN_READS_PER_SEEK } from '../../../shared/config/view-costs.ts';
 import { probesPerAlarm, probesPerTick, tickMinutesOf, tickSlice } from '../../../shared/config/schedule.ts';
 import { targetVariantPairs } from '../../../shared/config/work-list.ts';

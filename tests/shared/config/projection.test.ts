@@ -1,11 +1,12 @@
 /**
  * The projection at scale (`npm run capacity -- --project 30x100 --every 1`): it counts with the cost
- * model's measured per-sample constants (capacity.ts, held to D1's counters in tests/workers/rollups.test.ts)
+ * model's measured per-sample constants (unit-costs.ts, held to D1's counters in tests/workers/rollups.test.ts)
  * and the bytes a row measured in tests/workers/row-bytes.test.ts, and names the limit that breaks first.
  */
 import { describe, expect, it } from 'vitest';
 import { config } from '../../../observatory.config.ts';
-import { capacity, D1_ROWS_WRITTEN_PER_SAMPLE, FREE_GOAL_ROLLUP_DAYS, freePlanGoal } from '../../../shared/config/capacity.ts';
+import { capacity, FREE_GOAL_ROLLUP_DAYS, freePlanGoal } from '../../../shared/config/capacity.ts';
+import { D1_ROWS_WRITTEN_PER_SAMPLE } from '../../../shared/config/unit-costs.ts';
 import {
   D1_BYTES_PER_DAILY_ROLLUP,
   D1_BYTES_PER_HOURLY_ROLLUP,

@@ -4,7 +4,7 @@
  * the API's index (the reports page links it).
  */
 import type { ReportIndexAnswer, WeeklyReport } from '../../../../shared/reports/report.ts';
-import { SITE_REPORT_WEEKS } from '../../../../shared/config/capacity.ts';
+import { SITE_REPORT_WEEKS } from '../../../../shared/config/unit-costs.ts';
 import type { SiteReportWeek } from '../types.ts';
 import type { SitePart } from './part.ts';
 

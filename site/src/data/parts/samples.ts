@@ -4,7 +4,7 @@
  * check. Raw samples are no view: read on the live path with the read token.
  */
 import { forEachPage } from '../../../../shared/api-pages.ts';
-import { SITE_BUILD_MAX_SAMPLES, SITE_BUILD_RECENT_HOURS, SITE_BUILD_SAMPLE_PAGE } from '../../../../shared/config/capacity.ts';
+import { SITE_BUILD_MAX_SAMPLES, SITE_BUILD_RECENT_HOURS, SITE_BUILD_SAMPLE_PAGE } from '../../../../shared/config/unit-costs.ts';
 import { HOUR_MS } from '../../../../shared/time.ts';
 import { SITE_SAMPLE_FIELDS, type SiteSample } from '../types.ts';
 import type { SitePart } from './part.ts';
